@@ -1,0 +1,40 @@
+"""Battle Sheep as a PettingZoo AEC environment.
+
+``from envs import battle_sheep_v0; env = battle_sheep_v0.env(num_players=2)``
+
+Options
+    ``num_players`` 2-4 (default 2); ``pasture`` ``"build"`` (default: players build the pasture from their 4 tiles
+    each, as in the rulebook) or ``"random"`` (the env builds a legal random pasture from the same tiles, seeded,
+    and the game starts with stack placement); ``end_rule`` ``"battle_sheep"`` (default: blocked players are
+    skipped, the game ends when nobody can move, most pastures wins, tie: largest herd, still tied: draw) or
+    ``"splits"`` (2 players only: the first player unable to move loses); ``canvas_radius`` (default 9, 10, 11 for
+    2, 3, 4 players): the radius of the fixed hexagonal canvas the pasture is built on.
+
+Agents
+    ``player_0 .. player_{n-1}`` in clockwise turn order; ``player_0`` places the first tile and the first stack,
+    and moves first.
+
+Actions
+    ``Discrete(4N + 90N)`` over the canvas's ``N`` cells: tile placements ``[0, 3N)``, stack placements
+    ``[3N, 4N)``, moves ``[4N, 94N)`` as (cell, direction, count); see ``envs/battle_sheep/RULES.md``.
+
+Observation
+    ``{"observation": float32 (6 + 3n, 2R+1, 2R+1), "action_mask": int8 (94N,)}``: planes on the square
+    embedding of the hex canvas, the observing player first (RULES.md lists the planes).
+
+Rewards
+    At the end only: each player gets (players beaten - players beating them) / (n - 1) under the ranking
+    (pastures, largest herd); two players: +1 / -1, 0 for a draw. Rewards sum to zero.
+"""
+
+from __future__ import annotations
+
+from envs.battle_sheep.rules import BattleSheepGame
+from envs.common.aec import BarnyardAECEnv
+
+
+class raw_env(BarnyardAECEnv):
+    """Battle Sheep without wrappers: illegal actions raise ``IllegalActionError``."""
+
+    metadata = {**BarnyardAECEnv.metadata, "name": "battle_sheep_v0"}
+    game_class = BattleSheepGame

@@ -1,0 +1,545 @@
+"""Battle Sheep rule engine: pasture building, stack placement, split-and-slide moves, scoring.
+
+Pure rules over a mutable :class:`SheepState`; no PettingZoo inside. The pasture lies on a fixed hexagonal
+canvas (see RULES.md for its radius per player count); cells are indexed as in :class:`HexGrid`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import numpy as np
+
+from envs.battle_sheep.actions import MAX_MOVE, MOVE_RE, STACK_RE, TILE_RE, ActionCodec
+from envs.common.game import (
+    TERMINAL,
+    ConfigError,
+    Game,
+    IllegalActionError,
+    SnapshotError,
+    check_choice,
+    check_int_range,
+    pairwise_rewards,
+)
+from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid
+
+BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("build", "place", "move", "over")
+NO_PASTURE, EMPTY = -2, -1
+"""``cells[i]``: NO_PASTURE, EMPTY (pasture without sheep) or the seat whose stack stands there."""
+
+SHEEP_PER_PLAYER = 16
+TILES_PER_PLAYER = 4
+DEFAULT_CANVAS_RADIUS = {2: 9, 3: 10, 4: 11}
+SEAT_LETTERS = "ABCD"
+
+
+class SheepState:
+    """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
+
+    __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
+                 "can_move", "num_pasture", "plies", "last_action", "border", "_moves")
+
+    def __init__(self, num_players: int, num_cells: int):
+        self.phase = BUILD
+        self.to_move = 0
+        self.cells = [NO_PASTURE] * num_cells
+        self.heights = [0] * num_cells
+        self.stacks: list[list[int]] = [[] for _ in range(num_players)]
+        """Cells occupied by each seat, in the order they were first occupied."""
+        self.tiles_left = [TILES_PER_PLAYER] * num_players
+        self.stacks_placed = 0
+        self.can_move = [True] * num_players
+        """False once a seat has no legal move: cells only ever fill up, so it never moves again."""
+        self.num_pasture = 0
+        self.plies = 0
+        self.last_action = -1
+        self.border: tuple[int, ...] = ()
+        """Pasture cells on the outside border (set once the pasture is complete)."""
+        self._moves: list[tuple[int, int, int, int]] | None = None
+        """Cache of the mover's legal moves ``(cell, direction, destination, max_count)``."""
+
+    def clone(self) -> "SheepState":
+        other = SheepState.__new__(SheepState)
+        other.phase = self.phase
+        other.to_move = self.to_move
+        other.cells = self.cells[:]
+        other.heights = self.heights[:]
+        other.stacks = [s[:] for s in self.stacks]
+        other.tiles_left = self.tiles_left[:]
+        other.stacks_placed = self.stacks_placed
+        other.can_move = self.can_move[:]
+        other.num_pasture = self.num_pasture
+        other.plies = self.plies
+        other.last_action = self.last_action
+        other.border = self.border
+        other._moves = self._moves
+        return other
+
+
+class BattleSheepGame(Game[SheepState]):
+    """Battle Sheep for 2-4 players. Options: num_players, pasture, end_rule, canvas_radius."""
+
+    name = "battle_sheep"
+    observation_dtype = np.float32
+
+    def __init__(self, num_players: int = 2, pasture: str = "build", end_rule: str = "battle_sheep",
+                 canvas_radius: int | None = None):
+        self.num_players = check_int_range("num_players", num_players, 2, 4)
+        check_choice("pasture", pasture, ("build", "random"))
+        check_choice("end_rule", end_rule, ("battle_sheep", "splits"))
+        if end_rule == "splits" and self.num_players != 2:
+            raise ConfigError("end_rule='splits' is the original 2-player game; it needs num_players=2")
+        self.pasture_mode = pasture
+        self.end_rule = end_rule
+        if canvas_radius is None:
+            canvas_radius = DEFAULT_CANVAS_RADIUS[self.num_players]
+        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, 4, 16)
+        self.grid = grid = HexGrid(self.canvas_radius)
+        n = grid.num_cells
+        self.center = grid.index[(0, 0)]
+        self.codec = ActionCodec(n)
+        self.num_actions = self.codec.num_actions
+        # tile_cells[a*3+o] = the 4 cells of that tile, or None if it leaves the canvas
+        self.tile_cells: list[tuple[int, ...] | None] = []
+        for a in range(n):
+            for o in range(3):
+                cells = []
+                for d in (None, o, (o - 1) % 6, (o + 1) % 6):
+                    cells.append(a if d is None else int(grid.neighbors[a, d]))
+                self.tile_cells.append(tuple(cells) if min(cells) >= 0 else None)
+        self.tile_table = np.array([t if t is not None else (0, 0, 0, 0) for t in self.tile_cells], dtype=np.int64)
+        self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
+        self.total_tiles = TILES_PER_PLAYER * self.num_players
+        self.num_channels = 6 + 3 * self.num_players
+        self.observation_shape = (self.num_channels, *grid.square_shape)
+        # moves: each turn at least one sheep lands on a new pasture cell
+        self.max_game_length = self.total_tiles + self.num_players + SHEEP_PER_PLAYER * self.num_players
+        self._all_zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._obs_template = np.zeros((self.num_channels, grid.square_shape[0] * grid.square_shape[1]), np.float32)
+        self._obs_template[0, grid.square_index] = 1.0
+
+    def options(self) -> dict[str, Any]:
+        return {"num_players": self.num_players, "pasture": self.pasture_mode, "end_rule": self.end_rule,
+                "canvas_radius": self.canvas_radius}
+
+    # ----- set-up ---------------------------------------------------------------------------------
+    def initial_state(self, rng: np.random.Generator) -> SheepState:
+        state = SheepState(self.num_players, self.grid.num_cells)
+        if self.pasture_mode == "random":
+            # The same tiles as in the rulebook, placed by uniform random legal placements.
+            while state.phase == BUILD:
+                legal = self.legal_actions(state)
+                self.apply(state, legal[int(rng.integers(len(legal)))], rng)
+            state.plies = 0
+            state.last_action = -1
+        return state
+
+    def clone(self, state: SheepState) -> SheepState:
+        return state.clone()
+
+    def current_player(self, state: SheepState) -> int:
+        return TERMINAL if state.phase == OVER else state.to_move
+
+    # ----- legal actions ------------------------------------------------------------------------------
+    def legal_tiles(self, state: SheepState) -> np.ndarray:
+        """Boolean vector over tile actions: on canvas, no overlap, sharing an edge with the pasture."""
+        pasture = np.array(state.cells) != NO_PASTURE
+        if state.num_pasture == 0:
+            ok = np.zeros(len(self.tile_cells), dtype=bool)
+            ok[self.center * 3: self.center * 3 + 3] = self.tile_on_canvas[self.center * 3: self.center * 3 + 3]
+            return ok
+        nbr = self.grid.neighbors
+        touching = np.zeros(len(pasture) + 1, dtype=bool)  # extra slot for index -1
+        touching[nbr[pasture].ravel()] = True
+        touching = touching[:-1] & ~pasture
+        covered = pasture[self.tile_table]
+        return self.tile_on_canvas & ~covered.any(axis=1) & touching[self.tile_table].any(axis=1)
+
+    def outer_border(self, state: SheepState) -> tuple[int, ...]:
+        """Pasture cells touching the unbounded exterior (not only an interior hole)."""
+        border = self.grid.outer_border([c != NO_PASTURE for c in state.cells])
+        return tuple(int(i) for i in np.flatnonzero(border))
+
+    def legal_stack_cells(self, state: SheepState) -> list[int]:
+        """Unoccupied pasture cells on the outside border."""
+        cells = state.cells
+        return [i for i in state.border if cells[i] == EMPTY]
+
+    def _tile_ok(self, state: SheepState, action: int) -> bool:
+        """One tile placement's legality (same rule as :meth:`legal_tiles`, without the full vector)."""
+        tile = self.tile_cells[action]
+        if tile is None:
+            return False
+        cells = state.cells
+        if state.num_pasture == 0:
+            return tile[0] == self.center
+        if any(cells[c] != NO_PASTURE for c in tile):
+            return False
+        nbrs = self.grid.neighbor_lists
+        return any(cells[j] != NO_PASTURE for c in tile for j in nbrs[c])
+
+    def legal_moves(self, state: SheepState, seat: int | None = None) -> list[tuple[int, int, int, int]]:
+        """Moves of ``seat`` (default: the mover) as ``(cell, direction, destination, max_count)``."""
+        if seat is None or seat == state.to_move:
+            if state._moves is None:
+                state._moves = self._compute_moves(state, state.to_move)
+            return state._moves
+        return self._compute_moves(state, seat)
+
+    def _compute_moves(self, state: SheepState, seat: int) -> list[tuple[int, int, int, int]]:
+        cells, heights, rays = state.cells, state.heights, self.grid.rays
+        out = []
+        for c in state.stacks[seat]:
+            h = heights[c]
+            if h < 2:
+                continue
+            for d, ray in enumerate(rays[c]):
+                dest = -1
+                for j in ray:
+                    if cells[j] != EMPTY:
+                        break
+                    dest = j
+                if dest >= 0:
+                    out.append((c, d, dest, h - 1))
+        return out
+
+    def legal_mask(self, state: SheepState) -> np.ndarray:
+        if state.phase == OVER:
+            return self._all_zero_mask.copy()
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if state.phase == BUILD:
+            mask[: self.codec.stack_base] = self.legal_tiles(state)
+        elif state.phase == PLACE:
+            mask[[self.codec.stack_base + c for c in self.legal_stack_cells(state)]] = 1
+        else:
+            base = self.codec.move_base
+            for c, d, _, k in self.legal_moves(state):
+                start = base + (c * 6 + d) * MAX_MOVE
+                mask[start: start + k] = 1
+        return mask
+
+    def legal_actions(self, state: SheepState) -> list[int]:
+        if state.phase == MOVE:
+            base = self.codec.move_base
+            out = []
+            for c, d, _, k in self.legal_moves(state):
+                start = base + (c * 6 + d) * MAX_MOVE
+                out.extend(range(start, start + k))
+            return out
+        if state.phase == BUILD:
+            return np.flatnonzero(self.legal_tiles(state)).tolist()
+        if state.phase == PLACE:
+            return [self.codec.stack_base + c for c in self.legal_stack_cells(state)]
+        return []
+
+    # ----- applying actions -----------------------------------------------------------------------
+    def apply(self, state: SheepState, action: int, rng: np.random.Generator | None = None) -> None:
+        action = self.check_action_range(action)
+        if state.phase == OVER:
+            raise IllegalActionError(f"action {action}: the game is over")
+        kind, a, b, k = self.codec.decode(action)
+        seat = state.to_move
+        if state.phase == BUILD:
+            if kind != "tile":
+                raise IllegalActionError(f"action {action} ({kind}): pasture building needs a tile placement")
+            if not self._tile_ok(state, action):
+                raise IllegalActionError(
+                    f"action {action} ({self._describe(action)}): the tile must lie on the canvas, overlap no "
+                    "pasture and share an edge with it (the first tile covers the centre)")
+            for c in self.tile_cells[action]:
+                state.cells[c] = EMPTY
+            state.num_pasture += 4
+            state.tiles_left[seat] -= 1
+            if state.num_pasture == 4 * self.total_tiles:
+                state.phase = PLACE
+                state.border = self.outer_border(state)
+                state.to_move = 0
+            else:
+                state.to_move = (seat + 1) % self.num_players
+        elif state.phase == PLACE:
+            if kind != "stack" or a not in self.legal_stack_cells(state):
+                raise IllegalActionError(
+                    f"action {action} ({self._describe(action)}): the stack goes on an unoccupied pasture on "
+                    "the outside border")
+            state.cells[a] = seat
+            state.heights[a] = SHEEP_PER_PLAYER
+            state.stacks[seat].append(a)
+            state.stacks_placed += 1
+            if state.stacks_placed == self.num_players:
+                state.phase = MOVE
+                state.to_move = -1
+                self._advance_mover(state, first=0)
+            else:
+                state.to_move = seat + 1
+        else:
+            if kind != "move":
+                raise IllegalActionError(f"action {action} ({kind}): in the move phase only moves are legal")
+            for c, d, dest, max_k in self.legal_moves(state):
+                if c == a and d == b:
+                    break
+            else:
+                raise IllegalActionError(
+                    f"action {action} ({self._describe(action)}): no stack of {SEAT_LETTERS[seat]} that can split "
+                    "there, or the first cell in that direction is blocked")
+            if k > max_k:
+                raise IllegalActionError(
+                    f"action {action} ({self._describe(action)}): at most {max_k} sheep can leave that stack "
+                    "(one must stay)")
+            state.heights[c] -= k
+            state.cells[dest] = seat
+            state.heights[dest] = k
+            state.stacks[seat].append(dest)
+            self._advance_mover(state, first=seat + 1)
+        state.plies += 1
+        state.last_action = action
+        state._moves = None if state.phase != MOVE else state._moves
+
+    def _advance_mover(self, state: SheepState, first: int) -> None:
+        """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can."""
+        n = self.num_players
+        if self.end_rule == "splits":
+            seat = first % n
+            state._moves = self._compute_moves(state, seat)
+            state.to_move = seat
+            if not state._moves:
+                state.can_move[seat] = False
+                state.phase = OVER
+            return
+        for step in range(n):
+            seat = (first + step) % n
+            if not state.can_move[seat]:
+                continue
+            moves = self._compute_moves(state, seat)
+            if moves:
+                state.to_move = seat
+                state._moves = moves
+                return
+            state.can_move[seat] = False
+        state.phase = OVER
+        state._moves = []
+
+    # ----- scoring --------------------------------------------------------------------------------
+    def largest_herd(self, state: SheepState, seat: int) -> int:
+        """Size of the seat's largest group of occupied pastures on adjacent cells."""
+        mine = [c == seat for c in state.cells]
+        comps = self.grid.components(mine, state.stacks[seat])
+        return max((len(c) for c in comps), default=0)
+
+    def rank_key(self, state: SheepState, seat: int) -> tuple[int, int]:
+        """(pastures occupied, largest herd): the rulebook's winner and its tie-break, compared in order."""
+        return (len(state.stacks[seat]), self.largest_herd(state, seat))
+
+    def scores(self, state: SheepState) -> np.ndarray:
+        """Pastures occupied per seat."""
+        return np.array([len(s) for s in state.stacks], dtype=np.float64)
+
+    def returns(self, state: SheepState) -> np.ndarray:
+        if state.phase != OVER:
+            return np.zeros(self.num_players)
+        if self.end_rule == "splits":
+            out = np.ones(2)
+            out[state.to_move] = -1.0  # the player to move could not move: they lose
+            return out
+        return pairwise_rewards([self.rank_key(state, s) for s in range(self.num_players)])
+
+    # ----- observation ------------------------------------------------------------------------------
+    def observation(self, state: SheepState, seat: int) -> np.ndarray:
+        """Planes on the square embedding (see RULES.md), seats rotated so that ``seat`` comes first."""
+        n = self.num_players
+        obs = self._obs_template.copy()
+        sq = self.grid.square_index
+        cells = np.array(state.cells)
+        obs[1, sq] = cells != NO_PASTURE
+        obs[2, sq] = cells == EMPTY
+        occ = cells >= 0
+        if occ.any():
+            where = sq[occ]
+            rel = (cells[occ] - seat) % n
+            obs[3 + rel, where] = 1.0
+            obs[3 + n + rel, where] = np.array(state.heights)[occ] * (1.0 / SHEEP_PER_PLAYER)
+        for s in range(n):
+            if state.tiles_left[s]:
+                obs[3 + 2 * n + (s - seat) % n] = state.tiles_left[s] / TILES_PER_PLAYER
+        if state.phase != OVER:
+            obs[3 + 3 * n + state.phase] = 1.0
+        return obs.reshape(self.observation_shape)
+
+    # ----- notation ---------------------------------------------------------------------------------
+    def _coord(self, cell: int) -> str:
+        q, r = self.grid.coords[cell]
+        return f"{q},{r}"
+
+    def _describe(self, action: int) -> str:
+        kind, a, b, k = self.codec.decode(action)
+        if kind == "tile":
+            return f"T {self._coord(a)}/{b}"
+        if kind == "stack":
+            return f"S {self._coord(a)}"
+        return f"{self._coord(a)} {DIRECTION_NAMES[b]} {k}"
+
+    def action_to_str(self, state: SheepState, action: int) -> str:
+        return self._describe(self.check_action_range(action))
+
+    def str_to_action(self, state: SheepState, text: str) -> int:
+        t = text.strip()
+        for regex, kind in ((TILE_RE, "tile"), (STACK_RE, "stack"), (MOVE_RE, "move")):
+            m = regex.match(t)
+            if not m:
+                continue
+            cell = self.grid.index.get((int(m.group(1)), int(m.group(2))))
+            if cell is None:
+                raise IllegalActionError(f"{text!r}: cell ({m.group(1)},{m.group(2)}) is off the canvas")
+            if kind == "tile":
+                return self.codec.tile(cell, int(m.group(3)))
+            if kind == "stack":
+                return self.codec.stack(cell)
+            count = int(m.group(4))
+            if not 1 <= count <= MAX_MOVE:
+                raise IllegalActionError(f"{text!r}: a move takes 1 to {MAX_MOVE} sheep")
+            return self.codec.move(cell, DIRECTION_NAMES.index(m.group(3).upper()), count)
+        raise IllegalActionError(
+            f"{text!r} is not Battle Sheep notation: 'T q,r/o' (tile), 'S q,r' (stack) or 'q,r DIR n' (move), "
+            f"DIR one of {', '.join(DIRECTION_NAMES)}")
+
+    # ----- snapshots ------------------------------------------------------------------------------------
+    def state_to_json(self, state: SheepState) -> dict[str, Any]:
+        return {
+            "phase": PHASE_NAMES[state.phase],
+            "to_move": state.to_move,
+            "cells": list(state.cells),
+            "heights": list(state.heights),
+            "stacks": [list(s) for s in state.stacks],
+            "tiles_left": list(state.tiles_left),
+            "stacks_placed": state.stacks_placed,
+            "can_move": list(state.can_move),
+            "plies": state.plies,
+            "last_action": state.last_action,
+        }
+
+    def state_from_json(self, data: dict[str, Any]) -> SheepState:
+        n, cells_n = self.num_players, self.grid.num_cells
+        try:
+            state = SheepState(n, cells_n)
+            state.phase = PHASE_NAMES.index(data["phase"])
+            state.to_move = int(data["to_move"])
+            state.cells = [int(c) for c in data["cells"]]
+            state.heights = [int(h) for h in data["heights"]]
+            state.stacks = [[int(c) for c in s] for s in data["stacks"]]
+            state.tiles_left = [int(t) for t in data["tiles_left"]]
+            state.stacks_placed = int(data["stacks_placed"])
+            state.can_move = [bool(b) for b in data["can_move"]]
+            state.plies = int(data["plies"])
+            state.last_action = int(data["last_action"])
+        except (KeyError, TypeError, ValueError) as err:
+            raise SnapshotError(f"damaged Battle Sheep state: {err!r}") from err
+        if (len(state.cells) != cells_n or len(state.heights) != cells_n or len(state.stacks) != n
+                or len(state.tiles_left) != n or len(state.can_move) != n
+                or any(not NO_PASTURE <= c < n for c in state.cells)
+                or any(state.cells[c] != s for s in range(n) for c in state.stacks[s])):
+            raise SnapshotError("damaged Battle Sheep state: sizes or cell owners do not fit these options")
+        state.num_pasture = sum(c != NO_PASTURE for c in state.cells)
+        if state.phase != BUILD:
+            state.border = self.outer_border(state)
+        return state
+
+    # ----- pictures -------------------------------------------------------------------------------------
+    def render_ansi(self, state: SheepState) -> str:
+        """The pasture as offset rows: '.' empty pasture, 'A16' a stack of seat A with 16 sheep."""
+        grid = self.grid
+        used = [i for i in range(grid.num_cells) if state.cells[i] != NO_PASTURE]
+        header = self._status_line(state)
+        if not used:
+            return header + "\n(no pasture yet)"
+        rows = sorted({grid.coords[i][1] for i in used})
+        # offset column of a cell: 2q + r (doubled width), 4 characters per half step
+        xs = [2 * grid.coords[i][0] + grid.coords[i][1] for i in used]
+        x0 = min(xs)
+        lines = []
+        for r in range(rows[0], rows[-1] + 1):
+            line = [" "] * (2 * (max(xs) - x0) + 4)
+            for i in used:
+                q, rr = grid.coords[i]
+                if rr != r:
+                    continue
+                c = state.cells[i]
+                tok = " . " if c == EMPTY else f"{SEAT_LETTERS[c]}{state.heights[i]:<2d}"
+                x = 2 * (2 * q + r - x0)
+                line[x: x + 3] = list(tok)
+            lines.append("".join(line).rstrip())
+        return header + "\n" + "\n".join(lines)
+
+    def _status_line(self, state: SheepState) -> str:
+        if state.phase == OVER:
+            keys = [self.rank_key(state, s) for s in range(self.num_players)]
+            parts = [f"{SEAT_LETTERS[s]}: {k[0]} pastures, herd {k[1]}" for s, k in enumerate(keys)]
+            return "game over - " + "; ".join(parts)
+        return f"{PHASE_NAMES[state.phase]} phase, {SEAT_LETTERS[state.to_move]} to move"
+
+    def render_rgb(self, state: SheepState) -> np.ndarray:
+        from envs.common.render import EMPTY as EMPTY_RGB, GRASS, PLAYER_COLORS, hex_board, stack_vertical, text_panel
+
+        used = [i for i in range(self.grid.num_cells) if state.cells[i] != NO_PASTURE]
+        if not used:
+            used = [self.center]
+        fills, labels = [], []
+        for i in used:
+            c = state.cells[i]
+            if c >= 0:
+                fills.append(PLAYER_COLORS[c])
+                labels.append(str(state.heights[i]))
+            else:
+                fills.append(GRASS if c == EMPTY else EMPTY_RGB)
+                labels.append("")
+        board = hex_board(self.grid, used, fills, labels, size=16.0)
+        lines = self._status_line(state).replace(" - ", "\n").replace("; ", "\n").splitlines()
+        return stack_vertical([text_panel(lines), board])
+
+
+# ----- text boards for tests and examples -------------------------------------------------------------------
+def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> SheepState:
+    """A move-phase (or, if some seat has no stack yet, stack-placement-phase) state from a text board.
+
+    Rows are lines; tokens are separated by spaces; odd rows are read as shifted half a cell to the right
+    (odd-r offset layout), so indent them for readability. Tokens: ``.`` empty pasture, ``_`` no pasture,
+    ``A16`` / ``b3`` a stack of seat A (0), B (1), ... with that many sheep. The board is centred on the canvas.
+    All tiles count as placed. ``to_move`` is the seat to act; the game ends at once if nobody can move.
+    """
+    entries = []
+    for r, line in enumerate(l for l in textwrap.dedent(text).splitlines() if l.strip()):
+        for col, tok in enumerate(line.split()):
+            q = col - (r - (r & 1)) // 2
+            entries.append((q, r, tok))
+    used = [(q, r) for q, r, t in entries if t != "_"]
+    dq = -round(sum(q for q, _ in used) / len(used))
+    dr = -round(sum(r for _, r in used) / len(used))
+    state = SheepState(game.num_players, game.grid.num_cells)
+    for q, r, tok in entries:
+        if tok == "_":
+            continue
+        cell = game.grid.index.get((q + dq, r + dr))
+        if cell is None:
+            raise ValueError(f"text board does not fit the canvas of radius {game.canvas_radius}")
+        if tok == ".":
+            state.cells[cell] = EMPTY
+        else:
+            seat = SEAT_LETTERS.index(tok[0].upper())
+            if seat >= game.num_players:
+                raise ValueError(f"token {tok!r}: no seat {tok[0]} with {game.num_players} players")
+            state.cells[cell] = seat
+            state.heights[cell] = int(tok[1:])
+            state.stacks[seat].append(cell)
+    state.num_pasture = sum(c != NO_PASTURE for c in state.cells)
+    state.tiles_left = [0] * game.num_players
+    state.border = game.outer_border(state)
+    placed = [bool(s) for s in state.stacks]
+    if not all(placed):
+        state.phase = PLACE
+        state.stacks_placed = sum(placed)
+        state.to_move = to_move
+        return state
+    state.phase = MOVE
+    state.stacks_placed = game.num_players
+    game._advance_mover(state, first=to_move)
+    return state

@@ -1,0 +1,87 @@
+"""Speed of random legal play, one process: ``python -m envs.benchmark GAME [--seconds S] [option=value ...]``.
+
+Reports AEC steps/s through ``env()`` (the standard wrappers, observation and mask built every step, as a
+training loop would), through ``raw_env()``, and raw engine steps/s (``legal_actions`` + ``apply``, no
+observation). A step is one decision; the dead steps at the end of an AEC game are not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import numpy as np
+
+import envs
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """``key=value`` strings to options; values parsed as JSON where possible (numbers), else strings."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise SystemExit(f"option {pair!r} must look like key=value")
+        key, value = pair.split("=", 1)
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def bench_aec(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Decisions per second of random legal play through an AEC env; returns (steps/s, games)."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + games)
+        for _ in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"].view(bool))
+            env.step(int(legal[rng.integers(legal.size)]))
+            steps += 1
+        games += 1
+    return steps / (time.perf_counter() - start), games
+
+
+def bench_engine(game, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Engine steps per second of random legal play (legal_actions + apply); returns (steps/s, games)."""
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.initial_state(rng)
+        while not game.is_terminal(state) and not game.is_truncated(state):
+            legal = game.legal_actions(state)
+            game.apply(state, legal[rng.integers(len(legal))], rng)
+            steps += 1
+        games += 1
+    return steps / (time.perf_counter() - start), games
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", choices=envs.GAMES)
+    parser.add_argument("options", nargs="*", help="env options as key=value, e.g. num_players=4")
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    args = parser.parse_args(argv)
+    options = parse_options(args.options)
+    mod = envs.module(args.game)
+    wrapped, g1 = bench_aec(lambda: mod.env(**options), args.seconds)
+    raw, g2 = bench_aec(lambda: mod.raw_env(**options), args.seconds)
+    engine, g3 = bench_engine(mod.raw_env(**options).game, args.seconds)
+    print(f"{args.game} {options or ''}")
+    print(f"  AEC env()     : {wrapped:10,.0f} steps/s  ({g1} games)")
+    print(f"  AEC raw_env() : {raw:10,.0f} steps/s  ({g2} games)")
+    print(f"  engine        : {engine:10,.0f} steps/s  ({g3} games)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""The rule-engine contract every Barnyard game implements.
+
+A :class:`Game` holds immutable options and precomputed tables (neighbour lists, rays, ...). A *state* is a
+separate mutable value owned by the caller; ``apply`` changes it in place and ``clone`` copies it, so search
+code can branch cheaply. Randomness enters only through an ``np.random.Generator`` argument (chance events such
+as dice and shuffles), never through a global RNG, so the same generator state gives the same game.
+
+Seats are turn-order indices ``0..n-1`` inside the engine; agent names (``player_i``) are the AEC layer's.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, Generic, Sequence, TypeVar
+
+import numpy as np
+
+TERMINAL = -1
+"""``current_player`` of a finished game."""
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow in this state, or that is outside the action space.
+
+    Raised by the engine *before* any change to the state, so a caught error leaves the game as it was.
+    """
+
+
+class ConfigError(ValueError):
+    """Invalid game options (player count, unknown variant, ...): the message says what is allowed."""
+
+
+class SnapshotError(ValueError):
+    """A snapshot that does not belong to this game or options, or that is damaged."""
+
+
+S = TypeVar("S")
+
+
+def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
+    """Raise :class:`ConfigError` unless ``value`` is one of ``allowed``."""
+    if value not in allowed:
+        raise ConfigError(f"{name}={value!r} is not valid; allowed: {', '.join(repr(a) for a in allowed)}")
+
+
+def check_int_range(name: str, value: Any, low: int, high: int) -> int:
+    """Raise :class:`ConfigError` unless ``value`` is an int in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+        raise ConfigError(f"{name}={value!r} is not valid; allowed: an integer from {low} to {high}")
+    return int(value)
+
+
+def pairwise_rewards(rank_keys: Sequence[Any]) -> np.ndarray:
+    """Zero-sum terminal rewards from comparable per-seat ranking keys (higher key = better).
+
+    Each seat gets (number of seats it beats - number of seats that beat it) / (n - 1). With two players this is
+    +1 / -1 for a win / loss and 0 for a draw; with more, the sole winner gets +1, the sole loser -1, tied seats
+    get equal rewards, and the rewards always sum to zero.
+    """
+    n = len(rank_keys)
+    rewards = np.zeros(n, dtype=np.float64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if rank_keys[i] > rank_keys[j]:
+                rewards[i] += 1.0
+                rewards[j] -= 1.0
+            elif rank_keys[j] > rank_keys[i]:
+                rewards[j] += 1.0
+                rewards[i] -= 1.0
+    return rewards / (n - 1)
+
+
+class Game(ABC, Generic[S]):
+    """A game's rules over explicit states. Subclasses set the class attributes and implement the methods."""
+
+    name: str = ""
+    """Short id, e.g. ``"battle_sheep"``."""
+    num_players: int
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    observation_dtype: type = np.float32
+    max_game_length: int
+    """An upper bound on plies, used by tests and as the AEC layer's safety net."""
+
+    # ----- the state machine -------------------------------------------------------------------
+    @abstractmethod
+    def options(self) -> dict[str, Any]:
+        """The options this game was built with (JSON-safe), enough to rebuild it."""
+
+    @abstractmethod
+    def initial_state(self, rng: np.random.Generator) -> S:
+        """A fresh game; ``rng`` draws any set-up chance (shuffles, random boards)."""
+
+    @abstractmethod
+    def current_player(self, state: S) -> int:
+        """Seat to act, or :data:`TERMINAL`. Passes, skips and 'play again' turns are encoded here."""
+
+    @abstractmethod
+    def legal_mask(self, state: S) -> np.ndarray:
+        """int8 vector of length ``num_actions``: 1 where the current player may act (all zeros when over)."""
+
+    @abstractmethod
+    def apply(self, state: S, action: int, rng: np.random.Generator) -> None:
+        """Play ``action`` for the current player in place. Raises :class:`IllegalActionError` untouched."""
+
+    @abstractmethod
+    def returns(self, state: S) -> np.ndarray:
+        """Terminal rewards per seat (zero-sum), zeros while the game is live."""
+
+    @abstractmethod
+    def clone(self, state: S) -> S:
+        """An independent copy of ``state``."""
+
+    def is_terminal(self, state: S) -> bool:
+        """Whether the game is over."""
+        return self.current_player(state) == TERMINAL
+
+    def is_truncated(self, state: S) -> bool:
+        """Whether a ply cap cut the game short (games that cannot cycle never truncate)."""
+        return False
+
+    def legal_actions(self, state: S) -> list[int]:
+        """Legal action ids, ascending."""
+        return np.flatnonzero(self.legal_mask(state)).tolist()
+
+    def scores(self, state: S) -> np.ndarray:
+        """Per-seat game score as the rulebook counts it (for reports; may be meaningful mid-game)."""
+        return self.returns(state)
+
+    # ----- what a player sees ------------------------------------------------------------------
+    @abstractmethod
+    def observation(self, state: S, seat: int) -> np.ndarray:
+        """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered."""
+
+    def information_state(self, state: S, seat: int) -> S:
+        """A copy of ``state`` holding only what ``seat`` may know (perfect-information games: a plain clone).
+
+        Hidden-information games replace what ``seat`` cannot see by placeholders; policies that search must
+        sample the hidden parts themselves.
+        """
+        return self.clone(state)
+
+    # ----- text, pictures, snapshots -----------------------------------------------------------
+    @abstractmethod
+    def action_to_str(self, state: S, action: int) -> str:
+        """Readable notation for ``action`` in ``state``."""
+
+    def str_to_action(self, state: S, text: str) -> int:
+        """Parse notation back to an action id; raises :class:`IllegalActionError` for unknown text.
+
+        The default matches ``text`` against the notation of every legal action (case-insensitive).
+        """
+        wanted = text.strip().lower()
+        for action in self.legal_actions(state):
+            if self.action_to_str(state, action).lower() == wanted:
+                return action
+        if wanted.isdigit() and 0 <= int(wanted) < self.num_actions:
+            return int(wanted)
+        raise IllegalActionError(f"{text!r} is not a legal move here")
+
+    @abstractmethod
+    def state_to_json(self, state: S) -> dict[str, Any]:
+        """An exact JSON-safe description of ``state`` (hidden information included)."""
+
+    @abstractmethod
+    def state_from_json(self, data: dict[str, Any]) -> S:
+        """Inverse of :meth:`state_to_json`; raises :class:`SnapshotError` for damaged data."""
+
+    @abstractmethod
+    def render_ansi(self, state: S) -> str:
+        """A text picture of the position."""
+
+    @abstractmethod
+    def render_rgb(self, state: S) -> np.ndarray:
+        """An HxWx3 uint8 picture of the position."""
+
+    # ----- helpers for subclasses --------------------------------------------------------------
+    def check_action_range(self, action: Any) -> int:
+        """Turn ``action`` into an int in range or raise :class:`IllegalActionError` naming it."""
+        if isinstance(action, (np.ndarray,)) and action.shape == ():
+            action = action.item()
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action {action!r} is not an integer action id")
+        if not 0 <= action < self.num_actions:
+            raise IllegalActionError(f"action {action} is out of range [0, {self.num_actions})")
+        return int(action)

@@ -1,0 +1,116 @@
+"""Random playouts and invariant checks, reused by every game's tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import numpy as np
+
+from envs.common.game import TERMINAL, Game, IllegalActionError
+
+
+def state_key(game: Game, state: Any) -> str:
+    """A canonical string of a state (via its JSON), for equality checks."""
+    return json.dumps(game.state_to_json(state), sort_keys=True)
+
+
+def random_playout(
+    game: Game,
+    rng: np.random.Generator,
+    state: Any = None,
+    max_plies: int | None = None,
+    on_state: Callable[[Any], None] | None = None,
+) -> tuple[Any, int]:
+    """Play uniformly random legal actions until the game ends (or ``max_plies``); return (state, plies).
+
+    Asserts on the way that a live state always has a legal action and that the game ends (or truncates)
+    within ``game.max_game_length`` plies.
+    """
+    if state is None:
+        state = game.initial_state(rng)
+    limit = game.max_game_length if max_plies is None else max_plies
+    plies = 0
+    while game.current_player(state) != TERMINAL and not game.is_truncated(state) and plies < limit:
+        if on_state is not None:
+            on_state(state)
+        legal = np.flatnonzero(game.legal_mask(state))
+        assert legal.size > 0, "live state with an empty action mask"
+        game.apply(state, int(legal[rng.integers(legal.size)]), rng)
+        plies += 1
+    if max_plies is None:
+        assert game.current_player(state) == TERMINAL or game.is_truncated(state), (
+            f"game did not end within max_game_length={game.max_game_length} plies"
+        )
+    if on_state is not None:
+        on_state(state)
+    return state, plies
+
+
+def check_mask_matches_apply(
+    game: Game, state: Any, rng: np.random.Generator, max_legal: int = 64, max_illegal: int = 64
+) -> None:
+    """Masked-legal actions are accepted; others raise IllegalActionError and leave the state untouched.
+
+    Checks up to ``max_legal`` legal and ``max_illegal`` illegal actions (sampled when there are more), plus
+    out-of-range ids, on clones of ``state``.
+    """
+    if game.current_player(state) == TERMINAL:
+        assert not game.legal_mask(state).any(), "finished game with a non-zero mask"
+        return
+    mask = game.legal_mask(state)
+    assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+    legal = np.flatnonzero(mask)
+    illegal = np.flatnonzero(mask == 0)
+    if legal.size > max_legal:
+        legal = rng.choice(legal, max_legal, replace=False)
+    if illegal.size > max_illegal:
+        illegal = rng.choice(illegal, max_illegal, replace=False)
+    before = state_key(game, state)
+    for a in legal:
+        trial = game.clone(state)
+        game.apply(trial, int(a), np.random.default_rng(0))
+    for a in list(illegal) + [-1, game.num_actions]:
+        trial = game.clone(state)
+        try:
+            game.apply(trial, int(a), np.random.default_rng(0))
+        except IllegalActionError:
+            pass
+        else:
+            raise AssertionError(f"illegal action {a} ({_safe_str(game, state, a)}) was accepted")
+        assert state_key(game, trial) == before, f"rejected action {a} changed the state"
+    assert state_key(game, state) == before, "checking actions changed the original state"
+
+
+def check_snapshot_roundtrip(game: Game, state: Any) -> None:
+    """state -> JSON text -> state gives the same state, mask and observations."""
+    data = json.loads(json.dumps(game.state_to_json(state)))
+    back = game.state_from_json(data)
+    assert state_key(game, back) == state_key(game, state)
+    assert np.array_equal(game.legal_mask(back), game.legal_mask(state))
+    for seat in range(game.num_players):
+        assert np.array_equal(game.observation(back, seat), game.observation(state, seat))
+
+
+def _safe_str(game: Game, state: Any, action: int) -> str:
+    try:
+        return game.action_to_str(state, int(action))
+    except Exception:  # noqa: BLE001 - only for messages
+        return "?"
+
+
+def play_env_randomly(env: Any, seed: int, max_steps: int = 100_000) -> int:
+    """Run one random game through an AEC env using its masks; returns the number of steps taken."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    for agent in env.agent_iter(max_steps):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+        else:
+            legal = np.flatnonzero(obs["action_mask"].view(bool))
+            assert legal.size > 0, f"{agent} must act but its mask is empty"
+            env.step(int(legal[rng.integers(legal.size)]))
+        steps += 1
+    return steps

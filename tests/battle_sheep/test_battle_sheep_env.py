@@ -1,0 +1,137 @@
+"""Battle Sheep through PettingZoo: API conformance, seeding, rendering, errors, snapshots."""
+
+import json
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import envs
+from envs import battle_sheep_v0
+from envs.common.game import ConfigError, IllegalActionError, SnapshotError
+from envs.common.testing import play_env_randomly
+
+OPTION_SETS = [dict(num_players=n, pasture=p) for n in (2, 3, 4) for p in ("build", "random")]
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: f"{o['num_players']}p-{o['pasture']}")
+def test_pettingzoo_api_seed_and_render(options):
+    api_test(battle_sheep_v0.env(**options), num_cycles=200)
+    seed_test(lambda **kw: battle_sheep_v0.env(**options, **kw), num_cycles=50)
+    render_test(lambda render_mode=None: battle_sheep_v0.env(render_mode=render_mode, **options))
+
+
+def test_registered_with_pettingzoo():
+    env = pettingzoo.make("aec", envs.ENV_IDS["battle_sheep"], num_players=3)
+    env.reset(seed=1)
+    assert env.agents == ["player_0", "player_1", "player_2"]
+    assert env.unwrapped.game.num_players == 3
+
+
+def test_observation_is_from_the_observers_point_of_view():
+    env = battle_sheep_v0.raw_env(num_players=3, pasture="random")
+    env.reset(seed=3)
+    for _ in range(3):  # place the three stacks
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    game = env.game
+    n = 3
+    for seat, agent in enumerate(env.possible_agents):
+        obs = env.observe(agent)["observation"]
+        for other in range(n):
+            rel = (other - seat) % n
+            cell = env.state.stacks[other][0]
+            flat = game.grid.square_index[cell]
+            assert obs[3 + rel].ravel()[flat] == 1.0
+            assert obs[3 + n + rel].ravel()[flat] == 1.0  # 16 sheep / 16
+        mask = env.observe(agent)["action_mask"]
+        assert mask.any() == (agent == env.agent_selection)
+
+
+def test_raw_env_rejects_illegal_actions_and_keeps_the_state():
+    env = battle_sheep_v0.raw_env()
+    env.reset(seed=0)
+    before = json.dumps(env.snapshot())
+    illegal = int(np.flatnonzero(env.observe("player_0")["action_mask"] == 0)[0])
+    with pytest.raises(IllegalActionError, match=f"action {illegal}"):
+        env.step(illegal)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(env.game.num_actions)
+    assert json.dumps(env.snapshot()) == before
+
+
+def test_wrapped_env_ends_the_game_with_minus_one_for_an_illegal_move():
+    env = battle_sheep_v0.env()
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(env.observe("player_0")["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert all(env.terminations.values())
+    assert env._cumulative_rewards == {"player_0": -1.0, "player_1": 0.0}
+    other = battle_sheep_v0.env()
+    other.reset(seed=0)
+    with pytest.raises(AssertionError, match="action space"):
+        other.step(-5)
+
+
+def test_bad_options_fail_at_construction():
+    with pytest.raises(ConfigError, match="num_players"):
+        battle_sheep_v0.env(num_players=7)
+    with pytest.raises(TypeError):
+        battle_sheep_v0.env(colour="red")
+    with pytest.raises(ValueError, match="render_mode"):
+        battle_sheep_v0.env(render_mode="opengl")
+
+
+def test_snapshot_restore_round_trips_and_replays_identically():
+    env = battle_sheep_v0.raw_env(num_players=3)
+    env.reset(seed=11)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(rng.choice(legal)))
+    snap = json.loads(json.dumps(env.snapshot()))
+    twin = battle_sheep_v0.raw_env(num_players=3)
+    twin.restore(snap)
+    assert twin.snapshot() == snap
+    for _ in range(10):
+        if env.terminations[env.agent_selection]:
+            break
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        action = int(rng.choice(legal))
+        env.step(action)
+        twin.step(action)
+        assert twin.snapshot() == env.snapshot()
+
+
+def test_restore_rejects_other_games_and_damaged_snapshots():
+    env = battle_sheep_v0.raw_env()
+    env.reset(seed=0)
+    snap = env.snapshot()
+    with pytest.raises(SnapshotError, match="options"):
+        battle_sheep_v0.raw_env(num_players=3).restore(snap)
+    with pytest.raises(SnapshotError, match="game"):
+        env.restore({**snap, "game": "bestiarium"})
+    broken = json.loads(json.dumps(snap))
+    del broken["state"]["cells"]
+    with pytest.raises(SnapshotError, match="damaged"):
+        env.restore(broken)
+    broken = json.loads(json.dumps(snap))
+    broken["state"]["cells"] = broken["state"]["cells"][:-1]
+    with pytest.raises(SnapshotError):
+        env.restore(broken)
+
+
+def test_notation_through_the_env():
+    env = battle_sheep_v0.raw_env()
+    env.reset(seed=0)
+    legal = np.flatnonzero(env.observe("player_0")["action_mask"])
+    for a in legal:
+        assert env.str_to_action(env.action_to_str(int(a))) == a
+    assert env.action_to_str(int(legal[0])).startswith("T 0,0/")
+
+
+def test_same_seed_same_game():
+    a = battle_sheep_v0.env(num_players=4, pasture="random")
+    b = battle_sheep_v0.env(num_players=4, pasture="random")
+    assert play_env_randomly(a, seed=5) == play_env_randomly(b, seed=5)
+    assert a.unwrapped.snapshot() == b.unwrapped.snapshot()
