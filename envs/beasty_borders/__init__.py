@@ -1,0 +1,1 @@
+"""Beasty Borders: dice, place-or-pass and group scoring on a tiled landscape."""

@@ -1,0 +1,54 @@
+"""Beasty Borders as a PettingZoo AEC environment.
+
+``from envs import beasty_borders_v0; env = beasty_borders_v0.env(variant="main", path_order="typewriter")``
+
+Options
+    ``variant``: ``"main"`` (default; 9 tiles, 6 x 9 landscape with 42 green spaces, 3 animal types of 8/7/5
+    per player, the D8 decides the step count and a pass lets the roller roll again) or ``"without_luck"``
+    (6 tiles in 3 wide x 2 tall, 4 x 9 landscape with 27..30 green spaces depending on the tiles drawn, 2 types
+    of 8/6 per player offered through a bidding row of 28 figures, the roll alternates strictly).
+    ``path_order``: ``"typewriter"`` (default; every row west -> east, then the next row below, bottom row ->
+    top row) or ``"snake"`` (rows alternate east / west; the signpost's row runs east).
+    ``render_mode``: None, ``"human"``, ``"ansi"``, ``"rgb_array"``.
+
+Agents
+    ``player_0`` = seat 0 = the farm player (A B C), the start player; ``player_1`` = seat 1 = the wild player
+    (X Y Z). A turn: the roller's die roll (drawn from the env's seeded generator when the turn starts, shown in
+    the observation) moves the steps-marker; the roller chooses, then (main game: only after a pass) the other
+    player chooses. ``agent_selection`` follows the engine's ``current_player``.
+
+Action space
+    ``Discrete(4)`` main: 0/1/2 = place my first/second/third type (A B C or X Y Z), 3 = pass.
+    ``Discrete(29)`` variant: 0..27 = point at the bidding-row figure of value 1..28, 28 = pass.
+    The action mask marks the legal ones (types still held; own figures still in the row, above the roller's
+    choice when responding); pass is always legal.
+
+Observation
+    A flat float32 vector in [0, 1], seat-relative (see ``envs/beasty_borders/observation.py`` and RULES.md):
+    landscape planes (lakes, markers, my animals by type, the opponent's by type, the steps-marker), the roll
+    one-hot, the phase one-hot (roller's / responder's choice), whether I am the roller, the animals each side
+    still holds; in the variant also the bidding row (mine / theirs still in it) and the roller's pointed figure
+    (or a 'roller passed' flag). Length 503 main, 352 variant.
+
+Rewards
+    Terminal only: +1 winner, -1 loser, 0 both for a draw. Most victory points wins (groups of 2..8 identical
+    orthogonally connected animals score 1, 3, 5, 7, 8, 9, 10); tie: most animals placed; still tied: draw.
+
+Notation
+    Main: ``A`` .. ``C`` / ``X`` .. ``Z`` (the mover's type) or ``pass``; variant: ``A1`` .. ``A28`` (figure
+    letter and value) or ``pass``. ``env.unwrapped.action_to_str(a)`` / ``str_to_action(text)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from envs.beasty_borders.rules import BeastyBordersGame
+from envs.common.aec import BarnyardAECEnv
+
+
+class raw_env(BarnyardAECEnv):  # noqa: N801 - PettingZoo naming
+    """Beasty Borders AEC env without wrappers (illegal actions raise IllegalActionError)."""
+
+    metadata: ClassVar[dict[str, Any]] = {**BarnyardAECEnv.metadata, "name": "beasty_borders_v0"}
+    game_class = BeastyBordersGame

@@ -1,0 +1,90 @@
+"""Hypothesis property tests over random Beasty Borders games."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from envs.beasty_borders.actions import ROW_LEN, ROW_OWNER, ROW_TYPE
+from envs.beasty_borders.rules import BeastyBordersGame
+from envs.common.game import TERMINAL
+from envs.common.testing import check_mask_matches_apply, check_snapshot_roundtrip, random_playout
+
+GAMES = {
+    (v, p): BeastyBordersGame(variant=v, path_order=p)
+    for v in ("main", "without_luck") for p in ("typewriter", "snake")
+}
+options = st.sampled_from(sorted(GAMES))
+
+
+def _conserved(g: BeastyBordersGame, s) -> None:
+    """Every figure is either held or on the landscape; placed counts agree."""
+    for seat in range(2):
+        on = 0
+        for kind in range(g.num_types):
+            n = int(np.count_nonzero(s.board == 3 + 3 * seat + kind))
+            assert n + s.remaining[seat][kind] == g.counts[kind]
+            on += n
+        assert s.placed[seat] == on
+    if s.row is not None:
+        for seat in range(2):
+            for kind in range(g.num_types):
+                in_row = sum(int(s.row[i]) for i in range(ROW_LEN) if (ROW_OWNER[i], ROW_TYPE[i]) == (seat, kind))
+                assert in_row == s.remaining[seat][kind]
+
+
+@settings(max_examples=200, deadline=None)
+@given(opt=options, seed=st.integers(0, 2**32 - 1))
+def test_random_game_invariants(opt, seed):
+    g = GAMES[opt]
+    rng = np.random.default_rng(seed)
+    s = g.initial_state(rng)
+    green = len(s.empty)
+    if g.luck:
+        assert green == 42
+    else:
+        assert 27 <= green <= 30
+    fills = []
+
+    def visit(state):
+        _conserved(g, state)
+        fills.append(int(np.count_nonzero(state.board >= 2)))
+        if g.current_player(state) != TERMINAL:
+            assert state.board[state.pos] == 0  # the steps-marker always stands on an empty green space
+            assert 1 <= state.roll <= 8
+
+    final, plies = random_playout(g, rng, state=s, on_state=visit)
+    assert g.current_player(final) == TERMINAL
+    assert fills[-1] == green  # exactly `green` placements of animals or markers (42 in the main game)
+    assert all(b - a in (0, 1) for a, b in zip(fills, fills[1:]))
+    assert green <= plies <= 2 * green <= g.max_game_length
+    ret = g.returns(final)
+    assert ret.sum() == 0 and set(ret.tolist()) <= {-1.0, 0.0, 1.0}
+    keys = g.rank_keys(final)
+    if keys[0] != keys[1]:
+        assert ret[0] == (1.0 if keys[0] > keys[1] else -1.0)
+    else:
+        assert ret.tolist() == [0.0, 0.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(opt=options, seed=st.integers(0, 2**32 - 1))
+def test_masks_match_apply_and_snapshots_round_trip(opt, seed):
+    g = GAMES[opt]
+    rng = np.random.default_rng(seed)
+    check_rng = np.random.default_rng(seed + 1)
+
+    def visit(state):
+        check_mask_matches_apply(g, state, check_rng, max_legal=8, max_illegal=8)
+        check_snapshot_roundtrip(g, state)
+        clone = g.clone(state)
+        if g.current_player(state) != TERMINAL:  # clones are independent
+            g.apply(clone, g.legal_actions(clone)[-1], np.random.default_rng(0))
+            assert not np.array_equal(clone.board, state.board) or clone.phase != state.phase
+        assert np.array_equal(g.legal_mask(state), np.isin(np.arange(g.num_actions), g.legal_actions(state)))
+        for seat in range(2):
+            o = g.observation(state, seat)
+            assert o.shape == g.observation_shape and o.min() >= 0 and o.max() <= 1
+
+    random_playout(g, rng, on_state=visit)
