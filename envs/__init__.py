@@ -16,7 +16,7 @@ from typing import Any
 
 from pettingzoo import register
 
-GAMES: tuple[str, ...] = ("battle_sheep", "beasty_borders")
+GAMES: tuple[str, ...] = ("battle_sheep", "bestiarium", "boaring", "beasty_borders")
 """Every game id; ``envs.<game>_v0`` is its public module."""
 
 ENV_IDS: dict[str, str] = {game: f"barnyard/{game}-v0" for game in GAMES}

@@ -1,0 +1,64 @@
+"""Bestiarium's observation: float32 planes ``(7, 2R+1, 2R+1)`` over the square embedding of the hexhex board.
+
+The embedding puts cell ``(q, r)`` at row ``r + R``, column ``q + R`` (see :mod:`envs.common.hexgrid`); the
+six hex neighbours of a cell are six of its eight square neighbours (all but the ``(-1,-1)`` and ``(+1,+1)``
+diagonals). Squares outside the hexagon are 0 in every plane but the constant ones.
+
+====  ==========================================================================================
+idx   plane (the observer is "me")
+====  ==========================================================================================
+0     my stones
+1     the opponent's stones
+2     empty cells
+3     on-board cells (1 on the hexagon, 0 in the two unused corners)
+4     the creature that must grow (mid eating chain: the mover's creature C; else all 0)
+5     grow phase: all 1 while the player to move must choose a growth cell, else all 0
+6     a pass is pending: all 1 when the last ply was a pass (one more pass ends the game), else 0
+====  ==========================================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.common.hexgrid import HexGrid
+
+NUM_PLANES = 7
+PLANE_ME, PLANE_OPP, PLANE_EMPTY, PLANE_BOARD, PLANE_CHAIN, PLANE_GROW, PLANE_PASS = range(NUM_PLANES)
+
+
+class ObservationEncoder:
+    """Builds the planes from a cell colour vector (0 empty, 1 Black, 2 White) for one board."""
+
+    def __init__(self, grid: HexGrid):
+        side = grid.square_shape[0]
+        self.shape = (NUM_PLANES, side, side)
+        self.sq = grid.square_index
+        self.num_squares = side * side
+        blank = np.zeros((NUM_PLANES, self.num_squares), dtype=np.float32)
+        blank[PLANE_BOARD, self.sq] = 1.0
+        self.blank = blank
+        self.off_board = np.full(self.num_squares, 3, dtype=np.uint8)
+        """Colour per square, 3 off the hexagon (matches no plane code)."""
+        # codes[seat]: the colour shown in planes (me, opp, empty) for that seat.
+        self.codes = (
+            np.array([[1], [2], [0]], dtype=np.uint8),
+            np.array([[2], [1], [0]], dtype=np.uint8),
+        )
+
+    def encode(
+        self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool
+    ) -> np.ndarray:
+        """The planes for ``seat``; ``color`` is the per-cell colour vector (uint8)."""
+        squares = self.off_board.copy()
+        squares[self.sq] = color
+        out = np.empty_like(self.blank)
+        out[:3] = squares == self.codes[seat]
+        out[3:] = self.blank[3:]
+        if chain_cells:
+            out[PLANE_CHAIN, self.sq[chain_cells]] = 1.0
+        if grow_phase:
+            out[PLANE_GROW] = 1.0
+        if pass_pending:
+            out[PLANE_PASS] = 1.0
+        return out.reshape(self.shape)

@@ -1,0 +1,650 @@
+"""Bestiarium's rule engine (pure: no PettingZoo). The rules as implemented are in ``RULES.md``.
+
+Seats: 0 = Black (moves first), 1 = White. Cell colours: 0 empty, 1 Black, 2 White (``seat + 1``).
+
+Creatures are tracked incrementally. A legal placement touches at most one friendly creature and a growth
+stone touches only the growing creature, so creatures never merge; eating removes whole creatures, so they
+never split. A creature is therefore only ever born (a lone stone), grown by one stone, or removed, and the
+engine keeps per cell a creature id and per creature its cell list, with its shape id cached until it grows.
+Per seat, a byte per cell says whether that seat may place there (empty and touching at most one of its
+creatures); only the cells around a change are recomputed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.common.game import (
+    TERMINAL,
+    ConfigError,
+    Game,
+    IllegalActionError,
+    SnapshotError,
+    check_choice,
+    check_int_range,
+    pairwise_rewards,
+)
+from envs.common.hexgrid import HexGrid, canonical_shape
+from envs.bestiarium.actions import ActionCodec
+from envs.bestiarium.observation import ObservationEncoder
+
+BOARD_SIZES = (5, 6, 7)
+SHAPE_EQUIVALENCES = ("free", "one_sided", "fixed")
+PLACE, GROW = 0, 1
+PHASE_NAMES = ("place", "grow")
+SEAT_NAMES = ("Black", "White")
+STONE_CHARS = ".XO"
+"""Text boards: ``.`` empty, ``X`` Black, ``O`` White (lower case ``x``/``o``: the creature that must grow)."""
+PLY_CAP_PER_CELL = 20
+"""The ply cap is ``PLY_CAP_PER_CELL * cells`` (1820 plies on side 6; random games take 0.7 to 2 x cells)."""
+
+_SHAPE_CACHE_LIMIT = 500_000
+# (radius, group) -> {translation-normalised cell key: shape id}; shape ids are shared per group.
+_SHAPE_KEYS: dict[tuple[int, str], dict[tuple[int, ...], int]] = {}
+_SHAPE_IDS: dict[str, dict[tuple[tuple[int, int], ...], int]] = {}
+
+
+class BestiariumState:
+    """A mutable Bestiarium position. Use :meth:`BestiariumGame.clone` (or :meth:`clone`) to branch."""
+
+    __slots__ = (
+        "color", "cid", "members", "shape", "next_id", "legal",
+        "to_move", "phase", "chain", "passes", "first_passer", "plies", "over",
+    )
+
+    def __init__(self, num_cells: int):
+        self.color = bytearray(num_cells)
+        """Per cell: 0 empty, 1 Black, 2 White."""
+        self.cid: list[int] = [-1] * num_cells
+        """Per cell: the id of the creature holding it, -1 if empty."""
+        self.members: dict[int, list[int]] = {}
+        """Creature id -> its cells (order of arrival)."""
+        self.shape: dict[int, int] = {}
+        """Creature id -> cached shape id (absent = not computed since it last grew)."""
+        self.next_id = 0
+        self.legal = [bytearray(num_cells), bytearray(num_cells)]
+        """Per seat, per cell: 1 if the seat may place there."""
+        self.to_move = 0
+        self.phase = PLACE
+        self.chain = -1
+        """Creature id of the creature that must grow (grow phase), else -1."""
+        self.passes = 0
+        """Consecutive passes just made (2 ends the game)."""
+        self.first_passer = -1
+        """Seat that made the first of the pending/final consecutive passes, else -1."""
+        self.plies = 0
+        """Placements + growths + passes so far."""
+        self.over = False
+
+    def clone(self) -> "BestiariumState":
+        """An independent copy."""
+        s = BestiariumState.__new__(BestiariumState)
+        s.color = bytearray(self.color)
+        s.cid = self.cid[:]
+        s.members = {k: v[:] for k, v in self.members.items()}
+        s.shape = dict(self.shape)
+        s.next_id = self.next_id
+        s.legal = [bytearray(self.legal[0]), bytearray(self.legal[1])]
+        s.to_move = self.to_move
+        s.phase = self.phase
+        s.chain = self.chain
+        s.passes = self.passes
+        s.first_passer = self.first_passer
+        s.plies = self.plies
+        s.over = self.over
+        return s
+
+
+class BestiariumGame(Game[BestiariumState]):
+    """Bestiarium for two players on a hexhex board of ``board_size`` cells a side.
+
+    Options: ``board_size`` in (5, 6, 7), default 6 (91 cells); ``shape_equivalence`` in ("free",
+    "one_sided", "fixed"), default "free": shapes equal up to translation and the 12 symmetries of the hex grid
+    (rotations and reflections), the 6 rotations only, or translation only.
+    """
+
+    name = "bestiarium"
+    num_players = 2
+    observation_dtype = np.float32
+
+    def __init__(self, board_size: int = 6, shape_equivalence: str = "free"):
+        size = check_int_range("board_size", board_size, BOARD_SIZES[0], BOARD_SIZES[-1])
+        check_choice("board_size", size, BOARD_SIZES)
+        if not isinstance(shape_equivalence, str):
+            raise ConfigError(
+                f"shape_equivalence={shape_equivalence!r} is not valid; allowed: "
+                + ", ".join(repr(a) for a in SHAPE_EQUIVALENCES)
+            )
+        check_choice("shape_equivalence", shape_equivalence, SHAPE_EQUIVALENCES)
+        self.board_size = size
+        self.shape_equivalence = shape_equivalence
+        self.grid = HexGrid(size - 1)
+        grid = self.grid
+        self.num_cells = n = grid.num_cells
+        self.nbrs: tuple[tuple[int, ...], ...] = grid.neighbor_lists
+        self.codec = ActionCodec(grid)
+        self.num_actions = n + 1
+        self.pass_action = n
+        self.encoder = ObservationEncoder(grid)
+        self.observation_shape = self.encoder.shape
+        self.max_game_length = PLY_CAP_PER_CELL * n
+        radius = grid.radius
+        # Shape keys: a stride wide enough that translation-normalised offsets decode uniquely.
+        stride = 4 * radius + 3
+        self._skey = tuple((r + radius) * stride + (q + radius) for q, r in grid.coords)
+        self._shape_keys = _SHAPE_KEYS.setdefault((radius, shape_equivalence), {})
+        self._shape_ids = _SHAPE_IDS.setdefault(shape_equivalence, {})
+        self._empty_legal = bytes([1]) * n
+
+    # ----- options and set-up ------------------------------------------------------------------
+    def options(self) -> dict[str, Any]:
+        """The options (JSON-safe)."""
+        return {"board_size": self.board_size, "shape_equivalence": self.shape_equivalence}
+
+    def initial_state(self, rng: np.random.Generator | None = None) -> BestiariumState:
+        """The empty board, Black to place (no chance in this game)."""
+        s = BestiariumState(self.num_cells)
+        s.legal = [bytearray(self._empty_legal), bytearray(self._empty_legal)]
+        return s
+
+    # ----- shapes and creatures --------------------------------------------------------------------
+    def shape_id(self, cells: list[int]) -> int:
+        """An int naming the shape of a set of cells up to the configured equivalence (cached)."""
+        skey = self._skey
+        vals = sorted([skey[c] for c in cells])
+        m = vals[0]
+        key = tuple([v - m for v in vals])
+        sid = self._shape_keys.get(key)
+        if sid is None:
+            coords = self.grid.coords
+            form = canonical_shape([coords[c] for c in cells], self.shape_equivalence)
+            ids = self._shape_ids
+            sid = ids.get(form)
+            if sid is None:
+                sid = ids[form] = len(ids)
+            if len(self._shape_keys) >= _SHAPE_CACHE_LIMIT:
+                self._shape_keys.clear()
+            self._shape_keys[key] = sid
+        return sid
+
+    def _shape_of(self, state: BestiariumState, c: int) -> int:
+        sid = state.shape.get(c)
+        if sid is None:
+            sid = state.shape[c] = self.shape_id(state.members[c])
+        return sid
+
+    def creatures(self, state: BestiariumState, seat: int) -> list[list[int]]:
+        """The creatures of ``seat`` as sorted cell lists, sorted."""
+        col = seat + 1
+        out = [sorted(cells) for cells in state.members.values() if state.color[cells[0]] == col]
+        return sorted(out)
+
+    def same_shape(self, a: list[int], b: list[int]) -> bool:
+        """Whether two cell sets have the same shape under the configured equivalence."""
+        return len(a) == len(b) and self.shape_id(a) == self.shape_id(b)
+
+    def _legal_at(self, state: BestiariumState, j: int, col: int) -> int:
+        """1 if empty cell ``j`` touches at most one creature of colour ``col``."""
+        color = state.color
+        cid = state.cid
+        found = -1
+        for k in self.nbrs[j]:
+            if color[k] == col:
+                c = cid[k]
+                if found < 0:
+                    found = c
+                elif c != found:
+                    return 0
+        return 1
+
+    def _friendly_creature(self, state: BestiariumState, x: int, col: int) -> int:
+        """The creature of colour ``col`` next to cell ``x`` (the first found), or -1."""
+        color = state.color
+        for k in self.nbrs[x]:
+            if color[k] == col:
+                return state.cid[k]
+        return -1
+
+    def _add_stone(self, state: BestiariumState, x: int, seat: int, c: int) -> None:
+        """Put a stone of ``seat`` on empty ``x`` into creature ``c`` and refresh legality around it."""
+        col = seat + 1
+        state.color[x] = col
+        state.cid[x] = c
+        state.members[c].append(x)
+        state.shape.pop(c, None)
+        state.legal[0][x] = 0
+        state.legal[1][x] = 0
+        # Only the mover's creatures changed, so only the mover's legality around x can change.
+        color = state.color
+        leg = state.legal[seat]
+        for j in self.nbrs[x]:
+            if color[j] == 0 and leg[j]:
+                leg[j] = self._legal_at(state, j, col)
+
+    def _eat_and_continue(self, state: BestiariumState, seat: int, c: int) -> None:
+        """After C grew (placement or growth): eat if it can and enter the grow phase, else end the turn.
+
+        Rulebook: "Remove from the board all enemy creatures adjacent to the creature containing the newly
+        placed stone [...] provided they have its same size and a different shape from that creature. Then add
+        one stone to that creature [...]. If a creature cannot grow, it cannot eat."
+        """
+        members = state.members
+        cells = members[c]
+        size = len(cells)
+        color = state.color
+        cid = state.cid
+        nbrs = self.nbrs
+        enemy = 2 - seat
+        cand = set()
+        for x in cells:
+            for j in nbrs[x]:
+                if color[j] == enemy:
+                    e = cid[j]
+                    if len(members[e]) == size:
+                        cand.add(e)
+        eaten: list[int] = []
+        if cand:
+            own = self._shape_of(state, c)
+            eaten = [e for e in cand if self._shape_of(state, e) != own]
+        if eaten and self._can_grow_after(state, seat, c, eaten):
+            legal0, legal1 = state.legal
+            touched = set()
+            for e in eaten:
+                for x in members.pop(e):
+                    color[x] = 0
+                    cid[x] = -1
+                    touched.add(x)
+                    touched.update(nbrs[x])
+                state.shape.pop(e, None)
+            for j in touched:
+                if color[j] == 0:
+                    legal0[j] = self._legal_at(state, j, 1)
+                    legal1[j] = self._legal_at(state, j, 2)
+            state.phase = GROW
+            state.chain = c
+            return
+        state.phase = PLACE
+        state.chain = -1
+        state.to_move = 1 - seat
+
+    def _can_grow_after(self, state: BestiariumState, seat: int, c: int, eaten: list[int]) -> bool:
+        """Whether C would have a growth cell once ``eaten`` were removed (freed cells included)."""
+        color = state.color
+        cid = state.cid
+        nbrs = self.nbrs
+        leg = state.legal[seat]
+        own = seat + 1
+        gone = set(eaten)
+        for x in state.members[c]:
+            for j in nbrs[x]:
+                cj = color[j]
+                if cj == 0:
+                    if leg[j]:
+                        return True
+                elif cj != own and cid[j] in gone:
+                    if all(color[k] != own or cid[k] == c for k in nbrs[j]):
+                        return True
+        return False
+
+    def growth_cells(self, state: BestiariumState) -> list[int]:
+        """Cells where the creature that must grow may take its stone (empty, next to C, no other friend)."""
+        if state.phase != GROW:
+            return []
+        leg = state.legal[state.to_move]
+        color = state.color
+        out = set()
+        for x in state.members[state.chain]:
+            for j in self.nbrs[x]:
+                if color[j] == 0 and leg[j]:
+                    out.add(j)
+        return sorted(out)
+
+    # ----- the state machine -------------------------------------------------------------------
+    def current_player(self, state: BestiariumState) -> int:
+        """Seat to act (the same seat for a whole eating chain), or TERMINAL."""
+        return TERMINAL if state.over else state.to_move
+
+    def is_truncated(self, state: BestiariumState) -> bool:
+        """True once the ply cap is reached in an unfinished game."""
+        return not state.over and state.plies >= self.max_game_length
+
+    def legal_mask(self, state: BestiariumState) -> np.ndarray:
+        """int8 mask over cells + pass."""
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if state.over:
+            return mask
+        if state.phase == GROW:
+            mask[self.growth_cells(state)] = 1
+            return mask
+        leg = np.frombuffer(state.legal[state.to_move], dtype=np.int8)
+        mask[:-1] = leg
+        if not leg.any():
+            mask[-1] = 1
+        return mask
+
+    def legal_actions(self, state: BestiariumState) -> list[int]:
+        """Legal action ids, ascending."""
+        if state.over:
+            return []
+        if state.phase == GROW:
+            return self.growth_cells(state)
+        leg = state.legal[state.to_move]
+        out = [i for i, v in enumerate(leg) if v]
+        return out if out else [self.pass_action]
+
+    def apply(self, state: BestiariumState, action: Any, rng: np.random.Generator | None = None) -> None:
+        """Place, grow or pass for the player to move (validated before any change)."""
+        a = self.check_action_range(action)
+        if state.over:
+            raise IllegalActionError(f"action {a}: the game is over")
+        seat = state.to_move
+        col = seat + 1
+        n = self.num_cells
+        if state.phase == GROW:
+            c = state.chain
+            if a == n:
+                raise IllegalActionError(f"action {a} (pass): the creature that ate must grow first")
+            if state.color[a]:
+                raise IllegalActionError(f"action {a} ({self.codec.names[a]}): growth cell is occupied")
+            if not any(state.cid[j] == c for j in self.nbrs[a]):
+                raise IllegalActionError(f"action {a} ({self.codec.names[a]}): not next to the growing creature")
+            if not state.legal[seat][a]:
+                raise IllegalActionError(
+                    f"action {a} ({self.codec.names[a]}): growing there would merge with another friendly creature"
+                )
+            self._add_stone(state, a, seat, c)
+            state.plies += 1
+            self._eat_and_continue(state, seat, c)
+            return
+        if a == n:
+            # Rulebook: "If you cannot place a stone, pass your turn; otherwise, passing is not allowed."
+            if any(state.legal[seat]):
+                raise IllegalActionError(f"action {a} (pass): passing is only allowed with no legal placement")
+            state.plies += 1
+            state.passes += 1
+            if state.passes == 1:
+                state.first_passer = seat
+            else:
+                state.over = True
+            state.to_move = 1 - seat
+            return
+        if not state.legal[seat][a]:
+            why = "occupied" if state.color[a] else "would merge two friendly creatures"
+            raise IllegalActionError(f"action {a} ({self.codec.names[a]}): {why}")
+        # Rulebook: "Place a stone of your color on an empty cell without merging friendly creatures."
+        c = self._friendly_creature(state, a, col)
+        if c < 0:
+            c = state.next_id
+            state.next_id += 1
+            state.members[c] = []
+        self._add_stone(state, a, seat, c)
+        state.plies += 1
+        state.passes = 0
+        state.first_passer = -1
+        self._eat_and_continue(state, seat, c)
+
+    # ----- scoring -----------------------------------------------------------------------------
+    def size_values(self, state: BestiariumState, seat: int) -> dict[int, int]:
+        """Per creature size present, the value the cascade compares: +k*s^2 for a fauna (k >= 2 distinct
+        shapes among the n creatures of size s), else -n*s^2 for a species (one shape, lone creature included).
+        """
+        col = seat + 1
+        by_size: dict[int, list[int]] = {}
+        for c, cells in state.members.items():
+            if state.color[cells[0]] == col:
+                by_size.setdefault(len(cells), []).append(self._shape_of(state, c))
+        out = {}
+        for s, shapes in by_size.items():
+            k = len(set(shapes))
+            out[s] = k * s * s if k >= 2 else -len(shapes) * s * s
+        return out
+
+    def cascade(self, state: BestiariumState) -> list[tuple[int, int, int]]:
+        """``(size, value of Black, value of White)`` from the largest size either player has down to 1."""
+        v = [self.size_values(state, 0), self.size_values(state, 1)]
+        top = max(list(v[0]) + list(v[1]) + [0])
+        return [(s, v[0].get(s, 0), v[1].get(s, 0)) for s in range(top, 0, -1)]
+
+    def rank_keys(self, state: BestiariumState) -> list[tuple[int, ...]]:
+        """Per seat: the cascade values (largest size first) then 1 for the first of the final passes."""
+        rows = self.cascade(state)
+        return [
+            tuple(row[1 + seat] for row in rows) + (1 if state.first_passer == seat else 0,)
+            for seat in range(2)
+        ]
+
+    def winner(self, state: BestiariumState) -> int:
+        """The winning seat of a finished game (there is never a draw), else -1."""
+        if not state.over:
+            return -1
+        k = self.rank_keys(state)
+        return 0 if k[0] > k[1] else 1
+
+    def returns(self, state: BestiariumState) -> np.ndarray:
+        """+1 / -1 once the game is over (zero-sum), zeros while live or truncated."""
+        if not state.over:
+            return np.zeros(2, dtype=np.float64)
+        return pairwise_rewards(self.rank_keys(state))
+
+    def scores(self, state: BestiariumState) -> np.ndarray:
+        """Per seat, the cascade value at the first size where the players differ (0, 0 if none does)."""
+        for _, b, w in self.cascade(state):
+            if b != w:
+                return np.array([b, w], dtype=np.float64)
+        return np.zeros(2, dtype=np.float64)
+
+    def clone(self, state: BestiariumState) -> BestiariumState:
+        """An independent copy."""
+        return state.clone()
+
+    # ----- observation, notation -----------------------------------------------------------------
+    def observation(self, state: BestiariumState, seat: int) -> np.ndarray:
+        """Planes (7, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py``."""
+        grow = state.phase == GROW and not state.over
+        return self.encoder.encode(
+            np.frombuffer(state.color, dtype=np.uint8),
+            seat,
+            state.members[state.chain] if grow else None,
+            grow,
+            state.passes == 1,
+        )
+
+    def action_to_str(self, state: BestiariumState, action: int) -> str:
+        """``e5`` (place), ``+e5`` (grow) or ``pass``."""
+        a = self.check_action_range(action)
+        return self.codec.to_str(a, state.phase == GROW)
+
+    def str_to_action(self, state: BestiariumState, text: str) -> int:
+        """Parse ``e5`` / ``+e5`` / ``pass`` (or a plain action id); legality is checked by ``apply``."""
+        a = self.codec.parse(text)
+        if a is None:
+            t = text.strip()
+            if t.isdigit() and int(t) < self.num_actions:
+                return int(t)
+            raise IllegalActionError(f"{text!r} is not Bestiarium notation (e.g. 'e5', '+e5', 'pass')")
+        return a
+
+    # ----- text boards ---------------------------------------------------------------------------
+    def _rows(self) -> list[list[int]]:
+        rows: list[list[int]] = [[] for _ in range(2 * self.grid.radius + 1)]
+        for i, (_, r) in enumerate(self.grid.coords):
+            rows[r + self.grid.radius].append(i)
+        return rows
+
+    def board_text(self, state: BestiariumState, labels: bool = True) -> str:
+        """The board as hexagon-shaped text rows (``.`` ``X`` ``O``; ``x``/``o`` = the creature that must grow)."""
+        radius = self.grid.radius
+        grow = state.phase == GROW and not state.over
+        lines = []
+        for k, row in enumerate(self._rows()):
+            chars = []
+            for i in row:
+                ch = STONE_CHARS[state.color[i]]
+                if grow and state.cid[i] == state.chain:
+                    ch = ch.lower()
+                chars.append(ch)
+            pad = " " * abs(k - radius)
+            lines.append((f"{chr(ord('a') + k)} " if labels else "") + pad + " ".join(chars))
+        return "\n".join(lines)
+
+    def state_from_text(self, text: str, to_move: int = 0, passes: int = 0, plies: int = 0) -> BestiariumState:
+        """A position from a text board (as :meth:`board_text` writes it; row labels optional).
+
+        ``.`` empty, ``X``/``B`` Black, ``O``/``W`` White; lower-case ``x``/``o`` mark the creature that must grow
+        (the position is then in the grow phase and they must be one creature of ``to_move``). ``passes`` = 1
+        means ``1 - to_move`` has just passed. Raises ValueError for a malformed board.
+        """
+        rows = self._rows()
+        lines = [ln.split() for ln in text.strip("\n").splitlines() if ln.strip()]
+        if len(lines) != len(rows):
+            raise ValueError(f"expected {len(rows)} rows, got {len(lines)}")
+        color = bytearray(self.num_cells)
+        marked = []
+        for k, (tokens, row) in enumerate(zip(lines, rows)):
+            if tokens and tokens[0] == chr(ord("a") + k):
+                tokens = tokens[1:]
+            if len(tokens) != len(row):
+                raise ValueError(f"row {k} needs {len(row)} cells, got {len(tokens)}: {tokens}")
+            for tok, i in zip(tokens, row):
+                if tok in (".",):
+                    continue
+                if tok in ("X", "B", "x"):
+                    color[i] = 1
+                elif tok in ("O", "W", "o"):
+                    color[i] = 2
+                else:
+                    raise ValueError(f"unknown cell token {tok!r}")
+                if tok in ("x", "o"):
+                    marked.append(i)
+        return self._build(color, to_move, marked, passes, 1 - to_move if passes == 1 else -1, plies, False)
+
+    def _build(
+        self, color: bytearray, to_move: int, chain_cells: list[int], passes: int, first_passer: int,
+        plies: int, over: bool,
+    ) -> BestiariumState:
+        """A consistent state from a colour vector (creatures, legality recomputed); ValueError if inconsistent."""
+        s = BestiariumState(self.num_cells)
+        s.color = bytearray(color)
+        for col in (1, 2):
+            members = [color[i] == col for i in range(self.num_cells)]
+            for comp in self.grid.components(members):
+                c = s.next_id
+                s.next_id += 1
+                s.members[c] = sorted(comp)
+                for i in comp:
+                    s.cid[i] = c
+        for i in range(self.num_cells):
+            if color[i] == 0:
+                s.legal[0][i] = self._legal_at(s, i, 1)
+                s.legal[1][i] = self._legal_at(s, i, 2)
+        s.to_move = to_move
+        s.passes = passes
+        s.first_passer = first_passer
+        s.plies = plies
+        s.over = over
+        if chain_cells:
+            c = s.cid[chain_cells[0]]
+            if c < 0 or sorted(chain_cells) != s.members[c]:
+                raise ValueError("the marked cells must be exactly one whole creature")
+            if color[chain_cells[0]] != to_move + 1:
+                raise ValueError("the creature that must grow belongs to the player to move")
+            s.phase = GROW
+            s.chain = c
+        return s
+
+    # ----- snapshots -----------------------------------------------------------------------------
+    def state_to_json(self, state: BestiariumState) -> dict[str, Any]:
+        """Exact JSON form: the board string, the chain creature's cells, turn and pass books."""
+        return {
+            "board": "".join(STONE_CHARS[v] for v in state.color),
+            "to_move": state.to_move,
+            "phase": PHASE_NAMES[state.phase],
+            "chain": sorted(state.members[state.chain]) if state.phase == GROW else [],
+            "passes": state.passes,
+            "first_passer": state.first_passer,
+            "plies": state.plies,
+            "over": state.over,
+        }
+
+    def state_from_json(self, data: dict[str, Any]) -> BestiariumState:
+        """Inverse of :meth:`state_to_json`; SnapshotError for damaged data."""
+        try:
+            board = data["board"]
+            if not isinstance(board, str) or len(board) != self.num_cells or set(board) - set(STONE_CHARS):
+                raise SnapshotError(f"bad board {board!r}")
+            to_move, passes, first, plies = data["to_move"], data["passes"], data["first_passer"], data["plies"]
+            for name, v, lo, hi in (
+                ("to_move", to_move, 0, 1), ("passes", passes, 0, 2), ("first_passer", first, -1, 1),
+                ("plies", plies, 0, 10**9),
+            ):
+                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+                    raise SnapshotError(f"bad {name} {v!r}")
+            over = data["over"]
+            phase = data["phase"]
+            chain = data["chain"]
+            if not isinstance(over, bool) or phase not in PHASE_NAMES or not isinstance(chain, list):
+                raise SnapshotError("bad over/phase/chain")
+            if (phase == "grow") != bool(chain) or (over and (phase == "grow" or passes != 2)):
+                raise SnapshotError("inconsistent phase, chain and end of game")
+            if over != (passes == 2) or (passes == 0) != (first == -1):
+                raise SnapshotError("inconsistent passes and first_passer")
+            if passes and first != (1 - to_move if passes == 1 else to_move):
+                raise SnapshotError("first_passer does not fit the turn")
+            if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.num_cells for i in chain):
+                raise SnapshotError(f"bad chain cells {chain!r}")
+            color = bytearray(STONE_CHARS.index(ch) for ch in board)
+            return self._build(color, to_move, chain, passes, first, plies, over)
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError) as err:
+            raise SnapshotError(f"damaged Bestiarium state: {err!r}") from err
+
+    # ----- pictures --------------------------------------------------------------------------------
+    def status_lines(self, state: BestiariumState) -> list[str]:
+        """Who is to do what, passes, ply, and the scoring cascade's first rows."""
+        if state.over:
+            w = self.winner(state)
+            head = f"Game over after {state.plies} plies: {SEAT_NAMES[w]} wins"
+        elif self.is_truncated(state):
+            head = f"Truncated at the ply cap ({state.plies} plies)"
+        elif state.phase == GROW:
+            c = state.chain
+            head = (f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) must grow its creature of size "
+                    f"{len(state.members[c])} (ply {state.plies})")
+        else:
+            head = f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) to place (ply {state.plies})"
+        lines = [head]
+        if state.passes == 1 and not state.over:
+            lines.append(f"{SEAT_NAMES[state.first_passer]} passed; another pass ends the game")
+        rows = [row for row in self.cascade(state) if row[1] or row[2]][:4]
+        if rows:
+            lines.append("cascade size:Black/White  " + "  ".join(f"{s}:{b}/{w}" for s, b, w in rows))
+        return lines
+
+    def render_ansi(self, state: BestiariumState) -> str:
+        """The text board (X Black, O White, lower case = the creature that must grow) and status lines."""
+        return self.board_text(state) + "\n" + "\n".join(self.status_lines(state))
+
+    def render_rgb(self, state: BestiariumState) -> np.ndarray:
+        """Hexes (dark = Black, light = White, labelled with their creature's size) over a status panel."""
+        from envs.common import render as rd
+
+        fills = []
+        labels = []
+        grow = state.phase == GROW and not state.over
+        for i in range(self.num_cells):
+            v = state.color[i]
+            if v == 0:
+                fills.append(rd.EMPTY)
+                labels.append("")
+                continue
+            chain = grow and state.cid[i] == state.chain
+            if v == 1:
+                fills.append((150, 40, 40) if chain else (30, 30, 30))
+            else:
+                fills.append((255, 200, 200) if chain else (250, 250, 250))
+            labels.append(str(len(state.members[state.cid[i]])))
+        board = rd.hex_board(self.grid, list(range(self.num_cells)), fills, labels, size=16.0)
+        return rd.stack_vertical([board, rd.text_panel(self.status_lines(state), width=board.shape[1])])
