@@ -1,0 +1,1 @@
+"""Boaring: a 2-10 player card game with simultaneous hidden food bids."""

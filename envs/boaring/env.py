@@ -1,0 +1,51 @@
+"""Boaring: feed the animals of the savanna with hidden, simultaneous food bids (2-10 players).
+
+=====================  ==========================================================================================
+Import                 ``from envs import boaring_v0``; ``boaring_v0.env(num_players=4)``; the parallel view
+                       ``boaring_v0.parallel_env(num_players=4)`` (one step = one simultaneous bid)
+Options                ``num_players`` 2-10 (default 4); ``reward`` ``"pairwise"`` (default) or ``"score"``;
+                       ``render_mode`` None / "human" / "ansi" / "rgb_array"
+Agents                 ``player_0 .. player_{n-1}`` in clockwise order; ``player_0`` is the first active player
+Action space           ``Discrete(14 + 3 (n - 1))``: 0-9 play food value 1-10; 10 do not eat; 11-13 a living
+                       hyena eats a boar / hyena / lion from its owner's graveyard; 14 + 3 (o - 1) + t a living
+                       lion eats type t from the savanna of the player o seats after the eater (clockwise)
+Observation            ``{"observation": float32[68 + 22 n], "action_mask": int8[num_actions]}`` from the
+                       observer's seat (others in turn order after it): own hand, own pending card, phase,
+                       animal, requirement, who is active / to move / has committed (not what), the last reveal,
+                       every player's savanna, graveyard, hand size and score, discard counts, animals left,
+                       eaten animals, food pile size. Nothing of another player's hand or pending card.
+Turn order (AEC)       Each round: the active player commits a card first, then the others clockwise; no
+                       observation shows a committed card until all are in, then all are revealed together. A
+                       living hyena / lion with a target gives its receiver one extra eat decision.
+Rewards                terminal only, zero-sum. ``"pairwise"``: each seat gets (seats it beats - seats that beat
+                       it) / (n - 1) over rank keys (score, savanna boars, lions, hyenas), so a sole winner gets
+                       +1 and tied seats share. ``"score"``: final score minus the mean score.
+Notation               ``play 7``, ``no eat``, ``eat boar`` (hyena), ``eat lion of p2`` (lion; absolute seat)
+=====================  ==========================================================================================
+
+``raw_env`` raises :class:`~envs.common.game.IllegalActionError` on an illegal action; ``env()`` adds
+PettingZoo's standard wrappers (an illegal move ends the game with -1 to the mover). The rules as implemented,
+every reading and the encodings in detail: ``envs/boaring/RULES.md``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from envs.boaring.rules import BoaringGame
+from envs.common.aec import BarnyardAECEnv
+
+
+class raw_env(BarnyardAECEnv):
+    """The Boaring AEC env without wrappers."""
+
+    metadata: ClassVar[dict] = {**BarnyardAECEnv.metadata, "name": "boaring_v0"}
+    game_class = BoaringGame
+
+    def _observation_low(self) -> np.ndarray:
+        return self.game.layout.low
+
+    def _observation_high(self) -> np.ndarray:
+        return self.game.layout.high

@@ -1,0 +1,145 @@
+"""Observation encoding of Boaring: a flat float32 vector from one seat's point of view.
+
+Hidden information is filtered here and only here: the encoder reads the observer's own hand and own pending
+card, and of every other player only public facts (hand size, whether they have committed this round, what was
+revealed). Seats are relative: block entry ``k`` (k = 0..n-1) is the player ``k`` seats after the observer in
+clockwise order (k = 0 is the observer). Counts are divided by their maximum so that every entry lies in
+[0, 1]; the score is divided by 76 and lies in [-0.5, 1].
+
+Layout (``n`` players, size ``68 + 22 n``), in order:
+
+==================  ========  ==========================================================================
+block               size      meaning
+==================  ========  ==========================================================================
+hand                10        my food cards: count of value v at index v-1, / 7
+my_pending          10        one-hot of the card I committed this round (all zero if none)
+phase               3         one-hot: bid, eat, game over
+animal              3         one-hot type of the animal on the table (boar, hyena, lion); zero if none
+requirement         10        one-hot value of the turned food card (requirement = value x n)
+active              n         one-hot relative seat of the active player of the round
+to_move             n         one-hot relative seat of the player to act (bid or eat)
+committed           n         1 for each relative seat that has committed a card this round (not *what*)
+last_played         n x 10    last reveal: row k one-hot of the card played by relative seat k
+last_animal         3         one-hot type of the animal of the last reveal
+last_outcome        2         one-hot: the animal lived, the animal died
+last_receiver       n         one-hot relative seat that received the last animal (savanna or graveyard)
+last_requirement    10        one-hot value of the food card turned in the last revealed round
+players             n x 8     row k: savanna boars/30, hyenas/4, lions/4, graveyard boars/30, hyenas/4,
+                              lions/4, hand size/10, score/76
+discard             10        discard pile count per value / 7 (public: the cards were face up)
+animals_left        3         animal deck by type: boars/30, hyenas/4, lions/4
+eaten               3         eaten animals by type: boars/30, hyenas/4, lions/4
+pile_size           1         food pile size / 70
+==================  ========  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.boaring.actions import NUM_TYPES, NUM_VALUES
+
+TYPE_MAX = (30.0, 4.0, 4.0)
+PLAYER_FEATURES = 8
+SCORE_SCALE = 76.0
+
+
+class ObservationLayout:
+    """Offsets of every block for ``n`` players, the scale vector and the Box bounds."""
+
+    def __init__(self, n: int):
+        self.n = n
+        sizes = [
+            ("hand", NUM_VALUES), ("my_pending", NUM_VALUES), ("phase", 3), ("animal", NUM_TYPES),
+            ("requirement", NUM_VALUES), ("active", n), ("to_move", n), ("committed", n),
+            ("last_played", n * NUM_VALUES), ("last_animal", NUM_TYPES), ("last_outcome", 2),
+            ("last_receiver", n), ("last_requirement", NUM_VALUES), ("players", n * PLAYER_FEATURES),
+            ("discard", NUM_VALUES), ("animals_left", NUM_TYPES), ("eaten", NUM_TYPES), ("pile_size", 1),
+        ]
+        self.offsets: dict[str, int] = {}
+        pos = 0
+        for name, size in sizes:
+            self.offsets[name] = pos
+            setattr(self, name, pos)
+            pos += size
+        self.size = pos
+        scale = np.ones(pos, dtype=np.float32)
+        o = self.offsets
+        scale[o["hand"]:o["hand"] + NUM_VALUES] = 1 / 7
+        for k in range(n):
+            base = o["players"] + k * PLAYER_FEATURES
+            scale[base:base + 6] = [1 / m for m in TYPE_MAX + TYPE_MAX]
+            scale[base + 6] = 1 / 10
+            scale[base + 7] = 1 / SCORE_SCALE
+        scale[o["discard"]:o["discard"] + NUM_VALUES] = 1 / 7
+        scale[o["animals_left"]:o["animals_left"] + 3] = [1 / m for m in TYPE_MAX]
+        scale[o["eaten"]:o["eaten"] + 3] = [1 / m for m in TYPE_MAX]
+        scale[o["pile_size"]] = 1 / 70
+        self.scale = scale
+        score_at = [o["players"] + k * PLAYER_FEATURES + 7 for k in range(n)]
+        self.shift = np.zeros(pos, dtype=np.float32)
+        """Subtracted after scaling: the score is encoded as score + 38 (a uint8)."""
+        self.shift[score_at] = np.float32(38) * scale[score_at]
+        low = np.zeros(pos, dtype=np.float32)
+        low[score_at] = -38 / SCORE_SCALE
+        self.low = low
+        self.high = np.ones(pos, dtype=np.float32)
+
+
+def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
+    """The observation vector of ``seat`` (see the module docstring for the layout).
+
+    Speed: the raw entries are small non-negative ints (the score shifted by +38), gathered in a Python list,
+    turned into a uint8 buffer in one call and scaled by one vector multiply.
+    """
+    n = layout.n
+    raw = [0] * layout.size
+    raw[0:NUM_VALUES] = state.hands[seat]
+    p = state.pending[seat]
+    if p > 0:
+        raw[layout.my_pending + p - 1] = 1
+    raw[layout.phase + state.phase] = 1
+    if state.animal >= 0:
+        raw[layout.animal + state.animal] = 1
+    if state.requirement:
+        raw[layout.requirement + state.requirement - 1] = 1
+    raw[layout.active + (state.active - seat) % n] = 1
+    mover = state.current
+    if mover >= 0:
+        raw[layout.to_move + (mover - seat) % n] = 1
+    committed = layout.committed
+    played = layout.last_played
+    base = layout.players
+    pending = state.pending
+    last = state.last_played
+    hand_size = state.hand_size
+    savanna = state.savanna
+    graveyard = state.graveyard
+    for k in range(n):
+        s = seat + k
+        if s >= n:
+            s -= n
+        if pending[s]:
+            raw[committed + k] = 1
+        v = last[s]
+        if v:
+            raw[played + k * NUM_VALUES + v - 1] = 1
+        b0, b1, b2 = savanna[s]
+        g0, g1, g2 = graveyard[s]
+        raw[base:base + 8] = (b0, b1, b2, g0, g1, g2, hand_size[s], 38 + 2 * (b0 + b1 + b2) - g0 - g1 - g2)
+        base += PLAYER_FEATURES
+    if state.last_animal >= 0:
+        raw[layout.last_animal + state.last_animal] = 1
+        raw[layout.last_outcome + state.last_outcome - 1] = 1
+        raw[layout.last_receiver + (state.last_receiver - seat) % n] = 1
+        raw[layout.last_requirement + state.last_requirement - 1] = 1
+    d = layout.discard
+    raw[d:d + NUM_VALUES] = state.discard
+    d = layout.animals_left
+    raw[d:d + 3] = state.animals_left
+    d = layout.eaten
+    raw[d:d + 3] = state.eaten
+    raw[layout.pile_size] = len(state.food_pile)
+    obs = np.frombuffer(bytes(raw), dtype=np.uint8) * layout.scale
+    obs -= layout.shift
+    return obs

@@ -1,0 +1,712 @@
+"""The Boaring rule engine: hidden simultaneous food bids, committed one seat at a time.
+
+Rulebook (shared/rulebooks/boaring.txt) in one paragraph: each round the active player turns up the top animal
+and the top food card; the food card's value times the number of players is what the animal needs. Every
+player lays one food card face down; they are turned at the same time. Enough food: the animal lives and goes
+to the savanna of the player who fed most (a hyena may first eat an animal from its receiver's graveyard, a lion
+one from someone else's savanna). Too little: it dies and goes to the graveyard of the player who fed least.
+Equal cards are ordered by who was active most recently. Savanna animals score 2, graveyard animals -1.
+
+Simultaneous moves the OpenSpiel way: in the bid phase the players commit one after another (the active player
+first, then clockwise); a committed card stays hidden from every observation until the last card is in, then
+all are revealed together (``last_played``). Every reading where the rulebook is silent is in RULES.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from envs.boaring import actions as A
+from envs.boaring.actions import ANIMAL_NAMES, BOAR, HYENA, LION, NUM_TYPES, NUM_VALUES
+from envs.boaring.observation import ObservationLayout, encode
+from envs.common.game import (
+    TERMINAL,
+    Game,
+    IllegalActionError,
+    SnapshotError,
+    check_choice,
+    check_int_range,
+    pairwise_rewards,
+)
+from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
+
+ANIMAL_COUNTS: tuple[int, int, int] = (30, 4, 4)
+"""'38 Animal cards: 30 Boars, 4 Hyenas, 4 Lions'."""
+NUM_ANIMALS = sum(ANIMAL_COUNTS)
+COPIES_PER_VALUE = 7
+"""'70 Food cards: 7 x value 1-10'."""
+NUM_FOOD = COPIES_PER_VALUE * NUM_VALUES
+
+BID, EAT, OVER = 0, 1, 2
+PHASE_NAMES = ("bid", "eat", "over")
+NOT_DIED, LIVED, DIED = 0, 1, 2
+
+UNKNOWN = -1
+"""Placeholder in an information state: an unknown card (hand count, pending card, pile or deck entry)."""
+
+REWARD_SCHEMES = ("pairwise", "score")
+
+
+class BoaringState:
+    """A Boaring position. Lists are mutated in place by :meth:`BoaringGame.apply`; use ``clone``.
+
+    Food values are 1..10 (index ``v - 1`` in count lists); animal types 0 boar, 1 hyena, 2 lion. Piles are
+    lists whose *last* element is the top card.
+    """
+
+    __slots__ = (
+        "hands", "hand_size", "pending", "ncommitted", "food_pile", "discard", "animal_deck", "animals_left",
+        "active", "animal", "requirement", "phase", "eater", "current", "savanna", "graveyard", "eaten",
+        "last_played", "last_animal", "last_requirement", "last_outcome", "last_receiver", "rounds", "deals",
+    )
+
+    def __init__(self, n: int):
+        self.hands: list[list[int]] = [[0] * NUM_VALUES for _ in range(n)]
+        """Per seat, count of each food value in hand (``UNKNOWN`` entries in an information state)."""
+        self.hand_size: list[int] = [0] * n
+        self.pending: list[int] = [0] * n
+        """Per seat, the card laid on the table this round: 0 none yet, 1..10, or ``UNKNOWN`` (hidden)."""
+        self.ncommitted = 0
+        self.food_pile: list[int] = []
+        self.discard: list[int] = [0] * NUM_VALUES
+        self.animal_deck: list[int] = []
+        self.animals_left: list[int] = list(ANIMAL_COUNTS)
+        """Composition of the animal deck by type (public)."""
+        self.active = 0
+        self.animal = -1
+        self.requirement = 0
+        """Value of the turned food card (0 when none); the animal needs ``requirement * n``."""
+        self.phase = BID
+        self.eater = -1
+        self.current = 0
+        self.savanna: list[list[int]] = [[0] * NUM_TYPES for _ in range(n)]
+        self.graveyard: list[list[int]] = [[0] * NUM_TYPES for _ in range(n)]
+        self.eaten: list[int] = [0] * NUM_TYPES
+        self.last_played: list[int] = [0] * n
+        """The cards of the last reveal per seat (0 before the first reveal)."""
+        self.last_animal = -1
+        self.last_requirement = 0
+        self.last_outcome = NOT_DIED
+        self.last_receiver = -1
+        self.rounds = 0
+        """Completed rounds."""
+        self.deals = 0
+        """Re-deals so far (the initial deal not counted)."""
+
+    def clone(self) -> "BoaringState":
+        """An independent copy."""
+        c = BoaringState.__new__(BoaringState)
+        c.hands = [h[:] for h in self.hands]
+        c.hand_size = self.hand_size[:]
+        c.pending = self.pending[:]
+        c.ncommitted = self.ncommitted
+        c.food_pile = self.food_pile[:]
+        c.discard = self.discard[:]
+        c.animal_deck = self.animal_deck[:]
+        c.animals_left = self.animals_left[:]
+        c.active = self.active
+        c.animal = self.animal
+        c.requirement = self.requirement
+        c.phase = self.phase
+        c.eater = self.eater
+        c.current = self.current
+        c.savanna = [s[:] for s in self.savanna]
+        c.graveyard = [g[:] for g in self.graveyard]
+        c.eaten = self.eaten[:]
+        c.last_played = self.last_played[:]
+        c.last_animal = self.last_animal
+        c.last_requirement = self.last_requirement
+        c.last_outcome = self.last_outcome
+        c.last_receiver = self.last_receiver
+        c.rounds = self.rounds
+        c.deals = self.deals
+        return c
+
+
+def _expand(counts: list[int]) -> list[int]:
+    """Food counts per value -> list of values (ascending)."""
+    out: list[int] = []
+    for i, c in enumerate(counts):
+        out.extend([i + 1] * c)
+    return out
+
+
+def _counts(values: list[int]) -> list[int]:
+    """List of food values -> counts per value."""
+    out = [0] * NUM_VALUES
+    for v in values:
+        out[v - 1] += 1
+    return out
+
+
+class BoaringGame(Game[BoaringState]):
+    """Boaring for 2-10 players.
+
+    Options: ``num_players`` (2-10, default 4); ``reward`` ``"pairwise"`` (default: pairwise_rewards over the
+    rank keys (score, savanna boars, lions, hyenas)) or ``"score"`` (final score minus the mean score).
+    """
+
+    name = "boaring"
+    observation_dtype = np.float32
+
+    def __init__(self, num_players: int = 4, reward: str = "pairwise"):
+        self.num_players = n = check_int_range("num_players", num_players, 2, 10)
+        check_choice("reward", reward, REWARD_SCHEMES)
+        self.reward = reward
+        self.num_actions = A.num_actions(n)
+        # "2-6 players: Every player receives 10 food cards ... >6 players: The food cards are evenly
+        # distributed among the number of players and the food pile deck": n + 1 equal stacks.
+        self.deal_size = 10 if n <= 6 else NUM_FOOD // (n + 1)
+        self.layout = ObservationLayout(n)
+        self.observation_shape = (self.layout.size,)
+        # every round: n bids and at most one eat decision
+        self.max_game_length = NUM_ANIMALS * (n + 1)
+        # priority order for equal cards, per active seat: the active player, then the most recently active
+        self._priority = [[(a - k) % n for k in range(n)] for a in range(n)]
+        self._play_masks: dict[tuple[int, ...], np.ndarray] = {}
+
+    # ----- set-up ---------------------------------------------------------------------------------
+    def options(self) -> dict[str, Any]:
+        """The options this game was built with."""
+        return {"num_players": self.num_players, "reward": self.reward}
+
+    def initial_state(self, rng: np.random.Generator) -> BoaringState:
+        """Shuffle both decks, deal the food hands, turn up the first animal and food card."""
+        n = self.num_players
+        state = BoaringState(n)
+        animals = [BOAR] * ANIMAL_COUNTS[BOAR] + [HYENA] * ANIMAL_COUNTS[HYENA] + [LION] * ANIMAL_COUNTS[LION]
+        state.animal_deck = [animals[i] for i in rng.permutation(NUM_ANIMALS).tolist()]
+        food = _expand([COPIES_PER_VALUE] * NUM_VALUES)
+        food = [food[i] for i in rng.permutation(NUM_FOOD).tolist()]
+        k = self.deal_size
+        for s in range(n):
+            state.hands[s] = _counts(food[s * k:(s + 1) * k])
+            state.hand_size[s] = k
+        state.food_pile = food[n * k:]
+        self._start_round(state, rng)
+        return state
+
+    def make_state(
+        self,
+        hands: list[list[int]],
+        animal: int | str,
+        requirement: int,
+        active: int = 0,
+        savanna: list[list[int]] | None = None,
+        graveyard: list[list[int]] | None = None,
+        animal_deck: list[int] | None = None,
+        eaten: list[int] | None = None,
+        discard: list[int] | None = None,
+        food_pile: list[int] | None = None,
+    ) -> BoaringState:
+        """A hand-made position at the start of a bid (for tests, puzzles and examples).
+
+        ``hands``: per seat the food values held; ``animal``: type id or name of the turned animal;
+        ``requirement``: the turned food card; ``savanna`` / ``graveyard``: per seat counts (boar, hyena, lion).
+        Unless given, the animal deck holds every animal not placed elsewhere (top = last: boars first, so the
+        lions come up next), ``eaten`` whatever the deck does not, ``discard`` is empty and the food pile holds
+        every remaining food card (top = last, in ascending value order). Raises SnapshotError if the cards or
+        animals do not add up.
+        """
+        n = self.num_players
+        state = BoaringState(n)
+        state.hands = [_counts(list(h)) for h in hands]
+        state.hand_size = [len(h) for h in hands]
+        state.animal = ANIMAL_NAMES.index(animal) if isinstance(animal, str) else int(animal)
+        state.requirement = int(requirement)
+        state.active = state.current = int(active)
+        state.savanna = [list(r) for r in savanna] if savanna else [[0] * NUM_TYPES for _ in range(n)]
+        state.graveyard = [list(r) for r in graveyard] if graveyard else [[0] * NUM_TYPES for _ in range(n)]
+        state.discard = list(discard) if discard else [0] * NUM_VALUES
+        placed = [0] * NUM_TYPES
+        placed[state.animal] += 1
+        for s in range(n):
+            for t in range(NUM_TYPES):
+                placed[t] += state.savanna[s][t] + state.graveyard[s][t]
+        rest = [ANIMAL_COUNTS[t] - placed[t] for t in range(NUM_TYPES)]
+        if animal_deck is None:
+            if eaten is not None:
+                rest = [rest[t] - eaten[t] for t in range(NUM_TYPES)]
+            animal_deck = [t for t in range(NUM_TYPES) for _ in range(max(rest[t], 0))]
+        state.animal_deck = list(animal_deck)
+        state.animals_left = [state.animal_deck.count(t) for t in range(NUM_TYPES)]
+        state.eaten = list(eaten) if eaten is not None else [rest[t] - state.animals_left[t] for t in range(3)]
+        if food_pile is None:
+            used = [sum(state.hands[s][i] for s in range(n)) + state.discard[i] for i in range(NUM_VALUES)]
+            used[state.requirement - 1] += 1
+            food_pile = _expand([max(COPIES_PER_VALUE - u, 0) for u in used])
+        state.food_pile = list(food_pile)
+        self._check_consistent(state)
+        return state
+
+    # ----- the state machine ----------------------------------------------------------------------
+    def current_player(self, state: BoaringState) -> int:
+        """The seat to commit a card (active first, then clockwise), the eater, or TERMINAL."""
+        return state.current
+
+    def legal_mask(self, state: BoaringState) -> np.ndarray:
+        """Bid phase: the values in the mover's hand. Eat phase: 'no eat' and every available target."""
+        if state.phase == BID:
+            key = tuple(state.hands[state.current])
+            mask = self._play_masks.get(key)
+            if mask is None:
+                mask = np.zeros(self.num_actions, dtype=np.int8)
+                for i, c in enumerate(key):
+                    if c > 0:
+                        mask[i] = 1
+                if len(self._play_masks) < 100_000:
+                    self._play_masks[key] = mask
+            return mask.copy()
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if state.phase == EAT:
+            for a in self._eat_actions(state):
+                mask[a] = 1
+        return mask
+
+    def legal_actions(self, state: BoaringState) -> list[int]:
+        """Legal action ids, ascending (fast list version)."""
+        if state.phase == BID:
+            hand = state.hands[state.current]
+            return [i for i in range(NUM_VALUES) if hand[i] > 0]
+        if state.phase == EAT:
+            return self._eat_actions(state)
+        return []
+
+    def _eat_actions(self, state: BoaringState) -> list[int]:
+        """'No eat' plus the targets of the living hyena / lion on the table."""
+        out = [A.NO_EAT]
+        eater = state.eater
+        if state.animal == HYENA:
+            grave = state.graveyard[eater]
+            out.extend(A.HYENA_BASE + t for t in range(NUM_TYPES) if grave[t] > 0)
+        elif state.animal == LION:
+            n = self.num_players
+            for o in range(1, n):
+                sav = state.savanna[(eater + o) % n]
+                out.extend(A.LION_BASE + NUM_TYPES * (o - 1) + t for t in range(NUM_TYPES) if sav[t] > 0)
+        return out
+
+    def apply(self, state: BoaringState, action: int, rng: np.random.Generator) -> None:
+        """Commit a food card (bid phase) or make the eat decision (eat phase); validates before any change."""
+        action = self.check_action_range(action)
+        phase = state.phase
+        if phase == BID:
+            seat = state.current
+            if action >= A.NO_EAT:
+                raise IllegalActionError(
+                    f"action {action} ({A.to_str(action, seat, self.num_players)}) is an eat decision, but p{seat} "
+                    "must play a food card now")
+            hand = state.hands[seat]
+            if hand[action] <= 0:
+                raise IllegalActionError(f"action {action} (play {action + 1}): p{seat} holds no card of value "
+                                         f"{action + 1}")
+            # "Every player plays a food card of choice by laying it upside down on the table."
+            hand[action] -= 1
+            state.hand_size[seat] -= 1
+            state.pending[seat] = action + 1
+            state.ncommitted += 1
+            if state.ncommitted < self.num_players:
+                state.current = (seat + 1) % self.num_players
+            else:
+                self._resolve(state, rng)
+            return
+        if phase == EAT:
+            if action not in self._eat_actions(state):
+                raise IllegalActionError(self._why_not_eat(state, action))
+            eater = state.eater
+            kind, a, b = A.decode(action)
+            if kind == "hyena":
+                # "A hyena can directly eat an animal of your graveyard, before continuing to your savanna."
+                state.graveyard[eater][a] -= 1
+                state.eaten[a] += 1
+            elif kind == "lion":
+                # "A lion can directly eat an animal from a savanna of someone else, before continuing..."
+                state.savanna[(eater + a) % self.num_players][b] -= 1
+                state.eaten[b] += 1
+            state.savanna[eater][state.animal] += 1
+            self._end_round(state, rng)
+            return
+        raise IllegalActionError(f"action {action}: the game is over")
+
+    def _why_not_eat(self, state: BoaringState, action: int) -> str:
+        """The message of an illegal action in the eat phase."""
+        n = self.num_players
+        kind, a, b = A.decode(action)
+        text = f"action {action} ({A.to_str(action, state.eater, n)})"
+        animal = ANIMAL_NAMES[state.animal]
+        if kind == "play":
+            return f"{text}: p{state.eater} must decide what the living {animal} eats, not play food"
+        if kind == "hyena" and state.animal != HYENA:
+            return f"{text}: only a hyena eats from its owner's graveyard; the animal is a {animal}"
+        if kind == "lion" and state.animal != LION:
+            return f"{text}: only a lion eats from another savanna; the animal is a {animal}"
+        if kind == "hyena":
+            return f"{text}: there is no {ANIMAL_NAMES[a]} in p{state.eater}'s graveyard"
+        return f"{text}: there is no {ANIMAL_NAMES[b]} on p{(state.eater + a) % n}'s savanna"
+
+    def _resolve(self, state: BoaringState, rng: np.random.Generator) -> None:
+        """All cards are in: reveal them and decide the animal's fate."""
+        n = self.num_players
+        pending = state.pending
+        state.last_played = pending[:]
+        state.last_animal = state.animal
+        state.last_requirement = state.requirement
+        # "In the case of equal deciding food cards, the deciding card of the person whose turn it is - followed
+        # by the players whose turn it was most recently in consecutive order - as the higher value card."
+        order = self._priority[state.active]
+        best = worst = order[0]
+        best_v = worst_v = pending[best]
+        total = best_v
+        for s in order[1:]:
+            v = pending[s]
+            total += v
+            if v > best_v:
+                best, best_v = s, v
+            if v <= worst_v:
+                worst, worst_v = s, v
+        # "The value of the food card multiplied by the number of players is the minimum amount of food"
+        if total >= state.requirement * n:
+            state.last_outcome = LIVED
+            state.last_receiver = best
+            animal = state.animal
+            if (animal == HYENA and any(state.graveyard[best])) or (
+                animal == LION and any(any(state.savanna[s]) for s in range(n) if s != best)
+            ):
+                state.phase = EAT
+                state.eater = best
+                state.current = best
+                return
+            state.savanna[best][animal] += 1
+        else:
+            # "The player who put in the lowest amount of food receives the dead animal on his/her graveyard."
+            state.last_outcome = DIED
+            state.last_receiver = worst
+            state.graveyard[worst][state.animal] += 1
+        self._end_round(state, rng)
+
+    def _end_round(self, state: BoaringState, rng: np.random.Generator) -> None:
+        """Discard the open food cards, pass the turn, re-deal if the hands are empty, start the next round."""
+        n = self.num_players
+        # "At the end of a turn all open food cards on the table leave the game."
+        discard = state.discard
+        for v in state.pending:
+            discard[v - 1] += 1
+        discard[state.requirement - 1] += 1
+        state.pending = [0] * n
+        state.ncommitted = 0
+        state.animal = -1
+        state.requirement = 0
+        state.phase = BID
+        state.eater = -1
+        state.rounds += 1
+        state.active = (state.active + 1) % n
+        # "The game ends when all animal cards are gone."
+        if not state.animal_deck:
+            state.phase = OVER
+            state.current = TERMINAL
+            return
+        if state.hand_size[0] == 0:
+            self._redeal(state, rng)
+        self._start_round(state, rng)
+
+    def _redeal(self, state: BoaringState, rng: np.random.Generator) -> None:
+        """'If the food cards in the hands of the players run out before the animal cards are gone, the food
+        cards that left the game are shuffled and distributed as during the preparation of the game limited to
+        the amount of cards that is present in the animal deck on the table.' The undealt rest of the discard
+        goes under the food pile."""
+        n = self.num_players
+        k = min(self.deal_size, len(state.animal_deck))
+        cards = _expand(state.discard)
+        state.discard = [0] * NUM_VALUES
+        if len(cards) < n * k:  # cannot happen with 70 cards (see RULES.md); kept as a safe fallback
+            cards.extend(state.food_pile)
+            state.food_pile = []
+        cards = [cards[i] for i in rng.permutation(len(cards)).tolist()]
+        for s in range(n):
+            state.hands[s] = _counts(cards[s * k:(s + 1) * k])
+            state.hand_size[s] = k
+        state.food_pile = cards[n * k:] + state.food_pile
+        state.deals += 1
+
+    def _start_round(self, state: BoaringState, rng: np.random.Generator) -> None:
+        """'The player whose turn it is lays the top animal- and food card open on the table.'"""
+        animal = state.animal_deck.pop()
+        state.animal = animal
+        state.animals_left[animal] -= 1
+        if not state.food_pile:
+            # reading: an empty food pile is refilled from the shuffled discard
+            cards = _expand(state.discard)
+            state.discard = [0] * NUM_VALUES
+            state.food_pile = [cards[i] for i in rng.permutation(len(cards)).tolist()]
+        state.requirement = state.food_pile.pop()
+        state.current = state.active
+
+    # ----- results --------------------------------------------------------------------------------
+    def scores(self, state: BoaringState) -> np.ndarray:
+        """'Every animal on the savanna is worth two points and each animal on the graveyard counts as a
+        negative point.' (Meaningful mid-game too.)"""
+        return np.array([2 * sum(state.savanna[s]) - sum(state.graveyard[s]) for s in range(self.num_players)],
+                        dtype=np.float64)
+
+    def rank_keys(self, state: BoaringState) -> list[tuple[int, int, int, int]]:
+        """Per seat (score, savanna boars, savanna lions, savanna hyenas): the rulebook's ranking order."""
+        out = []
+        for s in range(self.num_players):
+            sav = state.savanna[s]
+            score = 2 * sum(sav) - sum(state.graveyard[s])
+            out.append((score, sav[BOAR], sav[LION], sav[HYENA]))
+        return out
+
+    def winners(self, state: BoaringState) -> list[int]:
+        """Seats sharing first place after the tie-breaks (all tied seats on a full draw)."""
+        keys = self.rank_keys(state)
+        top = max(keys)
+        return [s for s, k in enumerate(keys) if k == top]
+
+    def returns(self, state: BoaringState) -> np.ndarray:
+        """Zero-sum terminal rewards (see the class docstring); zeros while the game is live."""
+        if state.phase != OVER:
+            return np.zeros(self.num_players, dtype=np.float64)
+        if self.reward == "score":
+            scores = self.scores(state)
+            return scores - scores.mean()
+        return pairwise_rewards(self.rank_keys(state))
+
+    def clone(self, state: BoaringState) -> BoaringState:
+        """An independent copy of ``state``."""
+        return state.clone()
+
+    # ----- what a player sees ---------------------------------------------------------------------
+    def observation(self, state: BoaringState, seat: int) -> np.ndarray:
+        """The observation of ``seat`` (layout in envs/boaring/observation.py)."""
+        return encode(self.layout, state, seat)
+
+    def information_state(self, state: BoaringState, seat: int) -> BoaringState:
+        """A copy with only what ``seat`` knows: other hands, hidden pending cards and deck orders unknown.
+
+        Other players' hands become ``[UNKNOWN] * 10`` (``hand_size`` stays: it is public); in the bid phase their
+        committed cards become ``UNKNOWN`` (uncommitted stay 0); every food pile and animal deck entry becomes
+        ``UNKNOWN`` (their lengths and ``animals_left`` stay: public). Everything else is public. Fill the
+        placeholders with :meth:`determinize` before calling ``apply``.
+        """
+        info = state.clone()
+        for s in range(self.num_players):
+            if s != seat:
+                info.hands[s] = [UNKNOWN] * NUM_VALUES
+                if state.phase == BID and info.pending[s]:
+                    info.pending[s] = UNKNOWN
+        info.food_pile = [UNKNOWN] * len(state.food_pile)
+        info.animal_deck = [UNKNOWN] * len(state.animal_deck)
+        return info
+
+    def unknown_food(self, info: BoaringState, seat: int) -> list[int]:
+        """Food counts per value that ``seat`` cannot locate: other hands, hidden pending cards and the pile."""
+        counts = [COPIES_PER_VALUE] * NUM_VALUES
+        for i, c in enumerate(info.hands[seat]):
+            counts[i] -= c
+        for i, c in enumerate(info.discard):
+            counts[i] -= c
+        for v in info.pending:
+            if v > 0:
+                counts[v - 1] -= 1
+        if info.requirement:
+            counts[info.requirement - 1] -= 1
+        return counts
+
+    def determinize(self, info: BoaringState, seat: int, rng: np.random.Generator) -> BoaringState:
+        """A full state consistent with ``information_state(.., seat)``: the unknown cards dealt at random."""
+        n = self.num_players
+        state = info.clone()
+        cards = _expand(self.unknown_food(info, seat))
+        cards = [cards[i] for i in rng.permutation(len(cards)).tolist()]
+        pos = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            if state.pending[s] == UNKNOWN:
+                state.pending[s] = cards[pos]
+                pos += 1
+            k = state.hand_size[s]
+            state.hands[s] = _counts(cards[pos:pos + k])
+            pos += k
+        state.food_pile = cards[pos:]
+        animals: list[int] = []
+        for t in range(NUM_TYPES):
+            animals.extend([t] * state.animals_left[t])
+        state.animal_deck = [animals[i] for i in rng.permutation(len(animals)).tolist()]
+        return state
+
+    # ----- text, pictures, snapshots --------------------------------------------------------------
+    def action_to_str(self, state: BoaringState, action: int) -> str:
+        """``play 7``, ``no eat``, ``eat boar`` (hyena, own graveyard) or ``eat lion of p2`` (lion)."""
+        seat = state.eater if state.phase == EAT else max(state.current, 0)
+        return A.to_str(self.check_action_range(action), seat, self.num_players)
+
+    _FIELDS_INT = ("ncommitted", "active", "animal", "requirement", "phase", "eater", "current", "last_animal",
+                   "last_requirement", "last_outcome", "last_receiver", "rounds", "deals")
+    _FIELDS_LIST = ("hand_size", "pending", "food_pile", "discard", "animal_deck", "animals_left", "eaten",
+                    "last_played")
+    _FIELDS_TABLE = ("hands", "savanna", "graveyard")
+
+    def state_to_json(self, state: BoaringState) -> dict[str, Any]:
+        """Every field of the state as plain ints and lists (hidden information included)."""
+        out: dict[str, Any] = {f: int(getattr(state, f)) for f in self._FIELDS_INT}
+        for f in self._FIELDS_LIST:
+            out[f] = [int(x) for x in getattr(state, f)]
+        for f in self._FIELDS_TABLE:
+            out[f] = [[int(x) for x in row] for row in getattr(state, f)]
+        return out
+
+    def state_from_json(self, data: dict[str, Any]) -> BoaringState:
+        """Inverse of :meth:`state_to_json`; checks shapes, ranges and that no card or animal is lost."""
+        n = self.num_players
+        if not isinstance(data, dict):
+            raise SnapshotError("a Boaring state must be a dict")
+        state = BoaringState(n)
+
+        def as_int(x: Any, what: str) -> int:
+            if isinstance(x, bool) or not isinstance(x, int):
+                raise SnapshotError(f"{what} must be an integer, got {x!r}")
+            return x
+
+        def as_list(x: Any, what: str, length: int | None, low: int, high: int) -> list[int]:
+            if not isinstance(x, list) or (length is not None and len(x) != length):
+                raise SnapshotError(f"{what} must be a list" + (f" of {length}" if length is not None else ""))
+            out = [as_int(v, what) for v in x]
+            if any(not low <= v <= high for v in out):
+                raise SnapshotError(f"{what} has a value outside [{low}, {high}]: {out}")
+            return out
+
+        try:
+            for f in self._FIELDS_INT:
+                setattr(state, f, as_int(data[f], f))
+            state.hand_size = as_list(data["hand_size"], "hand_size", n, 0, NUM_FOOD)
+            state.pending = as_list(data["pending"], "pending", n, 0, NUM_VALUES)
+            state.food_pile = as_list(data["food_pile"], "food_pile", None, 1, NUM_VALUES)
+            state.discard = as_list(data["discard"], "discard", NUM_VALUES, 0, COPIES_PER_VALUE)
+            state.animal_deck = as_list(data["animal_deck"], "animal_deck", None, 0, NUM_TYPES - 1)
+            state.animals_left = as_list(data["animals_left"], "animals_left", NUM_TYPES, 0, NUM_ANIMALS)
+            state.eaten = as_list(data["eaten"], "eaten", NUM_TYPES, 0, NUM_ANIMALS)
+            state.last_played = as_list(data["last_played"], "last_played", n, 0, NUM_VALUES)
+            for f in self._FIELDS_TABLE:
+                rows = data[f]
+                width = NUM_VALUES if f == "hands" else NUM_TYPES
+                if not isinstance(rows, list) or len(rows) != n:
+                    raise SnapshotError(f"{f} must be a list of {n} rows")
+                setattr(state, f, [as_list(r, f, width, 0, NUM_FOOD) for r in rows])
+        except KeyError as err:
+            raise SnapshotError(f"Boaring state is missing field {err}") from err
+        self._check_consistent(state)
+        return state
+
+    def _check_consistent(self, state: BoaringState) -> None:
+        """Raise SnapshotError unless the state's books balance."""
+        n = self.num_players
+        if not (0 <= state.active < n and state.phase in (BID, EAT, OVER) and -1 <= state.animal < NUM_TYPES
+                and 0 <= state.requirement <= NUM_VALUES):
+            raise SnapshotError("active seat, phase, animal or requirement out of range")
+        if state.phase == OVER:
+            if state.current != TERMINAL or state.animal != -1 or state.animal_deck:
+                raise SnapshotError("a finished game must have no animal left and no player to move")
+        elif state.animal < 0 or state.requirement == 0:
+            raise SnapshotError("a live game needs an animal and a food card on the table")
+        if state.phase == BID:
+            committed = sum(1 for v in state.pending if v)
+            if committed != state.ncommitted or committed >= n or state.current != (state.active + committed) % n:
+                raise SnapshotError("pending cards do not match the commit order")
+            if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
+                raise SnapshotError("pending cards do not match the commit order")
+        if state.phase == EAT:
+            if not (0 <= state.eater < n and state.current == state.eater and state.ncommitted == n
+                    and all(state.pending) and state.animal in (HYENA, LION)):
+                raise SnapshotError("inconsistent eat phase")
+        tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
+        if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
+            raise SnapshotError("negative card or animal count")
+        for s in range(n):
+            if sum(state.hands[s]) != state.hand_size[s]:
+                raise SnapshotError(f"hand_size of p{s} does not match the hand")
+        food = [0] * NUM_VALUES
+        for h in state.hands:
+            for i, c in enumerate(h):
+                food[i] += c
+        for v in state.pending + state.food_pile + ([state.requirement] if state.requirement else []):
+            if v:
+                food[v - 1] += 1
+        for i, c in enumerate(state.discard):
+            food[i] += c
+        if food != [COPIES_PER_VALUE] * NUM_VALUES:
+            raise SnapshotError(f"food cards do not add up to 7 of each value: {food}")
+        deck = [0] * NUM_TYPES
+        for t in state.animal_deck:
+            deck[t] += 1
+        if deck != state.animals_left:
+            raise SnapshotError("animals_left does not match the animal deck")
+        animals = deck[:]
+        if state.animal >= 0:
+            animals[state.animal] += 1
+        for s in range(n):
+            for t in range(NUM_TYPES):
+                animals[t] += state.savanna[s][t] + state.graveyard[s][t]
+        for t in range(NUM_TYPES):
+            animals[t] += state.eaten[t]
+        if tuple(animals) != ANIMAL_COUNTS:
+            raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
+
+    def render_lines(self, state: BoaringState) -> list[str]:
+        """The text picture, line by line (spectator view: every hand is shown)."""
+        n = self.num_players
+        lines = []
+        if state.phase == OVER:
+            lines.append(f"Boaring - game over after {state.rounds} rounds; winners: "
+                         + ", ".join(f"p{s}" for s in self.winners(state)))
+        else:
+            need = state.requirement * n
+            lines.append(f"Boaring - round {state.rounds + 1}, active p{state.active}, phase {PHASE_NAMES[state.phase]}"
+                         f": {ANIMAL_NAMES[state.animal]} needs {state.requirement} x {n} = {need}")
+        scores = self.scores(state)
+        for s in range(n):
+            hand = " ".join(f"{i + 1}x{c}" if c > 1 else f"{i + 1}" for i, c in enumerate(state.hands[s]) if c)
+            sav, grave = state.savanna[s], state.graveyard[s]
+            mark = "*" if s == state.current else " "
+            p = state.pending[s]
+            bid = "  " if p == 0 else ("??" if p == UNKNOWN else f"{p:2d}")
+            lines.append(
+                f"{mark}p{s} [{bid}] savanna B{sav[0]} H{sav[1]} L{sav[2]}  grave B{grave[0]} H{grave[1]} "
+                f"L{grave[2]}  score {int(scores[s]):3d}  hand({state.hand_size[s]}): {hand}")
+        disc = " ".join(f"{i + 1}:{c}" for i, c in enumerate(state.discard))
+        left = state.animals_left
+        lines.append(f"discard {disc} | pile {len(state.food_pile)} | deck B{left[0]} H{left[1]} L{left[2]} | "
+                     f"eaten B{state.eaten[0]} H{state.eaten[1]} L{state.eaten[2]}")
+        if state.last_animal >= 0:
+            total = sum(state.last_played)
+            fate = "lived, to the savanna of" if state.last_outcome == LIVED else "died, to the graveyard of"
+            played = " ".join(f"p{s}:{v}" for s, v in enumerate(state.last_played))
+            lines.append(f"last reveal {played} = {total} vs {state.last_requirement * n}: "
+                         f"{ANIMAL_NAMES[state.last_animal]} {fate} p{state.last_receiver}")
+        return lines
+
+    def render_ansi(self, state: BoaringState) -> str:
+        """A text picture of the position (spectator view)."""
+        return "\n".join(self.render_lines(state)) + "\n"
+
+    def render_rgb(self, state: BoaringState) -> np.ndarray:
+        """The text picture with each player's line marked by a colour swatch."""
+        lines = self.render_lines(state)
+        fnt = font()
+        line_h, margin, swatch = 14, 6, 12
+        width = max(int(fnt.getlength(s)) for s in lines) + 3 * margin + swatch
+        img = Image.new("RGB", (width, line_h * len(lines) + 2 * margin), BACKGROUND)
+        draw = ImageDraw.Draw(img)
+        for k, line in enumerate(lines):
+            y = margin + k * line_h
+            if 1 <= k <= self.num_players:
+                draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 1])
+            draw.text((2 * margin + swatch, y), line, fill=INK, font=fnt)
+        return np.asarray(img, dtype=np.uint8)
+
+
+__all__ = ["BoaringGame", "BoaringState", "BID", "EAT", "OVER", "UNKNOWN", "ANIMAL_COUNTS"]
