@@ -140,6 +140,13 @@ class Game(ABC, Generic[S]):
         """
         return self.clone(state)
 
+    def determinize(self, info_state: S, seat: int, rng: np.random.Generator) -> S:
+        """A full state consistent with ``information_state(.., seat)``, hidden parts sampled with ``rng``.
+
+        Perfect-information games return a plain clone; hidden-information games override this.
+        """
+        return self.clone(info_state)
+
     # ----- text, pictures, snapshots -----------------------------------------------------------
     @abstractmethod
     def action_to_str(self, state: S, action: int) -> str:

@@ -1,0 +1,118 @@
+"""Scripted Battle Sheep policies: ``greedy`` (one-ply heuristic) and ``search`` (MCTS over the engine).
+
+Greedy's heuristic is *live sheep*: in Battle Sheep every sheep that can still leave its stack is a future
+pasture, and sheep in a blocked stack are lost. For a position it counts, for each seat, the sheep above the
+bottom one (h - 1) in stacks that still have an open direction, and scores my count minus the opponents' mean;
+ties go to the move that keeps more open directions, then at random. The same score picks stack placements
+(the cell with the longest open lines wins) and, while building, the tile that shares the most edges with the
+pasture (compact pastures; the build phase matters little for the heuristic).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.battle_sheep.rules import BUILD, EMPTY, MOVE, NO_PASTURE, OVER, PLACE, BattleSheepGame, SheepState
+from envs.common.mcts import MCTSPolicy
+from envs.common.policies import Decision
+
+
+def live_sheep(game: BattleSheepGame, state: SheepState, seat: int) -> tuple[int, int]:
+    """(sheep that can still move, open (stack, direction) pairs) of a seat."""
+    cells, heights, nbrs = state.cells, state.heights, game.grid.neighbors
+    live = opens = 0
+    for c in state.stacks[seat]:
+        h = heights[c]
+        if h < 2:
+            continue
+        k = sum(1 for j in nbrs[c] if j >= 0 and cells[j] == EMPTY)
+        if k:
+            live += h - 1
+            opens += k
+    return live, opens
+
+
+def position_value(game: BattleSheepGame, state: SheepState, seat: int) -> float:
+    """Heuristic value of a position for ``seat`` (higher is better)."""
+    if state.phase == OVER:
+        return 1000.0 * float(game.returns(state)[seat])
+    n = game.num_players
+    mine_live, mine_open = live_sheep(game, state, seat)
+    other_live = other_open = 0.0
+    for s in range(n):
+        if s != seat:
+            live, opens = live_sheep(game, state, s)
+            other_live += live / (n - 1)
+            other_open += opens / (n - 1)
+    pastures = len(state.stacks[seat]) - sum(len(state.stacks[s]) for s in range(n) if s != seat) / (n - 1)
+    return 10.0 * (pastures + mine_live - other_live) + (mine_open - other_open)
+
+
+def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
+    """Free pasture cells reachable in straight lines from ``cell`` (a stack placement's prospects)."""
+    total = 0
+    for ray in game.grid.rays[cell]:
+        for j in ray:
+            if state.cells[j] != EMPTY:
+                break
+            total += 1
+    return total
+
+
+class GreedyPolicy:
+    """One-ply greedy on :func:`position_value` (see the module docstring)."""
+
+    name = "greedy"
+
+    def __init__(self, game: BattleSheepGame, seed: int | None = None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, decision: Decision) -> int:
+        game, state, seat = self.game, decision.info_state, decision.seat
+        legal = decision.legal_actions()
+        if state.phase == BUILD:
+            pasture = [c != NO_PASTURE for c in state.cells]
+            nbrs = game.grid.neighbor_lists
+            scores = [sum(pasture[j] for c in game.tile_cells[a] for j in nbrs[c]) for a in legal]
+        elif state.phase == PLACE:
+            scores = [_ray_reach(game, state, int(a) - game.codec.stack_base) for a in legal]
+        else:
+            scores = []
+            for a in legal:
+                child = state.clone()
+                game.apply(child, int(a))
+                scores.append(position_value(game, child, seat))
+        scores = np.asarray(scores, dtype=np.float64)
+        best = np.flatnonzero(scores == scores.max())
+        return int(legal[best[self.rng.integers(best.size)]])
+
+
+def move_candidates(game: BattleSheepGame, state: SheepState) -> list[int]:
+    """Search's pruning: per (stack, direction) only 1, half, and all-but-one sheep; other phases unpruned."""
+    if state.phase != MOVE:
+        return game.legal_actions(state)
+    out = []
+    for c, d, _, k in game.legal_moves(state):
+        for count in sorted({1, (k + 1) // 2, k}):
+            out.append(game.codec.move(c, d, count))
+    return out
+
+
+def search_policy(game: BattleSheepGame, seed: int | None = None, budget: int = 600) -> MCTSPolicy:
+    """MCTS with uniform random playouts over the pruned move set, ``budget`` simulations per decision.
+
+    Measured while choosing the default (40 games vs greedy, seats rotated): 200 simulations won 60%, 600 won
+    97.5%; cutting playouts after 0 or 4 plies and scoring with the live-sheep heuristic did worse (46%, 52%).
+    """
+    return MCTSPolicy(game, budget=budget, seed=seed, candidates=move_candidates)
+
+
+POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy}
+"""Baselines by name for the tournament harness: ``POLICIES[name](game, seed=..., **kwargs) -> Policy``."""

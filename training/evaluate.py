@@ -1,0 +1,445 @@
+"""Tournament harness: play policies against each other fairly and report win rates and ratings.
+
+Format: for every pair of policies (A, B) in the pool, A takes one seat and B every other seat (a plain duel in
+two-player games, "one against the field" with more players); A's seat is rotated evenly over all seats, and each
+game has its own seed derived from the tournament seed, so results are reproducible whatever the number of
+worker processes. A game counts for A as a win when A finishes alone in first place, a draw when A shares first
+place, a loss otherwise; A's *win share* is wins + draws / (number of players sharing first place), whose
+parity value is 1/n. Ratings: a Bradley-Terry model fitted to every pairwise comparison of seats held by
+different policies (ties count half), reported on the Elo scale with standard errors.
+
+CLI: ``python -m training evaluate --game GAME --policies random greedy search [CHECKPOINT ...]``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import time
+from dataclasses import asdict, dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+import envs
+from envs.common.game import TERMINAL, Game
+from envs.common.policies import Policy, RandomPolicy, decision_from_state
+
+
+class PolicyError(RuntimeError):
+    """A policy misbehaved (an illegal action, a crash): the message names the policy."""
+
+
+class UnknownPolicyError(ValueError):
+    """A policy spec that is neither a baseline name nor a checkpoint file."""
+
+
+# ----- policies by name -------------------------------------------------------------------------------------------
+def baseline_names(game: str) -> list[str]:
+    """The scripted baselines a game offers (``random`` always, then its ``baselines.POLICIES``)."""
+    names = ["random"]
+    try:
+        module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
+        names += list(module.POLICIES)
+    except ModuleNotFoundError:
+        pass
+    return names
+
+
+def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
+    """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget)
+    or the path of a trained checkpoint. Raises :class:`UnknownPolicyError` with the choices otherwise."""
+    options = options or {}
+    name, _, arg = spec.partition(":")
+    if name == "random":
+        return RandomPolicy(seed)
+    engine = envs.module(game).raw_env(**options).game
+    try:
+        module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
+        table = module.POLICIES
+    except ModuleNotFoundError:
+        table = {}
+    if name in table:
+        kwargs = {"budget": int(arg)} if arg else {}
+        return table[name](engine, seed=seed, **kwargs)
+    path = Path(spec)
+    if path.suffix in (".pt", ".json") or path.exists():
+        if not path.exists():
+            raise UnknownPolicyError(f"checkpoint {spec!r} does not exist")
+        from training.checkpoint import load_policy
+
+        return load_policy(path, game=game, options=options, seed=seed)
+    raise UnknownPolicyError(
+        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))} or a checkpoint path")
+
+
+# ----- one game -------------------------------------------------------------------------------------------------------
+@dataclass
+class GameRecord:
+    """One finished game: who sat where, the actions, the result."""
+
+    game: str
+    options: dict[str, Any]
+    seed: int
+    seats: list[str]
+    """Policy spec at each seat."""
+    actions: list[int] = field(default_factory=list)
+    returns: list[float] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    truncated: bool = False
+    think_seconds: dict[str, float] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)
+
+
+def play_game(game: str, options: dict[str, Any], seats: Sequence[str], seed: int,
+              policies: Sequence[Policy] | None = None) -> GameRecord:
+    """Play one game with the given policy specs (or ready policies) at the seats; the engine keeps the rules.
+
+    Raises :class:`PolicyError` naming the policy if one returns an illegal action or crashes.
+    """
+    env = envs.module(game).raw_env(**options)
+    engine: Game = env.game
+    if policies is None:
+        policies = [make_policy(spec, game, options, seed=seed * 101 + i) for i, spec in enumerate(seats)]
+    for i, p in enumerate(policies):
+        p.reset(seed * 101 + i)
+    rng = np.random.default_rng(seed)
+    state = engine.initial_state(rng)
+    record = GameRecord(game=game, options=dict(options), seed=seed, seats=list(seats))
+    think = {s: 0.0 for s in seats}
+    count = {s: 0 for s in seats}
+    plies = 0
+    while engine.current_player(state) != TERMINAL:
+        if engine.is_truncated(state) or plies >= engine.max_game_length:
+            record.truncated = True
+            break
+        seat = engine.current_player(state)
+        decision = decision_from_state(engine, state, seat)
+        start = time.perf_counter()
+        try:
+            action = policies[seat].act(decision)
+        except Exception as err:  # noqa: BLE001 - reported with the policy's name
+            raise PolicyError(f"policy {seats[seat]!r} (seat {seat}) crashed: {err!r}") from err
+        think[seats[seat]] += time.perf_counter() - start
+        count[seats[seat]] += 1
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < engine.num_actions
+                and decision.action_mask[action]):
+            raise PolicyError(
+                f"policy {seats[seat]!r} (seat {seat}) returned illegal action {action!r} in {game} "
+                f"(seed {seed}, ply {plies})")
+        engine.apply(state, int(action), rng)
+        record.actions.append(int(action))
+        plies += 1
+    record.returns = [float(x) for x in engine.returns(state)]
+    record.scores = [float(x) for x in engine.scores(state)]
+    record.think_seconds = think
+    record.decisions = count
+    return record
+
+
+# ----- the schedule ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Task:
+    index: int
+    pair: tuple[int, int]
+    """(A, B) indices into the policy list: A takes ``hero_seat``, B every other seat."""
+    hero_seat: int
+    seed: int
+
+
+def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int) -> list[Task]:
+    """Every pair (A, B), ``games_per_pair`` games, A's seat rotated evenly over the seats.
+
+    In two-player games the pair (A, B) with A at seat 1 is the same as (B, A) with B at seat 0, so every
+    ordered seating appears equally often.
+    """
+    tasks = []
+    k = 0
+    for a, b in combinations(range(num_policies), 2):
+        for g in range(games_per_pair):
+            hero = g % num_players
+            tasks.append(Task(k, (a, b), hero, seed * 1_000_003 + k))
+            k += 1
+    return tasks
+
+
+def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, GameRecord]:
+    game, options, specs, task = args
+    a, b = task.pair
+    n = envs.module(game).raw_env(**options).game.num_players
+    seats = [specs[b]] * n
+    seats[task.hero_seat] = specs[a]
+    return task, play_game(game, options, seats, task.seed)
+
+
+# ----- statistics ---------------------------------------------------------------------------------------------------
+def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (successes may be fractional: draws count half)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def fit_bradley_terry(num_players: int, comparisons: Sequence[tuple[int, int, float]],
+                      prior_games: float = 1.0, iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Bradley-Terry strengths from (i, j, score of i in [0, 1]) comparisons; returns (Elo, standard error).
+
+    Fitted by Newton's method on the log-likelihood with a weak prior (``prior_games`` virtual draws against a
+    reference of strength 0 for every player), so the fit exists even for unbeaten players. Ratings are
+    ``400 log10`` strengths centred at mean 0; standard errors come from the inverse Hessian.
+    """
+    k = num_players
+    theta = np.zeros(k)
+    scale = 400.0 / math.log(10.0)
+    for _ in range(iterations):
+        grad = np.zeros(k)
+        hess = np.zeros((k, k))
+        for i, j, s in comparisons:
+            p = 1.0 / (1.0 + math.exp(theta[j] - theta[i]))
+            grad[i] += s - p
+            grad[j] -= s - p
+            w = p * (1 - p)
+            hess[i, i] -= w
+            hess[j, j] -= w
+            hess[i, j] += w
+            hess[j, i] += w
+        p0 = 1.0 / (1.0 + np.exp(-theta))
+        grad += prior_games * (0.5 - p0)
+        hess -= np.diag(prior_games * p0 * (1 - p0))
+        step = np.linalg.lstsq(hess, -grad, rcond=None)[0]  # minimum-norm: the mean is free without a prior
+        theta += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    cov = np.linalg.pinv(-hess)
+    centre = np.full(k, 1.0 / k)
+    proj = np.eye(k) - centre[None, :]  # ratings relative to the mean
+    cov_c = proj @ cov @ proj.T
+    elo = scale * (theta - theta.mean())
+    se = scale * np.sqrt(np.clip(np.diag(cov_c), 0, None))
+    return elo, se
+
+
+@dataclass
+class PairResult:
+    a: str
+    b: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_share: float
+    """(wins + shared first places split evenly) / games, for A."""
+    interval: tuple[float, float]
+    parity: float
+    mean_margin: float
+    """Mean of A's return minus the mean return of B's seats."""
+
+
+@dataclass
+class TournamentResult:
+    game: str
+    options: dict[str, Any]
+    policies: list[str]
+    games_per_pair: int
+    seed: int
+    pairs: list[PairResult]
+    elo: list[float]
+    elo_se: list[float]
+    seconds_per_move: dict[str, float]
+    records: list[GameRecord] = field(default_factory=list, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("records")
+        return data
+
+    def markdown(self) -> str:
+        """The pair table and the ratings as markdown."""
+        lines = [f"### {self.game} {self.options or ''}: {self.games_per_pair} games per pair, seed {self.seed}", "",
+                 "| A | B | games | A wins | draws | A losses | A win share | 95% interval | parity | margin |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
+        for p in self.pairs:
+            lines.append(f"| {p.a} | {p.b} | {p.games} | {p.wins} | {p.draws} | {p.losses} | {p.win_share:.3f} | "
+                         f"[{p.interval[0]:.3f}, {p.interval[1]:.3f}] | {p.parity:.3f} | {p.mean_margin:+.3f} |")
+        lines += ["", "| policy | Elo (BT) | +- 1.96 se | s / move |", "|---|---|---|---|"]
+        for name, r, s in sorted(zip(self.policies, self.elo, self.elo_se), key=lambda t: -t[1]):
+            lines.append(f"| {name} | {r:+.0f} | {1.96 * s:.0f} | {self.seconds_per_move.get(name, 0.0):.4f} |")
+        return "\n".join(lines)
+
+
+def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pair: int, seed: int,
+              results: list[tuple[Task, GameRecord]]) -> TournamentResult:
+    """Turn finished games into pair statistics and ratings."""
+    results = sorted(results, key=lambda t: t[0].index)
+    n_players = envs.module(game).raw_env(**options).game.num_players
+    pairs = []
+    comparisons: list[tuple[int, int, float]] = []
+    think: dict[str, float] = {s: 0.0 for s in specs}
+    moves: dict[str, int] = {s: 0 for s in specs}
+    for a, b in combinations(range(len(specs)), 2):
+        wins = draws = losses = 0
+        share = 0.0
+        margins = []
+        for task, rec in results:
+            if task.pair != (a, b):
+                continue
+            r = rec.returns
+            hero = task.hero_seat
+            top = max(r)
+            firsts = [i for i in range(n_players) if r[i] == top]
+            if hero in firsts:
+                if len(firsts) == 1:
+                    wins += 1
+                else:
+                    draws += 1
+                share += 1.0 / len(firsts)
+            else:
+                losses += 1
+            others = [r[i] for i in range(n_players) if i != hero]
+            margins.append(r[hero] - float(np.mean(others)))
+            for i in range(n_players):
+                if i == hero:
+                    continue
+                s = 1.0 if r[hero] > r[i] else 0.0 if r[hero] < r[i] else 0.5
+                comparisons.append((a, b, s))
+        count = wins + draws + losses
+        pairs.append(PairResult(specs[a], specs[b], count, wins, draws, losses, share / max(count, 1),
+                                wilson_interval(share, count), 1.0 / n_players,
+                                float(np.mean(margins)) if margins else 0.0))
+    for _, rec in results:
+        for name, sec in rec.think_seconds.items():
+            think[name] += sec
+            moves[name] += rec.decisions.get(name, 0)
+    elo, se = fit_bradley_terry(len(specs), comparisons) if len(specs) > 1 else (np.zeros(1), np.zeros(1))
+    return TournamentResult(game, dict(options), list(specs), games_per_pair, seed, pairs,
+                            [float(x) for x in elo], [float(x) for x in se],
+                            {s: think[s] / max(moves[s], 1) for s in specs}, [rec for _, rec in results])
+
+
+def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[str], games: int = 100,
+                   seed: int = 0, workers: int = 1, progress: bool = True) -> TournamentResult:
+    """Play every pair of ``specs`` for ``games`` games each (seats rotated), over ``workers`` processes."""
+    options = dict(options or {})
+    specs = list(specs)
+    if len(set(specs)) != len(specs):
+        raise ValueError("each policy may appear only once in a tournament")
+    if len(specs) < 2:
+        raise ValueError("a tournament needs at least two policies")
+    envs.module(game).raw_env(**options)  # options are checked before any worker starts
+    for s in specs:
+        make_policy(s, game, options, seed=0)  # unknown names, missing or foreign checkpoints fail here
+    n_players = envs.module(game).raw_env(**options).game.num_players
+    tasks = schedule(len(specs), n_players, games, seed)
+    jobs = [(game, options, specs, t) for t in tasks]
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(jobs), desc=f"{game} tournament", unit="game")
+        except ImportError:  # pragma: no cover - tqdm comes with the train extra
+            bar = None
+    results = []
+    if workers <= 1:
+        for job in jobs:
+            results.append(_run_task(job))
+            if bar:
+                bar.update(1)
+    else:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            for res in pool.imap_unordered(_run_task, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
+                results.append(res)
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    return summarise(game, options, specs, games, seed, results)
+
+
+# ----- outputs ------------------------------------------------------------------------------------------------------
+def win_matrix_png(result: TournamentResult, path: str | Path) -> None:
+    """A heat map of win shares: row policy's share against the column policy (diagonal blank)."""
+    from PIL import Image, ImageDraw
+
+    from envs.common.render import BACKGROUND, INK, font
+
+    names = result.policies
+    k = len(names)
+    share = np.full((k, k), np.nan)
+    idx = {n: i for i, n in enumerate(names)}
+    for p in result.pairs:
+        i, j = idx[p.a], idx[p.b]
+        share[i, j] = p.win_share
+        # B's view: B holds the other seats; with two players its share is 1 - A's share.
+        share[j, i] = 1.0 - p.win_share if len(result.elo) and p.parity == 0.5 else np.nan
+    cell, left, top = 64, 120, 40
+    img = Image.new("RGB", (left + k * cell + 10, top + k * cell + 30), BACKGROUND)
+    draw = ImageDraw.Draw(img)
+    fnt = font()
+    draw.text((10, 10), f"{result.game}: win share of row vs column ({result.games_per_pair} games/pair)",
+              fill=INK, font=fnt)
+    for i in range(k):
+        draw.text((10, top + i * cell + cell // 2), names[i][:18], fill=INK, font=fnt, anchor="lm")
+        draw.text((left + i * cell + cell // 2, top + k * cell + 12), names[i][:10], fill=INK, font=fnt,
+                  anchor="mm")
+        for j in range(k):
+            x0, y0 = left + j * cell, top + i * cell
+            v = share[i, j]
+            if np.isnan(v):
+                colour = (230, 230, 230)
+                label = ""
+            else:
+                colour = (int(255 * (1 - v)), int(200 * v + 40), 80)
+                label = f"{v:.2f}"
+            draw.rectangle([x0, y0, x0 + cell - 2, y0 + cell - 2], fill=colour)
+            if label:
+                draw.text((x0 + cell // 2, y0 + cell // 2), label, fill=INK, font=fnt, anchor="mm")
+    img.save(path)
+
+
+def save_result(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path]:
+    """Write ``<game>_tournament.json`` and ``<game>_tournament.png`` into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    json_path = out / f"{result.game}_tournament.json"
+    json_path.write_text(json.dumps(result.to_json(), indent=2))
+    png_path = out / f"{result.game}_tournament.png"
+    win_matrix_png(result, png_path)
+    return json_path, png_path
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m training evaluate``: run a tournament and print / save the tables."""
+    import argparse
+
+    from envs.benchmark import parse_options
+
+    parser = argparse.ArgumentParser(prog="python -m training evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
+    parser.add_argument("--policies", nargs="+", required=True,
+                        help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths")
+    parser.add_argument("--games", type=int, default=100, help="games per pair of policies")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--out", default="runs/evaluate", help="folder for the JSON and PNG reports")
+    args = parser.parse_args(argv)
+    if args.game not in envs.GAMES:
+        parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
+    try:
+        result = run_tournament(args.game, parse_options(args.env_option), args.policies, args.games, args.seed,
+                                args.workers)
+    except (UnknownPolicyError, PolicyError, ValueError) as err:
+        raise SystemExit(f"error: {err}") from None
+    print(result.markdown())
+    json_path, png_path = save_result(result, args.out)
+    print(f"\nsaved {json_path} and {png_path}")
