@@ -432,6 +432,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", default="runs/evaluate", help="folder for the JSON and PNG reports")
+    parser.add_argument("--save-games", metavar="FILE", help="also save every game as a JSON record (replayable)")
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
@@ -443,3 +444,7 @@ def main(argv: list[str] | None = None) -> None:
     print(result.markdown())
     json_path, png_path = save_result(result, args.out)
     print(f"\nsaved {json_path} and {png_path}")
+    if args.save_games:
+        from training.records import save_records
+
+        print(f"saved {len(result.records)} games to {save_records(result.records, args.save_games)}")

@@ -1,0 +1,128 @@
+"""Play against a policy in the terminal, or watch two policies play.
+
+``python -m training play --game battle_sheep [--opponent random|greedy|search|CHECKPOINT] [--seat 0]``
+``python -m training play --game bestiarium --watch --policies greedy search``
+
+Moves are typed in the game's notation (``help`` lists the legal moves with their notation, ``quit`` stops);
+the board is redrawn after every move; a mistyped or illegal move gets a message and another try. Every game
+can be saved with ``--record FILE`` and replayed with ``python -m training replay FILE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Callable
+
+import numpy as np
+
+import envs
+from envs.common.game import TERMINAL, IllegalActionError
+from envs.common.policies import Policy, decision_from_state
+from training.evaluate import GameRecord, UnknownPolicyError, make_policy
+from training.records import save_records
+
+HUMAN = "human"
+
+
+def legal_moves_text(game, state) -> str:
+    """The legal moves in notation, comma-separated (long lists shortened)."""
+    moves = [game.action_to_str(state, a) for a in game.legal_actions(state)]
+    text = ", ".join(moves[:60])
+    return text + (f", ... ({len(moves)} in all)" if len(moves) > 60 else "")
+
+
+def ask_human(game, state, read: Callable[[str], str], write: Callable[[str], None]) -> int | None:
+    """Prompt until the human types a legal move; ``None`` if they quit."""
+    while True:
+        try:
+            text = read("your move (help, quit): ").strip()
+        except EOFError:
+            return None
+        if text.lower() in ("quit", "exit", "q"):
+            return None
+        if text.lower() in ("help", "?", ""):
+            write("legal moves: " + legal_moves_text(game, state))
+            continue
+        try:
+            action = game.str_to_action(state, text)
+        except IllegalActionError as err:
+            write(f"not understood: {err}")
+            continue
+        if not game.legal_mask(state)[action]:
+            write(f"illegal here: {text!r}. Type 'help' for the legal moves.")
+            continue
+        return action
+
+
+def play(game_name: str, options: dict, seats: list[str], seed: int = 0,
+         read: Callable[[str], str] = input, write: Callable[[str], None] = print,
+         delay: float = 0.0) -> GameRecord | None:
+    """Play one game; seat specs are ``"human"`` or policy specs. Returns the record, or None if quit."""
+    game = envs.module(game_name).raw_env(**options).game
+    if len(seats) != game.num_players:
+        raise ValueError(f"{game_name} with these options has {game.num_players} seats, got {len(seats)} players")
+    policies: list[Policy | None] = [
+        None if spec == HUMAN else make_policy(spec, game_name, options, seed=seed * 101 + i)
+        for i, spec in enumerate(seats)
+    ]
+    rng = np.random.default_rng(seed)
+    state = game.initial_state(rng)
+    record = GameRecord(game=game_name, options=dict(options), seed=seed, seats=list(seats))
+    write(game.render_ansi(state))
+    while game.current_player(state) != TERMINAL and not game.is_truncated(state):
+        seat = game.current_player(state)
+        policy = policies[seat]
+        if policy is None:
+            action = ask_human(game, state, read, write)
+            if action is None:
+                write("game abandoned")
+                return None
+        else:
+            action = int(policy.act(decision_from_state(game, state, seat)))
+        write(f"player_{seat} ({seats[seat]}): {game.action_to_str(state, action)}")
+        game.apply(state, action, rng)
+        record.actions.append(action)
+        write(game.render_ansi(state))
+        if delay:
+            time.sleep(delay)
+    record.returns = [float(x) for x in game.returns(state)]
+    record.scores = [float(x) for x in game.scores(state)]
+    write("result: " + ", ".join(f"player_{i} ({s}) {r:+.2f}" for i, (s, r) in enumerate(zip(seats, record.returns))))
+    return record
+
+
+def main(argv: list[str] | None = None) -> None:
+    from envs.benchmark import parse_options
+
+    parser = argparse.ArgumentParser(prog="python -m training play", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
+    parser.add_argument("--opponent", default="greedy", help="random, greedy, search[:BUDGET] or a checkpoint path")
+    parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
+    parser.add_argument("--watch", action="store_true", help="watch policies play instead of playing")
+    parser.add_argument("--policies", nargs="+", help="with --watch: one spec per seat (default: the opponent)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
+    parser.add_argument("--record", help="save the game as a JSON record here")
+    parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(argv)
+    if args.game not in envs.GAMES:
+        parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
+    options = parse_options(args.env_option)
+    try:
+        n = envs.module(args.game).raw_env(**options).game.num_players
+        if args.watch:
+            seats = args.policies or [args.opponent] * n
+            if len(seats) == 1:
+                seats = seats * n
+        else:
+            if not 0 <= args.seat < n:
+                parser.error(f"--seat must be 0..{n - 1}")
+            seats = [args.opponent] * n
+            seats[args.seat] = HUMAN
+        record = play(args.game, options, seats, args.seed, delay=args.delay)
+    except (UnknownPolicyError, ValueError) as err:
+        raise SystemExit(f"error: {err}") from None
+    if record is not None and args.record:
+        print(f"saved {save_records([record], args.record)}")
