@@ -1,0 +1,137 @@
+"""Scripted Bestiarium policies: ``greedy`` (one-ply cascade heuristic) and ``search`` (MCTS over the engine).
+
+Greedy's heuristic is the *cascade after the move*. For a position it takes, size by size from the largest down
+to 1, my cascade value minus the opponent's (the engine's ``size_values``: +k*s^2 for a fauna of k shapes,
+-n*s^2 for a species of n creatures), and compares these tuples lexicographically, which is exactly how the
+game is decided at the end: the largest size where the players differ counts first, smaller sizes only break
+ties. Every legal action is tried on a copy of the position; a placement that starts an eating chain is
+followed to the end of the chain, each growth cell chosen by the same key (so growth-cell choices are scored
+too, and a grow-phase decision is scored the same way). Ties, frequent among quiet placements, are broken at
+random with the policy's seeded generator. About 1-2 ms a move on side 6.
+
+Search is :class:`envs.common.mcts.MCTSPolicy` (UCT, exploration 1.4, all legal actions, no pruning) with
+uniform random playouts cut after ``rollout_depth`` = 20 plies and scored by :func:`cascade_value`: the
+cascade comparison as it stands, ``tanh(d / (2 s^2))`` for the first player at the largest size s where the
+values differ by d (the second player gets the negation; 0 when every size ties; the true +-1 at a finished
+game). Bestiarium has no chance and no hidden information, so every simulation starts from a plain copy.
+
+Tuning (side 6, free shapes; 40 games per setting vs greedy, seats alternated; s / move measured on a shared
+2-core machine, so only roughly comparable):
+
+| search setting                            | win rate vs greedy | s / move |
+|-------------------------------------------|--------------------|----------|
+| 15 sims, full random playouts             | 0.800              | 0.017    |
+| 30 sims, full random playouts             | 0.950              | 0.034    |
+| 60 sims, full random playouts             | 0.975              | 0.100    |
+| 250 sims, depth 0 + hard (+-1) cascade    | 0.600 (10 games)   | 0.035    |
+| 60 sims, depth 10 + hard cascade          | 0.875              | 0.024    |
+| 60 sims, depth 10 + tanh cascade          | 0.875              | 0.019    |
+| 60 sims, depth 20 + hard cascade          | 0.975              | 0.039    |
+| 40 sims, depth 20 + tanh cascade          | 0.950              | 0.023    |
+| **60 sims, depth 20 + tanh cascade**      | **0.975**          | 0.041    |
+
+Random playouts on side 6 run ~90 plies from the empty board but the engine does one in ~1.5 ms, so full
+playouts already work; evaluating the position at once (depth 0) is poor because the cascade of a half-filled
+board says little about the final one, and 20 random plies then the cascade matched the full-playout strength
+at a lower cost. Greedy vs random: 30-34 of 40 (0.75-0.85).
+
+Final ladder (``python -m training evaluate --game bestiarium --policies random greedy --games 200 --workers 1
+--seed 1``, and the same for ``greedy search``): greedy beats random 159 of 200 (0.795, 95% [0.734, 0.845]);
+search beats greedy 194 of 200 (0.970, 95% [0.936, 0.986]); search 0.041 s / move, greedy 0.003-0.004 s / move.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from envs.bestiarium.rules import GROW, BestiariumGame, BestiariumState
+from envs.common.mcts import MCTSPolicy
+from envs.common.policies import Decision
+
+DEFAULT_BUDGET = 60
+ROLLOUT_DEPTH = 20
+EVAL_SCALE = 2.0
+
+
+def cascade_key(game: BestiariumGame, state: BestiariumState, seat: int) -> tuple[int, ...]:
+    """(my value - the opponent's value) per size, from size ``num_cells`` down to 1 (compare lexicographically).
+
+    A finished game puts its result (+-1) first, so a won end beats everything.
+    """
+    if state.over:
+        return (int(game.returns(state)[seat]),) + (0,) * game.num_cells
+    mine, theirs = game.size_values(state, seat), game.size_values(state, 1 - seat)
+    return (0,) + tuple(mine.get(s, 0) - theirs.get(s, 0) for s in range(game.num_cells, 0, -1))
+
+
+def _key_after_chain(game: BestiariumGame, state: BestiariumState, seat: int) -> tuple[int, ...]:
+    """The key once ``seat``'s eating chain (if any) is finished with the best growth cells (``state`` changes)."""
+    if state.over or state.to_move != seat or state.phase != GROW:
+        return cascade_key(game, state, seat)
+    best = None
+    for a in game.growth_cells(state):
+        child = state.clone()
+        game.apply(child, a)
+        k = _key_after_chain(game, child, seat)
+        if best is None or k > best:
+            best = k
+    return best
+
+
+class GreedyPolicy:
+    """One-ply greedy on the cascade after the move (see the module docstring)."""
+
+    name = "greedy"
+
+    def __init__(self, game: BestiariumGame, seed: int | None = None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, decision: Decision) -> int:
+        game, state, seat = self.game, decision.info_state, decision.seat
+        legal = decision.legal_actions()
+        if legal.size == 1:
+            return int(legal[0])
+        keys = []
+        for a in legal:
+            child = state.clone()
+            game.apply(child, int(a))
+            keys.append(_key_after_chain(game, child, seat))
+        top = max(keys)
+        best = [i for i, k in enumerate(keys) if k == top]
+        return int(legal[best[self.rng.integers(len(best))]])
+
+
+def cascade_value(game: BestiariumGame, state: BestiariumState, scale: float = EVAL_SCALE) -> np.ndarray:
+    """Per-seat leaf value in [-1, 1]: ``tanh(d / (scale s^2))`` at the largest size s whose values differ by d.
+
+    The true returns for a finished game; 0 for both when every size ties.
+    """
+    if state.over:
+        return game.returns(state)
+    v0, v1 = game.size_values(state, 0), game.size_values(state, 1)
+    for s in sorted(set(v0) | set(v1), reverse=True):
+        d = v0.get(s, 0) - v1.get(s, 0)
+        if d:
+            x = math.tanh(d / (scale * s * s))
+            return np.array([x, -x])
+    return np.zeros(2)
+
+
+def search_policy(game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET) -> MCTSPolicy:
+    """MCTS, ``budget`` simulations a decision, random playouts cut after 20 plies and scored by the cascade."""
+    return MCTSPolicy(
+        game, budget=budget, seed=seed, rollout_depth=ROLLOUT_DEPTH,
+        evaluate=lambda state: cascade_value(game, state),
+    )
+
+
+POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy}
+"""Baselines by name for the tournament harness: ``POLICIES[name](game, seed=..., **kwargs) -> Policy``."""
