@@ -3,7 +3,9 @@
 Format: for every pair of policies (A, B) in the pool, A takes one seat and B every other seat (a plain duel in
 two-player games, "one against the field" with more players); A's seat is rotated evenly over all seats, and each
 game has its own seed derived from the tournament seed, so results are reproducible whatever the number of
-worker processes. A game counts for A as a win when A finishes alone in first place, a draw when A shares first
+worker processes. With three or more players the pair is also played the other way round (B alone against a
+field of A), since "one A among B's" and "one B among A's" are different tests; each orientation gets the full
+number of games and its own row. A game counts for A as a win when A finishes alone in first place, a draw when A shares first
 place, a loss otherwise; A's *win share* is wins + draws / (number of players sharing first place), whose
 parity value is 1/n. Ratings: a Bradley-Terry model fitted to every pairwise comparison of seats held by
 different policies (ties count half), reported on the Elo scale with standard errors.
@@ -150,15 +152,23 @@ class Task:
     seed: int
 
 
+def ordered_pairs(num_policies: int, num_players: int) -> list[tuple[int, int]]:
+    """(hero, field) pairs: each unordered pair once with two players, both ways round with more."""
+    pairs = list(combinations(range(num_policies), 2))
+    if num_players > 2:
+        pairs = [p for a, b in pairs for p in ((a, b), (b, a))]
+    return pairs
+
+
 def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int) -> list[Task]:
-    """Every pair (A, B), ``games_per_pair`` games, A's seat rotated evenly over the seats.
+    """Every (hero, field) pair, ``games_per_pair`` games, the hero's seat rotated evenly over the seats.
 
     In two-player games the pair (A, B) with A at seat 1 is the same as (B, A) with B at seat 0, so every
     ordered seating appears equally often.
     """
     tasks = []
     k = 0
-    for a, b in combinations(range(num_policies), 2):
+    for a, b in ordered_pairs(num_policies, num_players):
         for g in range(games_per_pair):
             hero = g % num_players
             tasks.append(Task(k, (a, b), hero, seed * 1_000_003 + k))
@@ -283,7 +293,7 @@ def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pa
     comparisons: list[tuple[int, int, float]] = []
     think: dict[str, float] = {s: 0.0 for s in specs}
     moves: dict[str, int] = {s: 0 for s in specs}
-    for a, b in combinations(range(len(specs)), 2):
+    for a, b in ordered_pairs(len(specs), n_players):
         wins = draws = losses = 0
         share = 0.0
         margins = []
@@ -378,13 +388,13 @@ def win_matrix_png(result: TournamentResult, path: str | Path) -> None:
     for p in result.pairs:
         i, j = idx[p.a], idx[p.b]
         share[i, j] = p.win_share
-        # B's view: B holds the other seats; with two players its share is 1 - A's share.
-        share[j, i] = 1.0 - p.win_share if len(result.elo) and p.parity == 0.5 else np.nan
+        if p.parity == 0.5:  # two players: B's share is the rest
+            share[j, i] = 1.0 - p.win_share
     cell, left, top = 64, 120, 40
     img = Image.new("RGB", (left + k * cell + 10, top + k * cell + 30), BACKGROUND)
     draw = ImageDraw.Draw(img)
     fnt = font()
-    draw.text((10, 10), f"{result.game}: win share of row vs column ({result.games_per_pair} games/pair)",
+    draw.text((10, 10), f"{result.game}: win share of row (one seat) vs column ({result.games_per_pair} games)",
               fill=INK, font=fnt)
     for i in range(k):
         draw.text((10, top + i * cell + cell // 2), names[i][:18], fill=INK, font=fnt, anchor="lm")

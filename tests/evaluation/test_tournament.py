@@ -44,9 +44,12 @@ def test_bradley_terry_orders_a_transitive_pool_and_draws_are_neutral():
 @pytest.mark.parametrize("players, games", [(2, 10), (4, 12), (3, 9)])
 def test_seat_rotation_is_balanced(players, games):
     tasks = schedule(3, players, games, seed=0)
-    for pair in [(0, 1), (0, 2), (1, 2)]:
+    pairs = [(0, 1), (0, 2), (1, 2)] + ([(1, 0), (2, 0), (2, 1)] if players > 2 else [])
+    assert {t.pair for t in tasks} == set(pairs)  # with 3+ players each pair is played both ways round
+    for pair in pairs:
         seats = Counter(t.hero_seat for t in tasks if t.pair == pair)
         assert set(seats) == set(range(players)) and len(set(seats.values())) == 1
+        assert sum(seats.values()) == games
     assert len({t.seed for t in tasks}) == len(tasks)
 
 
@@ -63,11 +66,14 @@ def test_pair_statistics_count_every_game_from_the_heros_seat():
     result = run_tournament("boaring", {"num_players": 3}, ["random", "greedy"], games=6, seed=0,
                             progress=False) if _has_baseline("boaring") else \
         run_tournament("battle_sheep", {"num_players": 3}, ["random", "greedy"], games=6, seed=0, progress=False)
+    assert [(p.a, p.b) for p in result.pairs] == [("random", "greedy"), ("greedy", "random")]
     pair = result.pairs[0]
     assert pair.games == 6 and pair.wins + pair.draws + pair.losses == 6 and pair.parity == pytest.approx(1 / 3)
     hero_share = 0.0
     for task_record in result.records:
         hero = [i for i, s in enumerate(task_record.seats) if s == "random"]
+        if len(hero) != 1:  # the other orientation: greedy alone against two random
+            continue
         assert len(hero) == 1
         top = max(task_record.returns)
         firsts = [i for i, r in enumerate(task_record.returns) if r == top]
