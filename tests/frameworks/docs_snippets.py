@@ -1,0 +1,44 @@
+"""Helpers of the framework tests (not a test module): the code blocks of docs/frameworks.md, run as printed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import envs
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "frameworks.md"
+
+GAME_SETUPS: dict[str, dict] = {
+    # Small but real set-ups per game (the snippet's OPTIONS/OPPONENTS lines are replaced by these).
+    "battle_sheep": {"OPTIONS": {}, "OPPONENTS": ["random"]},
+    "bestiarium": {"OPTIONS": {}, "OPPONENTS": ["random"]},
+    "beasty_borders": {"OPTIONS": {}, "OPPONENTS": ["random"]},
+    "boaring": {"OPTIONS": {"num_players": 4}, "OPPONENTS": ["random", "random", "greedy"]},
+}
+assert set(GAME_SETUPS) == set(envs.GAMES)
+
+
+def snippet(name: str, **constants) -> str:
+    """The ``<!-- snippet: name -->`` code block of docs/frameworks.md with ``NAME = ...`` lines replaced.
+
+    Every constant must be assigned on a line of its own in the block, so that a test cannot silently stop
+    exercising a value the documentation prints.
+    """
+    text = DOC.read_text()
+    match = re.search(rf"<!-- snippet: {re.escape(name)} -->\s*```python\n(.*?)```", text, re.S)
+    if match is None:
+        raise AssertionError(f"no snippet {name!r} in {DOC}")
+    code = match.group(1)
+    for key, value in constants.items():
+        code, count = re.subn(rf"^{key} = .*$", f"{key} = {value!r}", code, count=1, flags=re.M)
+        if count != 1:
+            raise AssertionError(f"snippet {name!r} has no line '{key} = ...'")
+    return code
+
+
+def run_snippet(name: str, **constants) -> dict:
+    """Execute a snippet in a fresh namespace (as ``__main__``) and return that namespace."""
+    namespace: dict = {"__name__": "__main__"}
+    exec(compile(snippet(name, **constants), f"{DOC}:{name}", "exec"), namespace)
+    return namespace
