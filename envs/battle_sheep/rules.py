@@ -109,8 +109,17 @@ class BattleSheepGame(Game[SheepState]):
                 for d in (None, o, (o - 1) % 6, (o + 1) % 6):
                     cells.append(a if d is None else int(grid.neighbors[a, d]))
                 self.tile_cells.append(tuple(cells) if min(cells) >= 0 else None)
-        self.tile_table = np.array([t if t is not None else (0, 0, 0, 0) for t in self.tile_cells], dtype=np.int64)
         self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
+        # For the vectorised legality check: the on-canvas tiles, their cells, and the cells around each tile
+        # (padded with the sentinel index n, which is never pasture).
+        self.tile_ids = np.flatnonzero(self.tile_on_canvas)
+        self.tile_table = np.array([self.tile_cells[a] for a in self.tile_ids], dtype=np.int64)
+        rings = []
+        for a in self.tile_ids:
+            inside = set(self.tile_cells[a])
+            around = sorted({j for c in inside for j in grid.neighbor_lists[c]} - inside)
+            rings.append(around + [n] * (10 - len(around)))
+        self.tile_ring = np.array(rings, dtype=np.int64)
         self.total_tiles = TILES_PER_PLAYER * self.num_players
         self.num_channels = 6 + 3 * self.num_players
         self.observation_shape = (self.num_channels, *grid.square_shape)
@@ -145,17 +154,15 @@ class BattleSheepGame(Game[SheepState]):
     # ----- legal actions ------------------------------------------------------------------------------
     def legal_tiles(self, state: SheepState) -> np.ndarray:
         """Boolean vector over tile actions: on canvas, no overlap, sharing an edge with the pasture."""
-        pasture = np.array(state.cells) != NO_PASTURE
+        ok = np.zeros(len(self.tile_cells), dtype=bool)
         if state.num_pasture == 0:
-            ok = np.zeros(len(self.tile_cells), dtype=bool)
             ok[self.center * 3: self.center * 3 + 3] = self.tile_on_canvas[self.center * 3: self.center * 3 + 3]
             return ok
-        nbr = self.grid.neighbors
-        touching = np.zeros(len(pasture) + 1, dtype=bool)  # extra slot for index -1
-        touching[nbr[pasture].ravel()] = True
-        touching = touching[:-1] & ~pasture
-        covered = pasture[self.tile_table]
-        return self.tile_on_canvas & ~covered.any(axis=1) & touching[self.tile_table].any(axis=1)
+        pasture = np.zeros(self.grid.num_cells + 1, dtype=bool)
+        pasture[:-1] = np.array(state.cells) != NO_PASTURE
+        free = ~pasture[self.tile_table].any(axis=1)
+        ok[self.tile_ids[free & pasture[self.tile_ring].any(axis=1)]] = True
+        return ok
 
     def outer_border(self, state: SheepState) -> tuple[int, ...]:
         """Pasture cells touching the unbounded exterior (not only an interior hole)."""

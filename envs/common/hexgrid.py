@@ -118,6 +118,7 @@ class HexGrid:
         """rays[i][d]: the cells from i (exclusive) in direction d up to the grid's edge."""
         self.on_rim = np.array([len(self.neighbor_lists[i]) < 6 for i in range(self.num_cells)])
         """Cells with a neighbour off the grid."""
+        self._rim_list = self.on_rim.tolist()
         self.ring = np.array([hex_distance(c, (0, 0)) for c in self.coords], dtype=np.int64)
         """Distance of each cell from the centre."""
         self._ring_list = self.ring.tolist()
@@ -168,10 +169,10 @@ class HexGrid:
         explores the filled region's neighbourhood.
         """
         ring = self._ring_list
-        filled_rings = [ring[i] for i in range(self.num_cells) if filled[i]]
-        if not filled_rings:
+        filled_idx = [i for i in range(self.num_cells) if filled[i]]
+        if not filled_idx:
             return np.ones(self.num_cells, dtype=bool)
-        outer = max(filled_rings)
+        outer = max(ring[i] for i in filled_idx)
         out = self.ring > outer
         queue = deque(i for i in self._rings_at_least(outer) if not filled[i])
         for i in queue:
@@ -186,10 +187,11 @@ class HexGrid:
 
     def outer_border(self, filled: Sequence[bool] | np.ndarray) -> np.ndarray:
         """Filled cells that touch the unbounded exterior (not only an interior hole)."""
-        ext = self.exterior(filled)
+        ext = self.exterior(filled).tolist()
         border = np.zeros(self.num_cells, dtype=bool)
+        rim = self._rim_list
         for i in range(self.num_cells):
-            if filled[i] and (self.on_rim[i] or any(ext[j] for j in self.neighbor_lists[i])):
+            if filled[i] and (rim[i] or any(ext[j] for j in self.neighbor_lists[i])):
                 border[i] = True
         return border
 
