@@ -1,0 +1,7 @@
+"""PPO self-play training for the Barnyard games (imports ``envs``, never the reverse).
+
+``python -m training train --game battle_sheep`` trains; :func:`training.checkpoint.load_policy` turns a
+checkpoint into an ``envs.common.policies.Policy``. Modules: ``config`` (the dataclass), ``networks``,
+``buffer``, ``selfplay`` (rollouts, credit assignment, opponents, evaluation games), ``ppo`` (the maths and
+the loop), ``checkpoint``, ``train_cli``.
+"""

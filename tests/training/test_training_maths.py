@@ -1,0 +1,166 @@
+"""PPO maths: GAE against a hand-computed case, the masked distribution, the loss, the per-cell layout."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from training.ppo import MaskedCategorical, gae, ppo_loss
+
+
+def test_gae_matches_hand_computation():
+    # stream A: three decisions, the last ends the game; stream B: two decisions, cut by the rollout's end
+    rewards = np.array([0.0, 0.5, 1.0, 0.0, 0.2], np.float32)
+    values = np.array([0.1, 0.2, 0.3, 0.4, 0.5], np.float32)
+    next_values = np.array([0.2, 0.3, 9.9, 0.5, 0.6], np.float32)  # 9.9 is ignored: done
+    dones = np.array([False, False, True, False, False])
+    chained = np.array([True, True, False, True, False])
+    g, lam = 0.9, 0.8
+    adv, ret = gae(rewards, values, next_values, dones, chained, g, lam)
+    # stream A, backwards
+    d2 = 1.0 - 0.3
+    d1 = 0.5 + g * 0.3 - 0.2
+    d0 = 0.0 + g * 0.2 - 0.1
+    a2 = d2
+    a1 = d1 + g * lam * a2
+    a0 = d0 + g * lam * a1
+    # stream B: the last sample bootstraps from next_value, no lambda chain beyond it
+    d4 = 0.2 + g * 0.6 - 0.5
+    d3 = 0.0 + g * 0.5 - 0.4
+    a4 = d4
+    a3 = d3 + g * lam * a4
+    expected = np.array([a0, a1, a2, a3, a4])
+    np.testing.assert_allclose(adv, expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(ret, expected + values, rtol=1e-6, atol=1e-6)
+
+
+def test_gae_lambda_one_gamma_one_is_return_minus_value():
+    rewards = np.array([0.0, 0.0, 1.0], np.float32)
+    values = np.array([0.3, -0.2, 0.5], np.float32)
+    adv, ret = gae(rewards, values, np.array([-0.2, 0.5, 0.0], np.float32), np.array([0, 0, 1], bool),
+                   np.array([1, 1, 0], bool), 1.0, 1.0)
+    np.testing.assert_allclose(ret, [1.0, 1.0, 1.0], atol=1e-6)
+
+
+def test_masked_distribution_never_samples_illegal_actions():
+    gen = torch.Generator().manual_seed(0)
+    logits = torch.randn(64, 50, generator=gen) * 5
+    logits[:, 0] = 100.0  # a huge logit on an action that is illegal in most rows
+    mask = torch.rand(64, 50, generator=gen) < 0.1
+    mask[torch.arange(64), torch.randint(1, 50, (64,), generator=gen)] = True
+    mask[:8, 0] = True
+    dist = MaskedCategorical(logits, mask)
+    for _ in range(200):
+        actions = dist.sample(gen)
+        assert mask[torch.arange(64), actions].all()
+    assert (dist.probs[~mask] == 0).all()
+    assert torch.allclose(dist.probs.sum(-1), torch.ones(64))
+    assert (dist.mode()[:8] == 0).all() and mask[torch.arange(64), dist.mode()].all()
+
+
+def test_masked_entropy_is_over_legal_actions_only():
+    logits = torch.tensor([[1.0, 2.0, 3.0, 50.0], [0.0, 0.0, 0.0, 0.0]])
+    mask = torch.tensor([[True, True, True, False], [True, False, True, False]])
+    dist = MaskedCategorical(logits, mask)
+    p = torch.softmax(torch.tensor([1.0, 2.0, 3.0]), 0)
+    assert dist.entropy()[0].item() == pytest.approx(float(-(p * p.log()).sum()), rel=1e-6)
+    assert dist.entropy()[1].item() == pytest.approx(math.log(2), rel=1e-6)
+    assert dist.log_prob(torch.tensor([2, 2]))[1].item() == pytest.approx(math.log(0.5), rel=1e-6)
+    assert torch.isfinite(dist.entropy()).all()
+
+
+def test_masked_distribution_rejects_a_row_without_legal_action():
+    dist = MaskedCategorical(torch.zeros(2, 3), torch.tensor([[True, False, False], [False, False, False]]))
+    with pytest.raises(ValueError, match="no legal action"):
+        dist.sample()
+
+
+def test_network_samples_only_legal_battle_sheep_actions():
+    from training.config import make_config
+    from training.networks import build_network, network_spec
+
+    env = envs.module("battle_sheep").raw_env(canvas_radius=4)
+    net = build_network(network_spec(make_config("battle_sheep", conv_channels=8, conv_layers=2), env.game),
+                        env.game)
+    gen = torch.Generator().manual_seed(1)
+    rng = np.random.default_rng(1)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small batches: one thread is fastest on a busy machine
+    env.reset(seed=3)
+    steps = 0
+    while not any(env.terminations.values()):
+        seen = env.observe(env.agent_selection)
+        with torch.no_grad():
+            logits, _ = net(torch.from_numpy(seen["observation"])[None].repeat(32, 1, 1, 1))
+        dist = MaskedCategorical(logits, torch.from_numpy(seen["action_mask"]).bool()[None].repeat(32, 1))
+        actions = dist.sample(gen)
+        assert seen["action_mask"][actions.numpy()].all()
+        env.step(int(actions[rng.integers(32)]))
+        steps += 1
+    torch.set_num_threads(threads)
+    assert steps > 10
+
+
+def test_ppo_loss_at_the_old_policy():
+    n = 6
+    logp = torch.log(torch.full((n,), 0.25))
+    adv = torch.tensor([1.0, -1.0, 2.0, 0.0, 0.5, -0.5])
+    values = torch.zeros(n)
+    returns = torch.ones(n)
+    loss, stats = ppo_loss(logp, logp, adv, torch.full((n,), 1.0), values, values, returns, ent_coef=0.1)
+    assert stats["approx_kl"] == pytest.approx(0.0, abs=1e-7)
+    assert stats["clipfrac"] == 0.0
+    assert stats["policy_loss"] == pytest.approx(0.0, abs=1e-6)  # normalised advantages have mean 0
+    assert stats["value_loss"] == pytest.approx(0.5)
+    assert loss.item() == pytest.approx(0.5 * 0.5 - 0.1 * 1.0, rel=1e-5)
+
+
+def test_ppo_loss_clips_the_surrogate_and_the_value():
+    old = torch.zeros(2)
+    new = torch.log(torch.tensor([2.0, 0.5]))  # ratios 2 and 0.5, both outside 1 +- 0.2
+    adv = torch.tensor([1.0, 1.0])
+    _, stats = ppo_loss(new, old, adv, torch.zeros(2), torch.tensor([1.0, 1.0]), torch.zeros(2),
+                        torch.tensor([1.0, 1.0]), clip_coef=0.2, norm_adv=False)
+    # min(r A, clip(r) A): 1.2 for the first, 0.5 for the second -> loss -(1.2 + 0.5) / 2
+    assert stats["policy_loss"] == pytest.approx(-0.85, rel=1e-6)
+    assert stats["clipfrac"] == 1.0
+    # value clipped to old + 0.2 = 0.2: max((1-1)^2, (0.2-1)^2) / 2
+    assert stats["value_loss"] == pytest.approx(0.5 * 0.64, rel=1e-6)
+
+
+def test_battle_sheep_per_cell_layout_matches_the_codec():
+    from training.networks import action_layout
+
+    game = envs.module("battle_sheep").raw_env(canvas_radius=5).game
+    layout = action_layout(game)
+    assert layout.shape == (game.num_actions, 2)
+    pairs = layout[:, 1] * 10_000 + layout[:, 0]
+    assert len(np.unique(pairs)) == game.num_actions  # one (cell, channel) per action
+    square = game.grid.square_index
+    rng = np.random.default_rng(0)
+    for action in rng.integers(game.num_actions, size=300):
+        kind, cell, b, k = game.codec.decode(int(action))
+        assert layout[action, 0] == square[cell]
+        expected = {"tile": b, "stack": 3, "move": 4 + b * 15 + k - 1}[kind]
+        assert layout[action, 1] == expected
+
+
+def test_masked_distribution_equals_the_dense_masked_softmax():
+    gen = torch.Generator().manual_seed(4)
+    logits = torch.randn(16, 300, generator=gen, requires_grad=True)
+    mask = torch.rand(16, 300, generator=gen) < torch.linspace(0.01, 0.9, 16)[:, None]
+    mask[:, 7] = True
+    dense = torch.log_softmax(logits.masked_fill(~mask, -math.inf), dim=-1)
+    dist = MaskedCategorical(logits, mask)
+    actions = torch.multinomial(mask.float(), 1, generator=gen).squeeze(-1)
+    torch.testing.assert_close(dist.log_prob(actions), dense.gather(1, actions[:, None]).squeeze(-1))
+    torch.testing.assert_close(dist.probs, dense.exp())
+    dense_entropy = -(dense.exp() * dense.masked_fill(~mask, 0.0)).sum(-1)
+    torch.testing.assert_close(dist.entropy(), dense_entropy)
+    assert torch.isinf(dist.log_prob(torch.full((16,), 299))[~mask[:, 299]]).all()
+    (dist.log_prob(actions).sum() + dist.entropy().sum()).backward()
+    assert (logits.grad[~mask] == 0).all()  # illegal logits get no gradient

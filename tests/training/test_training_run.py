@@ -1,0 +1,159 @@
+"""End to end: a tiny training run, reproducibility, exact resume, checkpoints as policies and their checks."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from envs.common.policies import decision_from_state
+from training.checkpoint import CheckpointError, load_policy
+from training.config import make_config
+from training.ppo import train
+from training.train_cli import main as train_main
+
+TINY = dict(env_options={"canvas_radius": 4}, num_envs=4, num_steps=16, total_steps=128, conv_channels=8,
+            conv_layers=1, hidden=32, update_epochs=2, num_minibatches=2, eval_games=2, eval_every=0,
+            eval_opponents="random", opponent_fraction=0.5, opponent_mix="snapshot:1,random:1",
+            snapshot_every=1, pool_size=2, progress=False, num_workers=0)
+
+
+def tiny(tmp_path: Path, name: str, **overrides) -> object:
+    return make_config("battle_sheep", **{**TINY, "out": str(tmp_path / name), **overrides})
+
+
+def params(path: Path) -> dict[str, torch.Tensor]:
+    return torch.load(path, weights_only=True)["model"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    """One tiny run through the CLI (shared by the checkpoint tests)."""
+    out = tmp_path_factory.mktemp("run") / "bs"
+    args = ["--game", "battle_sheep", "--seed", "3", "--total-steps", "128", "--out", str(out),
+            "--env-option", "canvas_radius=4"]
+    for key, value in TINY.items():
+        if key not in ("env_options", "total_steps"):
+            args += ["--" + key.replace("_", "-"), str(value)]
+    assert train_main(args) == 0
+    return out
+
+
+def test_tiny_run_writes_logs_and_a_checkpoint(run: Path):
+    for name in ("policy.pt", "policy.json", "resume.pt", "log.csv", "curve.png"):
+        assert (run / name).exists(), name
+    assert list(run.glob("events.out.tfevents.*"))
+    meta = json.loads((run / "policy.json").read_text())
+    assert meta["game"] == "battle_sheep" and meta["options"]["canvas_radius"] == 4
+    assert meta["spaces"]["num_actions"] == 94 * 61 and meta["steps"] >= 128
+    assert meta["config"]["seed"] == 3 and meta["network"]["head"] == "cell"
+    assert set(meta["evaluation"]["vs"]) == {"random"}
+    rows = (run / "log.csv").read_text().splitlines()
+    assert len(rows) >= 3 and rows[0].startswith("update,global_step")
+
+
+def test_checkpoint_is_a_policy_that_plays_legal_moves(run: Path):
+    policy = load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 4}, seed=1)
+    sampled = load_policy(run / "policy.json", greedy=False, seed=1)
+    game = envs.module("battle_sheep").raw_env(canvas_radius=4).game
+    rng = np.random.default_rng(0)
+    state = game.initial_state(rng)
+    while not game.is_terminal(state):
+        decision = decision_from_state(game, state)
+        action = policy.act(decision) if rng.random() < 0.5 else sampled.act(decision)
+        assert decision.action_mask[action] == 1
+        game.apply(state, action, rng)
+
+
+def test_checkpoint_round_trip_gives_the_same_network(run: Path, tmp_path: Path):
+    from training.checkpoint import load_network, save_checkpoint
+    from training.config import TrainConfig
+
+    net, meta, game = load_network(run / "policy.pt")
+    save_checkpoint(tmp_path / "copy", net, meta["network"], game, TrainConfig.from_dict(meta["config"]),
+                    meta["steps"], meta["updates"], meta["evaluation"])
+    again, _, _ = load_network(tmp_path / "copy.pt")
+    for (k, a), (_, b) in zip(net.state_dict().items(), again.state_dict().items()):
+        assert torch.equal(a, b), k
+
+
+def test_checkpoint_rejects_another_game_and_other_options(run: Path):
+    with pytest.raises(CheckpointError, match="battle_sheep.*not for 'bestiarium'"):
+        load_policy(run / "policy.pt", game="bestiarium")
+    with pytest.raises(CheckpointError, match="options"):
+        load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 5})
+    with pytest.raises(CheckpointError, match="options"):
+        load_policy(run / "policy.pt", game="battle_sheep", options={})  # the default canvas is larger
+
+
+def test_checkpoint_rejects_mismatched_spaces_and_damaged_files(run: Path, tmp_path: Path):
+    # spaces: a checkpoint whose recorded signature no longer matches the game (e.g. an engine change)
+    bad = tmp_path / "spaces"
+    bad.mkdir()
+    data = torch.load(run / "policy.pt", weights_only=True)
+    data["spaces"] = {**data["spaces"], "num_actions": data["spaces"]["num_actions"] + 1}
+    torch.save(data, bad / "policy.pt")
+    meta = json.loads((run / "policy.json").read_text())
+    meta["spaces"] = data["spaces"]
+    meta.pop("weights_sha256")
+    (bad / "policy.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="spaces"):
+        load_policy(bad / "policy.pt")
+    # damaged weights
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    shutil.copy(run / "policy.json", broken / "policy.json")
+    (broken / "policy.pt").write_bytes((run / "policy.pt").read_bytes()[:1000])
+    with pytest.raises(CheckpointError, match="damaged"):
+        load_policy(broken / "policy.pt")
+    meta = json.loads((run / "policy.json").read_text())
+    meta.pop("weights_sha256")
+    (broken / "policy.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="damaged"):
+        load_policy(broken / "policy.pt")
+    # damaged sidecar, missing sidecar
+    (broken / "policy.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="sidecar.*damaged"):
+        load_policy(broken / "policy.pt")
+    with pytest.raises(CheckpointError, match="missing"):
+        load_policy(tmp_path / "nowhere.pt")
+
+
+def test_same_seed_same_first_updates(tmp_path: Path):
+    a = train(tiny(tmp_path, "a", total_steps=128))
+    b = train(tiny(tmp_path, "b", total_steps=128))
+    c = train(tiny(tmp_path, "c", total_steps=128, seed=2))
+    pa, pb, pc = params(a), params(b), params(c)
+    assert all(torch.equal(pa[k], pb[k]) for k in pa)
+    assert not all(torch.equal(pa[k], pc[k]) for k in pa)
+
+
+def test_resume_continues_exactly(tmp_path: Path):
+    straight = train(tiny(tmp_path, "straight", total_steps=192, anneal_lr=False))
+    first = train(tiny(tmp_path, "split", total_steps=64, anneal_lr=False))
+    args = ["--resume", str(first.parent), "--total-steps", "192"]
+    assert train_main(args) == 0
+    p1, p2 = params(straight), params(first.parent / "policy.pt")
+    assert all(torch.equal(p1[k], p2[k]) for k in p1)
+    m1 = json.loads(straight.with_suffix(".json").read_text())
+    m2 = json.loads((first.parent / "policy.json").read_text())
+    assert m1["steps"] == m2["steps"] and m1["updates"] == m2["updates"]
+
+
+@pytest.mark.parametrize("game", [g for g in envs.GAMES if g != "battle_sheep"])
+def test_one_tiny_update_on_every_other_game(game: str, tmp_path: Path):
+    config = make_config(game, num_envs=2, num_steps=8, total_steps=16, hidden=16, conv_channels=4,
+                         conv_layers=1, update_epochs=1, num_minibatches=1, eval_games=1, eval_every=0,
+                         opponent_fraction=0.5, progress=False, num_workers=0, out=str(tmp_path / game))
+    path = train(config)
+    policy = load_policy(path, game=game)
+    engine = envs.module(game).raw_env().game
+    rng = np.random.default_rng(0)
+    state = engine.initial_state(rng)
+    decision = decision_from_state(engine, state)
+    assert decision.action_mask[policy.act(decision)] == 1

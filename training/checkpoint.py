@@ -1,0 +1,236 @@
+"""Checkpoints: weights (``.pt``) + a JSON sidecar (``.json``), loading with checks, and the learned policy.
+
+A policy checkpoint is two files side by side::
+
+    policy.pt    torch.save({"format", "game", "spaces", "network", "model"})   loaded with weights_only=True
+    policy.json  {"format", "game", "options", "spaces", "network", "config", "steps", "updates",
+                  "evaluation", "weights_sha256", "torch_version", "saved_at"}
+
+``spaces`` is the observation/action signature: observation shape and dtype, number of actions, players.
+:func:`load_policy` refuses (with :class:`CheckpointError`) a checkpoint for another game, for other options or
+spaces, a sidecar that does not belong to its weights, and damaged or missing files.
+
+``resume.pt`` (in a run directory) holds what ``--resume`` needs: weights, optimiser, generators, collector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+import envs
+from envs.common.game import Game
+from envs.common.policies import Decision
+
+FORMAT = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used here: another game, other options or spaces, or a damaged file."""
+
+
+def space_signature(game: Game) -> dict[str, Any]:
+    """The observation/action signature a network depends on."""
+    return {"observation_shape": [int(d) for d in game.observation_shape],
+            "observation_dtype": np.dtype(game.observation_dtype).name,
+            "num_actions": int(game.num_actions), "num_players": int(game.num_players)}
+
+
+def _paths(path: str | Path) -> tuple[Path, Path]:
+    """(weights, sidecar) for a path to either file or to their common stem."""
+    path = Path(path)
+    if path.suffix in (".pt", ".json"):
+        path = path.with_suffix("")
+    return path.with_suffix(".pt"), path.with_suffix(".json")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def save_checkpoint(path: str | Path, net: nn.Module, spec: dict[str, Any], game: Game, config: Any,
+                    steps: int, updates: int, evaluation: dict[str, Any] | None = None) -> Path:
+    """Write ``<path>.pt`` and ``<path>.json``; returns the ``.pt`` path."""
+    weights, sidecar = _paths(path)
+    weights.parent.mkdir(parents=True, exist_ok=True)
+    signature = space_signature(game)
+    state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    tmp = weights.with_suffix(".pt.tmp")
+    torch.save({"format": FORMAT, "game": game.name, "spaces": signature, "network": spec, "model": state}, tmp)
+    tmp.replace(weights)
+    meta = {
+        "format": FORMAT, "game": game.name, "options": game.options(), "spaces": signature, "network": spec,
+        "config": config.to_dict() if hasattr(config, "to_dict") else dict(config),
+        "steps": int(steps), "updates": int(updates), "evaluation": evaluation or {},
+        "weights_sha256": _sha256(weights), "torch_version": torch.__version__,
+        "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    sidecar.write_text(json.dumps(meta, indent=1) + "\n")
+    return weights
+
+
+def read_sidecar(path: str | Path) -> dict[str, Any]:
+    """The JSON sidecar of a checkpoint (raises :class:`CheckpointError` if missing or damaged)."""
+    _, sidecar = _paths(path)
+    try:
+        meta = json.loads(sidecar.read_text())
+    except FileNotFoundError as err:
+        raise CheckpointError(f"checkpoint sidecar {sidecar} is missing") from err
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"checkpoint sidecar {sidecar} is damaged: {err}") from err
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{sidecar} is not a Barnyard checkpoint sidecar (format {FORMAT})")
+    return meta
+
+
+def load_network(path: str | Path, game: str | None = None,
+                 options: dict[str, Any] | None = None) -> tuple[nn.Module, dict[str, Any], Game]:
+    """``(network in eval mode, sidecar, game)`` of a checkpoint, checked against ``game`` and ``options``.
+
+    ``options`` (partial ones are completed with the game's defaults) must give the options it was trained
+    with; ``None`` takes the checkpoint's own.
+    """
+    from training.networks import build_network
+
+    weights, _ = _paths(path)
+    meta = read_sidecar(path)
+    name = meta.get("game")
+    if game is not None and game != name:
+        raise CheckpointError(f"{weights} is a checkpoint for {name!r}, not for {game!r}")
+    if not weights.exists():
+        raise CheckpointError(f"checkpoint weights {weights} are missing")
+    if meta.get("weights_sha256") and meta["weights_sha256"] != _sha256(weights):
+        raise CheckpointError(f"{weights} does not match its sidecar (checksum differs): damaged or swapped")
+    try:
+        data = torch.load(weights, map_location="cpu", weights_only=True)
+    except Exception as err:  # torch raises many kinds for a damaged file
+        raise CheckpointError(f"checkpoint weights {weights} are damaged: {err}") from err
+    if not isinstance(data, dict) or data.get("format") != FORMAT or "model" not in data:
+        raise CheckpointError(f"{weights} is not a Barnyard checkpoint (format {FORMAT})")
+    if data.get("game") != name or data.get("spaces") != meta.get("spaces"):
+        raise CheckpointError(f"{weights} and its sidecar disagree on the game or the spaces")
+    try:
+        module = envs.module(name)
+    except ValueError as err:
+        raise CheckpointError(f"{weights}: {err}") from err
+    wanted = meta.get("options", {}) if options is None else options
+    try:
+        the_game = module.raw_env(**wanted).game
+    except (TypeError, ValueError) as err:
+        raise CheckpointError(f"{weights}: options {wanted!r} are not valid for {name}: {err}") from err
+    normal = json.loads(json.dumps(the_game.options()))
+    if options is not None and normal != meta.get("options"):
+        raise CheckpointError(f"{weights} was trained on {name} with options {meta.get('options')!r}, "
+                              f"not {normal!r}")
+    if space_signature(the_game) != data["spaces"]:
+        raise CheckpointError(f"{weights} expects spaces {data['spaces']!r} but {name} with options {normal!r} "
+                              f"has {space_signature(the_game)!r}")
+    try:
+        net = build_network(data["network"], the_game)
+        net.load_state_dict(data["model"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
+        raise CheckpointError(f"{weights}: the weights do not fit the network {data.get('network')!r}: {err}") \
+            from err
+    net.eval()
+    return net, meta, the_game
+
+
+class CheckpointPolicy:
+    """A trained network as an ``envs.common.policies.Policy``: reads ``Decision.observation`` and
+    ``Decision.action_mask``; greedy (argmax over legal actions) or sampled from its seeded generator."""
+
+    def __init__(self, net: nn.Module, game: Game, greedy: bool = True, seed: int | None = None,
+                 name: str = "ppo"):
+        self.net = net
+        self.game = game
+        self.greedy = greedy
+        self.name = name
+        self.generator = torch.Generator()
+        self.reset(seed if seed is not None else 0)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.generator.manual_seed(int(seed) % 2**63)
+
+    @torch.no_grad()
+    def action_probs(self, decision: Decision) -> np.ndarray:
+        """The policy's probabilities over all actions (0 on illegal ones)."""
+        return self._dist(decision).probs[0].numpy()
+
+    def _dist(self, decision: Decision) -> Any:
+        from training.ppo import MaskedCategorical
+
+        if decision.game.name != self.game.name:
+            raise ValueError(f"policy {self.name} plays {self.game.name}, not {decision.game.name}")
+        obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
+        mask = torch.as_tensor(np.asarray(decision.action_mask)).bool()[None]
+        logits, _ = self.net(obs)
+        return MaskedCategorical(logits, mask)
+
+    @torch.no_grad()
+    def act(self, decision: Decision) -> int:
+        dist = self._dist(decision)
+        action = dist.mode() if self.greedy else dist.sample(self.generator)
+        return int(action[0])
+
+
+def load_policy(path: str | Path, game: str | None = None, options: dict[str, Any] | None = None,
+                greedy: bool = True, seed: int | None = None) -> CheckpointPolicy:
+    """The policy of a checkpoint (``.pt``, ``.json`` or their stem). ``game``/``options``: what the caller
+    will play; a checkpoint for anything else raises :class:`CheckpointError`."""
+    net, meta, the_game = load_network(path, game, options)
+    return CheckpointPolicy(net, the_game, greedy=greedy, seed=seed, name=f"ppo:{Path(path).with_suffix('').name}")
+
+
+# ----- resume files ---------------------------------------------------------------------------------------
+def save_resume(path: str | Path, payload: dict[str, Any]) -> None:
+    """Write a resume file atomically."""
+    path = Path(path)
+    tmp = path.with_suffix(".pt.tmp")
+    torch.save({"format": FORMAT, **payload}, tmp)
+    tmp.replace(path)
+
+
+def load_resume(path: str | Path, config: Any, game: Game) -> dict[str, Any]:
+    """A resume file (or a run directory holding ``resume.pt``), checked against ``config``'s game/options."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "resume.pt"
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError as err:
+        raise CheckpointError(f"no resume file at {path}") from err
+    except Exception as err:
+        raise CheckpointError(f"resume file {path} is damaged: {err}") from err
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a Barnyard resume file")
+    saved = data["config"]
+    if saved.get("game") != config.game:
+        raise CheckpointError(f"{path} resumes a {saved.get('game')!r} run, not {config.game!r}")
+    saved_game = envs.module(config.game).raw_env(**saved.get("env_options", {})).game
+    if saved_game.options() != game.options():
+        raise CheckpointError(f"{path} was trained with options {saved_game.options()!r}, not {game.options()!r}")
+    return data
+
+
+def resume_config(path: str | Path) -> dict[str, Any]:
+    """The config dict saved in a resume file (or run directory)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "resume.pt"
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError as err:
+        raise CheckpointError(f"no resume file at {path}") from err
+    except Exception as err:
+        raise CheckpointError(f"resume file {path} is damaged: {err}") from err
+    if not isinstance(data, dict) or data.get("format") != FORMAT or "config" not in data:
+        raise CheckpointError(f"{path} is not a Barnyard resume file")
+    return dict(data["config"])

@@ -1,0 +1,191 @@
+"""Policy/value networks, chosen from the observation's shape and the game's action layout.
+
+* Flat observations: an MLP trunk with a dense policy head and a value head.
+* ``(C, H, W)`` planes (hex canvases in their square embedding, grids): a conv trunk. Each layer is a 3x3 conv,
+  a ReLU, and a *global-pooling bias* (the layer's channel means through a linear layer, added to every cell),
+  so that a cell's features also see the whole board (a slide along a hex ray can cross the board). The value
+  head reads the channel means and maxima.
+* Per-cell action head: where the flat action space is cells x choices, a 1x1 conv gives ``K`` logits per cell
+  and a fixed index table gathers them into the flat action order. The table comes from
+  :func:`action_layout`: ``(num_actions, 2)`` rows of (cell index into the flattened ``H x W`` plane, channel).
+  This keeps Battle Sheep's 25k-action head at 3k weights, where a dense layer would need millions.
+
+Initialisation as in the reference PPO implementations: orthogonal weights (gain sqrt(2) in the trunk, 0.01
+on the policy output, 1 on the value output), zero biases.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from envs.common.game import Game
+
+
+def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Module:
+    """Orthogonal weights with gain ``std``, constant bias: the PPO reference initialisation."""
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.constant_(layer.bias, bias)
+    return layer
+
+
+# ----- action layouts ------------------------------------------------------------------------------------
+def action_layout(game: Game) -> np.ndarray | None:
+    """``(num_actions, 2)`` int64 rows (cell in the flattened H x W plane, channel), or None if unknown.
+
+    A game may expose ``game.action_layout()`` returning that array; until the games do, this function knows
+    Battle Sheep's codec (RULES.md): tiles ``3a + o`` (channels 0-2), stacks ``3N + c`` (channel 3), moves
+    ``4N + (6c + d) * 15 + k - 1`` (channels 4..93 = 4 + 15d + k - 1). Cells map to the observation planes
+    through ``grid.square_index``.
+    """
+    method = getattr(game, "action_layout", None)
+    if callable(method):
+        layout = np.asarray(method(), dtype=np.int64)
+    elif getattr(game, "name", "") == "battle_sheep":
+        layout = _battle_sheep_layout(game)
+    else:
+        return None
+    shape = tuple(game.observation_shape)
+    if layout.shape != (game.num_actions, 2) or len(shape) != 3 or layout[:, 0].min() < 0 \
+            or layout[:, 0].max() >= shape[1] * shape[2] or layout[:, 1].min() < 0:
+        raise ValueError(f"{game.name}: action layout of shape {layout.shape} does not fit "
+                         f"{game.num_actions} actions over observation {shape}")
+    return layout
+
+
+def _battle_sheep_layout(game: Any) -> np.ndarray:
+    """Battle Sheep's per-cell layout (see :func:`action_layout`)."""
+    n = game.grid.num_cells
+    square = np.asarray(game.grid.square_index, dtype=np.int64)
+    ids = np.arange(game.num_actions)
+    cell = np.empty_like(ids)
+    channel = np.empty_like(ids)
+    tiles = ids < 3 * n
+    cell[tiles], channel[tiles] = ids[tiles] // 3, ids[tiles] % 3
+    stacks = (ids >= 3 * n) & (ids < 4 * n)
+    cell[stacks], channel[stacks] = ids[stacks] - 3 * n, 3
+    moves = ids >= 4 * n
+    rest = ids[moves] - 4 * n
+    cell[moves], channel[moves] = rest // 90, 4 + rest % 90
+    return np.stack([square[cell], channel], axis=1)
+
+
+# ----- networks ------------------------------------------------------------------------------------------
+class MLPNet(nn.Module):
+    """Flattened observation -> ReLU MLP -> policy logits and value."""
+
+    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, hidden: int = 256, layers: int = 2):
+        super().__init__()
+        size = int(np.prod(obs_shape))
+        trunk: list[nn.Module] = [nn.Flatten()]
+        for _ in range(layers):
+            trunk += [layer_init(nn.Linear(size, hidden)), nn.ReLU()]
+            size = hidden
+        self.trunk = nn.Sequential(*trunk)
+        self.policy = layer_init(nn.Linear(size, num_actions), std=0.01)
+        self.value = layer_init(nn.Linear(size, 1), std=1.0)
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits (B, A), value (B,))``."""
+        h = self.trunk(obs)
+        return self.policy(h), self.value(h).squeeze(-1)
+
+
+class ConvLayer(nn.Module):
+    """3x3 conv + ReLU + a global-pooling bias; residual when the channel count is unchanged."""
+
+    def __init__(self, in_channels: int, channels: int):
+        super().__init__()
+        self.conv = layer_init(nn.Conv2d(in_channels, channels, 3, padding=1))
+        self.pool_bias = layer_init(nn.Linear(channels, channels), std=1.0)
+        self.residual = in_channels == channels
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = torch.relu(self.conv(x))
+        h = h + self.pool_bias(h.mean(dim=(2, 3)))[:, :, None, None]
+        return x + h if self.residual else h
+
+
+class ConvNet(nn.Module):
+    """Conv trunk over (C, H, W) planes; a per-cell policy head (with a layout) or a dense one."""
+
+    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, channels: int = 32, layers: int = 4,
+                 hidden: int = 256, layout: np.ndarray | None = None):
+        super().__init__()
+        c_in, height, width = obs_shape
+        self.trunk = nn.Sequential(*[ConvLayer(c_in if i == 0 else channels, channels) for i in range(layers)])
+        self.per_cell = layout is not None
+        if layout is not None:
+            choices = int(layout[:, 1].max()) + 1
+            self.policy = layer_init(nn.Conv2d(channels, choices, 1), std=0.01)
+            # flat index into the (choices, H*W) logit planes of each action, in action order
+            index = torch.as_tensor(layout[:, 1] * (height * width) + layout[:, 0], dtype=torch.long)
+            self.register_buffer("action_index", index, persistent=False)
+        else:
+            self.policy = nn.Sequential(
+                layer_init(nn.Conv2d(channels, 8, 1)), nn.ReLU(), nn.Flatten(),
+                layer_init(nn.Linear(8 * height * width, hidden)), nn.ReLU(),
+                layer_init(nn.Linear(hidden, num_actions), std=0.01),
+            )
+        self.value = nn.Sequential(
+            layer_init(nn.Linear(2 * channels, hidden)), nn.ReLU(), layer_init(nn.Linear(hidden, 1), std=1.0),
+        )
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits (B, A), value (B,))``."""
+        h = self.trunk(obs)
+        if self.per_cell:
+            logits = self.policy(h).flatten(1).index_select(1, self.action_index)
+        else:
+            logits = self.policy(h)
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
+        return logits, self.value(pooled).squeeze(-1)
+
+
+# ----- choosing and rebuilding --------------------------------------------------------------------------
+def network_spec(config: Any, game: Game) -> dict[str, Any]:
+    """The architecture for ``game`` under ``config`` (network, action_head, sizes) as a JSON-safe dict."""
+    shape = tuple(game.observation_shape)
+    kind = config.network
+    if kind == "auto":
+        kind = "conv" if len(shape) == 3 else "mlp"
+    if kind not in ("mlp", "conv"):
+        raise ValueError(f"network={config.network!r}; allowed: 'auto', 'mlp', 'conv'")
+    if kind == "conv" and len(shape) != 3:
+        raise ValueError(f"network='conv' needs (C, H, W) observations; {game.name} has shape {shape}")
+    head = config.action_head
+    if head not in ("auto", "cell", "linear"):
+        raise ValueError(f"action_head={head!r}; allowed: 'auto', 'cell', 'linear'")
+    if kind == "mlp":
+        if head == "cell":
+            raise ValueError("action_head='cell' needs the conv network")
+        return {"kind": "mlp", "hidden": config.hidden, "layers": config.mlp_layers}
+    has_layout = action_layout(game) is not None
+    if head == "cell" and not has_layout:
+        raise ValueError(f"action_head='cell': {game.name} exposes no action layout")
+    per_cell = has_layout if head == "auto" else head == "cell"
+    return {"kind": "conv", "channels": config.conv_channels, "layers": config.conv_layers,
+            "hidden": config.hidden, "head": "cell" if per_cell else "linear"}
+
+
+def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
+    """The network of ``spec`` (from :func:`network_spec`) for ``game``'s spaces, freshly initialised."""
+    shape = tuple(game.observation_shape)
+    if spec["kind"] == "mlp":
+        return MLPNet(shape, game.num_actions, hidden=spec["hidden"], layers=spec["layers"])
+    if spec["kind"] == "conv":
+        layout = action_layout(game) if spec["head"] == "cell" else None
+        if spec["head"] == "cell" and layout is None:
+            raise ValueError(f"{game.name} exposes no action layout for a per-cell head")
+        return ConvNet(shape, game.num_actions, channels=spec["channels"], layers=spec["layers"],
+                       hidden=spec["hidden"], layout=layout)
+    raise ValueError(f"unknown network kind {spec.get('kind')!r}")
+
+
+def num_parameters(net: nn.Module) -> int:
+    """Trainable parameter count."""
+    return sum(p.numel() for p in net.parameters() if p.requires_grad)

@@ -1,0 +1,601 @@
+"""Self-play rollouts with per-seat credit assignment, opponent mixing, and evaluation games.
+
+How a batch is collected
+    ``num_envs`` raw envs are stepped in lockstep. In each env, every seat has a *controller*: the learner (the
+    network being trained), a snapshot (a past copy of it from the pool), or a scripted policy (random,
+    greedy). Most games are pure self-play (every seat is the learner, each from its own point of view); a
+    fraction ``opponent_fraction`` of games seat the learner once against opponents of one kind.
+
+    A :class:`GameSlots` owns a group of envs. It plays the scripted seats itself and stops each env at a
+    decision of a network seat, then reports all of them at once (:class:`Report`): one batched forward pass
+    per network answers every env of the group. With ``num_workers`` > 0 each group lives in a worker process,
+    and while one group steps its envs the main process runs the network for the other.
+
+Credit assignment (the :class:`SelfPlayCollector`)
+    Each learner seat keeps one *pending* transition (its last decision). Every reward the env pays that seat
+    (``env.rewards`` after every step, whoever moved, terminal rewards included) is added to it, until the seat
+    decides again - then the pending transition is complete with ``next_value`` = the value of the new decision -
+    or the game ends - then it is complete with ``done``. Truncated games (a ply cap) count as ended. Rewards
+    paid to a seat before its first decision of a game belong to no decision and are dropped. Opponent seats'
+    transitions are never trained on.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+import multiprocessing as mp
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+import envs
+from envs.common.policies import Decision, Policy, RandomPolicy
+from training.buffer import RolloutBuffer, Transition, pack_mask
+from training.ppo import MaskedCategorical
+
+LEARNER = "learner"
+SNAPSHOT = "snapshot"
+NETWORK_KINDS = (LEARNER, SNAPSHOT)
+SCRIPTED_KINDS = ("random", "greedy")
+
+
+# ----- scripted opponents ---------------------------------------------------------------------------------
+def greedy_class(game: str) -> type | None:
+    """``envs.<game>.baselines.GreedyPolicy`` if the game has one, else None."""
+    try:
+        return importlib.import_module(f"envs.{game}.baselines").GreedyPolicy
+    except (ImportError, AttributeError):
+        return None
+
+
+def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = None) -> Policy:
+    """A scripted policy of ``kind`` (``random`` or ``greedy``) for ``game`` (``engine``: its Game object)."""
+    if kind == "random":
+        return RandomPolicy(seed)
+    if kind == "greedy":
+        cls = greedy_class(game)
+        if cls is None:
+            raise ValueError(f"{game} has no envs.{game}.baselines.GreedyPolicy")
+        return cls(engine, seed=seed)
+    raise ValueError(f"unknown scripted policy {kind!r}; allowed: {', '.join(SCRIPTED_KINDS)}")
+
+
+def available_kinds(game: str, kinds: list[str]) -> list[str]:
+    """``kinds`` without ``greedy`` when ``game`` has no greedy baseline."""
+    return [k for k in kinds if k != "greedy" or greedy_class(game) is not None]
+
+
+def parse_mix(text: str, game: str) -> dict[str, float]:
+    """``"snapshot:0.6,random:0.2,greedy:0.2"`` -> normalised weights of the kinds this game offers."""
+    weights: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        kind, _, w = part.partition(":")
+        if kind not in (SNAPSHOT, *SCRIPTED_KINDS):
+            raise ValueError(f"opponent_mix: unknown kind {kind!r}; allowed: snapshot, random, greedy")
+        weights[kind] = float(w) if w else 1.0
+    weights = {k: w for k, w in weights.items() if w > 0 and k in available_kinds(game, [k])}
+    total = sum(weights.values())
+    if total <= 0:
+        return {SNAPSHOT: 1.0}
+    return {k: w / total for k, w in weights.items()}
+
+
+def outcome(returns: np.ndarray, seat: int) -> float:
+    """1 if ``seat`` alone has the best return, 0.5 if it shares the best, else 0."""
+    best = returns.max()
+    if returns[seat] < best:
+        return 0.0
+    return 1.0 if (returns == best).sum() == 1 else 0.5
+
+
+# ----- a group of envs in one process ---------------------------------------------------------------------
+@dataclass
+class Report:
+    """Every env of a group at a network seat's decision, and what happened since the last report."""
+
+    seats: np.ndarray
+    """Seat to decide, per env."""
+    kinds: list[str]
+    """Its controller: ``learner`` or ``snapshot``."""
+    obs: np.ndarray
+    """Observations ``(E, *shape)`` from the deciding seat's point of view."""
+    masks: np.ndarray
+    """Legal-action masks ``(E, A)`` int8."""
+    rewards: np.ndarray
+    """``(E, n)``: rewards paid to each seat since the last report, in the game that was running then (up to its
+    end if it ended)."""
+    ended: np.ndarray
+    """Per env: the game running at the last report has ended (a new one is running now)."""
+    new_controllers: list[list[str] | None]
+    """Per env: the seat controllers of a game that began since the last report, else None."""
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    """Finished games: ``{"env", "returns", "length", "controllers", "truncated"}`` (``env`` local index)."""
+
+
+class GameSlots:
+    """Envs of one group: scripted seats are played here; each env stops at a network seat's decision."""
+
+    def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
+                 opponent_mix: dict[str, float] | None = None, make_env: Any = None):
+        make_env = make_env or envs.module(game).raw_env
+        self.game_name = game
+        self.envs = [make_env(**options) for _ in seeds]
+        self.game = self.envs[0].game
+        self.n = self.game.num_players
+        self.seeds = [int(s) for s in seeds]
+        self.rngs = [np.random.default_rng([s, 1]) for s in self.seeds]
+        """Per env: draws of the seat controllers and of the scripted policies' per-game seeds."""
+        self.opponent_fraction = float(opponent_fraction)
+        mix = opponent_mix or {SNAPSHOT: 1.0}
+        self.mix_kinds = list(mix)
+        self.mix_weights = np.array([mix[k] for k in self.mix_kinds], dtype=np.float64)
+        self.policies: list[dict[str, Policy]] = [{} for _ in seeds]
+        self.controllers: list[list[str]] = [[LEARNER] * self.n for _ in seeds]
+        self.acc = np.zeros((len(seeds), self.n))
+        self.ep_return = np.zeros((len(seeds), self.n))
+        self._clear_events()
+
+    def _clear_events(self) -> None:
+        e = len(self.envs)
+        self.ev_rewards = np.zeros((e, self.n))
+        self.ev_ended = np.zeros(e, dtype=bool)
+        self.ev_new: list[list[str] | None] = [None] * e
+        self.ev_episodes: list[dict[str, Any]] = []
+
+    # ----- commands -----------------------------------------------------------------------------------
+    def reset(self, _: Any = None) -> Report:
+        """Start every env (seeded) and play to the first network decisions."""
+        self._clear_events()
+        for i, env in enumerate(self.envs):
+            env.reset(seed=self.seeds[i])
+            self._begin(i)
+            self._advance(i)
+        return self.report()
+
+    def step(self, actions: Any) -> Report:
+        """Play one action per env (for the seat of the last report), then on to the next network decisions."""
+        self._clear_events()
+        for i, action in enumerate(actions):
+            self._play(i, int(action))
+            self._advance(i)
+        return self.report()
+
+    def report(self) -> Report:
+        """The current decisions and the events since the last report (clears the reward accumulators)."""
+        self.ev_rewards = np.where(self.ev_ended[:, None], self.ev_rewards, self.acc)
+        self.acc[:] = 0.0
+        return self._build_report()
+
+    def _build_report(self) -> Report:
+        seats, kinds, obs, masks = [], [], [], []
+        for i, env in enumerate(self.envs):
+            agent = env.agent_selection
+            seat = env._seat_of[agent]
+            seen = env.observe(agent)
+            seats.append(seat)
+            kinds.append(self.controllers[i][seat])
+            obs.append(seen["observation"])
+            masks.append(seen["action_mask"])
+        return Report(np.array(seats), kinds, np.stack(obs), np.stack(masks), self.ev_rewards.copy(),
+                      self.ev_ended.copy(), list(self.ev_new), list(self.ev_episodes))
+
+    # ----- inner workings -------------------------------------------------------------------------------
+    def _begin(self, i: int) -> None:
+        """Draw the seat controllers of env ``i``'s new game."""
+        rng = self.rngs[i]
+        controllers = [LEARNER] * self.n
+        if self.opponent_fraction > 0 and rng.random() < self.opponent_fraction:
+            kind = self.mix_kinds[int(rng.choice(len(self.mix_kinds), p=self.mix_weights))]
+            controllers = [kind] * self.n
+            controllers[int(rng.integers(self.n))] = LEARNER
+            if kind in SCRIPTED_KINDS:
+                if kind not in self.policies[i]:
+                    self.policies[i][kind] = make_scripted(self.game_name, kind, engine=self.game)
+                self.policies[i][kind].reset(int(rng.integers(2**31)))
+        self.controllers[i] = controllers
+        self.ev_new[i] = controllers
+        self.acc[i] = 0.0
+        self.ep_return[i] = 0.0
+
+    def _play(self, i: int, action: int) -> None:
+        env = self.envs[i]
+        env.step(action)
+        rewards = env.rewards
+        for seat, agent in enumerate(env.possible_agents):
+            r = rewards.get(agent, 0.0)
+            if r:
+                self.acc[i, seat] += r
+                self.ep_return[i, seat] += r
+
+    def _advance(self, i: int) -> None:
+        """Play scripted seats and restart finished games until a network seat is to decide."""
+        env = self.envs[i]
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                if not self.ev_ended[i]:
+                    self.ev_ended[i] = True
+                    self.ev_rewards[i] = self.acc[i]
+                self.ev_episodes.append({
+                    "env": i, "returns": self.ep_return[i].tolist(), "length": int(env.num_plies),
+                    "controllers": list(self.controllers[i]),
+                    "truncated": bool(env.truncations[agent] and not env.terminations[agent]),
+                })
+                env.reset()  # the env's generator runs on: a new, different game
+                self._begin(i)
+                continue
+            seat = env._seat_of[agent]
+            kind = self.controllers[i][seat]
+            if kind in NETWORK_KINDS:
+                return
+            seen = env.observe(agent)
+            decision = Decision(self.game, seat, self.game.information_state(env.state, seat),
+                                seen["observation"], seen["action_mask"])
+            self._play(i, int(self.policies[i][kind].act(decision)))
+
+    # ----- exact state, for --resume ----------------------------------------------------------------------
+    def get_state(self, _: Any = None) -> dict[str, Any]:
+        """A JSON-safe picture of the group (envs, generators, controllers, pending events)."""
+        policies = []
+        for per_env in self.policies:
+            states = {}
+            for kind, policy in per_env.items():
+                rng = getattr(policy, "rng", None)
+                states[kind] = rng.bit_generator.state if isinstance(rng, np.random.Generator) else None
+            policies.append(states)
+        state = {
+            "envs": [env.snapshot() for env in self.envs],
+            "rngs": [rng.bit_generator.state for rng in self.rngs],
+            "policies": policies,
+            "controllers": self.controllers,
+            "acc": self.acc.tolist(), "ep_return": self.ep_return.tolist(),
+            "ev_rewards": self.ev_rewards.tolist(), "ev_ended": self.ev_ended.tolist(),
+            "ev_new": self.ev_new, "ev_episodes": self.ev_episodes,
+        }
+        return json.loads(json.dumps(state, default=int))
+
+    def set_state(self, state: dict[str, Any]) -> Report:
+        """Restore :meth:`get_state`'s picture; returns the report that was pending then."""
+        for env, snap in zip(self.envs, state["envs"]):
+            env.restore(snap)
+        for rng, s in zip(self.rngs, state["rngs"]):
+            rng.bit_generator.state = s
+        for i, states in enumerate(state["policies"]):
+            for kind, rng_state in states.items():
+                policy = self.policies[i].setdefault(kind, make_scripted(self.game_name, kind, engine=self.game))
+                if rng_state is not None:
+                    policy.rng.bit_generator.state = rng_state
+        self.controllers = [list(c) for c in state["controllers"]]
+        self.acc = np.array(state["acc"], dtype=np.float64)
+        self.ep_return = np.array(state["ep_return"], dtype=np.float64)
+        self.ev_rewards = np.array(state["ev_rewards"], dtype=np.float64)
+        self.ev_ended = np.array(state["ev_ended"], dtype=bool)
+        self.ev_new = [None if c is None else list(c) for c in state["ev_new"]]
+        self.ev_episodes = list(state["ev_episodes"])
+        return self._build_report()
+
+    def close(self, _: Any = None) -> None:
+        for env in self.envs:
+            env.close()
+
+
+class LocalHandle:
+    """A :class:`GameSlots` in this process, behind the same send/recv interface as a worker."""
+
+    def __init__(self, slots: GameSlots):
+        self.slots = slots
+        self._answer: Any = None
+
+    def send(self, command: str, data: Any = None) -> None:
+        self._answer = getattr(self.slots, command)(data)
+
+    def recv(self) -> Any:
+        answer, self._answer = self._answer, None
+        return answer
+
+    def close(self) -> None:
+        self.slots.close()
+
+
+def _worker(conn: Any, args: tuple) -> None:
+    """Worker process: serve commands on a :class:`GameSlots` until ``close``."""
+    torch.set_num_threads(1)
+    slots = GameSlots(*args)
+    try:
+        while True:
+            command, data = conn.recv()
+            if command == "close":
+                break
+            conn.send(getattr(slots, command)(data))
+    except (EOFError, KeyboardInterrupt):
+        pass
+    finally:
+        conn.close()
+
+
+class RemoteHandle:
+    """A :class:`GameSlots` in a worker process; ``send`` returns at once, ``recv`` waits for the answer."""
+
+    def __init__(self, args: tuple):
+        ctx = mp.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_worker, args=(child, args), daemon=True)
+        self.process.start()
+        child.close()
+
+    def send(self, command: str, data: Any = None) -> None:
+        self.conn.send((command, data))
+
+    def recv(self) -> Any:
+        return self.conn.recv()
+
+    def close(self) -> None:
+        try:
+            self.conn.send(("close", None))
+        except (BrokenPipeError, OSError):
+            pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
+
+
+# ----- the collector: networks, credit assignment, opponent pool ----------------------------------------
+class SelfPlayCollector:
+    """Runs the envs, the learner and the snapshot pool; fills a :class:`RolloutBuffer` with complete
+    transitions credited per seat."""
+
+    def __init__(self, config: Any, net: nn.Module, generator: torch.Generator, make_env: Any = None):
+        """``make_env``: a raw-env factory to use instead of the game's (tests; in-process groups only)."""
+        self.config = config
+        self.net = net
+        self.generator = generator
+        self.game_name = config.game
+        seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(config.seed).spawn(config.num_envs)]
+        mix = parse_mix(config.opponent_mix, config.game)
+        groups = max(1, config.num_workers)
+        self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
+        self.handles: list[Any] = []
+        for ids in self.group_envs:
+            args = (config.game, dict(config.env_options), [seeds[i] for i in ids], config.opponent_fraction, mix)
+            if config.num_workers > 0 and make_env is None:
+                self.handles.append(RemoteHandle(args))
+            else:
+                self.handles.append(LocalHandle(GameSlots(*args, make_env=make_env)))
+        self.ready: list[Report | None] = [None] * groups
+        self.in_flight = [False] * groups
+        self.started = False
+        self.rng = np.random.default_rng([config.seed, 2])
+        self.pending: dict[tuple[int, int], Transition] = {}
+        self.controllers: list[list[str]] = [[] for _ in range(config.num_envs)]
+        self.snapshot_of: list[int] = [0] * config.num_envs
+        self.pool: dict[int, nn.Module] = {}
+        self.next_snapshot_id = 0
+        self.results: dict[str, deque] = {k: deque(maxlen=200) for k in (SNAPSHOT, *SCRIPTED_KINDS)}
+        """Recent training-game outcomes of the learner (1 win, 0.5 shared first, 0 loss) per opponent kind."""
+        self.lengths: deque = deque(maxlen=200)
+        self.episodes = 0
+        self.add_snapshot(net)
+
+    # ----- the pool -------------------------------------------------------------------------------------
+    def add_snapshot(self, net: nn.Module) -> None:
+        """Freeze a copy of ``net`` into the opponent pool (dropping the oldest beyond ``pool_size``)."""
+        frozen = copy.deepcopy(net).eval()
+        for p in frozen.parameters():
+            p.requires_grad_(False)
+        self.pool[self.next_snapshot_id] = frozen
+        self.next_snapshot_id += 1
+        while len(self.pool) > max(1, self.config.pool_size):
+            del self.pool[min(self.pool)]
+
+    def _snapshot(self, snap_id: int) -> nn.Module:
+        return self.pool.get(snap_id) or self.pool[min(self.pool)]
+
+    # ----- collection -------------------------------------------------------------------------------------
+    def _receive(self, g: int) -> Report:
+        if self.ready[g] is not None:
+            report, self.ready[g] = self.ready[g], None
+            return report
+        self.in_flight[g] = False
+        return self.handles[g].recv()
+
+    def collect(self, buffer: RolloutBuffer, target: int) -> None:
+        """Step the envs until ``buffer`` holds at least ``target`` complete learner transitions.
+
+        Each group's last step stays in flight (with workers, it runs during the update)."""
+        if not self.started:
+            for handle in self.handles:
+                handle.send("reset")
+            for g, handle in enumerate(self.handles):
+                self.ready[g] = handle.recv()
+            self.started = True
+        while len(buffer) < target:
+            for g, handle in enumerate(self.handles):
+                actions = self.process(self.group_envs[g], self._receive(g), buffer)
+                handle.send("step", actions)
+                self.in_flight[g] = True
+
+    def sync(self) -> None:
+        """Receive every in-flight step (before saving the state)."""
+        for g, handle in enumerate(self.handles):
+            if self.in_flight[g]:
+                self.ready[g] = handle.recv()
+                self.in_flight[g] = False
+
+    @torch.no_grad()
+    def process(self, env_ids: list[int], report: Report, buffer: RolloutBuffer) -> np.ndarray:
+        """Credit the report's rewards, close finished games, and choose every env's next action."""
+        n = report.rewards.shape[1]
+        for j, i in enumerate(env_ids):
+            for seat in range(n):
+                pending = self.pending.get((i, seat))
+                if pending is not None:
+                    pending.reward += float(report.rewards[j, seat])
+            if report.ended[j]:
+                for seat in range(n):
+                    pending = self.pending.pop((i, seat), None)
+                    if pending is not None:
+                        pending.done, pending.next_value = True, 0.0
+                        buffer.add((i, seat), pending)
+            if report.new_controllers[j] is not None:
+                self.controllers[i] = report.new_controllers[j]
+                if SNAPSHOT in self.controllers[i]:
+                    ids = sorted(self.pool)
+                    self.snapshot_of[i] = ids[int(self.rng.integers(len(ids)))]
+        for episode in report.episodes:
+            self._record(episode)
+
+        actions = np.zeros(len(env_ids), dtype=np.int64)
+        learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
+        if learner:
+            obs = report.obs[learner]
+            masks = report.masks[learner]
+            logits, values = self.net(torch.from_numpy(obs))
+            dist = MaskedCategorical(logits, torch.from_numpy(masks).bool())
+            chosen = dist.sample(self.generator)
+            logps = dist.log_prob(chosen)
+            for k, j in enumerate(learner):
+                key = (env_ids[j], int(report.seats[j]))
+                value = float(values[k])
+                previous = self.pending.pop(key, None)
+                if previous is not None:
+                    previous.next_value = value
+                    buffer.add(key, previous)
+                self.pending[key] = Transition(obs[k], pack_mask(masks[k]), int(chosen[k]), float(logps[k]), value)
+                actions[j] = int(chosen[k])
+        by_snapshot: dict[int, list[int]] = {}
+        for j, kind in enumerate(report.kinds):
+            if kind == SNAPSHOT:
+                by_snapshot.setdefault(self.snapshot_of[env_ids[j]], []).append(j)
+        for snap_id, rows in sorted(by_snapshot.items()):
+            logits, _ = self._snapshot(snap_id)(torch.from_numpy(report.obs[rows]))
+            dist = MaskedCategorical(logits, torch.from_numpy(report.masks[rows]).bool())
+            actions[rows] = dist.sample(self.generator).numpy()
+        return actions
+
+    def _record(self, episode: dict[str, Any]) -> None:
+        self.episodes += 1
+        self.lengths.append(episode["length"])
+        controllers = episode["controllers"]
+        others = {c for c in controllers if c != LEARNER}
+        if len(others) == 1:
+            kind = others.pop()
+            seat = controllers.index(LEARNER)
+            self.results[kind].append(outcome(np.array(episode["returns"]), seat))
+
+    def win_rates(self) -> dict[str, float]:
+        """Recent training-game scores of the learner per opponent kind (kinds with games only)."""
+        return {k: float(np.mean(v)) for k, v in self.results.items() if v}
+
+    # ----- exact state, for --resume ----------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue collection exactly (call between updates)."""
+        self.sync()
+        groups = []
+        for handle in self.handles:
+            handle.send("get_state")
+            groups.append(handle.recv())
+        pending = [{"env": i, "seat": s, "obs": torch.from_numpy(t.obs.copy()),
+                    "mask": torch.from_numpy(t.packed_mask.copy()), "action": t.action, "logp": t.logp,
+                    "value": t.value, "reward": t.reward} for (i, s), t in self.pending.items()]
+        return {
+            "groups": json.dumps(groups), "started": self.started, "pending": pending,
+            "controllers": json.dumps(self.controllers), "snapshot_of": list(self.snapshot_of),
+            "pool": {int(k): v.state_dict() for k, v in self.pool.items()},
+            "next_snapshot_id": self.next_snapshot_id,
+            "rng": json.dumps(self.rng.bit_generator.state, default=int),
+            "results": json.dumps({k: list(v) for k, v in self.results.items()}),
+            "lengths": list(self.lengths), "episodes": self.episodes,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Inverse of :meth:`state_dict`."""
+        self.started = bool(state["started"])
+        if self.started:
+            for g, (handle, group_state) in enumerate(zip(self.handles, json.loads(state["groups"]))):
+                handle.send("set_state", group_state)
+                self.ready[g] = handle.recv()
+                self.in_flight[g] = False
+        self.pending = {}
+        for p in state["pending"]:
+            self.pending[(int(p["env"]), int(p["seat"]))] = Transition(
+                p["obs"].numpy(), p["mask"].numpy(), int(p["action"]), float(p["logp"]), float(p["value"]),
+                float(p["reward"]))
+        self.controllers = json.loads(state["controllers"])
+        self.snapshot_of = [int(s) for s in state["snapshot_of"]]
+        self.pool = {}
+        for snap_id, weights in state["pool"].items():
+            frozen = copy.deepcopy(self.net).eval()
+            frozen.load_state_dict(weights)
+            for p in frozen.parameters():
+                p.requires_grad_(False)
+            self.pool[int(snap_id)] = frozen
+        self.next_snapshot_id = int(state["next_snapshot_id"])
+        self.rng.bit_generator.state = json.loads(state["rng"])
+        for k, v in json.loads(state["results"]).items():
+            self.results[k] = deque(v, maxlen=200)
+        self.lengths = deque(state["lengths"], maxlen=200)
+        self.episodes = int(state["episodes"])
+
+    def close(self) -> None:
+        for handle in self.handles:
+            handle.close()
+
+
+# ----- evaluation games ------------------------------------------------------------------------------------
+@torch.no_grad()
+def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: str, games: int, seed: int,
+                 greedy: bool = True) -> dict[str, float]:
+    """Play ``games`` games of ``net`` (argmax over legal actions) against a scripted ``opponent`` in every
+    other seat, the learner taking seat ``g % n`` in game ``g``; all games run in lockstep with batched
+    forward passes. Returns ``{"games", "win_rate" (shared first counts half), "mean_reward"}``."""
+    module = envs.module(game)
+    env_list = [module.raw_env(**options) for _ in range(games)]
+    n = env_list[0].game.num_players
+    gen = torch.Generator().manual_seed(seed)
+    opponents = [make_scripted(game, opponent, seed + 7919 * (g + 1), engine=env_list[g].game)
+                 for g in range(games)]
+    returns = np.zeros((games, n))
+    for g, env in enumerate(env_list):
+        env.reset(seed=seed + g)
+    live = list(range(games))
+    was_training = net.training
+    net.eval()
+    while live:
+        waiting = []
+        for g in live:
+            env = env_list[g]
+            while True:
+                agent = env.agent_selection
+                if env.terminations[agent] or env.truncations[agent]:
+                    break
+                seat = env._seat_of[agent]
+                if seat == g % n:
+                    waiting.append(g)
+                    break
+                seen = env.observe(agent)
+                decision = Decision(env.game, seat, env.game.information_state(env.state, seat),
+                                    seen["observation"], seen["action_mask"])
+                env.step(int(opponents[g].act(decision)))
+                for s, a in enumerate(env.possible_agents):
+                    returns[g, s] += env.rewards.get(a, 0.0)
+        if waiting:
+            seen = [env_list[g].observe(env_list[g].agent_selection) for g in waiting]
+            logits, _ = net(torch.from_numpy(np.stack([s["observation"] for s in seen])))
+            dist = MaskedCategorical(logits, torch.from_numpy(np.stack([s["action_mask"] for s in seen])).bool())
+            chosen = dist.mode() if greedy else dist.sample(gen)
+            for g, action in zip(waiting, chosen.tolist()):
+                env = env_list[g]
+                env.step(int(action))
+                for s, a in enumerate(env.possible_agents):
+                    returns[g, s] += env.rewards.get(a, 0.0)
+        live = waiting
+    net.train(was_training)
+    scores = [outcome(returns[g], g % n) for g in range(games)]
+    mine = [returns[g, g % n] for g in range(games)]
+    return {"games": games, "win_rate": float(np.mean(scores)), "mean_reward": float(np.mean(mine))}
