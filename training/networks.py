@@ -35,43 +35,17 @@ def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias: float = 0.0) -
 
 # ----- action layouts ------------------------------------------------------------------------------------
 def action_layout(game: Game) -> np.ndarray | None:
-    """``(num_actions, 2)`` int64 rows (cell in the flattened H x W plane, channel), or None if unknown.
-
-    A game may expose ``game.action_layout()`` returning that array; until the games do, this function knows
-    Battle Sheep's codec (RULES.md): tiles ``3a + o`` (channels 0-2), stacks ``3N + c`` (channel 3), moves
-    ``4N + (6c + d) * 15 + k - 1`` (channels 4..93 = 4 + 15d + k - 1). Cells map to the observation planes
-    through ``grid.square_index``.
-    """
-    method = getattr(game, "action_layout", None)
-    if callable(method):
-        layout = np.asarray(method(), dtype=np.int64)
-    elif getattr(game, "name", "") == "battle_sheep":
-        layout = _battle_sheep_layout(game)
-    else:
+    """``game.action_layout()`` checked against the observation, or None when the game has no per-cell layout."""
+    layout = game.action_layout()
+    if layout is None:
         return None
+    layout = np.asarray(layout, dtype=np.int64)
     shape = tuple(game.observation_shape)
     if layout.shape != (game.num_actions, 2) or len(shape) != 3 or layout[:, 0].min() < 0 \
             or layout[:, 0].max() >= shape[1] * shape[2] or layout[:, 1].min() < 0:
         raise ValueError(f"{game.name}: action layout of shape {layout.shape} does not fit "
                          f"{game.num_actions} actions over observation {shape}")
     return layout
-
-
-def _battle_sheep_layout(game: Any) -> np.ndarray:
-    """Battle Sheep's per-cell layout (see :func:`action_layout`)."""
-    n = game.grid.num_cells
-    square = np.asarray(game.grid.square_index, dtype=np.int64)
-    ids = np.arange(game.num_actions)
-    cell = np.empty_like(ids)
-    channel = np.empty_like(ids)
-    tiles = ids < 3 * n
-    cell[tiles], channel[tiles] = ids[tiles] // 3, ids[tiles] % 3
-    stacks = (ids >= 3 * n) & (ids < 4 * n)
-    cell[stacks], channel[stacks] = ids[stacks] - 3 * n, 3
-    moves = ids >= 4 * n
-    rest = ids[moves] - 4 * n
-    cell[moves], channel[moves] = rest // 90, 4 + rest % 90
-    return np.stack([square[cell], channel], axis=1)
 
 
 # ----- networks ------------------------------------------------------------------------------------------

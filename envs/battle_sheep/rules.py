@@ -373,6 +373,21 @@ class BattleSheepGame(Game[SheepState]):
             obs[3 + 3 * n + state.phase] = 1.0
         return obs.reshape(self.observation_shape)
 
+    def action_layout(self) -> np.ndarray:
+        """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves
+        ``(6c + d) * 15 + k - 1`` on channels ``4 + 15d + k - 1``; cells as in the observation planes."""
+        ids = np.arange(self.num_actions)
+        cell = np.empty_like(ids)
+        channel = np.empty_like(ids)
+        tiles = ids < self.codec.stack_base
+        cell[tiles], channel[tiles] = ids[tiles] // 3, ids[tiles] % 3
+        stacks = (ids >= self.codec.stack_base) & (ids < self.codec.move_base)
+        cell[stacks], channel[stacks] = ids[stacks] - self.codec.stack_base, 3
+        moves = ids >= self.codec.move_base
+        rest = ids[moves] - self.codec.move_base
+        cell[moves], channel[moves] = rest // (6 * MAX_MOVE), 4 + rest % (6 * MAX_MOVE)
+        return np.stack([self.grid.square_index[cell], channel], axis=1)
+
     # ----- notation ---------------------------------------------------------------------------------
     def _coord(self, cell: int) -> str:
         q, r = self.grid.coords[cell]

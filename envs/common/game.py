@@ -147,6 +147,16 @@ class Game(ABC, Generic[S]):
         """
         return self.clone(info_state)
 
+    def action_layout(self) -> np.ndarray | None:
+        """Where each action lives on the observation planes, for per-cell policy heads; None if it doesn't.
+
+        Games whose observation is ``(C, H, W)`` planes and whose every action belongs to one cell may return a
+        ``(num_actions, 2)`` int array of rows ``(cell index in the flattened H x W plane, channel)``; a
+        network can then score each action from that cell's features (a 1x1 convolution with one output
+        channel per action kind) and gather the logits into the flat action order.
+        """
+        return None
+
     # ----- text, pictures, snapshots -----------------------------------------------------------
     @abstractmethod
     def action_to_str(self, state: S, action: int) -> str:

@@ -327,3 +327,16 @@ def test_render_shows_stacks_and_status():
     assert "A: 15 pastures, herd 10" in text and "B1" in text
     img = game.render_rgb(state)
     assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8 and img.std() > 0
+
+
+def test_action_layout_puts_every_action_on_its_own_cell():
+    game = BattleSheepGame(canvas_radius=4)
+    layout = game.action_layout()
+    assert layout.shape == (game.num_actions, 2)
+    seen = set()
+    for action in range(game.num_actions):
+        kind, cell, b, k = game.codec.decode(action)
+        assert layout[action, 0] == game.grid.square_index[cell]
+        seen.add((int(layout[action, 0]), int(layout[action, 1])))
+    assert len(seen) == game.num_actions  # no two actions share a (cell, channel) slot
+    assert layout[:, 1].max() == 93
