@@ -16,7 +16,7 @@ import numpy as np
 
 from envs.battle_sheep.rules import BUILD, EMPTY, MOVE, NO_PASTURE, OVER, PLACE, BattleSheepGame, SheepState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision
+from envs.common.policies import Decision, SeededPolicy
 
 
 def live_sheep(game: BattleSheepGame, state: SheepState, seat: int) -> tuple[int, int]:
@@ -61,18 +61,10 @@ def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
     return total
 
 
-class GreedyPolicy:
+class GreedyPolicy(SeededPolicy):
     """One-ply greedy on :func:`position_value` (see the module docstring)."""
 
     name = "greedy"
-
-    def __init__(self, game: BattleSheepGame, seed: int | None = None):
-        self.game = game
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> int:
         game, state, seat = self.game, decision.info_state, decision.seat

@@ -57,7 +57,7 @@ from envs.beasty_borders import actions as act
 from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL
 from envs.beasty_borders.rules import GROUP_VP, ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision
+from envs.common.policies import Decision, SeededPolicy
 
 DENY = 0.5
 """Weight of the opponent's points that a placement denies."""
@@ -134,18 +134,10 @@ def type_values(game: BeastyBordersGame, state: BeastyBordersState, seat: int,
     return values, float(deny)
 
 
-class GreedyPolicy:
+class GreedyPolicy(SeededPolicy):
     """One-ply greedy on the group points a placement adds or denies (see the module docstring)."""
 
     name = "greedy"
-
-    def __init__(self, game: BeastyBordersGame, seed: int | None = None):
-        self.game = game
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> int:
         game, state, seat = self.game, decision.info_state, decision.seat

@@ -49,7 +49,7 @@ import numpy as np
 
 from envs.bestiarium.rules import GROW, BestiariumGame, BestiariumState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision
+from envs.common.policies import Decision, SeededPolicy
 
 DEFAULT_BUDGET = 60
 ROLLOUT_DEPTH = 20
@@ -81,18 +81,10 @@ def _key_after_chain(game: BestiariumGame, state: BestiariumState, seat: int) ->
     return best
 
 
-class GreedyPolicy:
+class GreedyPolicy(SeededPolicy):
     """One-ply greedy on the cascade after the move (see the module docstring)."""
 
     name = "greedy"
-
-    def __init__(self, game: BestiariumGame, seed: int | None = None):
-        self.game = game
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> int:
         game, state, seat = self.game, decision.info_state, decision.seat

@@ -57,7 +57,7 @@ from envs.boaring import actions as A
 from envs.boaring.actions import BOAR, HYENA, LION, NUM_TYPES, NUM_VALUES
 from envs.boaring.rules import BID, COPIES_PER_VALUE as COPIES, EAT, OVER, BoaringGame, BoaringState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision
+from envs.common.policies import Decision, SeededPolicy
 
 CARD_COST = 0.3
 """Greedy: cost per food value above the hand's mean (scaled by the rounds this hand still lasts)."""
@@ -146,21 +146,16 @@ def bid_values(game: BoaringGame, state: BoaringState, seat: int, rng: np.random
     return out
 
 
-class GreedyPolicy:
+class GreedyPolicy(SeededPolicy):
     """One-ply greedy bidder (see the module docstring)."""
 
     name = "greedy"
 
     def __init__(self, game: BoaringGame, seed: int | None = None, samples: int = SAMPLES,
                  card_cost: float = CARD_COST):
-        self.game = game
+        super().__init__(game, seed)
         self.samples = samples
         self.card_cost = card_cost
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, decision: Decision) -> int:
         game, state, seat = self.game, decision.info_state, decision.seat

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from envs.common.game import TERMINAL, Game
-from envs.common.policies import Decision
+from envs.common.policies import Decision, SeededPolicy
 
 
 class _Node:
@@ -37,7 +37,7 @@ class _Node:
         """Sum of per-seat simulation values through this node."""
 
 
-class MCTSPolicy:
+class MCTSPolicy(SeededPolicy):
     """UCT search with a fixed number of simulations per decision (``budget``)."""
 
     name = "search"
@@ -53,7 +53,7 @@ class MCTSPolicy:
         evaluate: Callable[[Any], np.ndarray] | None = None,
         candidates: Callable[[Game, Any], list[int]] | None = None,
     ):
-        self.game = game
+        super().__init__(game, seed)
         self.budget = budget
         self.exploration = exploration
         self.rollout = rollout
@@ -61,11 +61,6 @@ class MCTSPolicy:
         self.evaluate = evaluate
         self.candidates = candidates
         """Optional pruning: the actions the tree considers in a state (default: all legal actions)."""
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def _actions(self, state: Any) -> list[int]:
         if self.candidates is not None:

@@ -52,6 +52,23 @@ def decision_from_state(game: Game, state: Any, seat: int | None = None) -> Deci
     return Decision(game, seat, game.information_state(state, seat), game.observation(state, seat), mask)
 
 
+class SeededPolicy:
+    """Base of the scripted policies: the game's engine and a seeded generator; ``reset(seed)`` re-seeds."""
+
+    name = "policy"
+
+    def __init__(self, game: Game, seed: int | None = None):
+        self.game = game
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, decision: Decision) -> int:
+        raise NotImplementedError
+
+
 class RandomPolicy:
     """Uniform over the legal actions, from its own seeded generator."""
 
