@@ -26,7 +26,7 @@ from pettingzoo import ParallelEnv
 
 from envs.boaring import actions as A
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame, BoaringState
-from envs.common.aec import agent_name
+from envs.common.aec import agent_name, render_game
 from envs.common.game import IllegalActionError
 
 
@@ -131,18 +131,7 @@ class BoaringParallelEnv(ParallelEnv):
         return obs, rewards, terminations, truncations, infos
 
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render() without a render_mode.")
-            return None
-        if self.state is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
-        text = self.game.render_ansi(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self.game, self.state, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -214,21 +214,27 @@ class BarnyardAECEnv(AECEnv):
 
     # ----- pictures --------------------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render() without a render_mode; pass render_mode to env().")
-            return None
-        if self.state is None:
-            raise RuntimeError("call reset() before render()")
-        if self.render_mode == "rgb_array":
-            return self.game.render_rgb(self.state)
-        text = self.game.render_ansi(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_game(self.game, self.state, self.render_mode)
 
     def close(self) -> None:
         pass
+
+
+def render_game(game: Game, state: Any, render_mode: str | None) -> str | np.ndarray | None:
+    """Gymnasium's render contract over a game state: text for "ansi", an image for "rgb_array", print for
+    "human" (returns None), a warning and None without a render mode."""
+    if render_mode is None:
+        gymnasium.logger.warn("You are calling render() without a render_mode; pass render_mode to env().")
+        return None
+    if state is None:
+        raise RuntimeError("call reset() before render()")
+    if render_mode == "rgb_array":
+        return game.render_rgb(state)
+    text = game.render_ansi(state)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def _jsonable_rng_state(state: dict[str, Any]) -> dict[str, Any]:
