@@ -18,7 +18,6 @@ observation planes: the six hex neighbours of a cell are six of its eight square
 from __future__ import annotations
 
 import math
-from collections import deque
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -117,20 +116,14 @@ class HexGrid:
         )
         """rays[i][d]: the cells from i (exclusive) in direction d up to the grid's edge."""
         self.on_rim = np.array([len(self.neighbor_lists[i]) < 6 for i in range(self.num_cells)])
+        self._neighbors_sentinel = np.where(nb >= 0, nb, self.num_cells)
         """Cells with a neighbour off the grid."""
-        self._rim_list = self.on_rim.tolist()
         self.ring = np.array([hex_distance(c, (0, 0)) for c in self.coords], dtype=np.int64)
         """Distance of each cell from the centre."""
-        self._ring_list = self.ring.tolist()
-        self._ring_cells = [[i for i in range(self.num_cells) if self._ring_list[i] == k] for k in range(radius + 1)]
         side = 2 * radius + 1
         self.square_shape = (side, side)
         self.square_index = np.array([(r + radius) * side + (q + radius) for q, r in self.coords], dtype=np.int64)
         """Flat index of each cell in the (2R+1)^2 square embedding."""
-
-    def _rings_at_least(self, k: int) -> list[int]:
-        """Cells on ring k: with k the outermost filled ring, their unfilled ones all touch the exterior."""
-        return self._ring_cells[min(k, self.radius)]
 
     def _ray(self, i: int, d: int) -> tuple[int, ...]:
         out = []
@@ -165,35 +158,28 @@ class HexGrid:
     def exterior(self, filled: Sequence[bool] | np.ndarray) -> np.ndarray:
         """Unfilled cells connected to the area outside the grid through unfilled cells (holes excluded).
 
-        Cells farther from the centre than every filled cell are exterior outright, so the flood fill only
-        explores the filled region's neighbourhood.
+        A vectorised flood fill: cells farther from the centre than every filled cell are exterior outright,
+        and each round adds the unfilled cells that touch the exterior (off-grid counts as exterior), until
+        nothing changes; the number of rounds is the depth of the deepest bay, not the board size.
         """
-        ring = self._ring_list
-        filled_idx = [i for i in range(self.num_cells) if filled[i]]
-        if not filled_idx:
-            return np.ones(self.num_cells, dtype=bool)
-        outer = max(ring[i] for i in filled_idx)
-        out = self.ring > outer
-        queue = deque(i for i in self._rings_at_least(outer) if not filled[i])
-        for i in queue:
-            out[i] = True
-        while queue:
-            i = queue.popleft()
-            for j in self.neighbor_lists[i]:
-                if not filled[j] and not out[j]:
-                    out[j] = True
-                    queue.append(j)
-        return out
+        free = ~np.asarray(filled, dtype=bool)
+        if free.all():
+            return free.copy()
+        outer = int(self.ring[~free].max())
+        ext = np.zeros(self.num_cells + 1, dtype=bool)
+        ext[-1] = True  # the sentinel: everything off the grid
+        ext[:-1] = free & (self.ring >= outer)
+        while True:
+            grown = free & ext[self._neighbors_sentinel].any(axis=1)
+            if np.array_equal(grown, ext[:-1]):
+                return grown
+            ext[:-1] = grown
 
     def outer_border(self, filled: Sequence[bool] | np.ndarray) -> np.ndarray:
         """Filled cells that touch the unbounded exterior (not only an interior hole)."""
-        ext = self.exterior(filled).tolist()
-        border = np.zeros(self.num_cells, dtype=bool)
-        rim = self._rim_list
-        for i in range(self.num_cells):
-            if filled[i] and (rim[i] or any(ext[j] for j in self.neighbor_lists[i])):
-                border[i] = True
-        return border
+        ext = np.ones(self.num_cells + 1, dtype=bool)  # the sentinel (off-grid) stays exterior
+        ext[:-1] = self.exterior(filled)
+        return np.asarray(filled, dtype=bool) & ext[self._neighbors_sentinel].any(axis=1)
 
     def pixel_center(self, i: int, size: float) -> tuple[float, float]:
         """Pixel centre of cell ``i`` for pointy-top hexes of circumradius ``size`` (origin at cell (0,0))."""
