@@ -363,7 +363,9 @@ def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[st
             if bar:
                 bar.update(1)
     else:
-        ctx = mp.get_context("fork")
+        # spawn, not fork: a parent that has loaded a checkpoint has torch's thread pools running, and forked
+        # children can deadlock on them (seen: `evaluate` with a checkpoint and 2 workers hung at 0%).
+        ctx = mp.get_context("spawn")
         with ctx.Pool(workers) as pool:
             for res in pool.imap_unordered(_run_task, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
                 results.append(res)

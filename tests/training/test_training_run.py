@@ -157,3 +157,15 @@ def test_one_tiny_update_on_every_other_game(game: str, tmp_path: Path):
     state = engine.initial_state(rng)
     decision = decision_from_state(engine, state)
     assert decision.action_mask[policy.act(decision)] == 1
+
+
+def test_tournament_with_a_checkpoint_over_two_worker_processes(run: Path):
+    """Regression: forked workers deadlocked once the parent had loaded a checkpoint (torch threads)."""
+    from training.evaluate import run_tournament
+
+    result = run_tournament("battle_sheep", {"canvas_radius": 4}, [str(run / "policy.pt"), "random"], games=4,
+                            seed=0, workers=2, progress=False)
+    assert result.pairs[0].games == 4
+    single = run_tournament("battle_sheep", {"canvas_radius": 4}, [str(run / "policy.pt"), "random"], games=4,
+                            seed=0, workers=1, progress=False)
+    assert [r.actions for r in result.records] == [r.actions for r in single.records]
