@@ -39,7 +39,8 @@ class SheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
 
     __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
-                 "can_move", "num_pasture", "plies", "last_action", "border", "_moves")
+                 "can_move", "num_pasture", "plies", "last_action", "border", "tile_blocked", "tile_touch",
+                 "_moves")
 
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
@@ -57,6 +58,10 @@ class SheepState:
         self.last_action = -1
         self.border: tuple[int, ...] = ()
         """Pasture cells on the outside border (set once the pasture is complete)."""
+        self.tile_blocked: np.ndarray | None = None
+        self.tile_touch: np.ndarray | None = None
+        """While building, per on-canvas tile: overlaps the pasture / shares an edge with it (kept up to date
+        by each placement, dropped after the build phase)."""
         self._moves: list[tuple[int, int, int, int]] | None = None
         """Cache of the mover's legal moves ``(cell, direction, destination, max_count)``."""
 
@@ -74,6 +79,8 @@ class SheepState:
         other.plies = self.plies
         other.last_action = self.last_action
         other.border = self.border
+        other.tile_blocked = None if self.tile_blocked is None else self.tile_blocked.copy()
+        other.tile_touch = None if self.tile_touch is None else self.tile_touch.copy()
         other._moves = self._moves
         return other
 
@@ -120,6 +127,16 @@ class BattleSheepGame(Game[SheepState]):
             around = sorted({j for c in inside for j in grid.neighbor_lists[c]} - inside)
             rings.append(around + [n] * (10 - len(around)))
         self.tile_ring = np.array(rings, dtype=np.int64)
+        in_tile = [[] for _ in range(n + 1)]
+        in_ring = [[] for _ in range(n + 1)]
+        for m, (cells, ring) in enumerate(zip(self.tile_table, self.tile_ring)):
+            for c in cells:
+                in_tile[c].append(m)
+            for c in ring:
+                in_ring[c].append(m)
+        self.tiles_covering = [np.array(t, dtype=np.int64) for t in in_tile]
+        self.tiles_around = [np.array(t, dtype=np.int64) for t in in_ring]
+        """Per cell, the on-canvas tiles that contain it / that it borders (for incremental tile legality)."""
         self.total_tiles = TILES_PER_PLAYER * self.num_players
         self.num_channels = 6 + 3 * self.num_players
         self.observation_shape = (self.num_channels, *grid.square_shape)
@@ -158,11 +175,21 @@ class BattleSheepGame(Game[SheepState]):
         if state.num_pasture == 0:
             ok[self.center * 3: self.center * 3 + 3] = self.tile_on_canvas[self.center * 3: self.center * 3 + 3]
             return ok
+        if state.tile_blocked is None:
+            self._init_tile_arrays(state)
+        ok[self.tile_ids[state.tile_touch & ~state.tile_blocked]] = True
+        return ok
+
+    def _init_tile_arrays(self, state: SheepState) -> None:
+        """Build the incremental tile-legality arrays from scratch (new game, or a state read from JSON/text)."""
+        if state.num_pasture == 0:
+            state.tile_blocked = np.zeros(len(self.tile_ids), dtype=bool)
+            state.tile_touch = np.zeros(len(self.tile_ids), dtype=bool)
+            return
         pasture = np.zeros(self.grid.num_cells + 1, dtype=bool)
         pasture[:-1] = np.array(state.cells) != NO_PASTURE
-        free = ~pasture[self.tile_table].any(axis=1)
-        ok[self.tile_ids[free & pasture[self.tile_ring].any(axis=1)]] = True
-        return ok
+        state.tile_blocked = pasture[self.tile_table].any(axis=1)
+        state.tile_touch = pasture[self.tile_ring].any(axis=1)
 
     def outer_border(self, state: SheepState) -> tuple[int, ...]:
         """Pasture cells touching the unbounded exterior (not only an interior hole)."""
@@ -255,13 +282,18 @@ class BattleSheepGame(Game[SheepState]):
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): the tile must lie on the canvas, overlap no "
                     "pasture and share an edge with it (the first tile covers the centre)")
+            if state.tile_blocked is None:
+                self._init_tile_arrays(state)
             for c in self.tile_cells[action]:
                 state.cells[c] = EMPTY
+                state.tile_blocked[self.tiles_covering[c]] = True
+                state.tile_touch[self.tiles_around[c]] = True
             state.num_pasture += 4
             state.tiles_left[seat] -= 1
             if state.num_pasture == 4 * self.total_tiles:
                 state.phase = PLACE
                 state.border = self.outer_border(state)
+                state.tile_blocked = state.tile_touch = None
                 state.to_move = 0
             else:
                 state.to_move = (seat + 1) % self.num_players

@@ -3,7 +3,7 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from envs.battle_sheep.rules import NO_PASTURE, OVER, PLACE, SHEEP_PER_PLAYER, BattleSheepGame
+from envs.battle_sheep.rules import BUILD, NO_PASTURE, OVER, PLACE, SHEEP_PER_PLAYER, BattleSheepGame
 from envs.common.testing import check_mask_matches_apply, check_snapshot_roundtrip, random_playout
 
 GAMES = {(n, p, e): BattleSheepGame(num_players=n, pasture=p, end_rule=e)
@@ -28,6 +28,11 @@ def check_invariants(game: BattleSheepGame, state) -> None:
     assert owned == sum(c >= 0 for c in state.cells)
     assert all(state.heights[i] == 0 for i, c in enumerate(state.cells) if c < 0)
     assert state.num_pasture == sum(c != NO_PASTURE for c in state.cells)
+    if state.phase == BUILD and state.num_pasture:
+        # the incrementally kept tile legality equals a from-scratch computation
+        fresh = state.clone()
+        fresh.tile_blocked = fresh.tile_touch = None
+        assert np.array_equal(game.legal_tiles(fresh), game.legal_tiles(state))
     live = state.phase != OVER
     assert bool(game.legal_mask(state).any()) == live  # mask never empty while the game is live
     if state.phase == OVER:
