@@ -198,30 +198,8 @@ def save_resume(path: str | Path, payload: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def load_resume(path: str | Path, config: Any, game: Game) -> dict[str, Any]:
-    """A resume file (or a run directory holding ``resume.pt``), checked against ``config``'s game/options."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "resume.pt"
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError as err:
-        raise CheckpointError(f"no resume file at {path}") from err
-    except Exception as err:
-        raise CheckpointError(f"resume file {path} is damaged: {err}") from err
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a Barnyard resume file")
-    saved = data["config"]
-    if saved.get("game") != config.game:
-        raise CheckpointError(f"{path} resumes a {saved.get('game')!r} run, not {config.game!r}")
-    saved_game = envs.module(config.game).raw_env(**saved.get("env_options", {})).game
-    if saved_game.options() != game.options():
-        raise CheckpointError(f"{path} was trained with options {saved_game.options()!r}, not {game.options()!r}")
-    return data
-
-
-def resume_config(path: str | Path) -> dict[str, Any]:
-    """The config dict saved in a resume file (or run directory)."""
+def _read_resume(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """Load a resume file (or a run directory holding ``resume.pt``); CheckpointError if it is not one."""
     path = Path(path)
     if path.is_dir():
         path = path / "resume.pt"
@@ -233,4 +211,22 @@ def resume_config(path: str | Path) -> dict[str, Any]:
         raise CheckpointError(f"resume file {path} is damaged: {err}") from err
     if not isinstance(data, dict) or data.get("format") != FORMAT or "config" not in data:
         raise CheckpointError(f"{path} is not a Barnyard resume file")
+    return path, data
+
+
+def load_resume(path: str | Path, config: Any, game: Game) -> dict[str, Any]:
+    """A resume file (or a run directory holding ``resume.pt``), checked against ``config``'s game/options."""
+    path, data = _read_resume(path)
+    saved = data["config"]
+    if saved.get("game") != config.game:
+        raise CheckpointError(f"{path} resumes a {saved.get('game')!r} run, not {config.game!r}")
+    saved_game = envs.module(config.game).raw_env(**saved.get("env_options", {})).game
+    if saved_game.options() != game.options():
+        raise CheckpointError(f"{path} was trained with options {saved_game.options()!r}, not {game.options()!r}")
+    return data
+
+
+def resume_config(path: str | Path) -> dict[str, Any]:
+    """The config dict saved in a resume file (or run directory)."""
+    _, data = _read_resume(path)
     return dict(data["config"])
