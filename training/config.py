@@ -72,6 +72,13 @@ class TrainConfig:
     target_kl: float = 0.0
     """Stop an update's epochs early once the approximate KL exceeds this (0: never)."""
 
+    score_shaping: float = 0.0
+    """Potential-based reward shaping (Ng, Harada & Russell 1999) from the game's running score: each seat's
+    potential is ``score_shaping * (its score - the mean of the others' scores)`` (``Game.scores``), 0 once the
+    game is over; every move pays each seat the change of its potential. A game's shaping rewards sum to minus
+    the starting potential (0 from an empty board), so the objective stays the result while points scored
+    (or given away) are credited to the move that made them. 0 turns it off."""
+
     # ----- network --------------------------------------------------------------------------------------
     network: str = "auto"
     """``auto`` (conv for (C, H, W) observations, MLP otherwise), ``mlp`` or ``conv``."""
@@ -137,11 +144,17 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # Hex canvas (C, 19, 19), 94 actions per cell: conv trunk with a per-cell head; ~27 decisions a game.
     # Batches of ~1k at lr 5e-4 learned faster per sample than 2k at 3e-4 in 30k-sample trial runs.
     "battle_sheep": {"num_envs": 32, "num_steps": 32, "conv_channels": 32, "conv_layers": 4, "learning_rate": 5e-4},
-    # Grid planes (C, 11, 11), 92 actions: conv trunk with a dense head.
-    "bestiarium": {"num_envs": 32, "num_steps": 64, "conv_channels": 32, "conv_layers": 3},
+    # Grid planes (C, 11, 11), 91 cells + pass: conv trunk with a per-cell head (pass from the pooled features).
+    # lr 5e-4 / lambda 0.9 beat random 0.74 and greedy 0.38 after 83k samples (100 games each).
+    "bestiarium": {"num_envs": 32, "num_steps": 64, "conv_channels": 32, "conv_layers": 3, "learning_rate": 5e-4,
+                   "gae_lambda": 0.9},
     # Flat vectors: MLP.
     "boaring": {"num_envs": 64, "num_steps": 32, "hidden": 256},
-    "beasty_borders": {"num_envs": 64, "num_steps": 32, "hidden": 256},
+    # Dice make the result noisy: credit points as they are scored (shaping 0.2 per vp of margin) and lean on the
+    # value function (lambda 0.8). With these, lr 1e-3 reached 0.98 vs random after 374k samples where the
+    # unshaped lr 2.5e-4 / lambda 0.95 run needed ~3M.
+    "beasty_borders": {"num_envs": 64, "num_steps": 32, "hidden": 256, "learning_rate": 1e-3,
+                       "score_shaping": 0.2, "gae_lambda": 0.8},
 }
 """Per-game departures from the dataclass defaults (tuned so that each game learns on two CPU cores)."""
 

@@ -7,7 +7,8 @@
   head reads the channel means and maxima.
 * Per-cell action head: where the flat action space is cells x choices, a 1x1 conv gives ``K`` logits per cell
   and a fixed index table gathers them into the flat action order. The table comes from
-  :func:`action_layout`: ``(num_actions, 2)`` rows of (cell index into the flattened ``H x W`` plane, channel).
+  :func:`action_layout`: ``(num_actions, 2)`` rows of (cell index into the flattened ``H x W`` plane, channel);
+  a row ``(-1, j)`` marks an action that belongs to no cell (a pass), scored from the pooled features.
   This keeps Battle Sheep's 25k-action head at 3k weights, where a dense layer would need millions.
 
 Initialisation as in the reference PPO implementations: orthogonal weights (gain sqrt(2) in the trunk, 0.01
@@ -41,7 +42,7 @@ def action_layout(game: Game) -> np.ndarray | None:
         return None
     layout = np.asarray(layout, dtype=np.int64)
     shape = tuple(game.observation_shape)
-    if layout.shape != (game.num_actions, 2) or len(shape) != 3 or layout[:, 0].min() < 0 \
+    if layout.shape != (game.num_actions, 2) or len(shape) != 3 or layout[:, 0].min() < -1 \
             or layout[:, 0].max() >= shape[1] * shape[2] or layout[:, 1].min() < 0:
         raise ValueError(f"{game.name}: action layout of shape {layout.shape} does not fit "
                          f"{game.num_actions} actions over observation {shape}")
@@ -94,11 +95,17 @@ class ConvNet(nn.Module):
         self.trunk = nn.Sequential(*[ConvLayer(c_in if i == 0 else channels, channels) for i in range(layers)])
         self.per_cell = layout is not None
         if layout is not None:
-            choices = int(layout[:, 1].max()) + 1
+            on_cell = layout[:, 0] >= 0
+            choices = int(layout[on_cell, 1].max()) + 1
             self.policy = layer_init(nn.Conv2d(channels, choices, 1), std=0.01)
-            # flat index into the (choices, H*W) logit planes of each action, in action order
-            index = torch.as_tensor(layout[:, 1] * (height * width) + layout[:, 0], dtype=torch.long)
-            self.register_buffer("action_index", index, persistent=False)
+            num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
+            self.global_policy = (layer_init(nn.Linear(2 * channels, num_global), std=0.01)
+                                  if num_global else None)
+            # flat index of each action (in action order) into the (choices, H*W) logit planes followed by the
+            # global logits
+            index = np.where(on_cell, layout[:, 1] * (height * width) + layout[:, 0],
+                             choices * height * width + layout[:, 1])
+            self.register_buffer("action_index", torch.as_tensor(index, dtype=torch.long), persistent=False)
         else:
             self.policy = nn.Sequential(
                 layer_init(nn.Conv2d(channels, 8, 1)), nn.ReLU(), nn.Flatten(),
@@ -112,11 +119,14 @@ class ConvNet(nn.Module):
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits (B, A), value (B,))``."""
         h = self.trunk(obs)
+        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
         if self.per_cell:
-            logits = self.policy(h).flatten(1).index_select(1, self.action_index)
+            flat = self.policy(h).flatten(1)
+            if self.global_policy is not None:
+                flat = torch.cat([flat, self.global_policy(pooled)], dim=1)
+            logits = flat.index_select(1, self.action_index)
         else:
             logits = self.policy(h)
-        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
         return logits, self.value(pooled).squeeze(-1)
 
 

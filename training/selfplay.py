@@ -122,7 +122,7 @@ class GameSlots:
     """Envs of one group: scripted seats are played here; each env stops at a network seat's decision."""
 
     def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
-                 opponent_mix: dict[str, float] | None = None, make_env: Any = None):
+                 opponent_mix: dict[str, float] | None = None, score_shaping: float = 0.0, make_env: Any = None):
         make_env = make_env or envs.module(game).raw_env
         self.game_name = game
         self.envs = [make_env(**options) for _ in seeds]
@@ -139,6 +139,9 @@ class GameSlots:
         self.controllers: list[list[str]] = [[LEARNER] * self.n for _ in seeds]
         self.acc = np.zeros((len(seeds), self.n))
         self.ep_return = np.zeros((len(seeds), self.n))
+        self.score_shaping = float(score_shaping)
+        self.potential = np.zeros((len(seeds), self.n))
+        """Per env: each seat's shaping potential in the current position (0 without shaping)."""
         self._clear_events()
 
     def _clear_events(self) -> None:
@@ -202,6 +205,18 @@ class GameSlots:
         self.ev_new[i] = controllers
         self.acc[i] = 0.0
         self.ep_return[i] = 0.0
+        if self.score_shaping:
+            self.potential[i] = self._potential(self.envs[i])
+
+    def _potential(self, env: Any) -> np.ndarray:
+        """Shaping potential per seat: ``score_shaping * (my score - mean of the others' scores)``; 0 once the
+        game is over, so that the shaping rewards of a game sum to minus the potential it started with (0 at
+        the usual empty start) and the learner's objective stays the game's result."""
+        if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
+            return np.zeros(self.n)
+        scores = np.asarray(self.game.scores(env.state), dtype=np.float64)
+        others = (scores.sum() - scores) / max(1, self.n - 1)
+        return self.score_shaping * (scores - others)
 
     def _play(self, i: int, action: int) -> None:
         env = self.envs[i]
@@ -212,6 +227,10 @@ class GameSlots:
             if r:
                 self.acc[i, seat] += r
                 self.ep_return[i, seat] += r
+        if self.score_shaping:
+            potential = self._potential(env)
+            self.acc[i] += potential - self.potential[i]
+            self.potential[i] = potential
 
     def _advance(self, i: int) -> None:
         """Play scripted seats and restart finished games until a network seat is to decide."""
@@ -255,6 +274,7 @@ class GameSlots:
             "policies": policies,
             "controllers": self.controllers,
             "acc": self.acc.tolist(), "ep_return": self.ep_return.tolist(),
+            "potential": self.potential.tolist(),
             "ev_rewards": self.ev_rewards.tolist(), "ev_ended": self.ev_ended.tolist(),
             "ev_new": self.ev_new, "ev_episodes": self.ev_episodes,
         }
@@ -274,6 +294,7 @@ class GameSlots:
         self.controllers = [list(c) for c in state["controllers"]]
         self.acc = np.array(state["acc"], dtype=np.float64)
         self.ep_return = np.array(state["ep_return"], dtype=np.float64)
+        self.potential = np.array(state["potential"], dtype=np.float64)
         self.ev_rewards = np.array(state["ev_rewards"], dtype=np.float64)
         self.ev_ended = np.array(state["ev_ended"], dtype=bool)
         self.ev_new = [None if c is None else list(c) for c in state["ev_new"]]
@@ -362,7 +383,8 @@ class SelfPlayCollector:
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
         self.handles: list[Any] = []
         for ids in self.group_envs:
-            args = (config.game, dict(config.env_options), [seeds[i] for i in ids], config.opponent_fraction, mix)
+            args = (config.game, dict(config.env_options), [seeds[i] for i in ids], config.opponent_fraction, mix,
+                    config.score_shaping)
             if config.num_workers > 0 and make_env is None:
                 self.handles.append(RemoteHandle(args))
             else:

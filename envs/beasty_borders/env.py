@@ -28,7 +28,7 @@ Observation
     landscape planes (lakes, markers, my animals by type, the opponent's by type, the steps-marker), the roll
     one-hot, the phase one-hot (roller's / responder's choice), whether I am the roller, the animals each side
     still holds; in the variant also the bidding row (mine / theirs still in it) and the roller's pointed figure
-    (or a 'roller passed' flag). Length 503 main, 352 variant.
+    (or a 'roller passed' flag). Length 568 main, 399 variant.
 
 Rewards
     Terminal only: +1 winner, -1 loser, 0 both for a draw. Most victory points wins (groups of 2..8 identical

@@ -15,15 +15,27 @@ With ``H x W`` the landscape (6 x 9 main, 4 x 9 variant), ``T`` types per player
     roller                 1           1 if I am the roller of this turn
     mine                   T           my animals still held per type / 8
     theirs                 T           the opponent's animals still held per type / 8
+    score                  2           my victory points / 50, the opponent's / 50 (capped at 1)
   variant only:
     row_mine               28          1 where the bidding-row figure of value i+1 is mine and still in the row
     row_theirs             28          1 where it is the opponent's and still in the row
     choice                 28          one-hot of the figure the roller pointed at (responder's choice phase)
     roller_passed          1           1 in the responder's choice phase when the roller passed
+  both:
+    spaces                 9 * (2T+1)  what the spaces in play are worth, zeros once the game is over. Space 0 is the
+                                       steps-marker's, spaces 1..8 the empty green spaces a roll of 1..8 reaches
+                                       after it (where the next roll can land once this space is filled). Per
+                                       space: the victory points my animal of each type would gain there (T), the
+                                       same for each of the opponent's types (T), each / 10 and capped at 1, then
+                                       its empty green neighbours / 4.
+
+The ``spaces`` block is derived from the public landscape (it repeats nothing hidden); it saves a network from
+learning group counting and the path's arithmetic before it can learn tactics.
 """
 
 from __future__ import annotations
 
+import bisect
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +48,12 @@ if TYPE_CHECKING:  # pragma: no cover
 EMPTY, LAKE, MARKER, FIRST_ANIMAL = 0, 1, 2, 3
 NUM_CODES = 9
 """Cell codes: 0 empty green, 1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal."""
+LOOKAHEAD = 8
+"""Spaces after the steps-marker's in the ``spaces`` block: one per face of the D8."""
+GAIN_SCALE = 0.1
+SCORE_SCALE = 0.02
+GROUP_VP = (0, 0, 1, 3, 5, 7, 8, 9, 10)
+"""Victory points of a group of n animals (the rulebook's table; rules.py re-exports it)."""
 
 
 class ObservationLayout:
@@ -52,13 +70,23 @@ class ObservationLayout:
         self.roller = self.phase + 2
         self.mine = self.roller + 1
         self.theirs = self.mine + num_types
-        end = self.theirs + num_types
+        self.score = self.theirs + num_types
+        end = self.score + 2
         if variant:
             self.row_mine = end
             self.row_theirs = self.row_mine + ROW_LEN
             self.choice = self.row_theirs + ROW_LEN
             self.roller_passed = self.choice + ROW_LEN
             end = self.roller_passed + 1
+        self.space_width = 2 * num_types + 1
+        # per seat, which fields of a space entry (codes 3..8, then room) make the seat's (mine, theirs, room)
+        self.entry_order = [
+            [3 * seat + t for t in range(num_types)] + [3 * (1 - seat) + t for t in range(num_types)]
+            + [NUM_CODES - FIRST_ANIMAL]
+            for seat in range(2)
+        ]
+        self.spaces = end
+        end = self.spaces + (1 + LOOKAHEAD) * self.space_width
         self.size = end
         # luts[seat] : (P - 1, NUM_CODES) so that luts[seat][:, board] is the stack of the first P - 1 planes.
         self.luts = []
@@ -86,6 +114,9 @@ def encode(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int) ->
         out[lay.theirs + t] = theirs[t] * 0.125
     if state.roller == seat:
         out[lay.roller] = 1.0
+    vp = game.scores(state)
+    out[lay.score] = min(1.0, vp[seat] * SCORE_SCALE)
+    out[lay.score + 1] = min(1.0, vp[1 - seat] * SCORE_SCALE)
     live = bool(state.empty)
     if live:
         out[lay.marker_plane + state.pos] = 1.0
@@ -100,4 +131,138 @@ def encode(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int) ->
                 out[lay.choice + state.choice] = 1.0
             else:
                 out[lay.roller_passed] = 1.0
+    if live:
+        _encode_spaces(game, state, seat, out)
     return out
+
+
+def group_labels(board: list[int], neighbours: list[tuple[int, ...]]) -> tuple[list[int], list[int], list[int]]:
+    """(group id per cell or -1, size per group id, owning seat per group id): orthogonally connected identical
+    animals."""
+    label = [-1] * len(board)
+    sizes: list[int] = []
+    owners: list[int] = []
+    for start, code in enumerate(board):
+        if code < FIRST_ANIMAL or label[start] >= 0:
+            continue
+        gid = len(sizes)
+        label[start] = gid
+        stack = [start]
+        n = 0
+        while stack:
+            cell = stack.pop()
+            n += 1
+            for nb in neighbours[cell]:
+                if label[nb] < 0 and board[nb] == code:
+                    label[nb] = gid
+                    stack.append(nb)
+        sizes.append(n)
+        owners.append((code - FIRST_ANIMAL) // 3)
+    return label, sizes, owners
+
+
+def add_to_groups(groups: tuple[list[int], list[int], list[int]], board: list[int] | np.ndarray,
+                  neighbours: list[tuple[int, ...]], cell: int,
+                  code: int) -> tuple[tuple[list[int], list[int], list[int]], list[int]]:
+    """(:func:`group_labels` after animal ``code`` was put on ``cell``, the cells of its group now), computed
+    from the groups before (``board`` already shows the animal): the new animal joins the groups of its code
+    next to it. New lists are returned (the old ones may be shared by clones). Merged groups keep their ids with
+    size 0 (worth 0 vp)."""
+    label, sizes, owners = groups
+    joined = []
+    for nb in neighbours[cell]:
+        if board[nb] == code:
+            gid = label[nb]
+            if gid not in joined:
+                joined.append(gid)
+    label = label[:]
+    sizes = sizes[:]
+    new = len(sizes)
+    sizes.append(1 + sum(sizes[g] for g in joined))
+    owners = owners + [(code - FIRST_ANIMAL) // 3]
+    members = [cell]
+    if joined:
+        for c, gid in enumerate(label):
+            if gid in joined:
+                label[c] = new
+                members.append(c)
+        for g in joined:
+            sizes[g] = 0
+    label[cell] = new
+    return (label, sizes, owners), members
+
+
+def landscape_groups(game: "BeastyBordersGame",
+                     state: "BeastyBordersState") -> tuple[list[int], list[int], list[int]]:
+    """:func:`group_labels` of ``state``'s landscape, cached on the state until the next filling."""
+    if state.group_cache is None:
+        state.group_cache = group_labels(state.board.tolist(), game.neighbours)
+    return state.group_cache
+
+
+def space_entry(game: "BeastyBordersGame", board: list[int], groups: tuple[list[int], list[int], list[int]],
+                cell: int) -> tuple[float, ...]:
+    """What ``cell`` is worth: for each animal code 3..8 (farm A B C, wild X Y Z) the victory points its owner
+    gains by placing that animal there (/ 10, capped at 1), then the cell's empty green neighbours / 4."""
+    label, sizes, _ = groups
+    neighbours = game.neighbours[cell]
+    total = [0] * NUM_CODES
+    vp = [0] * NUM_CODES
+    seen: list[int] = []
+    room = 0
+    for nb in neighbours:
+        code = board[nb]
+        if code < FIRST_ANIMAL:
+            if code == EMPTY:
+                room += 1
+            continue
+        gid = label[nb]
+        if gid in seen:
+            continue
+        seen.append(gid)
+        total[code] += sizes[gid]
+        vp[code] += GROUP_VP[sizes[gid]]
+    top = len(GROUP_VP) - 1
+    entry = [0.0] * (NUM_CODES - FIRST_ANIMAL + 1)
+    for code in range(FIRST_ANIMAL, NUM_CODES):
+        if total[code]:
+            gain = (GROUP_VP[min(1 + total[code], top)] - vp[code]) * GAIN_SCALE
+            entry[code - FIRST_ANIMAL] = gain if gain < 1.0 else 1.0
+    entry[-1] = room * 0.25
+    return tuple(entry)
+
+
+def stale_spaces(game: "BeastyBordersGame", filled: int, members: list[int] | None) -> set[int]:
+    """Cells whose :func:`space_entry` may change when ``filled`` is filled: itself and its neighbours (room),
+    and with an animal every neighbour of the group it joined (``members``, its cells: gains)."""
+    neighbours = game.neighbours
+    stale = {filled, *neighbours[filled]}
+    for c in members or ():
+        stale.update(neighbours[c])
+    return stale
+
+
+def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int, out: np.ndarray) -> None:
+    """Fill the ``spaces`` block (module docstring) of ``out``.
+
+    Space entries are cached on the state (``space_cache``: a table of entries and a row-valid flag per cell,
+    kept by the engine: a filling invalidates only the rows it can change), so most spaces are computed once
+    per change near them rather than once per observation."""
+    lay: ObservationLayout = game.layout
+    if state.space_cache is None:
+        state.space_cache = (np.zeros((game.cells, NUM_CODES - FIRST_ANIMAL + 1), dtype=np.float32),
+                             np.zeros(game.cells, dtype=bool))
+    table, valid = state.space_cache
+    empty, path = state.empty, game.path
+    n_empty = len(empty)
+    start = bisect.bisect_right(empty, game.rank[state.pos])
+    cells = [state.pos] + [path[empty[(start + k) % n_empty]] for k in range(LOOKAHEAD)]
+    board = None
+    for cell in cells:
+        if not valid[cell]:
+            if board is None:
+                board = state.board.tolist()
+                groups = landscape_groups(game, state)
+            table[cell] = space_entry(game, board, groups, cell)
+            valid[cell] = True
+    out[lay.spaces: lay.spaces + (1 + LOOKAHEAD) * lay.space_width] = table[cells][:, lay.entry_order[seat]].ravel()

@@ -21,7 +21,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, LAKE, MARKER, ObservationLayout, encode
+from envs.beasty_borders.observation import (  # noqa: F401  (GROUP_VP re-exported)
+    EMPTY,
+    FIRST_ANIMAL,
+    GROUP_VP,
+    LAKE,
+    MARKER,
+    ObservationLayout,
+    add_to_groups,
+    encode,
+    landscape_groups,
+    stale_spaces,
+)
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, lake_pattern_to_tile, tile_lakes
 from envs.common.game import (
     TERMINAL,
@@ -36,8 +47,6 @@ VARIANTS = ("main", "without_luck")
 PATH_ORDERS = ("typewriter", "snake")
 ROLLER_CHOICE, RESPONDER_CHOICE = 0, 1
 """Phases: the roller decides (place/point or pass), then the other player (only after a pass in the main game)."""
-GROUP_VP = (0, 0, 1, 3, 5, 7, 8, 9, 10)
-"""Victory points of a group of size n (rulebook table; a separate animal brings no points)."""
 SIDE_NAMES = ("farm", "wild")
 ROW_NAMES = "abcdef"
 LAKE_FILL = (185, 220, 245)
@@ -52,7 +61,8 @@ def cell_name(cell: int, cols: int) -> str:
 class BeastyBordersState:
     """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted)."""
 
-    __slots__ = ("tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row", "empty")
+    __slots__ = ("tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row", "empty",
+                 "group_cache", "space_cache")
 
     def __init__(self) -> None:
         self.tiles: list[int] = []
@@ -74,6 +84,13 @@ class BeastyBordersState:
         self.row: np.ndarray | None = None
         """Variant only: float32 0/1 per bidding-row figure (1 = still in the row)."""
         self.empty: list[int] = []
+        self.group_cache: tuple[list[int], list[int], list[int]] | None = None
+        """(group id per cell, size and owner per group) of the landscape: built on demand (observation.py), then
+        kept up to date by each placement; never mutated in place, so clones share it."""
+        self.space_cache: tuple[np.ndarray, np.ndarray] | None = None
+        """(entry per cell, valid flag per cell): observation.space_entry (what each space is worth), filled in
+        on demand; a filling replaces both by copies with the rows it can change invalidated. Clones share it
+        (they share the landscape: entries valid for one are valid for all)."""
 
     def clone(self) -> "BeastyBordersState":
         """An independent copy."""
@@ -89,6 +106,8 @@ class BeastyBordersState:
         s.placed = self.placed[:]
         s.row = None if self.row is None else self.row.copy()
         s.empty = self.empty[:]
+        s.group_cache = self.group_cache
+        s.space_cache = self.space_cache
         return s
 
 
@@ -223,6 +242,18 @@ class BeastyBordersGame(Game[BeastyBordersState]):
     def _fill(self, state: BeastyBordersState, code: int) -> None:
         """Put ``code`` (an animal or a marker) on the steps-marker's space."""
         state.board[state.pos] = code
+        members = None
+        if code >= FIRST_ANIMAL and state.group_cache is not None:  # (a marker changes no group)
+            state.group_cache, members = add_to_groups(state.group_cache, state.board, self.neighbours, state.pos,
+                                                       code)
+        if state.space_cache is not None:
+            if code >= FIRST_ANIMAL and members is None:
+                state.space_cache = None  # no group books to say which spaces changed
+            else:
+                table, valid = state.space_cache
+                valid = valid.copy()
+                valid[list(stale_spaces(self, state.pos, members))] = False
+                state.space_cache = (table.copy(), valid)
         empty = state.empty
         del empty[bisect.bisect_left(empty, self.rank[state.pos])]
 
@@ -366,10 +397,11 @@ class BeastyBordersGame(Game[BeastyBordersState]):
 
     def scores(self, state: BeastyBordersState) -> np.ndarray:
         """Victory points per seat: the sum over groups of GROUP_VP[size] (also meaningful mid-game)."""
-        vp = np.zeros(2, dtype=np.int64)
-        for seat, _, size in self.groups(state):
+        _, sizes, owners = landscape_groups(self, state)
+        vp = [0, 0]
+        for size, seat in zip(sizes, owners):
             vp[seat] += GROUP_VP[size]
-        return vp
+        return np.array(vp, dtype=np.int64)
 
     def rank_keys(self, state: BeastyBordersState) -> list[tuple[int, int]]:
         """(victory points, animals placed) per seat: "In case of a tie, the player who placed the most animals

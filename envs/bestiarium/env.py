@@ -18,7 +18,7 @@ Action space
     placement is. The mask gives the legal ids of the current phase.
 
 Observation
-    ``{"observation": float32 (7, 2R+1, 2R+1), "action_mask": int8 (N + 1,)}`` with R = board_size - 1, over
+    ``{"observation": float32 (10, 2R+1, 2R+1), "action_mask": int8 (N + 1,)}`` with R = board_size - 1, over
     the square embedding (row r+R, column q+R) of the axial hex coordinates. Planes: 0 my stones, 1 the
     opponent's stones, 2 empty cells, 3 on-board cells, 4 the creature that must grow (grow phase), 5 grow phase
     (all ones), 6 a pass is pending (all ones when the last ply was a pass).

@@ -1,4 +1,4 @@
-"""Bestiarium's observation: float32 planes ``(7, 2R+1, 2R+1)`` over the square embedding of the hexhex board.
+"""Bestiarium's observation: float32 planes ``(10, 2R+1, 2R+1)`` over the square embedding of the hexhex board.
 
 The embedding puts cell ``(q, r)`` at row ``r + R``, column ``q + R`` (see :mod:`envs.common.hexgrid`); the
 six hex neighbours of a cell are six of its eight square neighbours (all but the ``(-1,-1)`` and ``(+1,+1)``
@@ -14,7 +14,13 @@ idx   plane (the observer is "me")
 4     the creature that must grow (mid eating chain: the mover's creature C; else all 0)
 5     grow phase: all 1 while the player to move must choose a growth cell, else all 0
 6     a pass is pending: all 1 when the last ply was a pass (one more pass ends the game), else 0
+7     size of my creature on each of my stones / 10 (capped at 1)
+8     size of the opponent's creature on each of their stones / 10 (capped at 1)
+9     cells where I may place a stone (empty, touching at most one of my creatures), whoever is to move
 ====  ==========================================================================================
+
+Planes 7-9 are derived from the stones (nothing hidden); a convolution sees only a few cells around each cell,
+and a creature's size and the merge rule decide every eat, so they are given outright.
 """
 
 from __future__ import annotations
@@ -23,8 +29,10 @@ import numpy as np
 
 from envs.common.hexgrid import HexGrid
 
-NUM_PLANES = 7
-PLANE_ME, PLANE_OPP, PLANE_EMPTY, PLANE_BOARD, PLANE_CHAIN, PLANE_GROW, PLANE_PASS = range(NUM_PLANES)
+NUM_PLANES = 10
+(PLANE_ME, PLANE_OPP, PLANE_EMPTY, PLANE_BOARD, PLANE_CHAIN, PLANE_GROW, PLANE_PASS, PLANE_MY_SIZE, PLANE_OPP_SIZE,
+ PLANE_LEGAL) = range(NUM_PLANES)
+SIZE_SCALE = 0.1
 
 
 class ObservationEncoder:
@@ -47,9 +55,11 @@ class ObservationEncoder:
         )
 
     def encode(
-        self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool
+        self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
+        creatures: dict[int, list[int]] | None = None, legal: bytearray | None = None,
     ) -> np.ndarray:
-        """The planes for ``seat``; ``color`` is the per-cell colour vector (uint8)."""
+        """The planes for ``seat``; ``color`` is the per-cell colour vector (uint8), ``creatures`` the cells of
+        every creature, ``legal`` the seat's placement bytes per cell."""
         squares = self.off_board.copy()
         squares[self.sq] = color
         out = np.empty_like(self.blank)
@@ -61,4 +71,12 @@ class ObservationEncoder:
             out[PLANE_GROW] = 1.0
         if pass_pending:
             out[PLANE_PASS] = 1.0
+        if creatures:
+            sq = self.sq
+            mine = seat + 1
+            for cells in creatures.values():
+                plane = PLANE_MY_SIZE if color[cells[0]] == mine else PLANE_OPP_SIZE
+                out[plane, sq[cells]] = min(1.0, len(cells) * SIZE_SCALE)
+        if legal is not None:
+            out[PLANE_LEGAL, self.sq] = np.frombuffer(legal, dtype=np.uint8)
         return out.reshape(self.shape)

@@ -441,7 +441,7 @@ class BestiariumGame(Game[BestiariumState]):
 
     # ----- observation, notation -----------------------------------------------------------------
     def observation(self, state: BestiariumState, seat: int) -> np.ndarray:
-        """Planes (7, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py``."""
+        """Planes (10, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py``."""
         grow = state.phase == GROW and not state.over
         return self.encoder.encode(
             np.frombuffer(state.color, dtype=np.uint8),
@@ -449,7 +449,15 @@ class BestiariumGame(Game[BestiariumState]):
             state.members[state.chain] if grow else None,
             grow,
             state.passes == 1,
+            state.members,
+            state.legal[seat],
         )
+
+    def action_layout(self) -> np.ndarray:
+        """Cell actions on their square of the observation planes (one channel: the phase plane says whether
+        it places or grows); the pass belongs to no cell (row ``(-1, 0)``)."""
+        cells = np.stack([self.grid.square_index, np.zeros(self.num_cells, dtype=np.int64)], axis=1)
+        return np.concatenate([cells, [[-1, 0]]]).astype(np.int64)
 
     def action_to_str(self, state: BestiariumState, action: int) -> str:
         """``e5`` (place), ``+e5`` (grow) or ``pass``."""

@@ -88,3 +88,66 @@ def test_masks_match_apply_and_snapshots_round_trip(opt, seed):
             assert o.shape == g.observation_shape and o.min() >= 0 and o.max() <= 1
 
     random_playout(g, rng, on_state=visit)
+
+
+@settings(max_examples=60, deadline=None)
+@given(opt=options, seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80))
+def test_spaces_block_matches_real_placements(opt, seed, plies):
+    """Every gain in the observation's ``spaces`` block equals the victory points a real placement adds."""
+    g = GAMES[opt]
+    rng = np.random.default_rng(seed)
+    s = g.initial_state(rng)
+    for _ in range(plies):
+        if g.current_player(s) == TERMINAL:
+            break
+        if seed % 3:  # observing keeps the caches (group books, space entries) alive through the moves
+            g.observation(s, int(seed) % 2)
+        legal = g.legal_actions(s)
+        g.apply(s, legal[int(rng.integers(len(legal)))], rng)
+    lay, types = g.layout, g.num_types
+    for seat in range(2):
+        o = g.observation(s, seat)
+        block = o[lay.spaces:].reshape(9, lay.space_width)
+        if g.current_player(s) == TERMINAL:
+            assert not block.any()
+            continue
+        cells = [s.pos] + [g.target_cell(s, k) for k in range(1, 9)]
+        before = g.scores(s)
+        for i, cell in enumerate(cells):
+            for j in range(2 * types):
+                owner = seat if j < types else 1 - seat
+                placed = s.clone()
+                placed.board[cell] = 3 + 3 * owner + j % types
+                placed.group_cache = None
+                gain = int(g.scores(placed)[owner] - before[owner])
+                assert block[i, j] == np.float32(min(1.0, gain / 10))
+            room = sum(1 for nb in g.neighbours[cell] if s.board[nb] == 0)
+            assert block[i, -1] == np.float32(room / 4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(opt=options, seed=st.integers(0, 2**32 - 1))
+def test_groups_kept_by_placements_match_a_fresh_count(opt, seed):
+    """The group books that placements keep up to date (for observations and scores) equal a recount."""
+    from envs.beasty_borders.observation import group_labels, landscape_groups
+
+    g = GAMES[opt]
+    rng = np.random.default_rng(seed)
+    s = g.initial_state(rng)
+    branch = None
+    while g.current_player(s) != TERMINAL:
+        landscape_groups(g, s)  # keep the books alive, as an observing env does
+        label, sizes, owners = s.group_cache
+        fresh_label, fresh_sizes, fresh_owners = group_labels(s.board.tolist(), g.neighbours)
+        for c in range(g.cells):
+            kept = (sizes[label[c]], owners[label[c]]) if label[c] >= 0 else None
+            fresh = (fresh_sizes[fresh_label[c]], fresh_owners[fresh_label[c]]) if fresh_label[c] >= 0 else None
+            assert kept == fresh
+        if branch is None and len(s.empty) < 30:
+            branch = s.clone()  # a clone shares the books; moves in the original must not leak into it
+            branch_scores = g.scores(branch).tolist()
+        legal = g.legal_actions(s)
+        g.apply(s, legal[int(rng.integers(len(legal)))], rng)
+    if branch is not None:
+        branch.group_cache = None
+        assert g.scores(branch).tolist() == branch_scores

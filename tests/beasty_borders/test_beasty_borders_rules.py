@@ -411,7 +411,7 @@ def test_observation_is_seat_relative():
     s = g.state_from_text(LAKES_MAIN.replace("....~", "AXA.~", 1), marker="a4", roll=5)
     lay = g.layout
     o0, o1 = g.observation(s, 0), g.observation(s, 1)
-    assert o0.shape == g.observation_shape == (503,) and o0.dtype == np.float32
+    assert o0.shape == g.observation_shape == (568,) and o0.dtype == np.float32
     planes0 = o0[: lay.board_size].reshape(lay.num_planes, 6, 9)
     planes1 = o1[: lay.board_size].reshape(lay.num_planes, 6, 9)
     assert planes0[2, 0, 0] == 1 and planes0[5, 0, 1] == 1  # my A, their X
@@ -422,6 +422,33 @@ def test_observation_is_seat_relative():
     assert o0[lay.theirs : lay.theirs + 3].tolist() == [7 / 8, 7 / 8, 5 / 8]
     assert o1[lay.mine] == 7 / 8 and o1[lay.theirs] == 6 / 8
     assert planes0.sum() == 12 + 3 + 1 and o0.min() >= 0 and o0.max() <= 1
+    assert o0[lay.score : lay.score + 2].tolist() == [0, 0]  # no group of two yet
+
+
+def test_observation_spaces_block():
+    """The marker's space and the 8 spaces a roll reaches next: gains per type (mine, then theirs) and room."""
+    g = main_game()
+    # a1 A, a2 A (my group of 2 for farm), a4 X; marker on a3: between the A pair and the X.
+    s = g.state_from_text(LAKES_MAIN.replace("....~", "AA.X~", 1), marker="a3", roll=3)
+    lay = g.layout
+    width = 2 * 3 + 1
+    o0, o1 = g.observation(s, 0), g.observation(s, 1)
+    assert lay.space_width == width and g.observation_shape == (lay.spaces + 9 * width,)
+    here0 = o0[lay.spaces : lay.spaces + width]
+    # farm: A joins the pair (size 3: 3 vp - 1 vp = +2), B/C alone 0; wild: X joins the single X (+1)
+    assert here0.tolist() == pytest.approx([0.2, 0, 0, 0.1, 0, 0, 0])  # no room: b3 below is a lake
+    here1 = o1[lay.spaces : lay.spaces + width]
+    assert here1.tolist() == pytest.approx([0.1, 0, 0, 0.2, 0, 0, 0])
+    assert o0[lay.score : lay.score + 2].tolist() == pytest.approx([1 / 50, 0])
+    # spaces 1..8 are the targets of rolls 1..8, encoded as if the marker stood there
+    for k in range(1, 9):
+        target = g.target_cell(s, k)
+        moved = s.clone()
+        moved.pos = target
+        block = o0[lay.spaces + k * width : lay.spaces + (k + 1) * width]
+        assert block.tolist() == g.observation(moved, 0)[lay.spaces : lay.spaces + width].tolist()
+    assert o0[lay.spaces + width : lay.spaces + 2 * width][-1] == pytest.approx(0.25 * sum(
+        1 for nb in g.neighbours[g.target_cell(s, 1)] if s.board[nb] == 0))
 
 
 def test_snapshot_rejects_damage():

@@ -12,7 +12,8 @@ import pytest
 
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 from envs.bestiarium.observation import (
-    PLANE_BOARD, PLANE_CHAIN, PLANE_EMPTY, PLANE_GROW, PLANE_ME, PLANE_OPP, PLANE_PASS,
+    PLANE_BOARD, PLANE_CHAIN, PLANE_EMPTY, PLANE_GROW, PLANE_LEGAL, PLANE_ME, PLANE_MY_SIZE, PLANE_OPP,
+    PLANE_OPP_SIZE, PLANE_PASS,
 )
 from envs.bestiarium.rules import GROW, PLACE, PLY_CAP_PER_CELL, BestiariumGame
 
@@ -51,11 +52,11 @@ def finished(g: BestiariumGame, text: str, first_passer: int):
 def test_default_options_and_sizes():
     g = BestiariumGame()
     assert g.options() == {"board_size": 6, "shape_equivalence": "free"}
-    assert (g.num_cells, g.num_actions, g.observation_shape) == (91, 92, (7, 11, 11))
+    assert (g.num_cells, g.num_actions, g.observation_shape) == (91, 92, (10, 11, 11))
     assert g.max_game_length == PLY_CAP_PER_CELL * 91
     assert BestiariumGame(board_size=5).num_cells == 61
     assert BestiariumGame(board_size=7).num_cells == 127
-    assert BestiariumGame(board_size=7).observation_shape == (7, 13, 13)
+    assert BestiariumGame(board_size=7).observation_shape == (10, 13, 13)
 
 
 @pytest.mark.parametrize("bad", [4, 8, 0, -6, 6.0, "6", True, None])
@@ -499,10 +500,10 @@ def test_observation_planes():
     sq = g.grid.square_index
 
     def at(obs, plane, name):
-        return obs.reshape(7, -1)[plane, sq[cell(g, name)]]
+        return obs.reshape(10, -1)[plane, sq[cell(g, name)]]
 
     ob, ow = g.observation(s, BLACK), g.observation(s, WHITE)
-    assert ob.shape == (7, side, side) and ob.dtype == np.float32
+    assert ob.shape == (10, side, side) and ob.dtype == np.float32
     assert at(ob, PLANE_ME, "e5") == 1 and at(ob, PLANE_OPP, "e5") == 0
     assert at(ow, PLANE_ME, "e5") == 0 and at(ow, PLANE_OPP, "e5") == 1
     assert at(ob, PLANE_OPP, "f6") == 1 and at(ow, PLANE_ME, "f6") == 1
@@ -516,6 +517,37 @@ def test_observation_planes():
     play(g, t, "pass")
     o = g.observation(t, WHITE)
     assert o[PLANE_PASS].all() and not o[PLANE_GROW].any() and not o[PLANE_CHAIN].any()
+
+
+def test_observation_size_and_legal_planes():
+    g = small()
+    s = g.state_from_text(FEAST)
+    play(g, s, "e6")  # Black's line e4 e5 e6 (3 stones) must grow
+    sq = g.grid.square_index
+    ob, ow = g.observation(s, BLACK).reshape(10, -1), g.observation(s, WHITE).reshape(10, -1)
+    assert ob[PLANE_MY_SIZE, sq[cell(g, "e5")]] == pytest.approx(0.3)
+    assert ow[PLANE_OPP_SIZE, sq[cell(g, "e5")]] == pytest.approx(0.3)
+    # every stone shows its creature's size (counted here by flood fill over the text board), nothing else does
+    color = list(s.color)
+    for c in range(g.num_cells):
+        if not color[c]:
+            assert ob[PLANE_MY_SIZE, sq[c]] == ob[PLANE_OPP_SIZE, sq[c]] == 0
+            continue
+        seen, stack = {c}, [c]
+        while stack:
+            for nb in g.grid.neighbors[stack.pop()]:
+                if nb >= 0 and color[nb] == color[c] and nb not in seen:
+                    seen.add(nb)
+                    stack.append(nb)
+        mine = color[c] == BLACK + 1
+        assert ob[PLANE_MY_SIZE if mine else PLANE_OPP_SIZE, sq[c]] == pytest.approx(min(1, len(seen) / 10))
+        assert ow[PLANE_OPP_SIZE if mine else PLANE_MY_SIZE, sq[c]] == pytest.approx(min(1, len(seen) / 10))
+    # the legal plane is the place-phase mask of its observer
+    t = g.state_from_text(FEAST)
+    for seat in (BLACK, WHITE):
+        t.to_move = seat
+        o = g.observation(t, seat).reshape(10, -1)
+        assert np.array_equal(o[PLANE_LEGAL, sq], g.legal_mask(t)[: g.num_cells].astype(np.float32))
 
 
 def test_snapshot_round_trip_mid_chain():

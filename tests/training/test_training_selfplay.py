@@ -185,3 +185,44 @@ def test_outcome_scores():
     assert outcome(np.array([1.0, -1.0]), 0) == 1.0
     assert outcome(np.array([1.0, -1.0]), 1) == 0.0
     assert outcome(np.array([0.5, 0.5, -1.0]), 0) == 0.5
+
+
+class ScoredTickGame(TickGame):
+    """TickGame whose running score per seat is the sum of its actions so far."""
+
+    def scores(self, state: TickState) -> np.ndarray:
+        a = state.actions
+        return np.array([sum(a[0::2]), sum(a[1::2])], dtype=np.float64)
+
+
+class ScoredTickEnv(TickEnv):
+    game_class = ScoredTickGame
+
+
+def test_score_shaping_pays_potential_changes_and_takes_them_back_at_the_end():
+    plain = GameSlots("tick", {}, [5], make_env=ScoredTickEnv)
+    shaped = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=ScoredTickEnv)
+    plain.reset()
+    shaped.reset()
+    totals_plain, totals_shaped = np.zeros(2), np.zeros(2)
+    first = None
+    for action in (1, 0, 2, 1):
+        p, s = plain.step([action]), shaped.step([action])
+        first = s.rewards[0] - p.rewards[0] if first is None else first
+        totals_plain += p.rewards[0]
+        totals_shaped += s.rewards[0]
+    # seat 0 played 1: scores (1, 0), potentials 0.5 * (1 - 0) = +0.5 for seat 0 and -0.5 for seat 1
+    assert first.tolist() == [pytest.approx(0.5), pytest.approx(-0.5)]
+    # the potential is 0 at the end, so a game's shaping sums to zero and the objective is unchanged
+    np.testing.assert_allclose(totals_shaped, totals_plain)
+    assert s.episodes[0]["returns"] == p.episodes[0]["returns"]  # episode results are never shaped
+
+
+def test_shaping_survives_an_exact_resume_of_the_slots():
+    slots = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=ScoredTickEnv)
+    slots.reset()
+    slots.step([2])
+    saved = slots.get_state()
+    again = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=ScoredTickEnv)
+    again.set_state(saved)
+    assert again.step([1]).rewards.tolist() == slots.step([1]).rewards.tolist()

@@ -1,0 +1,46 @@
+"""The checkpoints shipped in ``checkpoints/<game>/`` still load against today's envs and play legal games.
+
+An observation or action-space change that the shipped weights no longer fit fails here (the loader checks the
+space signature) instead of in a user's first ``python -m training evaluate``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import envs
+from training.checkpoint import load_policy, read_sidecar
+from training.evaluate import play_game
+
+ROOT = Path(__file__).resolve().parents[2] / "checkpoints"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_shipped_checkpoint_loads_and_plays(game: str):
+    path = ROOT / game / "policy.pt"
+    sidecar = read_sidecar(path)
+    assert sidecar["game"] == game
+    # shipped at default options: the sidecar's options are what the env uses without any
+    assert sidecar["options"] == envs.module(game).raw_env().game.options()
+    policy = load_policy(path, seed=0)
+    n = envs.module(game).raw_env().game.num_players
+    seats = ["random"] * n
+    seats[0] = "checkpoint"
+    record = play_game(game, {}, seats, seed=3, policies=[policy] + [_random(i) for i in range(1, n)])
+    assert record.actions and not record.truncated
+
+
+def _random(seed: int):
+    from envs.common.policies import RandomPolicy
+
+    return RandomPolicy(seed)
+
+
+def test_shipped_checkpoints_are_small():
+    total = sum(p.stat().st_size for p in ROOT.rglob("*") if p.is_file())
+    assert total < 20 * 1024 * 1024
+    for game in envs.GAMES:
+        assert json.loads((ROOT / game / "policy.json").read_text())["weights_sha256"]
