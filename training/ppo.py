@@ -319,6 +319,9 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
 
             if evaluated:
                 save_checkpoint(policy_path, net, spec, game, config, global_step, update, evaluation)
+                if config.keep_checkpoints:
+                    save_checkpoint(run_dir / "checkpoints" / f"policy-{update:06d}.pt", net, spec, game, config,
+                                    global_step, update, evaluation)
                 save_resume(run_dir / "resume.pt", {
                     "config": config.to_dict(), "model": net.state_dict(), "optimizer": optimizer.state_dict(),
                     "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),

@@ -114,7 +114,7 @@ def encode(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int) ->
         out[lay.theirs + t] = theirs[t] * 0.125
     if state.roller == seat:
         out[lay.roller] = 1.0
-    vp = game.scores(state)
+    vp = victory_points(game, state)
     out[lay.score] = min(1.0, vp[seat] * SCORE_SCALE)
     out[lay.score + 1] = min(1.0, vp[1 - seat] * SCORE_SCALE)
     live = bool(state.empty)
@@ -190,6 +190,15 @@ def add_to_groups(groups: tuple[list[int], list[int], list[int]], board: list[in
             sizes[g] = 0
     label[cell] = new
     return (label, sizes, owners), members
+
+
+def victory_points(game: "BeastyBordersGame", state: "BeastyBordersState") -> list[int]:
+    """Victory points per seat: GROUP_VP of every group's size, summed per owner."""
+    _, sizes, owners = landscape_groups(game, state)
+    vp = [0, 0]
+    for size, seat in zip(sizes, owners):
+        vp[seat] += GROUP_VP[size]
+    return vp
 
 
 def landscape_groups(game: "BeastyBordersGame",

@@ -30,8 +30,8 @@ from envs.beasty_borders.observation import (  # noqa: F401  (GROUP_VP re-export
     ObservationLayout,
     add_to_groups,
     encode,
-    landscape_groups,
     stale_spaces,
+    victory_points,
 )
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, lake_pattern_to_tile, tile_lakes
 from envs.common.game import (
@@ -397,11 +397,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
 
     def scores(self, state: BeastyBordersState) -> np.ndarray:
         """Victory points per seat: the sum over groups of GROUP_VP[size] (also meaningful mid-game)."""
-        _, sizes, owners = landscape_groups(self, state)
-        vp = [0, 0]
-        for size, seat in zip(sizes, owners):
-            vp[seat] += GROUP_VP[size]
-        return np.array(vp, dtype=np.int64)
+        return np.array(victory_points(self, state), dtype=np.int64)
 
     def rank_keys(self, state: BeastyBordersState) -> list[tuple[int, int]]:
         """(victory points, animals placed) per seat: "In case of a tie, the player who placed the most animals

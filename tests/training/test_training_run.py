@@ -169,3 +169,16 @@ def test_tournament_with_a_checkpoint_over_two_worker_processes(run: Path):
     single = run_tournament("battle_sheep", {"canvas_radius": 4}, [str(run / "policy.pt"), "random"], games=4,
                             seed=0, workers=1, progress=False)
     assert [r.actions for r in result.records] == [r.actions for r in single.records]
+
+
+def test_keep_checkpoints_saves_every_evaluated_policy(tmp_path: Path):
+    config = tiny(tmp_path, "kept", eval_every=2, keep_checkpoints=True, total_steps=256)  # 64 samples an update
+    train(config)
+    kept = sorted((tmp_path / "kept" / "checkpoints").glob("policy-*.pt"))
+    assert [p.name for p in kept] == ["policy-000002.pt", "policy-000004.pt"]
+    meta = json.loads(kept[0].with_suffix(".json").read_text())
+    assert meta["updates"] == 2 and "random" in meta["evaluation"]["vs"]
+    assert load_policy(kept[0], game="battle_sheep", options={"canvas_radius": 4}).name
+    # the final policy.pt is the last update's, the kept one is an earlier network
+    assert not all(torch.equal(a, b) for a, b in zip(params(kept[0]).values(),
+                                                       params(tmp_path / "kept" / "policy.pt").values()))

@@ -101,7 +101,8 @@ class TickEnv(BarnyardAECEnv):
 
 
 def tick_collector(**overrides: Any) -> SelfPlayCollector:
-    config = make_config("battle_sheep", **{"num_envs": 1, "opponent_fraction": 0.0, "num_workers": 0, **overrides})
+    config = make_config("battle_sheep", **{"num_envs": 1, "opponent_fraction": 0.0, "num_workers": 0,
+                                          "score_shaping": 0.0, **overrides})
     torch.manual_seed(0)
     net = MLPNet((5,), 3, hidden=16, layers=1)
     return SelfPlayCollector(config, net, torch.Generator().manual_seed(0), make_env=TickEnv)
