@@ -56,10 +56,12 @@ class ObservationEncoder:
 
     def encode(
         self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
-        creatures: dict[int, list[int]] | None = None, legal: bytearray | None = None,
+        creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
+        legal: bytearray | None = None,
     ) -> np.ndarray:
         """The planes for ``seat``; ``color`` is the per-cell colour vector (uint8), ``creatures`` the cells of
-        every creature, ``legal`` the seat's placement bytes per cell."""
+        every creature, ``creature_ids`` the creature id per cell (-1 empty), ``legal`` the seat's placement
+        bytes per cell."""
         squares = self.off_board.copy()
         squares[self.sq] = color
         out = np.empty_like(self.blank)
@@ -71,12 +73,18 @@ class ObservationEncoder:
             out[PLANE_GROW] = 1.0
         if pass_pending:
             out[PLANE_PASS] = 1.0
-        if creatures:
-            sq = self.sq
-            mine = seat + 1
-            for cells in creatures.values():
-                plane = PLANE_MY_SIZE if color[cells[0]] == mine else PLANE_OPP_SIZE
-                out[plane, sq[cells]] = min(1.0, len(cells) * SIZE_SCALE)
-        if legal is not None:
-            out[PLANE_LEGAL, self.sq] = np.frombuffer(legal, dtype=np.uint8)
+        if creatures is not None and legal is not None:
+            # size per creature id (index -1, an empty cell's id, reads the trailing 0), then per cell
+            lens = [0] * (max(creatures, default=0) + 2)
+            for cid, cells in creatures.items():
+                lens[cid] = len(cells)
+            extra = np.empty((3, len(color)), dtype=np.float32)
+            np.take(np.array(lens, dtype=np.float32), creature_ids, out=extra[0])
+            np.minimum(extra[0], 10.0, out=extra[0])
+            mine = color == seat + 1
+            np.multiply(extra[0], SIZE_SCALE, out=extra[0])
+            np.multiply(extra[0], ~mine & (color > 0), out=extra[1])
+            np.multiply(extra[0], mine, out=extra[0])
+            extra[2] = np.frombuffer(legal, dtype=np.uint8)
+            out[PLANE_MY_SIZE:, self.sq] = extra
         return out.reshape(self.shape)

@@ -450,6 +450,7 @@ class BestiariumGame(Game[BestiariumState]):
             grow,
             state.passes == 1,
             state.members,
+            state.cid,
             state.legal[seat],
         )
 
