@@ -165,14 +165,13 @@ class CheckpointPolicy:
         return self._dist(decision).probs[0].numpy()
 
     def _dist(self, decision: Decision) -> Any:
-        from training.ppo import MaskedCategorical
+        from training.ppo import masked_policy
 
         if decision.game.name != self.game.name:
             raise ValueError(f"policy {self.name} plays {self.game.name}, not {decision.game.name}")
         obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
         mask = torch.as_tensor(np.asarray(decision.action_mask)).bool()[None]
-        logits, _ = self.net(obs)
-        return MaskedCategorical(logits, mask)
+        return masked_policy(self.net, obs, mask)[0]
 
     @torch.no_grad()
     def act(self, decision: Decision) -> int:

@@ -40,19 +40,24 @@ class MaskedCategorical:
     of Battle Sheep's 25k actions are legal. Every row needs a legal action to sample.
     """
 
-    def __init__(self, logits: torch.Tensor, mask: torch.Tensor):
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor, columns: torch.Tensor | None = None):
+        """``logits`` ``(B, A)``; or, with ``columns`` ``(A,)``, raw scores ``(B, R)`` of which action ``a``'s
+        logit is column ``columns[a]`` (a per-cell head's planes: only the legal actions' logits are gathered,
+        never all ``A``)."""
         mask = mask.bool()
         rows, cols = mask.nonzero(as_tuple=True)
-        counts = mask.sum(dim=-1)
+        counts = torch.bincount(rows, minlength=mask.shape[0])  # legal actions per row (a bool sum would
+        # first copy the whole mask to int64)
         width = max(1, int(counts.max()) if counts.numel() else 1)
         position = torch.arange(rows.numel()) - (counts.cumsum(0) - counts)[rows]
-        self.num_actions = logits.shape[-1]
+        self.num_actions = logits.shape[-1] if columns is None else columns.shape[0]
         self.index = torch.zeros(logits.shape[0], width, dtype=torch.long)
         self.index[rows, position] = cols
         self.valid = torch.zeros(logits.shape[0], width, dtype=torch.bool)
         self.valid[rows, position] = True
         padding = torch.full(self.index.shape, MASK_LOGIT, dtype=logits.dtype)
-        legal = torch.where(self.valid, logits.gather(1, self.index), padding)
+        source = self.index if columns is None else columns[self.index]
+        legal = torch.where(self.valid, logits.gather(1, source), padding)
         self.legal_log_probs = legal - legal.logsumexp(dim=-1, keepdim=True)
         """``(B, width)`` log-probabilities of the actions in ``index``."""
 
@@ -85,6 +90,14 @@ class MaskedCategorical:
         """Entropy over the legal actions only."""
         p_log_p = self.legal_log_probs.exp() * self.legal_log_probs
         return -torch.where(self.valid, p_log_p, torch.zeros_like(p_log_p)).sum(dim=-1)
+
+
+def masked_policy(net: nn.Module, obs: torch.Tensor,
+                  mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
+    """``(distribution over the legal actions, value)`` of ``net`` (a :mod:`training.networks` network) for a
+    batch of observations and their action masks; gathers only the legal actions' logits."""
+    scores, values, columns = net.scores(obs)
+    return MaskedCategorical(scores, mask, columns), values
 
 
 # ----- 2. advantages ----------------------------------------------------------------------------------------
@@ -152,8 +165,7 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, con
         order = rng.permutation(size)
         for idx in np.array_split(order, min(config.num_minibatches, size)):
             index = torch.from_numpy(idx)
-            logits, values = net(batch.obs[index])
-            dist = MaskedCategorical(logits, batch.masks(idx))  # the stored mask, re-applied
+            dist, values = masked_policy(net, batch.obs[index], batch.masks(idx))  # the stored mask, re-applied
             loss, stats = ppo_loss(
                 dist.log_prob(batch.actions[index]), batch.logp[index], batch.advantages[index], dist.entropy(),
                 values, batch.values[index], batch.returns[index], clip_coef=config.clip_coef,

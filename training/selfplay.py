@@ -37,7 +37,7 @@ from torch import nn
 import envs
 from envs.common.policies import Decision, Policy, RandomPolicy
 from training.buffer import RolloutBuffer, Transition, pack_mask
-from training.ppo import MaskedCategorical
+from training.ppo import masked_policy
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -477,8 +477,7 @@ class SelfPlayCollector:
         if learner:
             obs = report.obs[learner]
             masks = report.masks[learner]
-            logits, values = self.net(torch.from_numpy(obs))
-            dist = MaskedCategorical(logits, torch.from_numpy(masks).bool())
+            dist, values = masked_policy(self.net, torch.from_numpy(obs), torch.from_numpy(masks))
             chosen = dist.sample(self.generator)
             logps = dist.log_prob(chosen)
             for k, j in enumerate(learner):
@@ -495,8 +494,8 @@ class SelfPlayCollector:
             if kind == SNAPSHOT:
                 by_snapshot.setdefault(self.snapshot_of[env_ids[j]], []).append(j)
         for snap_id, rows in sorted(by_snapshot.items()):
-            logits, _ = self._snapshot(snap_id)(torch.from_numpy(report.obs[rows]))
-            dist = MaskedCategorical(logits, torch.from_numpy(report.masks[rows]).bool())
+            dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]),
+                                    torch.from_numpy(report.masks[rows]))
             actions[rows] = dist.sample(self.generator).numpy()
         return actions
 
@@ -608,8 +607,8 @@ def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: s
                     returns[g, s] += env.rewards.get(a, 0.0)
         if waiting:
             seen = [env_list[g].observe(env_list[g].agent_selection) for g in waiting]
-            logits, _ = net(torch.from_numpy(np.stack([s["observation"] for s in seen])))
-            dist = MaskedCategorical(logits, torch.from_numpy(np.stack([s["action_mask"] for s in seen])).bool())
+            dist, _ = masked_policy(net, torch.from_numpy(np.stack([s["observation"] for s in seen])),
+                                    torch.from_numpy(np.stack([s["action_mask"] for s in seen])))
             chosen = dist.mode() if greedy else dist.sample(gen)
             for g, action in zip(waiting, chosen.tolist()):
                 env = env_list[g]

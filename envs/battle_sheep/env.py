@@ -19,7 +19,7 @@ Actions
     ``[3N, 4N)``, moves ``[4N, 94N)`` as (cell, direction, count); see ``envs/battle_sheep/RULES.md``.
 
 Observation
-    ``{"observation": float32 (6 + 3n, 2R+1, 2R+1), "action_mask": int8 (94N,)}``: planes on the square
+    ``{"observation": float32 (15 + 3n, 2R+1, 2R+1), "action_mask": int8 (94N,)}``: planes on the square
     embedding of the hex canvas, the observing player first (RULES.md lists the planes).
 
 Rewards

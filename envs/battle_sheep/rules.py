@@ -33,6 +33,9 @@ SHEEP_PER_PLAYER = 16
 TILES_PER_PLAYER = 4
 DEFAULT_CANVAS_RADIUS = {2: 9, 3: 10, 4: 11}
 SEAT_LETTERS = "ABCD"
+NUM_DERIVED_PLANES = 9
+"""Observation planes derived from the others (RULES.md): free neighbours, slide destinations per direction,
+where the observer / the others can slide to."""
 
 
 class SheepState:
@@ -138,7 +141,7 @@ class BattleSheepGame(Game[SheepState]):
         self.tiles_around = [np.array(t, dtype=np.int64) for t in in_ring]
         """Per cell, the on-canvas tiles that contain it / that it borders (for incremental tile legality)."""
         self.total_tiles = TILES_PER_PLAYER * self.num_players
-        self.num_channels = 6 + 3 * self.num_players
+        self.num_channels = 6 + 3 * self.num_players + NUM_DERIVED_PLANES
         self.observation_shape = (self.num_channels, *grid.square_shape)
         # moves: each turn at least one sheep lands on a new pasture cell
         self.max_game_length = self.total_tiles + self.num_players + SHEEP_PER_PLAYER * self.num_players
@@ -403,7 +406,29 @@ class BattleSheepGame(Game[SheepState]):
                 obs[3 + 2 * n + (s - seat) % n] = state.tiles_left[s] / TILES_PER_PLAYER
         if state.phase != OVER:
             obs[3 + 3 * n + state.phase] = 1.0
+        if state.phase != BUILD:
+            self._derived_planes(state, seat, cells, obs[6 + 3 * n:])
         return obs.reshape(self.observation_shape)
+
+    def _derived_planes(self, state: SheepState, seat: int, cells: np.ndarray, planes: np.ndarray) -> None:
+        """Fill the derived planes (RULES.md): what a slide leads to, so that a network need not trace rays
+        across the board before it can judge a move."""
+        sq = self.grid.square_index
+        free = np.append(cells == EMPTY, False)
+        liberties = free[self.grid.neighbors_padded].sum(axis=1)
+        pasture = cells != NO_PASTURE
+        planes[0, sq[pasture]] = liberties[pasture] * (1.0 / 6.0)
+        for s in range(self.num_players):
+            moves = state._moves if (s == state.to_move and state.phase == MOVE and state._moves is not None) \
+                else self._compute_moves(state, s)
+            if not moves:
+                continue
+            source, direction, dest, _ = np.array(moves, dtype=np.int64).T
+            if s == seat:
+                planes[1 + direction, sq[source]] = (1.0 + liberties[dest]) * (1.0 / 7.0)
+                planes[7, sq[dest]] = 1.0
+            else:
+                planes[8, sq[dest]] = 1.0
 
     def action_layout(self) -> np.ndarray:
         """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves

@@ -116,8 +116,10 @@ class HexGrid:
         )
         """rays[i][d]: the cells from i (exclusive) in direction d up to the grid's edge."""
         self.on_rim = np.array([len(self.neighbor_lists[i]) < 6 for i in range(self.num_cells)])
-        self._neighbors_sentinel = np.where(nb >= 0, nb, self.num_cells)
         """Cells with a neighbour off the grid."""
+        self.neighbors_padded = np.where(nb >= 0, nb, self.num_cells)
+        """:attr:`neighbors` with ``num_cells`` for off the grid: index a per-cell array padded with one
+        trailing entry (e.g. ``np.append(free, False)[neighbors_padded].sum(1)`` counts free neighbours)."""
         self.ring = np.array([hex_distance(c, (0, 0)) for c in self.coords], dtype=np.int64)
         """Distance of each cell from the centre."""
         side = 2 * radius + 1
@@ -170,7 +172,7 @@ class HexGrid:
         ext[-1] = True  # the sentinel: everything off the grid
         ext[:-1] = free & (self.ring >= outer)
         while True:
-            grown = free & ext[self._neighbors_sentinel].any(axis=1)
+            grown = free & ext[self.neighbors_padded].any(axis=1)
             if np.array_equal(grown, ext[:-1]):
                 return grown
             ext[:-1] = grown
@@ -179,7 +181,7 @@ class HexGrid:
         """Filled cells that touch the unbounded exterior (not only an interior hole)."""
         ext = np.ones(self.num_cells + 1, dtype=bool)  # the sentinel (off-grid) stays exterior
         ext[:-1] = self.exterior(filled)
-        return np.asarray(filled, dtype=bool) & ext[self._neighbors_sentinel].any(axis=1)
+        return np.asarray(filled, dtype=bool) & ext[self.neighbors_padded].any(axis=1)
 
     def pixel_center(self, i: int, size: float) -> tuple[float, float]:
         """Pixel centre of cell ``i`` for pointy-top hexes of circumradius ``size`` (origin at cell (0,0))."""

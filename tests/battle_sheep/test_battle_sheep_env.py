@@ -48,6 +48,68 @@ def test_observation_is_from_the_observers_point_of_view():
         assert mask.any() == (agent == env.agent_selection)
 
 
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_derived_planes_agree_with_the_legal_moves(num_players):
+    """Liberties, per-direction slide destinations and reach planes, recomputed from the action masks (the
+    observer's own moves) and by walking rays (the others'), on random games through the move phase."""
+    from envs.battle_sheep.actions import MAX_MOVE
+    from envs.battle_sheep.rules import EMPTY, NO_PASTURE
+
+    env = battle_sheep_v0.raw_env(num_players=num_players, pasture="random")
+    rng = np.random.default_rng(num_players)
+    checked = 0
+    for game_seed in range(3):
+        env.reset(seed=game_seed)
+        game, n = env.game, num_players
+        base = 6 + 3 * n
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            seen = env.observe(agent)
+            planes = seen["observation"].reshape(game.num_channels, -1)
+            state, sq = env.state, game.grid.square_index
+            if state.phase != 0:  # after the build phase
+                for c in range(game.grid.num_cells):
+                    if state.cells[c] == NO_PASTURE:
+                        assert planes[base, sq[c]] == 0
+                        continue
+                    free = sum(1 for j in game.grid.neighbor_lists[c] if state.cells[j] == EMPTY)
+                    assert planes[base, sq[c]] == pytest.approx(free / 6)
+                reach_me, reach_others = set(), set()
+                for s in range(n):
+                    for c in state.stacks[s]:
+                        for d, ray in enumerate(game.grid.rays[c]):
+                            dest = None
+                            for j in ray:
+                                if state.cells[j] != EMPTY:
+                                    break
+                                dest = j
+                            splittable = state.heights[c] >= 2 and dest is not None
+                            if s == seat:
+                                want = 0.0
+                                if splittable:
+                                    free = sum(1 for j in game.grid.neighbor_lists[dest] if state.cells[j] == EMPTY)
+                                    want = (1 + free) / 7
+                                    reach_me.add(dest)
+                                    if state.phase == 2 and agent == env.agent_selection:  # the mask agrees
+                                        move = game.codec.move_base + (c * 6 + d) * MAX_MOVE
+                                        assert seen["action_mask"][move] == 1
+                                assert planes[base + 1 + d, sq[c]] == pytest.approx(want)
+                            elif splittable:
+                                reach_others.add(dest)
+                assert set(np.flatnonzero(planes[base + 7])) == {int(sq[c]) for c in reach_me}
+                assert set(np.flatnonzero(planes[base + 8])) == {int(sq[c]) for c in reach_others}
+                checked += 1
+            else:
+                assert not planes[base:].any()
+            mask = seen["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(mask))))
+    assert checked > 30
+
+
 def test_raw_env_rejects_illegal_actions_and_keeps_the_state():
     env = battle_sheep_v0.raw_env()
     env.reset(seed=0)
