@@ -74,7 +74,8 @@ class TrainConfig:
 
     score_shaping: float = 0.0
     """Potential-based reward shaping (Ng, Harada & Russell 1999) from the game's running score: each seat's
-    potential is ``score_shaping * (its score - the mean of the others' scores)`` (``Game.scores``), 0 once the
+    potential is ``score_shaping * (its score - the mean of the others' scores)`` (``Game.shaping_potential``:
+    the score, or a game's better progress measure), 0 once the
     game is over; every move pays each seat the change of its potential. A game's shaping rewards sum to minus
     the starting potential (0 from an empty board), so the objective stays the result while points scored
     (or given away) are credited to the move that made them. 0 turns it off."""

@@ -209,12 +209,13 @@ class GameSlots:
             self.potential[i] = self._potential(self.envs[i])
 
     def _potential(self, env: Any) -> np.ndarray:
-        """Shaping potential per seat: ``score_shaping * (my score - mean of the others' scores)``; 0 once the
+        """Shaping potential per seat: ``score_shaping * (my progress - mean of the others')``, progress being
+        ``Game.shaping_potential`` (the running score unless the game defines better); 0 once the
         game is over, so that the shaping rewards of a game sum to minus the potential it started with (0 at
         the usual empty start) and the learner's objective stays the game's result."""
         if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
             return np.zeros(self.n)
-        scores = np.asarray(self.game.scores(env.state), dtype=np.float64)
+        scores = np.asarray(self.game.shaping_potential(env.state), dtype=np.float64)
         others = (scores.sum() - scores) / max(1, self.n - 1)
         return self.score_shaping * (scores - others)
 

@@ -377,6 +377,23 @@ class BattleSheepGame(Game[SheepState]):
         """Pastures occupied per seat."""
         return np.array([len(s) for s in state.stacks], dtype=np.float64)
 
+    def movable_sheep(self, state: SheepState, seat: int) -> int:
+        """Sheep of ``seat`` that could still leave their pasture: all but one of every stack of two or more
+        with a free neighbouring pasture."""
+        cells, heights, nbrs = state.cells, state.heights, self.grid.neighbor_lists
+        total = 0
+        for c in state.stacks[seat]:
+            if heights[c] >= 2 and any(cells[j] == EMPTY for j in nbrs[c]):
+                total += heights[c] - 1
+        return total
+
+    def shaping_potential(self, state: SheepState) -> np.ndarray:
+        """Pastures occupied + :meth:`movable_sheep` per seat: the pastures a seat could still reach at most.
+        A split that strands sheep (a stack closed in, a single sheep sent off) lowers it at once, where the
+        score shows the loss only when the seat runs out of moves."""
+        return np.array([len(state.stacks[s]) + self.movable_sheep(state, s) for s in range(self.num_players)],
+                        dtype=np.float64)
+
     def returns(self, state: SheepState) -> np.ndarray:
         if state.phase != OVER:
             return np.zeros(self.num_players)

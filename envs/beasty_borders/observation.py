@@ -254,14 +254,15 @@ def stale_spaces(game: "BeastyBordersGame", filled: int, members: list[int] | No
 def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int, out: np.ndarray) -> None:
     """Fill the ``spaces`` block (module docstring) of ``out``.
 
-    Space entries are cached on the state (``space_cache``: a table of entries and a row-valid flag per cell,
-    kept by the engine: a filling invalidates only the rows it can change), so most spaces are computed once
-    per change near them rather than once per observation."""
+    Space entries are cached on the state (``space_cache``: per seat a table of entries in that seat's order,
+    and a row-valid flag per cell, kept by the engine: a filling invalidates only the rows it can change), so
+    most spaces are computed once per change near them rather than once per observation, and an observation
+    copies its nine rows with one ``np.take``."""
     lay: ObservationLayout = game.layout
     if state.space_cache is None:
-        state.space_cache = (np.zeros((game.cells, NUM_CODES - FIRST_ANIMAL + 1), dtype=np.float32),
+        state.space_cache = (np.zeros((2, game.cells, lay.space_width), dtype=np.float32),
                              np.zeros(game.cells, dtype=bool))
-    table, valid = state.space_cache
+    tables, valid = state.space_cache
     empty, path = state.empty, game.path
     n_empty = len(empty)
     start = bisect.bisect_right(empty, game.rank[state.pos])
@@ -272,6 +273,9 @@ def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat:
             if board is None:
                 board = state.board.tolist()
                 groups = landscape_groups(game, state)
-            table[cell] = space_entry(game, board, groups, cell)
+            entry = space_entry(game, board, groups, cell)
+            for s in range(2):
+                tables[s, cell] = [entry[i] for i in lay.entry_order[s]]
             valid[cell] = True
-    out[lay.spaces: lay.spaces + (1 + LOOKAHEAD) * lay.space_width] = table[cells][:, lay.entry_order[seat]].ravel()
+    np.take(tables[seat], cells, axis=0,
+            out=out[lay.spaces: lay.spaces + (1 + LOOKAHEAD) * lay.space_width].reshape(-1, lay.space_width))

@@ -88,8 +88,8 @@ class BeastyBordersState:
         """(group id per cell, size and owner per group) of the landscape: built on demand (observation.py), then
         kept up to date by each placement; never mutated in place, so clones share it."""
         self.space_cache: tuple[np.ndarray, np.ndarray] | None = None
-        """(entry per cell, valid flag per cell): observation.space_entry (what each space is worth), filled in
-        on demand; a filling replaces both by copies with the rows it can change invalidated. Clones share it
+        """(per seat an entry per cell, valid flag per cell): observation.space_entry (what each space is worth,
+        in the seat's order: mine, theirs, room), filled in on demand; a filling replaces both by copies with the rows it can change invalidated. Clones share it
         (they share the landscape: entries valid for one are valid for all)."""
 
     def clone(self) -> "BeastyBordersState":

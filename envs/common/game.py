@@ -127,6 +127,12 @@ class Game(ABC, Generic[S]):
         """Per-seat game score as the rulebook counts it (for reports; may be meaningful mid-game)."""
         return self.returns(state)
 
+    def shaping_potential(self, state: S) -> np.ndarray:
+        """Per-seat progress measure for potential-based reward shaping (``training``'s ``score_shaping``):
+        the running score unless a game knows a better one (Battle Sheep adds the sheep that can still move,
+        since its score only says who has been blocked after the fact)."""
+        return self.scores(state)
+
     # ----- what a player sees ------------------------------------------------------------------
     @abstractmethod
     def observation(self, state: S, seat: int) -> np.ndarray:

@@ -194,6 +194,20 @@ def test_direction_whose_first_cell_is_blocked_is_illegal_and_one_sheep_must_sta
     assert game.legal_actions(state) == [game.codec.move(a, 0, 1)]
 
 
+def test_shaping_potential_counts_pastures_and_the_sheep_that_can_still_move():
+    game = BattleSheepGame()
+    state = board_from_text(game, """
+    A10 .  .  B5 B1
+    """)
+    # A: 1 pasture + 9 movable; B: 2 pastures + 4 movable (its single sheep cannot leave)
+    assert game.shaping_potential(state).tolist() == [10.0, 6.0]
+    a = cell_at(game, state, 0, 10)
+    game.apply(state, game.str_to_action(state, move_str(game, a, "E", 1)), RNG)
+    # A sent one sheep next to B: it is stranded (one sheep), and B's 5-stack is now closed in
+    assert game.shaping_potential(state).tolist() == [2.0 + 8.0, 2.0 + 0.0]
+    assert game.scores(state).tolist() == [2.0, 2.0]  # the score does not see it yet
+
+
 def test_a_single_sheep_cannot_move():
     game = BattleSheepGame()
     state = board_from_text(game, """
