@@ -193,12 +193,17 @@ def add_to_groups(groups: tuple[list[int], list[int], list[int]], board: list[in
 
 
 def victory_points(game: "BeastyBordersGame", state: "BeastyBordersState") -> list[int]:
-    """Victory points per seat: GROUP_VP of every group's size, summed per owner."""
-    _, sizes, owners = landscape_groups(game, state)
-    vp = [0, 0]
-    for size, seat in zip(sizes, owners):
-        vp[seat] += GROUP_VP[size]
-    return vp
+    """Victory points per seat: GROUP_VP of every group's size, summed per owner (cached on the state with the
+    groups they were counted from; the caller gets a fresh list)."""
+    groups = landscape_groups(game, state)
+    cached = state.vp_cache
+    if cached is None or cached[0] is not groups:
+        _, sizes, owners = groups
+        vp = [0, 0]
+        for size, seat in zip(sizes, owners):
+            vp[seat] += GROUP_VP[size]
+        cached = state.vp_cache = (groups, vp)
+    return cached[1][:]
 
 
 def landscape_groups(game: "BeastyBordersGame",

@@ -62,7 +62,7 @@ class BeastyBordersState:
     """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted)."""
 
     __slots__ = ("tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row", "empty",
-                 "group_cache", "space_cache")
+                 "group_cache", "space_cache", "vp_cache")
 
     def __init__(self) -> None:
         self.tiles: list[int] = []
@@ -87,6 +87,9 @@ class BeastyBordersState:
         self.group_cache: tuple[list[int], list[int], list[int]] | None = None
         """(group id per cell, size and owner per group) of the landscape: built on demand (observation.py), then
         kept up to date by each placement; never mutated in place, so clones share it."""
+        self.vp_cache: tuple[Any, list[int]] | None = None
+        """(the group_cache it was counted from, victory points per seat): valid while that is still the
+        state's group_cache (a placement replaces the group_cache, never mutates it)."""
         self.space_cache: tuple[np.ndarray, np.ndarray] | None = None
         """(per seat an entry per cell, valid flag per cell): observation.space_entry (what each space is worth,
         in the seat's order: mine, theirs, room), filled in on demand; a filling replaces both by copies with the rows it can change invalidated. Clones share it
@@ -107,6 +110,7 @@ class BeastyBordersState:
         s.row = None if self.row is None else self.row.copy()
         s.empty = self.empty[:]
         s.group_cache = self.group_cache
+        s.vp_cache = self.vp_cache
         s.space_cache = self.space_cache
         return s
 

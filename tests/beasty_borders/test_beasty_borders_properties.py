@@ -129,7 +129,7 @@ def test_spaces_block_matches_real_placements(opt, seed, plies):
 @given(opt=options, seed=st.integers(0, 2**32 - 1))
 def test_groups_kept_by_placements_match_a_fresh_count(opt, seed):
     """The group books that placements keep up to date (for observations and scores) equal a recount."""
-    from envs.beasty_borders.observation import group_labels, landscape_groups
+    from envs.beasty_borders.observation import GROUP_VP, group_labels, landscape_groups
 
     g = GAMES[opt]
     rng = np.random.default_rng(seed)
@@ -143,6 +143,10 @@ def test_groups_kept_by_placements_match_a_fresh_count(opt, seed):
             kept = (sizes[label[c]], owners[label[c]]) if label[c] >= 0 else None
             fresh = (fresh_sizes[fresh_label[c]], fresh_owners[fresh_label[c]]) if fresh_label[c] >= 0 else None
             assert kept == fresh
+        recount = [0, 0]
+        for size, owner in zip(fresh_sizes, fresh_owners):
+            recount[owner] += GROUP_VP[size]
+        assert g.scores(s).tolist() == recount  # cached victory points follow the groups
         if branch is None and len(s.empty) < 30:
             branch = s.clone()  # a clone shares the books; moves in the original must not leak into it
             branch_scores = g.scores(branch).tolist()
