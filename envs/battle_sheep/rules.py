@@ -436,8 +436,7 @@ class BattleSheepGame(Game[SheepState]):
         pasture = cells != NO_PASTURE
         planes[0, sq[pasture]] = liberties[pasture] * (1.0 / 6.0)
         for s in range(self.num_players):
-            moves = state._moves if (s == state.to_move and state.phase == MOVE and state._moves is not None) \
-                else self._compute_moves(state, s)
+            moves = self.legal_moves(state, seat=s)
             if not moves:
                 continue
             source, direction, dest, _ = np.array(moves, dtype=np.int64).T
