@@ -5,12 +5,16 @@ two-player games, "one against the field" with more players); A's seat is rotate
 game has its own seed derived from the tournament seed, so results are reproducible whatever the number of
 worker processes. With three or more players the pair is also played the other way round (B alone against a
 field of A), since "one A among B's" and "one B among A's" are different tests; each orientation gets the full
-number of games and its own row. A game counts for A as a win when A finishes alone in first place, a draw when A shares first
-place, a loss otherwise; A's *win share* is wins + draws / (number of players sharing first place), whose
-parity value is 1/n. Ratings: a Bradley-Terry model fitted to every pairwise comparison of seats held by
-different policies (ties count half), reported on the Elo scale with standard errors.
+number of games and its own row. A game counts for A as a win when A finishes alone in first place, a draw when
+A shares first place, a loss otherwise; A's *win share* is wins + draws / (number of players sharing first
+place), whose parity value is 1/n. Ratings: a Bradley-Terry model fitted to every pairwise comparison of seats
+held by different policies (ties count half), reported on the Elo scale with standard errors.
 
-CLI: ``python -m training evaluate --game GAME --policies random greedy search [CHECKPOINT ...]``.
+``--versus`` plays only the first policy against each of the others (a checkpoint against the baselines,
+without the baselines' games among themselves); its games are exactly those the full tournament plays for
+those pairs, so the two give the same rows.
+
+CLI: ``python -m training evaluate --game GAME --policies random greedy search [CHECKPOINT ...] [--versus]``.
 """
 
 from __future__ import annotations
@@ -152,15 +156,22 @@ class Task:
     seed: int
 
 
-def ordered_pairs(num_policies: int, num_players: int) -> list[tuple[int, int]]:
-    """(hero, field) pairs: each unordered pair once with two players, both ways round with more."""
+def ordered_pairs(num_policies: int, num_players: int, versus: bool = False) -> list[tuple[int, int]]:
+    """(hero, field) pairs: each unordered pair once with two players, both ways round with more.
+
+    ``versus``: only the pairs with policy 0 (a challenger against each of the others). They come first in the
+    full order too, so a versus tournament plays exactly the games the full one plays for those pairs.
+    """
     pairs = list(combinations(range(num_policies), 2))
+    if versus:
+        pairs = [p for p in pairs if p[0] == 0]
     if num_players > 2:
         pairs = [p for a, b in pairs for p in ((a, b), (b, a))]
     return pairs
 
 
-def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int) -> list[Task]:
+def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int,
+             versus: bool = False) -> list[Task]:
     """Every (hero, field) pair, ``games_per_pair`` games, the hero's seat rotated evenly over the seats.
 
     In two-player games the pair (A, B) with A at seat 1 is the same as (B, A) with B at seat 0, so every
@@ -168,7 +179,7 @@ def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int
     """
     tasks = []
     k = 0
-    for a, b in ordered_pairs(num_policies, num_players):
+    for a, b in ordered_pairs(num_policies, num_players, versus):
         for g in range(games_per_pair):
             hero = g % num_players
             tasks.append(Task(k, (a, b), hero, seed * 1_000_003 + k))
@@ -285,7 +296,7 @@ class TournamentResult:
 
 
 def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pair: int, seed: int,
-              results: list[tuple[Task, GameRecord]]) -> TournamentResult:
+              results: list[tuple[Task, GameRecord]], versus: bool = False) -> TournamentResult:
     """Turn finished games into pair statistics and ratings."""
     results = sorted(results, key=lambda t: t[0].index)
     n_players = envs.module(game).raw_env(**options).game.num_players
@@ -293,7 +304,7 @@ def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pa
     comparisons: list[tuple[int, int, float]] = []
     think: dict[str, float] = {s: 0.0 for s in specs}
     moves: dict[str, int] = {s: 0 for s in specs}
-    for a, b in ordered_pairs(len(specs), n_players):
+    for a, b in ordered_pairs(len(specs), n_players, versus):
         wins = draws = losses = 0
         share = 0.0
         margins = []
@@ -334,8 +345,11 @@ def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pa
 
 
 def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[str], games: int = 100,
-                   seed: int = 0, workers: int = 1, progress: bool = True) -> TournamentResult:
-    """Play every pair of ``specs`` for ``games`` games each (seats rotated), over ``workers`` processes."""
+                   seed: int = 0, workers: int = 1, progress: bool = True, versus: bool = False) -> TournamentResult:
+    """Play every pair of ``specs`` for ``games`` games each (seats rotated), over ``workers`` processes.
+
+    ``versus``: only ``specs[0]`` against each of the others (no baseline-against-baseline games); the games
+    played are the same as the full tournament's for those pairs."""
     options = dict(options or {})
     specs = list(specs)
     if len(set(specs)) != len(specs):
@@ -346,7 +360,7 @@ def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[st
     for s in specs:
         make_policy(s, game, options, seed=0)  # unknown names, missing or foreign checkpoints fail here
     n_players = envs.module(game).raw_env(**options).game.num_players
-    tasks = schedule(len(specs), n_players, games, seed)
+    tasks = schedule(len(specs), n_players, games, seed, versus)
     jobs = [(game, options, specs, t) for t in tasks]
     bar = None
     if progress:
@@ -373,7 +387,7 @@ def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[st
                     bar.update(1)
     if bar:
         bar.close()
-    return summarise(game, options, specs, games, seed, results)
+    return summarise(game, options, specs, games, seed, results, versus)
 
 
 # ----- outputs ------------------------------------------------------------------------------------------------------
@@ -445,12 +459,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", default="runs/evaluate", help="folder for the JSON and PNG reports")
     parser.add_argument("--save-games", metavar="FILE", help="also save every game as a JSON record (replayable)")
+    parser.add_argument("--versus", action="store_true",
+                        help="play only the first policy against each of the others (same games as the full "
+                             "tournament for those pairs, none between the others)")
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
     try:
         result = run_tournament(args.game, parse_options(args.env_option), args.policies, args.games, args.seed,
-                                args.workers)
+                                args.workers, versus=args.versus)
     except (UnknownPolicyError, PolicyError, ValueError) as err:
         raise SystemExit(f"error: {err}") from None
     print(result.markdown())

@@ -120,3 +120,14 @@ def test_reports_are_written(tmp_path):
     assert data["policies"] == ["random", "greedy"] and data["pairs"][0]["games"] == 4
     assert png_path.read_bytes()[:4] == b"\x89PNG"
     assert "| random | greedy | 4 |" in result.markdown()
+
+
+@pytest.mark.parametrize("game, options", [("battle_sheep", {}), ("battle_sheep", {"num_players": 3})])
+def test_versus_plays_the_full_tournaments_games_for_the_first_policys_pairs(game, options):
+    specs = ["random", "greedy", "search:4"]
+    full = run_tournament(game, options, specs, games=3, seed=2, progress=False)
+    versus = run_tournament(game, options, specs, games=3, seed=2, progress=False, versus=True)
+    first_pairs = [p for p in full.pairs if "random" in (p.a, p.b)]
+    assert versus.pairs == first_pairs and len(versus.pairs) == (2 if not options else 4)
+    assert all("random" in r.seats for r in versus.records)
+    assert [r.actions for r in versus.records] == [r.actions for r in full.records if "random" in r.seats]
