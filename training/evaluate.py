@@ -12,7 +12,7 @@ held by different policies (ties count half), reported on the Elo scale with sta
 
 ``--versus`` plays only the first policy against each of the others (a checkpoint against the baselines,
 without the baselines' games among themselves); its games are exactly those the full tournament plays for
-those pairs, so the two give the same rows.
+those pairs, so the two give the same pair rows (the ratings, fitted to fewer comparisons, can differ).
 
 CLI: ``python -m training evaluate --game GAME --policies random greedy search [CHECKPOINT ...] [--versus]``.
 """
