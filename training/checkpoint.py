@@ -142,6 +142,20 @@ def load_network(path: str | Path, game: str | None = None,
     return net, meta, the_game
 
 
+def init_weights_from(net: nn.Module, spec: dict[str, Any], path: str | Path, game: str,
+                      options: dict[str, Any]) -> dict[str, Any]:
+    """Warm start: copy the weights of the checkpoint at ``path`` into ``net`` (built from ``spec``).
+
+    The checkpoint must be for ``game`` with ``options`` (checked as by :func:`load_network`) and have the same
+    network spec; returns its sidecar.
+    """
+    source, meta, _ = load_network(path, game, options)
+    if meta.get("network") != json.loads(json.dumps(spec)):
+        raise CheckpointError(f"{path} holds the network {meta.get('network')!r}, this run builds {spec!r}")
+    net.load_state_dict(source.state_dict())
+    return meta
+
+
 class CheckpointPolicy:
     """A trained network as an ``envs.common.policies.Policy``: reads ``Decision.observation`` and
     ``Decision.action_mask``; greedy (argmax over legal actions) or sampled from its seeded generator."""

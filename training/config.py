@@ -105,6 +105,10 @@ class TrainConfig:
     """Updates between snapshots of the learner added to the opponent pool."""
     pool_size: int = 8
     """Most snapshots kept in the pool (the oldest are dropped)."""
+    init_from: str = ""
+    """Warm start: a policy checkpoint (``policy.pt``) whose weights initialise the network; the optimiser, the
+    learning-rate schedule and the counters start fresh (unlike ``--resume``). It must be for this game with
+    these options, spaces and network, else :class:`~training.checkpoint.CheckpointError`."""
 
     # ----- evaluation, logging, checkpoints ----------------------------------------------------------
     eval_every: int = 20

@@ -219,7 +219,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
 
     import envs
     from training.buffer import RolloutBuffer
-    from training.checkpoint import load_resume, save_checkpoint, save_resume
+    from training.checkpoint import init_weights_from, load_resume, save_checkpoint, save_resume
     from training.networks import build_network, network_spec, num_parameters
     from training.selfplay import SelfPlayCollector
 
@@ -231,6 +231,8 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     seed_everything(config.seed)
     spec = network_spec(config, game)
     net = build_network(spec, game)
+    if config.init_from and resume is None:
+        init_weights_from(net, spec, config.init_from, config.game, config.env_options)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
     generator = torch.Generator().manual_seed(config.seed)
     shuffle_rng = np.random.default_rng([config.seed, 3])

@@ -145,6 +145,24 @@ def test_resume_continues_exactly(tmp_path: Path):
     assert m1["steps"] == m2["steps"] and m1["updates"] == m2["updates"]
 
 
+def test_init_from_starts_from_the_checkpoint_weights(run: Path, tmp_path: Path):
+    """With the learning rate at 0 a warm-started run ends with exactly the checkpoint's weights (a fresh
+    network would not), its sidecar records where it started, and a checkpoint that does not fit is refused."""
+    source = run / "policy.pt"
+    warm = train(tiny(tmp_path, "warm", seed=5, init_from=str(source), learning_rate=0.0, total_steps=64))
+    p0, p1 = params(source), params(warm)
+    assert all(torch.equal(p0[k], p1[k]) for k in p0)
+    cold = params(train(tiny(tmp_path, "cold", seed=5, learning_rate=0.0, total_steps=64)))
+    assert not all(torch.equal(p0[k], cold[k]) for k in p0)
+    assert json.loads(warm.with_suffix(".json").read_text())["config"]["init_from"] == str(source)
+    with pytest.raises(CheckpointError, match="network"):
+        train(tiny(tmp_path, "wider", init_from=str(source), hidden=64))
+    with pytest.raises(CheckpointError, match="options"):
+        train(tiny(tmp_path, "bigger", init_from=str(source), env_options={"canvas_radius": 5}))
+    with pytest.raises(CheckpointError, match="not for 'boaring'"):
+        train(make_config("boaring", init_from=str(source), out=str(tmp_path / "boaring"), progress=False))
+
+
 @pytest.mark.parametrize("game", [g for g in envs.GAMES if g != "battle_sheep"])
 def test_one_tiny_update_on_every_other_game(game: str, tmp_path: Path):
     config = make_config(game, num_envs=2, num_steps=8, total_steps=16, hidden=16, conv_channels=4,
