@@ -168,7 +168,7 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
                    "gae_lambda": 0.9, "torch_threads": 2, "opponent_fraction": 0.4,
                    "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1"},
     # Flat vectors: MLP.
-    # Score shaping (savanna and graveyard points) and lambda 0.8: the card draws make results noisy. Half the
+    # Score shaping (savanna and graveyard points) and lambda 0.8: the card draws make results noisy. Most
     # games seat the learner alone against random / greedy / snapshot opponents: pure self-play drifted (its win
     # rate against three greedy fell from 0.30 to 0.16 over 1M samples at lr 1e-3). With half the games against
     # baselines the win rates against them still peaked in the first 100k-200k samples and fell (a self-play game
