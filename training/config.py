@@ -174,7 +174,8 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # baselines the win rates against them still peaked in the first 100k-200k samples and fell (a self-play game
     # gives 4 learner seats, a baseline game 1, so 80% of samples were self-play): ~0.43 / ~0.29 against three
     # random / three greedy from 300k samples on (200 games each). With 90% of games against baselines they held:
-    # 0.56 / 0.55 on average from 300k to 2.4M samples (the shipped policy: 0.499 / 0.552 over 400 games).
+    # 0.56 / 0.55 on average from 300k to 2.4M samples (update 800: 0.499 / 0.552 over 400 games; the shipped
+    # policy is that one fine-tuned with 76% of games against three random: 0.614 / 0.499, checkpoints/README.md).
     "boaring": {"num_envs": 64, "num_steps": 32, "hidden": 256, "learning_rate": 5e-4, "gae_lambda": 0.8,
                 "score_shaping": 0.1, "opponent_fraction": 0.9,
                 "opponent_mix": "random:0.5,greedy:0.4,snapshot:0.1"},
