@@ -19,14 +19,14 @@ import hashlib
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
 import envs
-from envs.common.game import Game
+from envs.common.game import Game, Symmetry
 from envs.common.policies import Decision
 
 FORMAT = 1
@@ -158,14 +158,20 @@ def init_weights_from(net: nn.Module, spec: dict[str, Any], path: str | Path, ga
 
 class CheckpointPolicy:
     """A trained network as an ``envs.common.policies.Policy``: reads ``Decision.observation`` and
-    ``Decision.action_mask``; greedy (argmax over legal actions) or sampled from its seeded generator."""
+    ``Decision.action_mask``; greedy (argmax over legal actions) or sampled from its seeded generator.
+
+    ``symmetric``: where the game declares symmetries for the decision (``Game.symmetries``), the policy's
+    probabilities are averaged over the position seen under each of them (one batched forward pass) before the
+    argmax or the draw: test-time augmentation, the same weights. Spec ``sym:PATH`` in the harness.
+    """
 
     def __init__(self, net: nn.Module, game: Game, greedy: bool = True, seed: int | None = None,
-                 name: str = "ppo"):
+                 name: str = "ppo", symmetric: bool = False):
         self.net = net
         self.game = game
         self.greedy = greedy
         self.name = name
+        self.symmetric = symmetric
         self.generator = torch.Generator()
         self.reset(seed if seed is not None else 0)
 
@@ -175,31 +181,60 @@ class CheckpointPolicy:
 
     @torch.no_grad()
     def action_probs(self, decision: Decision) -> np.ndarray:
-        """The policy's probabilities over all actions (0 on illegal ones)."""
+        """The policy's probabilities over all actions (0 on illegal ones), averaged over the symmetries if
+        the policy is symmetric."""
+        symmetries = self._symmetries(decision)
+        if symmetries:
+            return self._averaged_probs(decision, symmetries)
         return self._dist(decision).probs[0].numpy()
+
+    def _symmetries(self, decision: Decision) -> Sequence[Symmetry]:
+        if decision.game.name != self.game.name:
+            raise ValueError(f"policy {self.name} plays {self.game.name}, not {decision.game.name}")
+        return decision.game.symmetries(decision.info_state) if self.symmetric else ()
 
     def _dist(self, decision: Decision) -> Any:
         from training.ppo import masked_policy
 
-        if decision.game.name != self.game.name:
-            raise ValueError(f"policy {self.name} plays {self.game.name}, not {decision.game.name}")
         obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
         mask = torch.as_tensor(np.asarray(decision.action_mask)).bool()[None]
         return masked_policy(self.net, obs, mask)[0]
 
+    def _averaged_probs(self, decision: Decision, symmetries: Sequence[Symmetry]) -> np.ndarray:
+        """Mean over the symmetries of the policy's probabilities in the turned position, mapped back."""
+        from training.ppo import masked_policy
+
+        obs = np.asarray(decision.observation, dtype=np.float32)
+        mask = np.asarray(decision.action_mask)
+        turned_obs = torch.as_tensor(np.stack([sym.observation(obs) for sym in symmetries]))
+        turned_mask = torch.as_tensor(np.stack([sym.mask(mask) for sym in symmetries])).bool()
+        probs = masked_policy(self.net, turned_obs, turned_mask)[0].probs.numpy()
+        return np.mean([probs[i][sym.actions] for i, sym in enumerate(symmetries)], axis=0)
+
     @torch.no_grad()
     def act(self, decision: Decision) -> int:
+        symmetries = self._symmetries(decision)
+        if symmetries:
+            probs = torch.as_tensor(self._averaged_probs(decision, symmetries), dtype=torch.float64)
+            if self.greedy:
+                return int(probs.argmax())
+            return int(torch.multinomial(probs, 1, generator=self.generator)[0])
         dist = self._dist(decision)
         action = dist.mode() if self.greedy else dist.sample(self.generator)
         return int(action[0])
 
 
 def load_policy(path: str | Path, game: str | None = None, options: dict[str, Any] | None = None,
-                greedy: bool = True, seed: int | None = None) -> CheckpointPolicy:
+                greedy: bool = True, seed: int | None = None, symmetric: bool = False) -> CheckpointPolicy:
     """The policy of a checkpoint (``.pt``, ``.json`` or their stem). ``game``/``options``: what the caller
-    will play; a checkpoint for anything else raises :class:`CheckpointError`."""
+    will play; a checkpoint for anything else raises :class:`CheckpointError`. ``symmetric``: average over the
+    game's symmetries (:class:`CheckpointPolicy`); a game that declares none raises :class:`CheckpointError`."""
     net, meta, the_game = load_network(path, game, options)
-    return CheckpointPolicy(net, the_game, greedy=greedy, seed=seed, name=f"ppo:{Path(path).with_suffix('').name}")
+    if symmetric and not the_game.has_symmetries:
+        raise CheckpointError(f"{the_game.name} declares no symmetries to average a policy over")
+    prefix = "ppo-sym" if symmetric else "ppo"
+    return CheckpointPolicy(net, the_game, greedy=greedy, seed=seed, symmetric=symmetric,
+                            name=f"{prefix}:{Path(path).with_suffix('').name}")
 
 
 # ----- resume files ---------------------------------------------------------------------------------------

@@ -56,12 +56,18 @@ def baseline_names(game: str) -> list[str]:
 
 
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
-    """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget)
-    or the path of a trained checkpoint. Raises :class:`UnknownPolicyError` with the choices otherwise."""
+    """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget),
+    the path of a trained checkpoint, or ``sym:PATH`` (that checkpoint averaged over the game's symmetries). Raises :class:`UnknownPolicyError` with the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
     if name == "random":
         return RandomPolicy(seed)
+    if name == "sym":
+        if not Path(arg).exists():
+            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist")
+        from training.checkpoint import load_policy
+
+        return load_policy(arg, game=game, options=options, seed=seed, symmetric=True)
     engine = envs.module(game).raw_env(**options).game
     try:
         module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
@@ -452,7 +458,8 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
     parser.add_argument("--policies", nargs="+", required=True,
-                        help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths")
+                        help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths "
+                             "(sym:PATH: that checkpoint averaged over the game's symmetries)")
     parser.add_argument("--games", type=int, default=100, help="games per pair of policies")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)

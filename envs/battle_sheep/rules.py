@@ -18,11 +18,12 @@ from envs.common.game import (
     Game,
     IllegalActionError,
     SnapshotError,
+    Symmetry,
     check_choice,
     check_int_range,
     pairwise_rewards,
 )
-from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid
+from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, transforms
 
 BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("build", "place", "move", "over")
@@ -146,6 +147,7 @@ class BattleSheepGame(Game[SheepState]):
         # moves: each turn at least one sheep lands on a new pasture cell
         self.max_game_length = self.total_tiles + self.num_players + SHEEP_PER_PLAYER * self.num_players
         self._all_zero_mask = np.zeros(self.num_actions, dtype=np.int8)
+        self._move_symmetries: tuple[Symmetry, ...] | None = None
         self._obs_template = np.zeros((self.num_channels, grid.square_shape[0] * grid.square_shape[1]), np.float32)
         self._obs_template[0, grid.square_index] = 1.0
 
@@ -445,6 +447,45 @@ class BattleSheepGame(Game[SheepState]):
                 planes[7, sq[dest]] = 1.0
             else:
                 planes[8, sq[dest]] = 1.0
+
+    has_symmetries = True
+
+    def symmetries(self, state: SheepState) -> tuple[Symmetry, ...]:
+        """The 12 rotations and reflections of the canvas about its centre, in the move phase only.
+
+        The rules are symmetric there (the canvas is a hexagon round the centre). The build phase is not (the
+        first tile is anchored on the centre in 3 orientations, RULES.md); stack placement is, but averaging a
+        policy over the symmetries in the set-up phases measured worse against greedy (RULES.md, "Symmetries").
+        """
+        if state.phase != MOVE:
+            return ()
+        if self._move_symmetries is None:
+            tile_by_cells = {frozenset(t): i for i, t in enumerate(self.tile_cells) if t is not None}
+            self._move_symmetries = tuple(self._symmetry(t, tile_by_cells) for t in transforms("free"))
+        return self._move_symmetries
+
+    def _symmetry(self, point_map: Any, tile_by_cells: dict[frozenset[int], int]) -> Symmetry:
+        grid, n, codec = self.grid, self.num_players, self.codec
+        cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
+        dir_map = np.array([DIRECTIONS.index(point_map(DIRECTIONS[d])) for d in range(6)], dtype=np.int64)
+        side = grid.square_shape[0] * grid.square_shape[1]
+        square_map = np.arange(side)
+        square_map[grid.square_index] = grid.square_index[cell_map]
+        channel_map = np.arange(self.num_channels)
+        first_direction_plane = 7 + 3 * n
+        channel_map[first_direction_plane:first_direction_plane + 6] = first_direction_plane + dir_map
+        source = np.empty(self.num_channels * side, dtype=np.int64)
+        target = (channel_map[:, None] * side + square_map[None, :]).ravel()
+        source[target] = np.arange(self.num_channels * side)
+        actions = np.arange(self.num_actions)
+        for i, t in enumerate(self.tile_cells):
+            if t is not None:
+                actions[i] = tile_by_cells[frozenset(int(cell_map[c]) for c in t)]
+        actions[codec.stack_base:codec.move_base] = codec.stack_base + cell_map
+        cell, direction, count = np.meshgrid(np.arange(grid.num_cells), np.arange(6), np.arange(1, MAX_MOVE + 1),
+                                             indexing="ij")
+        actions[codec.move(cell, direction, count)] = codec.move(cell_map[cell], dir_map[direction], count)
+        return Symmetry(observation_source=source, actions=actions)
 
     def action_layout(self) -> np.ndarray:
         """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves

@@ -11,6 +11,7 @@ Seats are turn-order indices ``0..n-1`` inside the engine; agent names (``player
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Any, Generic, Sequence, TypeVar
 
 import numpy as np
@@ -68,6 +69,29 @@ def pairwise_rewards(rank_keys: Sequence[Any]) -> np.ndarray:
                 rewards[j] += 1.0
                 rewards[i] -= 1.0
     return rewards / (n - 1)
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """A symmetry of a game's rules (e.g. a rotation of the board): the same position seen turned.
+
+    ``observation_source``: flat gather map, ``observation(turned).ravel() == observation(state).ravel()[map]``.
+    ``actions``: ``actions[a]`` is action ``a`` turned (a permutation of the action ids), so the turned
+    position's legal mask is the mask scattered through it: ``turned_mask[actions] = mask``.
+    """
+
+    observation_source: np.ndarray
+    actions: np.ndarray
+
+    def observation(self, obs: np.ndarray) -> np.ndarray:
+        """``obs`` as seen in the turned position."""
+        return obs.reshape(-1)[self.observation_source].reshape(obs.shape)
+
+    def mask(self, mask: np.ndarray) -> np.ndarray:
+        """The legal mask of the turned position."""
+        out = np.zeros_like(mask)
+        out[self.actions] = mask
+        return out
 
 
 class Game(ABC, Generic[S]):
@@ -162,6 +186,14 @@ class Game(ABC, Generic[S]):
         channel per action kind) and gather the logits into the flat action order.
         """
         return None
+
+    has_symmetries: bool = False
+    """True when :meth:`symmetries` can return more than the identity."""
+
+    def symmetries(self, state: S) -> Sequence[Symmetry]:
+        """Symmetries of the rules that hold at ``state`` for the player to move, the identity first; empty when
+        the game declares none there. A policy may average its move over them (``sym:`` checkpoints)."""
+        return ()
 
     # ----- text, pictures, snapshots -----------------------------------------------------------
     @abstractmethod
