@@ -57,33 +57,31 @@ def baseline_names(game: str) -> list[str]:
 
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
     """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget),
-    the path of a trained checkpoint, or ``sym:PATH`` (that checkpoint averaged over the game's symmetries). Raises :class:`UnknownPolicyError` with the choices otherwise."""
+    the path of a trained checkpoint, or ``sym:PATH`` (that checkpoint averaged over the game's symmetries).
+    Raises :class:`UnknownPolicyError` with the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
     if name == "random":
         return RandomPolicy(seed)
-    if name == "sym":
-        if not Path(arg).exists():
-            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist")
-        from training.checkpoint import load_policy
-
-        return load_policy(arg, game=game, options=options, seed=seed, symmetric=True)
-    engine = envs.module(game).raw_env(**options).game
-    try:
-        module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
-        table = module.POLICIES
-    except ModuleNotFoundError:
-        table = {}
-    if name in table:
-        kwargs = {"budget": int(arg)} if arg else {}
-        return table[name](engine, seed=seed, **kwargs)
-    path = Path(spec)
-    if path.suffix in (".pt", ".json") or path.exists():
+    symmetric = name == "sym"
+    if not symmetric:
+        try:
+            module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
+            table = module.POLICIES
+        except ModuleNotFoundError:
+            table = {}
+        if name in table:
+            engine = envs.module(game).raw_env(**options).game
+            kwargs = {"budget": int(arg)} if arg else {}
+            return table[name](engine, seed=seed, **kwargs)
+    checkpoint = arg if symmetric else spec
+    path = Path(checkpoint)
+    if symmetric or path.suffix in (".pt", ".json") or path.exists():
         if not path.exists():
-            raise UnknownPolicyError(f"checkpoint {spec!r} does not exist")
+            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist")
         from training.checkpoint import load_policy
 
-        return load_policy(path, game=game, options=options, seed=seed)
+        return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric)
     raise UnknownPolicyError(
         f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))} or a checkpoint path")
 

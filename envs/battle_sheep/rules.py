@@ -39,6 +39,10 @@ NUM_DERIVED_PLANES = 9
 where the observer / the others can slide to."""
 
 
+_SYMMETRIES: dict[tuple[int, int], tuple[Symmetry, ...]] = {}
+"""``BattleSheepGame.symmetries`` per (num_players, canvas_radius), built on first use."""
+
+
 class SheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
 
@@ -147,7 +151,6 @@ class BattleSheepGame(Game[SheepState]):
         # moves: each turn at least one sheep lands on a new pasture cell
         self.max_game_length = self.total_tiles + self.num_players + SHEEP_PER_PLAYER * self.num_players
         self._all_zero_mask = np.zeros(self.num_actions, dtype=np.int8)
-        self._move_symmetries: tuple[Symmetry, ...] | None = None
         self._obs_template = np.zeros((self.num_channels, grid.square_shape[0] * grid.square_shape[1]), np.float32)
         self._obs_template[0, grid.square_index] = 1.0
 
@@ -459,10 +462,11 @@ class BattleSheepGame(Game[SheepState]):
         """
         if state.phase != MOVE:
             return ()
-        if self._move_symmetries is None:
+        key = (self.num_players, self.canvas_radius)
+        if key not in _SYMMETRIES:  # shared by every engine of this shape: the harness builds one per game
             tile_by_cells = {frozenset(t): i for i, t in enumerate(self.tile_cells) if t is not None}
-            self._move_symmetries = tuple(self._symmetry(t, tile_by_cells) for t in transforms("free"))
-        return self._move_symmetries
+            _SYMMETRIES[key] = tuple(self._symmetry(t, tile_by_cells) for t in transforms("free"))
+        return _SYMMETRIES[key]
 
     def _symmetry(self, point_map: Any, tile_by_cells: dict[frozenset[int], int]) -> Symmetry:
         grid, n, codec = self.grid, self.num_players, self.codec
@@ -485,6 +489,8 @@ class BattleSheepGame(Game[SheepState]):
         cell, direction, count = np.meshgrid(np.arange(grid.num_cells), np.arange(6), np.arange(1, MAX_MOVE + 1),
                                              indexing="ij")
         actions[codec.move(cell, direction, count)] = codec.move(cell_map[cell], dir_map[direction], count)
+        source.setflags(write=False)  # shared between engines (_SYMMETRIES)
+        actions.setflags(write=False)
         return Symmetry(observation_source=source, actions=actions)
 
     def action_layout(self) -> np.ndarray:
