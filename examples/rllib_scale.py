@@ -15,23 +15,25 @@ On a Ray cluster: install this package on every node (or ship it with ``--workin
 ``ray start --address=<head>:6379``, then run this script on the head with ``--address auto``; Ray places the
 EnvRunners and learners across the nodes. ``ray job submit --working-dir . -- python examples/rllib_scale.py
 --address auto ...`` does the same from outside the cluster.
+
+Without ``--address`` the script starts a local Ray bound to 127.0.0.1 only (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``,
+which Ray reads when it is imported, so Ray is imported after the arguments are parsed); with ``--address`` Ray
+keeps its cluster networking.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
-from typing import Any
-
-import ray
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-from ray.tune.registry import register_env
+from typing import TYPE_CHECKING, Any
 
 import envs
 from envs.common.gym_view import MaskInObservation, SingleAgentEnv
+
+if TYPE_CHECKING:
+    from ray.rllib.algorithms.ppo import PPOConfig
 
 
 def make_env(config: dict[str, Any]) -> MaskInObservation:
@@ -46,6 +48,11 @@ def build_config(game: str, options: dict[str, Any] | None = None, opponents: li
                  batch: int = 4000, minibatch: int = 512, epochs: int = 4, hidden: int = 256,
                  seed: int = 0) -> PPOConfig:
     """The PPO config; only ``num_env_runners`` / ``envs_per_runner`` / ``num_learners`` change with scale."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+    from ray.tune.registry import register_env
+
     register_env("barnyard", make_env)
     return (
         PPOConfig()
@@ -80,6 +87,10 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser.add_argument("--working-dir", default=None, help="ship this folder to the cluster's workers")
     parser.add_argument("--checkpoint", default=None, help="save the trained algorithm here")
     args = parser.parse_args(argv)
+
+    if args.address is None:  # a local Ray: loopback only (must precede Ray's import)
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    import ray
 
     runtime_env = {"working_dir": args.working_dir} if args.working_dir else None
     ray.init(address=args.address, runtime_env=runtime_env, ignore_reinit_error=True, include_dashboard=False)

@@ -30,6 +30,32 @@ def ray_session():
     torch.set_num_threads(before)
 
 
+def listening_addresses() -> dict[str, str]:
+    """``{"ip:port": process name}`` of every listening TCP socket of this process and its children."""
+    import psutil  # a Ray dependency
+
+    ours = {p.pid: p.name() for p in [psutil.Process(), *psutil.Process().children(recursive=True)]}
+    return {f"{c.laddr.ip}:{c.laddr.port}": ours[c.pid] for c in psutil.net_connections(kind="inet")
+            if c.status == psutil.CONN_LISTEN and c.pid in ours}
+
+
+def test_local_ray_listens_on_loopback_only():
+    """The suite's Ray (tests/conftest.py sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before Ray is imported) takes
+    127.0.0.1 as its node address, and no Ray process listens on another address."""
+    assert ray.util.get_node_ip_address() == "127.0.0.1"
+    assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
+    sockets = listening_addresses()
+    assert any(name.startswith(("gcs_server", "raylet")) for name in sockets.values()), sockets
+    assert not beyond_loopback(sockets), f"listening beyond loopback: {beyond_loopback(sockets)}"
+
+
+def beyond_loopback(sockets: dict[str, str]) -> dict[str, str]:
+    """The entries of ``sockets`` whose address is not a loopback address."""
+    return {addr: name for addr, name in sockets.items()
+            if addr.rsplit(":", 1)[0] not in ("127.0.0.1", "::1", "::ffff:127.0.0.1")}
+
+
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_docs_snippet_trains_and_plays_legally(game):
     """One PPO iteration of 128 steps in the driver (num_env_runners=0), then a whole game with the trained
@@ -60,3 +86,4 @@ def test_scale_example_with_one_env_runner():
                                "--batch", "128", "--minibatch", "64", "--hidden", "32"])
     assert [row["iteration"] for row in history] == [1, 2]
     assert history[-1]["env_steps"] >= 256
+    assert not beyond_loopback(listening_addresses())  # the EnvRunner actor's process too
