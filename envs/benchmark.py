@@ -3,6 +3,11 @@
 Reports AEC steps/s through ``env()`` (the standard wrappers, observation and mask built every step, as a
 training loop would), through ``raw_env()``, and raw engine steps/s (``legal_actions`` + ``apply``, no
 observation). A step is one decision; the dead steps at the end of an AEC game are not counted.
+
+``--batched [--num-envs B]`` adds the batched engine (``envs.<game>_v0.vector_env``): B games per ``step``, the
+random legal actions drawn from the masks inside the timed loop, observations and masks built every step.
+``--connect-four`` adds PettingZoo's ``connect_four_v3.env()`` under the same loop as the yardstick (measured in
+the same run, since these machines drift from hour to hour; needs pygame).
 """
 
 from __future__ import annotations
@@ -66,14 +71,52 @@ def bench_engine(game, seconds: float, seed: int = 0) -> tuple[float, int]:
     return steps / (time.perf_counter() - start), games
 
 
+def bench_batched(make_vector, num_envs: int, seconds: float, seed: int = 0) -> tuple[float, int]:
+    """Decisions per second of random legal play through a batched engine; returns (steps/s, games finished).
+
+    The first ``step`` (numba's compile or cache load) is outside the timed loop."""
+    from envs.common.fastrng import seed_states
+    from envs.common.vector import sample_legal
+
+    venv = make_vector(num_envs)
+    _, info = venv.reset(seed=seed)
+    rng = seed_states(seed + 1, num_envs)
+    actions = np.empty(num_envs, dtype=np.int64)
+    sample_legal(info["action_mask"], rng, actions)
+    _, _, _, _, info = venv.step(actions)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        sample_legal(info["action_mask"], rng, actions)
+        _, _, terminated, truncated, info = venv.step(actions)
+        steps += num_envs
+        games += int(terminated.sum() + truncated.sum())
+    return steps / (time.perf_counter() - start), games
+
+
+def bench_connect_four(seconds: float) -> float | None:
+    """PettingZoo's connect four ``env()`` under :func:`bench_aec` (None when it cannot be imported)."""
+    try:
+        from pettingzoo.classic import connect_four_v3
+    except ImportError:
+        return None
+    return bench_aec(connect_four_v3.env, seconds)[0]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=envs.GAMES)
     parser.add_argument("options", nargs="*", help="env options as key=value, e.g. num_players=4")
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
+    parser.add_argument("--batched", action="store_true", help="also measure the batched engine")
+    parser.add_argument("--num-envs", type=int, default=1024, help="games per batched step")
+    parser.add_argument("--connect-four", action="store_true", help="also measure PettingZoo's connect four env()")
     args = parser.parse_args(argv)
     options = parse_options(args.options)
     mod = envs.module(args.game)
+    if args.connect_four:
+        c4 = bench_connect_four(args.seconds)
+        print("connect_four_v3 env():", "not installed (pip install pygame)" if c4 is None else f"{c4:,.0f} steps/s")
     wrapped, g1 = bench_aec(lambda: mod.env(**options), args.seconds)
     raw, g2 = bench_aec(lambda: mod.raw_env(**options), args.seconds)
     engine, g3 = bench_engine(mod.raw_env(**options).game, args.seconds)
@@ -81,6 +124,9 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  AEC env()     : {wrapped:10,.0f} steps/s  ({g1} games)")
     print(f"  AEC raw_env() : {raw:10,.0f} steps/s  ({g2} games)")
     print(f"  engine        : {engine:10,.0f} steps/s  ({g3} games)")
+    if args.batched:
+        batched, g4 = bench_batched(lambda b: mod.vector_env(b, **options), args.num_envs, args.seconds)
+        print(f"  batched (B={args.num_envs}): {batched:10,.0f} steps/s  ({g4} games)")
 
 
 if __name__ == "__main__":

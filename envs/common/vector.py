@@ -1,0 +1,228 @@
+"""Batched engines: B games stepped per call on struct-of-arrays state, with compiled (numba) kernels.
+
+Each game's ``envs/<game>/fast.py`` implements :class:`BatchedGame`: its state is a ``NamedTuple`` of numpy
+arrays whose first axis is the game (one row per game; a ``rng`` field of ``uint64`` holds each game's own
+generator, :mod:`envs.common.fastrng`), and its methods run numba kernels over all rows. The readable
+``rules.py`` stays the reference; the differential tests (``tests/<game>/test_<game>_fast.py``) check that both
+give identical legal masks, observations, rewards and results.
+
+:class:`VectorEnv` is the one piece of plumbing over any :class:`BatchedGame` (``envs.<game>_v0.vector_env``):
+
+- Gymnasium's vector conventions where they fit: ``reset(seed) -> (obs, info)``,
+  ``step(actions) -> (obs, rewards, terminated, truncated, info)``, ``num_envs``, ``single_observation_space``,
+  ``single_action_space``, and same-step auto-reset (``metadata["autoreset_mode"]``): a game that ends in a step
+  is restarted in that step; the returned observation is the new game's, and ``info["final_obs"]`` (with the
+  boolean ``info["_final_obs"]`` marking the rows that ended) holds the final position seen by the seat that
+  made the last move (:meth:`VectorEnv.observe` gives any seat's view of the current positions).
+- pgx's multi-agent fields where they don't: the observation is from the point of view of the seat to move,
+  ``info["current_player"]`` (B,) says which seat that is, ``rewards`` is ``(B, num_players)`` (each seat's
+  reward for this step: the terminal returns when a game ends, else 0, as the AEC env pays them), and
+  ``info["action_mask"]`` is the ``(B, num_actions)`` bool legal mask of the seat to move.
+
+Observations and actions are encoded exactly as in the game's AEC env.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from numba import njit
+
+from envs.common.fastrng import below, seed_states
+from envs.common.game import TERMINAL, IllegalActionError
+
+
+class BatchedGame(ABC):
+    """A game's rules over many games at once. Subclasses set the attributes and implement the kernels' wrappers.
+
+    Every method works on all rows of ``state`` (a ``NamedTuple`` of arrays, first axis = game). Rows whose game
+    is over are left alone by :meth:`apply` (their action is ignored).
+    """
+
+    name: str = ""
+    num_players: int
+    num_actions: int
+    observation_shape: tuple[int, ...]
+    max_game_length: int
+    """The AEC env's safety-net ply cap: a game reaching it is truncated (as ``BarnyardAECEnv`` does)."""
+
+    @abstractmethod
+    def options(self) -> dict[str, Any]:
+        """The options (JSON-safe) this engine was built with, as the reference game reports them."""
+
+    @abstractmethod
+    def new_state(self, batch: int) -> Any:
+        """Uninitialised state for ``batch`` games (call :meth:`reset_rows` before use)."""
+
+    @abstractmethod
+    def reset_rows(self, state: Any, rows: np.ndarray) -> None:
+        """Start a new game in each of ``rows``, drawing set-up chance from each row's own generator."""
+
+    @abstractmethod
+    def legal_mask(self, state: Any, out: np.ndarray) -> None:
+        """Write the mover's legal mask of every row into ``out`` ``(B, num_actions)`` bool (zeros when over)."""
+
+    @abstractmethod
+    def apply(self, state: Any, actions: np.ndarray) -> None:
+        """Play ``actions[b]`` (legal: the caller checked) in every live row ``b``, chance from the row's generator."""
+
+    @abstractmethod
+    def observe(self, state: Any, seats: np.ndarray, out: np.ndarray) -> None:
+        """Write row ``b``'s observation from ``seats[b]``'s point of view into ``out[b]`` (float32)."""
+
+    @abstractmethod
+    def current_player(self, state: Any) -> np.ndarray:
+        """``(B,)`` seat to move per row, :data:`~envs.common.game.TERMINAL` where the game is over."""
+
+    @abstractmethod
+    def returns(self, state: Any) -> np.ndarray:
+        """``(B, num_players)`` terminal rewards (zeros while a game is live), as the reference ``returns``."""
+
+    @abstractmethod
+    def truncated(self, state: Any) -> np.ndarray:
+        """``(B,)`` bool: the game was cut (the engine's own cap or :attr:`max_game_length` plies), not ended."""
+
+    def shaping_potential(self, state: Any) -> np.ndarray:
+        """``(B, num_players)`` as the reference ``Game.shaping_potential`` (for score shaping)."""
+        raise NotImplementedError(f"{self.name}: no batched shaping potential")
+
+    # ----- rows as values ----------------------------------------------------------------------------
+    def take(self, state: Any, rows: np.ndarray) -> Any:
+        """A new state holding copies of ``rows`` (in that order): clones, for search."""
+        return type(state)(*(field[rows] for field in state))
+
+    def put(self, state: Any, rows: np.ndarray, source: Any) -> None:
+        """Copy every row of ``source`` into ``state[rows]``."""
+        for mine, theirs in zip(state, source):
+            mine[rows] = theirs
+
+    # ----- the bridge to the reference engine (differential tests, baselines) ----------------------------
+    @abstractmethod
+    def to_reference(self, state: Any, row: int) -> Any:
+        """Row ``row`` as a state of the reference ``rules.py`` engine (its generator is not carried over)."""
+
+    @abstractmethod
+    def from_reference(self, reference_state: Any, state: Any, row: int) -> None:
+        """Write a reference engine state into row ``row`` (the row's generator is kept)."""
+
+
+@njit(cache=True)
+def sample_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
+    """``out[b]``: a uniformly random legal action of row ``b`` of the bool ``mask`` (-1 if none), from ``rng[b]``."""
+    for b in range(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                count += 1
+        if count == 0:
+            out[b] = -1
+            continue
+        k = below(rng, b, count)
+        for a in range(mask.shape[1]):
+            if mask[b, a]:
+                if k == 0:
+                    out[b] = a
+                    break
+                k -= 1
+
+
+class VectorEnv:
+    """``num_envs`` games of one :class:`BatchedGame`, stepped together, restarted as they end (see module doc)."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": "same_step"}
+
+    def __init__(self, game: BatchedGame, num_envs: int):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs={num_envs!r} is not valid; allowed: an integer >= 1")
+        self.game = game
+        self.num_envs = int(num_envs)
+        self.num_players = game.num_players
+        self.num_actions = game.num_actions
+        self.single_observation_space = spaces.Box(0.0, 1.0, shape=tuple(game.observation_shape), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(game.num_actions)
+        self.observation_space = spaces.Box(0.0, 1.0, shape=(self.num_envs, *game.observation_shape),
+                                            dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, game.num_actions))
+        self.state = game.new_state(self.num_envs)
+        self._mask = np.zeros((self.num_envs, game.num_actions), dtype=bool)
+        self._all_rows = np.arange(self.num_envs)
+        self._has_reset = False
+
+    # ----- Gymnasium's vector API -------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        """Start every game; ``seed`` gives each game its own generator (same seed, same games). Without a seed
+        the generators run on (the first reset without one draws fresh entropy)."""
+        if seed is not None or not self._has_reset:
+            self.state.rng[:] = seed_states(seed, self.num_envs)
+        self.game.reset_rows(self.state, self._all_rows)
+        self._has_reset = True
+        return self._observe_movers(), self._info()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Play one action per game (for the seat to move). An illegal action raises
+        :class:`~envs.common.game.IllegalActionError` naming the game, before any game changes."""
+        if not self._has_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise IllegalActionError(f"actions must be {self.num_envs} integers, got shape {actions.shape} "
+                                     f"of {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False)
+        bad = (actions < 0) | (actions >= self.num_actions)
+        if not bad.any():
+            bad = ~self._mask[self._all_rows, actions]
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
+            raise IllegalActionError(f"game {b}: action {int(actions[b])} is not legal for seat "
+                                     f"{int(self.current_player[b])} (out of range or masked out)")
+        game, state = self.game, self.state
+        acting = game.current_player(state)
+        game.apply(state, actions)
+        seats = game.current_player(state)
+        terminated = seats == TERMINAL
+        truncated = ~terminated & game.truncated(state)
+        rewards = np.where(terminated[:, None], game.returns(state), 0.0).astype(np.float32)
+        done = terminated | truncated
+        info: dict[str, Any] = {}
+        if done.any():
+            rows = np.flatnonzero(done)
+            final = np.zeros((self.num_envs, *game.observation_shape), dtype=np.float32)
+            view = np.empty((rows.size, *game.observation_shape), dtype=np.float32)
+            game.observe(game.take(state, rows), acting[rows], view)
+            final[rows] = view
+            info["final_obs"], info["_final_obs"] = final, done
+            game.reset_rows(state, rows)
+        obs = self._observe_movers()
+        info.update(self._info())
+        return obs, rewards, terminated, truncated, info
+
+    def close(self) -> None:
+        pass
+
+    # ----- pgx's fields -------------------------------------------------------------------------------------
+    @property
+    def current_player(self) -> np.ndarray:
+        """``(B,)`` seat to move in each game."""
+        return self.game.current_player(self.state)
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """``(B, num_actions)`` bool legal mask of the seat to move (valid until the next step; do not modify)."""
+        return self._mask
+
+    def observe(self, seats: np.ndarray) -> np.ndarray:
+        """Every game's observation from ``seats[b]``'s point of view (any seat, not only the mover's)."""
+        out = np.empty((self.num_envs, *self.game.observation_shape), dtype=np.float32)
+        self.game.observe(self.state, np.asarray(seats, dtype=np.int64), out)
+        return out
+
+    # ----- inner workings ---------------------------------------------------------------------------------
+    def _observe_movers(self) -> np.ndarray:
+        self.game.legal_mask(self.state, self._mask)
+        return self.observe(self.current_player)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask, "current_player": self.current_player}
