@@ -24,10 +24,13 @@ With ``H x W`` the landscape (6 x 9 main, 4 x 9 variant), ``T`` types per player
   both:
     spaces                 9 * (2T+1)  what the spaces in play are worth, zeros once the game is over. Space 0 is the
                                        steps-marker's, spaces 1..8 the empty green spaces a roll of 1..8 reaches
-                                       after it (where the next roll can land once this space is filled). Per
-                                       space: the victory points my animal of each type would gain there (T), the
-                                       same for each of the opponent's types (T), each / 10 and capped at 1, then
-                                       its empty green neighbours / 4.
+                                       on the next turn: this space is always filled before the next roll, so it
+                                       is never one of them; with fewer than 9 empty spaces left the count runs
+                                       round the cycle and spaces repeat, and with this space the last one empty,
+                                       spaces 1..8 are zeros (no next roll). Per space: the victory points my
+                                       animal of each type would gain there on today's landscape (T), the same
+                                       for each of the opponent's types (T), each / 10 and capped at 1, then its
+                                       empty green neighbours / 4.
 
 The ``spaces`` block is derived from the public landscape (it repeats nothing hidden); it saves a network from
 learning group counting and the path's arithmetic before it can learn tactics.
@@ -268,10 +271,7 @@ def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat:
         state.space_cache = (np.zeros((2, game.cells, lay.space_width), dtype=np.float32),
                              np.zeros(game.cells, dtype=bool))
     tables, valid = state.space_cache
-    empty, path = state.empty, game.path
-    n_empty = len(empty)
-    start = bisect.bisect_right(empty, game.rank[state.pos])
-    cells = [state.pos] + [path[empty[(start + k) % n_empty]] for k in range(LOOKAHEAD)]
+    cells = [state.pos] + lookahead_cells(game, state)
     board = None
     for cell in cells:
         if not valid[cell]:
@@ -282,5 +282,19 @@ def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat:
             for s in range(2):
                 tables[s, cell] = [entry[i] for i in lay.entry_order[s]]
             valid[cell] = True
-    np.take(tables[seat], cells, axis=0,
-            out=out[lay.spaces: lay.spaces + (1 + LOOKAHEAD) * lay.space_width].reshape(-1, lay.space_width))
+    block = out[lay.spaces: lay.spaces + (1 + LOOKAHEAD) * lay.space_width].reshape(-1, lay.space_width)
+    np.take(tables[seat], cells, axis=0, out=block[: len(cells)])
+
+
+def lookahead_cells(game: "BeastyBordersGame", state: "BeastyBordersState") -> list[int]:
+    """The spaces rolls of 1..8 reach on the next turn: the empty green spaces after the steps-marker's along
+    the path, its own space left out (it is always filled before the next roll: by an animal, or by an
+    empty-space marker when both pass). With fewer than 9 empty spaces the count runs round the cycle and spaces
+    repeat; with only the marker's space empty the game ends with this turn and the list is empty."""
+    empty, path = state.empty, game.path
+    others = len(empty) - 1
+    if others <= 0:
+        return []
+    here = bisect.bisect_left(empty, game.rank[state.pos])  # the marker's own rank (it stands on an empty space)
+    n_empty = len(empty)
+    return [path[empty[(here + 1 + k % others) % n_empty]] for k in range(LOOKAHEAD)]

@@ -90,16 +90,28 @@ def test_masks_match_apply_and_snapshots_round_trip(opt, seed):
     random_playout(g, rng, on_state=visit)
 
 
-@settings(max_examples=60, deadline=None)
-@given(opt=options, seed=st.integers(0, 2**32 - 1), plies=st.integers(0, 80))
-def test_spaces_block_matches_real_placements(opt, seed, plies):
-    """Every gain in the observation's ``spaces`` block equals the victory points a real placement adds."""
+def _next_roll_targets(g: BeastyBordersGame, s) -> list[int]:
+    """Recounted from the rules: the cells rolls of 1..8 reach on the next turn, i.e. after the marker's space is
+    filled (by an animal or by a marker: the space counts the same way), or [] when that ends the game."""
+    filled = s.clone()
+    filled.board[s.pos] = 2
+    filled.empty = sorted(g.rank[c] for c in range(g.cells) if filled.board[c] == 0)
+    if not filled.empty:
+        return []
+    return [g.target_cell(filled, roll) for roll in range(1, 9)]
+
+
+@settings(max_examples=120, deadline=None)
+@given(opt=options, seed=st.integers(0, 2**32 - 1), left=st.integers(0, 12) | st.integers(0, 42))
+def test_spaces_block_matches_real_placements(opt, seed, left):
+    """The observation's ``spaces`` block equals a direct recount from the rules: the marker's space and the
+    spaces the next turn's rolls reach (the marker's space filled first), each with the victory points a real
+    placement adds and its room. Games are stopped with ``left`` empty spaces, so the end (where the count runs
+    round the cycle) is well covered."""
     g = GAMES[opt]
     rng = np.random.default_rng(seed)
     s = g.initial_state(rng)
-    for _ in range(plies):
-        if g.current_player(s) == TERMINAL:
-            break
+    while len(s.empty) > left:
         if seed % 3:  # observing keeps the caches (group books, space entries) alive through the moves
             g.observation(s, int(seed) % 2)
         legal = g.legal_actions(s)
@@ -111,7 +123,9 @@ def test_spaces_block_matches_real_placements(opt, seed, plies):
         if g.current_player(s) == TERMINAL:
             assert not block.any()
             continue
-        cells = [s.pos] + [g.target_cell(s, k) for k in range(1, 9)]
+        cells = [s.pos] + _next_roll_targets(g, s)
+        assert s.pos not in cells[1:]
+        assert not block[len(cells):].any()
         before = g.scores(s)
         for i, cell in enumerate(cells):
             for j in range(2 * types):

@@ -451,6 +451,40 @@ def test_observation_spaces_block():
         1 for nb in g.neighbours[g.target_cell(s, 1)] if s.board[nb] == 0))
 
 
+def test_spaces_block_never_counts_the_markers_own_space():
+    """Only a1 (the marker's) and f9 are empty: a1 is filled before the next roll, so every roll reaches f9."""
+    g = main_game()
+    rows = [".##~####~", "#~#######", "~#######~", "#~#~##~##", "#~#####~A", "##~##~#A."]
+    s = g.state_from_text(rows, marker="a1")
+    lay = g.layout
+    f9 = g.state_from_text(rows, marker="f9")
+    for seat in range(2):
+        block = g.observation(s, seat)[lay.spaces:].reshape(9, lay.space_width)
+        f9_row = g.observation(f9, seat)[lay.spaces: lay.spaces + lay.space_width]
+        assert f9_row.any()  # an A there joins e9 and f8: a group of 3, +3 vp for farm
+        for k in range(1, 9):
+            assert block[k].tolist() == f9_row.tolist(), k
+    # and the rules agree: once a1 is filled (both pass: a marker), every roll lands on f9
+    filled = s.clone()
+    g.apply(filled, g.pass_action, np.random.default_rng(0))
+    g.apply(filled, g.pass_action, np.random.default_rng(0))
+    assert filled.board[0] == 2 and filled.pos == 5 * 9 + 8
+    filled.pos = 0
+    assert {g.target_cell(filled, roll) for roll in range(1, 9)} == {5 * 9 + 8}
+
+
+def test_spaces_block_is_zero_after_the_last_space():
+    """With only the marker's space empty the game ends with this turn: no space is reachable by a next roll."""
+    g = main_game()
+    rows = ["###~####~", "#~#######", "~#######~", "#~#~##~##", "#~#####~A", "##~##~#A."]
+    s = g.state_from_text(rows, marker="f9")
+    lay = g.layout
+    for seat in range(2):
+        block = g.observation(s, seat)[lay.spaces:].reshape(9, lay.space_width)
+        assert block[0].any()  # f9 itself is worth something (an A there makes a group of 3)
+        assert not block[1:].any()
+
+
 def test_snapshot_rejects_damage():
     g = main_game()
     s = g.state_from_text(SCORING_EXAMPLE)
