@@ -33,12 +33,12 @@ def main(argv: list[str] | None = None) -> None:
         env.step(action)
         moves += 1
     raw = env.unwrapped
-    print(raw.game.render_ansi(raw.state))
-    print(f"{moves} moves; final rewards:", {a: float(r) for a, r in zip(raw.possible_agents, raw.game.returns(raw.state))})
+    print(raw.game.render_ansi(raw.game_state))
+    print(f"{moves} moves; final rewards:", {a: float(r) for a, r in zip(raw.possible_agents, raw.game.returns(raw.game_state))})
     if args.png:
         from PIL import Image
 
-        Image.fromarray(raw.game.render_rgb(raw.state)).save(args.png)
+        Image.fromarray(raw.game.render_rgb(raw.game_state)).save(args.png)
         print(f"saved {args.png}")
 
 

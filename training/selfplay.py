@@ -215,7 +215,7 @@ class GameSlots:
         the usual empty start) and the learner's objective stays the game's result."""
         if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
             return np.zeros(self.n)
-        scores = np.asarray(self.game.shaping_potential(env.state), dtype=np.float64)
+        scores = np.asarray(self.game.shaping_potential(env.game_state), dtype=np.float64)
         others = (scores.sum() - scores) / max(1, self.n - 1)
         return self.score_shaping * (scores - others)
 
@@ -255,7 +255,7 @@ class GameSlots:
             if kind in NETWORK_KINDS:
                 return
             seen = env.observe(agent)
-            decision = Decision(self.game, seat, self.game.information_state(env.state, seat),
+            decision = Decision(self.game, seat, self.game.information_state(env.game_state, seat),
                                 seen["observation"], seen["action_mask"])
             self._play(i, int(self.policies[i][kind].act(decision)))
 
@@ -601,7 +601,7 @@ def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: s
                     waiting.append(g)
                     break
                 seen = env.observe(agent)
-                decision = Decision(env.game, seat, env.game.information_state(env.state, seat),
+                decision = Decision(env.game, seat, env.game.information_state(env.game_state, seat),
                                     seen["observation"], seen["action_mask"])
                 env.step(int(opponents[g].act(decision)))
                 for s, a in enumerate(env.possible_agents):

@@ -54,8 +54,8 @@ from typing import Any
 import numpy as np
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL
-from envs.beasty_borders.rules import GROUP_VP, ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
+from envs.beasty_borders.rules import BeastyBordersGame
+from envs.beasty_borders.state import EMPTY, FIRST_ANIMAL, GROUP_VP, ROLLER_CHOICE, BeastyBordersState
 from envs.common.mcts import MCTSPolicy
 from envs.common.policies import Decision, SeededPolicy
 

@@ -39,31 +39,38 @@ learning group counting and the path's arithmetic before it can learn tactics.
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
+from typing import Sequence
 
 import numpy as np
 
 from envs.beasty_borders.actions import ROW_LEN, ROW_OWNER
+from envs.beasty_borders.state import (
+    EMPTY,
+    FIRST_ANIMAL,
+    GROUP_VP,
+    LAKE,
+    MARKER,
+    NUM_CODES,
+    RESPONDER_CHOICE,
+    BeastyBordersState,
+    landscape_groups,
+    victory_points,
+)
 
-if TYPE_CHECKING:  # pragma: no cover
-    from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
-
-EMPTY, LAKE, MARKER, FIRST_ANIMAL = 0, 1, 2, 3
-NUM_CODES = 9
-"""Cell codes: 0 empty green, 1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal."""
 LOOKAHEAD = 8
 """Spaces after the steps-marker's in the ``spaces`` block: one per face of the D8."""
 GAIN_SCALE = 0.1
 SCORE_SCALE = 0.02
-GROUP_VP = (0, 0, 1, 3, 5, 7, 8, 9, 10)
-"""Victory points of a group of n animals (the rulebook's table; rules.py re-exports it)."""
 
 
 class ObservationLayout:
-    """Offsets of every block of the observation vector for one (variant) configuration."""
+    """Offsets of every block of the observation vector for one configuration, and the landscape geometry the
+    encoding reads (``neighbours`` per cell; the ``path`` of cells and each cell's ``rank`` on it)."""
 
-    def __init__(self, rows: int, cols: int, num_types: int, variant: bool):
+    def __init__(self, rows: int, cols: int, num_types: int, variant: bool,
+                 neighbours: Sequence[tuple[int, ...]], path: Sequence[int], rank: Sequence[int]):
         self.rows, self.cols, self.num_types, self.variant = rows, cols, num_types, variant
+        self.neighbours, self.path, self.rank = list(neighbours), list(path), list(rank)
         self.cells = rows * cols
         self.num_planes = 3 + 2 * num_types
         self.board_size = self.num_planes * self.cells
@@ -105,9 +112,8 @@ class ObservationLayout:
         self.row_is_seat = [(owner == s).astype(np.float32) for s in range(2)]
 
 
-def encode(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int) -> np.ndarray:
+def encode(lay: ObservationLayout, state: BeastyBordersState, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (layout in the module docstring)."""
-    lay: ObservationLayout = game.layout
     out = np.zeros(lay.size, dtype=np.float32)
     np.take(lay.luts[seat], state.board, axis=1, out=out[: lay.marker_plane].reshape(lay.num_planes - 1, lay.cells))
     mine = state.remaining[seat]
@@ -117,7 +123,7 @@ def encode(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int) ->
         out[lay.theirs + t] = theirs[t] * 0.125
     if state.roller == seat:
         out[lay.roller] = 1.0
-    vp = victory_points(game, state)
+    vp = victory_points(lay.neighbours, state)
     out[lay.score] = min(1.0, vp[seat] * SCORE_SCALE)
     out[lay.score + 1] = min(1.0, vp[1 - seat] * SCORE_SCALE)
     live = bool(state.empty)
@@ -129,100 +135,22 @@ def encode(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int) ->
         row = state.row
         out[lay.row_mine : lay.row_mine + ROW_LEN] = row * lay.row_is_seat[seat]
         out[lay.row_theirs : lay.row_theirs + ROW_LEN] = row * lay.row_is_seat[1 - seat]
-        if live and state.phase == 1:
+        if live and state.phase == RESPONDER_CHOICE:
             if state.choice >= 0:
                 out[lay.choice + state.choice] = 1.0
             else:
                 out[lay.roller_passed] = 1.0
     if live:
-        _encode_spaces(game, state, seat, out)
+        _encode_spaces(lay, state, seat, out)
     return out
 
 
-def group_labels(board: list[int], neighbours: list[tuple[int, ...]]) -> tuple[list[int], list[int], list[int]]:
-    """(group id per cell or -1, size per group id, owning seat per group id): orthogonally connected identical
-    animals."""
-    label = [-1] * len(board)
-    sizes: list[int] = []
-    owners: list[int] = []
-    for start, code in enumerate(board):
-        if code < FIRST_ANIMAL or label[start] >= 0:
-            continue
-        gid = len(sizes)
-        label[start] = gid
-        stack = [start]
-        n = 0
-        while stack:
-            cell = stack.pop()
-            n += 1
-            for nb in neighbours[cell]:
-                if label[nb] < 0 and board[nb] == code:
-                    label[nb] = gid
-                    stack.append(nb)
-        sizes.append(n)
-        owners.append((code - FIRST_ANIMAL) // 3)
-    return label, sizes, owners
-
-
-def add_to_groups(groups: tuple[list[int], list[int], list[int]], board: list[int] | np.ndarray,
-                  neighbours: list[tuple[int, ...]], cell: int,
-                  code: int) -> tuple[tuple[list[int], list[int], list[int]], list[int]]:
-    """(:func:`group_labels` after animal ``code`` was put on ``cell``, the cells of its group now), computed
-    from the groups before (``board`` already shows the animal): the new animal joins the groups of its code
-    next to it. New lists are returned (the old ones may be shared by clones). Merged groups keep their ids with
-    size 0 (worth 0 vp)."""
-    label, sizes, owners = groups
-    joined = []
-    for nb in neighbours[cell]:
-        if board[nb] == code:
-            gid = label[nb]
-            if gid not in joined:
-                joined.append(gid)
-    label = label[:]
-    sizes = sizes[:]
-    new = len(sizes)
-    sizes.append(1 + sum(sizes[g] for g in joined))
-    owners = owners + [(code - FIRST_ANIMAL) // 3]
-    members = [cell]
-    if joined:
-        for c, gid in enumerate(label):
-            if gid in joined:
-                label[c] = new
-                members.append(c)
-        for g in joined:
-            sizes[g] = 0
-    label[cell] = new
-    return (label, sizes, owners), members
-
-
-def victory_points(game: "BeastyBordersGame", state: "BeastyBordersState") -> list[int]:
-    """Victory points per seat: GROUP_VP of every group's size, summed per owner (cached on the state with the
-    groups they were counted from; the caller gets a fresh list)."""
-    groups = landscape_groups(game, state)
-    cached = state.vp_cache
-    if cached is None or cached[0] is not groups:
-        _, sizes, owners = groups
-        vp = [0, 0]
-        for size, seat in zip(sizes, owners):
-            vp[seat] += GROUP_VP[size]
-        cached = state.vp_cache = (groups, vp)
-    return cached[1][:]
-
-
-def landscape_groups(game: "BeastyBordersGame",
-                     state: "BeastyBordersState") -> tuple[list[int], list[int], list[int]]:
-    """:func:`group_labels` of ``state``'s landscape, cached on the state until the next filling."""
-    if state.group_cache is None:
-        state.group_cache = group_labels(state.board.tolist(), game.neighbours)
-    return state.group_cache
-
-
-def space_entry(game: "BeastyBordersGame", board: list[int], groups: tuple[list[int], list[int], list[int]],
-                cell: int) -> tuple[float, ...]:
+def space_entry(neighbours: Sequence[tuple[int, ...]], board: list[int],
+                groups: tuple[list[int], list[int], list[int]], cell: int) -> tuple[float, ...]:
     """What ``cell`` is worth: for each animal code 3..8 (farm A B C, wild X Y Z) the victory points its owner
     gains by placing that animal there (/ 10, capped at 1), then the cell's empty green neighbours / 4."""
     label, sizes, _ = groups
-    neighbours = game.neighbours[cell]
+    neighbours = neighbours[cell]
     total = [0] * NUM_CODES
     vp = [0] * NUM_CODES
     seen: list[int] = []
@@ -249,36 +177,34 @@ def space_entry(game: "BeastyBordersGame", board: list[int], groups: tuple[list[
     return tuple(entry)
 
 
-def stale_spaces(game: "BeastyBordersGame", filled: int, members: list[int] | None) -> set[int]:
+def stale_spaces(neighbours: Sequence[tuple[int, ...]], filled: int, members: list[int] | None) -> set[int]:
     """Cells whose :func:`space_entry` may change when ``filled`` is filled: itself and its neighbours (room),
     and with an animal every neighbour of the group it joined (``members``, its cells: gains)."""
-    neighbours = game.neighbours
     stale = {filled, *neighbours[filled]}
     for c in members or ():
         stale.update(neighbours[c])
     return stale
 
 
-def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat: int, out: np.ndarray) -> None:
+def _encode_spaces(lay: ObservationLayout, state: BeastyBordersState, seat: int, out: np.ndarray) -> None:
     """Fill the ``spaces`` block (module docstring) of ``out``.
 
     Space entries are cached on the state (``space_cache``: per seat a table of entries in that seat's order,
     and a row-valid flag per cell, kept by the engine: a filling invalidates only the rows it can change), so
     most spaces are computed once per change near them rather than once per observation, and an observation
     copies its nine rows with one ``np.take``."""
-    lay: ObservationLayout = game.layout
     if state.space_cache is None:
-        state.space_cache = (np.zeros((2, game.cells, lay.space_width), dtype=np.float32),
-                             np.zeros(game.cells, dtype=bool))
+        state.space_cache = (np.zeros((2, lay.cells, lay.space_width), dtype=np.float32),
+                             np.zeros(lay.cells, dtype=bool))
     tables, valid = state.space_cache
-    cells = [state.pos] + lookahead_cells(game, state)
+    cells = [state.pos] + lookahead_cells(lay, state)
     board = None
     for cell in cells:
         if not valid[cell]:
             if board is None:
                 board = state.board.tolist()
-                groups = landscape_groups(game, state)
-            entry = space_entry(game, board, groups, cell)
+                groups = landscape_groups(lay.neighbours, state)
+            entry = space_entry(lay.neighbours, board, groups, cell)
             for s in range(2):
                 tables[s, cell] = [entry[i] for i in lay.entry_order[s]]
             valid[cell] = True
@@ -286,15 +212,15 @@ def _encode_spaces(game: "BeastyBordersGame", state: "BeastyBordersState", seat:
     np.take(tables[seat], cells, axis=0, out=block[: len(cells)])
 
 
-def lookahead_cells(game: "BeastyBordersGame", state: "BeastyBordersState") -> list[int]:
+def lookahead_cells(lay: ObservationLayout, state: BeastyBordersState) -> list[int]:
     """The spaces rolls of 1..8 reach on the next turn: the empty green spaces after the steps-marker's along
     the path, its own space left out (it is always filled before the next roll: by an animal, or by an
     empty-space marker when both pass). With fewer than 9 empty spaces the count runs round the cycle and spaces
     repeat; with only the marker's space empty the game ends with this turn and the list is empty."""
-    empty, path = state.empty, game.path
+    empty, path = state.empty, lay.path
     others = len(empty) - 1
     if others <= 0:
         return []
-    here = bisect.bisect_left(empty, game.rank[state.pos])  # the marker's own rank (it stands on an empty space)
+    here = bisect.bisect_left(empty, lay.rank[state.pos])  # the marker's own rank (it stands on an empty space)
     n_empty = len(empty)
     return [path[empty[(here + 1 + k % others) % n_empty]] for k in range(LOOKAHEAD)]

@@ -21,16 +21,17 @@ from typing import Any, Sequence
 import numpy as np
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders.observation import (  # noqa: F401  (GROUP_VP re-exported)
+from envs.beasty_borders.observation import ObservationLayout, encode, stale_spaces
+from envs.beasty_borders.state import (  # noqa: F401  (GROUP_VP, RESPONDER_CHOICE re-exported)
     EMPTY,
     FIRST_ANIMAL,
     GROUP_VP,
     LAKE,
     MARKER,
-    ObservationLayout,
+    RESPONDER_CHOICE,
+    ROLLER_CHOICE,
+    BeastyBordersState,
     add_to_groups,
-    encode,
-    stale_spaces,
     victory_points,
 )
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, lake_pattern_to_tile, tile_lakes
@@ -45,8 +46,6 @@ from envs.common.game import (
 
 VARIANTS = ("main", "without_luck")
 PATH_ORDERS = ("typewriter", "snake")
-ROLLER_CHOICE, RESPONDER_CHOICE = 0, 1
-"""Phases: the roller decides (place/point or pass), then the other player (only after a pass in the main game)."""
 SIDE_NAMES = ("farm", "wild")
 ROW_NAMES = "abcdef"
 LAKE_FILL = (185, 220, 245)
@@ -56,63 +55,6 @@ LAKE_FILL = (185, 220, 245)
 def cell_name(cell: int, cols: int) -> str:
     """``c4``-style name of a cell (row letter from the top, column number from the left)."""
     return f"{ROW_NAMES[cell // cols]}{cell % cols + 1}"
-
-
-class BeastyBordersState:
-    """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted)."""
-
-    __slots__ = ("tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row", "empty",
-                 "group_cache", "space_cache", "vp_cache")
-
-    def __init__(self) -> None:
-        self.tiles: list[int] = []
-        """Tile id in each grid slot (row-major)."""
-        self.board: np.ndarray = np.zeros(0, dtype=np.intp)
-        """Cell codes (see observation.py): 0 empty green, 1 lake, 2 marker, 3 + 3 * seat + type an animal."""
-        self.pos = 0
-        """Cell of the steps-marker."""
-        self.roll = 1
-        """The die roll of the current turn (1..8)."""
-        self.roller = 0
-        self.phase = ROLLER_CHOICE
-        self.choice = -1
-        """Variant only: row index the roller pointed at this turn, -1 for a pass (or not chosen yet)."""
-        self.remaining: list[list[int]] = []
-        """remaining[seat][type]: figures still held (in the variant: still in the bidding row)."""
-        self.placed: list[int] = [0, 0]
-        """Animals each seat has placed on the landscape (first tie-break)."""
-        self.row: np.ndarray | None = None
-        """Variant only: float32 0/1 per bidding-row figure (1 = still in the row)."""
-        self.empty: list[int] = []
-        self.group_cache: tuple[list[int], list[int], list[int]] | None = None
-        """(group id per cell, size and owner per group) of the landscape: built on demand (observation.py), then
-        kept up to date by each placement; never mutated in place, so clones share it."""
-        self.vp_cache: tuple[Any, list[int]] | None = None
-        """(the group_cache it was counted from, victory points per seat): valid while that is still the
-        state's group_cache (a placement replaces the group_cache, never mutates it)."""
-        self.space_cache: tuple[np.ndarray, np.ndarray] | None = None
-        """(per seat an entry per cell, valid flag per cell): observation.space_entry (what each space is worth,
-        in the seat's order: mine, theirs, room), filled in on demand; a filling replaces both by copies with the rows it can change invalidated. Clones share it
-        (they share the landscape: entries valid for one are valid for all)."""
-
-    def clone(self) -> "BeastyBordersState":
-        """An independent copy."""
-        s = BeastyBordersState.__new__(BeastyBordersState)
-        s.tiles = self.tiles
-        s.board = self.board.copy()
-        s.pos = self.pos
-        s.roll = self.roll
-        s.roller = self.roller
-        s.phase = self.phase
-        s.choice = self.choice
-        s.remaining = [self.remaining[0][:], self.remaining[1][:]]
-        s.placed = self.placed[:]
-        s.row = None if self.row is None else self.row.copy()
-        s.empty = self.empty[:]
-        s.group_cache = self.group_cache
-        s.vp_cache = self.vp_cache
-        s.space_cache = self.space_cache
-        return s
 
 
 class BeastyBordersGame(Game[BeastyBordersState]):
@@ -160,7 +102,8 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             self.slot_cells.append([(tr * TILE_ROWS + r) * self.cols + tc * TILE_COLS + c
                                     for r in range(TILE_ROWS) for c in range(TILE_COLS)])
         self._lake_to_tile = lake_pattern_to_tile()
-        self.layout = ObservationLayout(self.rows, self.cols, self.num_types, not self.luck)
+        self.layout = ObservationLayout(self.rows, self.cols, self.num_types, not self.luck, self.neighbours,
+                                        self.path, self.rank)
         self.observation_shape = (self.layout.size,)
         self.observation_dtype = np.float32
         max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles:])
@@ -256,7 +199,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             else:
                 table, valid = state.space_cache
                 valid = valid.copy()
-                valid[list(stale_spaces(self, state.pos, members))] = False
+                valid[list(stale_spaces(self.neighbours, state.pos, members))] = False
                 state.space_cache = (table.copy(), valid)
         empty = state.empty
         del empty[bisect.bisect_left(empty, self.rank[state.pos])]
@@ -401,7 +344,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
 
     def scores(self, state: BeastyBordersState) -> np.ndarray:
         """Victory points per seat: the sum over groups of GROUP_VP[size] (also meaningful mid-game)."""
-        return np.array(victory_points(self, state), dtype=np.int64)
+        return np.array(victory_points(self.neighbours, state), dtype=np.int64)
 
     def rank_keys(self, state: BeastyBordersState) -> list[tuple[int, int]]:
         """(victory points, animals placed) per seat: "In case of a tie, the player who placed the most animals
@@ -418,7 +361,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
     # ----- observation and notation -----------------------------------------------------------------
     def observation(self, state: BeastyBordersState, seat: int) -> np.ndarray:
         """Seat-relative observation vector (layout in observation.py)."""
-        return encode(self, state, seat)
+        return encode(self.layout, state, seat)
 
     def action_to_str(self, state: BeastyBordersState, action: int) -> str:
         """``A`` .. ``Z`` / ``pass`` (main, for the player to move), ``A1`` .. ``A28`` / ``pass`` (variant)."""

@@ -59,7 +59,7 @@ class BoaringParallelEnv(ParallelEnv):
         self._noop_mask = np.zeros(game.num_actions, dtype=np.int8)
         self._noop_mask[A.NO_EAT] = 1
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.state: BoaringState | None = None
+        self.game_state: BoaringState | None = None
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -69,7 +69,7 @@ class BoaringParallelEnv(ParallelEnv):
 
     def _mask(self, seat: int) -> np.ndarray:
         """What ``seat`` may send in the current parallel step."""
-        state = self.state
+        state = self.game_state
         if state.phase == BID:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
             for i, c in enumerate(state.hands[seat]):
@@ -81,14 +81,14 @@ class BoaringParallelEnv(ParallelEnv):
         return np.zeros(self.game.num_actions, dtype=np.int8)
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        return {a: {"observation": self.game.observation(self.state, s), "action_mask": self._mask(s)}
+        return {a: {"observation": self.game.observation(self.game_state, s), "action_mask": self._mask(s)}
                 for a, s in self._seat_of.items()}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a new game; returns (observations, infos)."""
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.state = self.game.initial_state(self.np_random)
+        self.game_state = self.game.initial_state(self.np_random)
         self.agents = self.possible_agents[:]
         return self._observations(), {a: {} for a in self.agents}
 
@@ -96,7 +96,7 @@ class BoaringParallelEnv(ParallelEnv):
         """One simultaneous bid (or one eat decision); returns (obs, rewards, terminations, truncations, infos)."""
         if not self.agents:
             raise IllegalActionError("the game is over; call reset()")
-        game, state, n = self.game, self.state, self.game.num_players
+        game, state, n = self.game, self.game_state, self.game.num_players
         if state.phase == BID:
             bids = {}
             for agent in self.agents:
@@ -130,8 +130,13 @@ class BoaringParallelEnv(ParallelEnv):
             self.agents = []
         return obs, rewards, terminations, truncations, infos
 
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: raises NotImplementedError, as the AEC env does (Boaring has hidden hands
+        and bids, so every global view would hold some seat's secret)."""
+        return self.game.global_state(self.game_state)
+
     def render(self) -> str | np.ndarray | None:
-        return render_game(self.game, self.state, self.render_mode)
+        return render_game(self.game, self.game_state, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -151,6 +151,8 @@ class BoaringGame(Game[BoaringState]):
 
     name = "boaring"
     observation_dtype = np.float32
+    perfect_information = False
+    hidden_information_note = "every player's hand and face-down bid"
 
     def __init__(self, num_players: int = 4, reward: str = "pairwise"):
         self.num_players = n = check_int_range("num_players", num_players, 2, 10)

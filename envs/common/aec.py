@@ -5,6 +5,10 @@ classic games do: agents ``player_0..player_{n-1}`` (agent ``player_i`` sits at 
 observations ``{"observation": ndarray, "action_mask": int8 ndarray}`` from the observer's point of view with
 the mask all zeros for anyone not to move, terminal rewards only, and the standard dead-step protocol at the end.
 
+``state()`` is PettingZoo's global state (:meth:`~envs.common.game.Game.global_state`; ``state_space`` in
+perfect-information games, NotImplementedError in hidden-information ones); the engine's state of the game is
+the attribute ``game_state``.
+
 ``raw_env`` raises :class:`~envs.common.game.IllegalActionError` for an illegal action and leaves the game as it
 was. :func:`wrap_standard` gives ``env()``: the semantics of PettingZoo's ``TerminateIllegalWrapper`` (an illegal
 move ends the game, -1 to the mover), ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` in one layer.
@@ -67,8 +71,20 @@ class BarnyardAECEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(game.num_actions, dtype=np.int8)
+        if game.perfect_information:
+            low = np.broadcast_to(self._observation_low(), game.observation_shape)
+            high = np.broadcast_to(self._observation_high(), game.observation_shape)
+            extra = (game.num_players, *game.observation_shape[1:])
+            self.state_space = spaces.Box(
+                low=np.concatenate([low, np.zeros(extra)]).astype(game.observation_dtype),
+                high=np.concatenate([high, np.ones(extra)]).astype(game.observation_dtype),
+                shape=game.global_state_shape, dtype=game.observation_dtype,
+            )
+            """The space of :meth:`state` (perfect-information games only)."""
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.state = None
+        self.game_state = None
+        """The engine's state of the current game (every hidden card included; None before reset()). Tools
+        read it; agents get :meth:`observe`."""
 
     # Observation bounds: games may override for tighter boxes.
     def _observation_low(self) -> float:
@@ -88,7 +104,7 @@ class BarnyardAECEnv(AECEnv):
         """Start a new game. A seed re-seeds the env's generator; without one the generator runs on."""
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        self.state = self.game.initial_state(self.np_random)
+        self.game_state = self.game.initial_state(self.np_random)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -105,12 +121,21 @@ class BarnyardAECEnv(AECEnv):
             mask = self.legal_mask()
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self.game.observation(self.state, seat), "action_mask": mask}
+        return {"observation": self.game.observation(self.game_state, seat), "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state (for centralised critics): :meth:`~envs.common.game.Game.global_state`, the
+        observation from ``player_0``'s point of view followed by a one-hot of the seat to move, shaped and
+        bounded by :attr:`state_space`. Reading it changes nothing. Raises NotImplementedError for a game with
+        hidden information (Boaring) and RuntimeError before reset()."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before state()")
+        return self.game.global_state(self.game_state)
 
     def legal_mask(self) -> np.ndarray:
         """The current player's action mask (cached until the next move). Do not modify it."""
         if self._mask is None:
-            self._mask = self.game.legal_mask(self.state)
+            self._mask = self.game.legal_mask(self.game_state)
         return self._mask
 
     def step(self, action: Any) -> None:
@@ -120,7 +145,7 @@ class BarnyardAECEnv(AECEnv):
             return
         if action is None:
             raise IllegalActionError(f"{agent} is to move; action None is only for finished agents")
-        self.game.apply(self.state, action, self.np_random)  # raises before any change
+        self.game.apply(self.game_state, action, self.np_random)  # raises before any change
         self.num_plies += 1
         self._mask = None
         self._cumulative_rewards[agent] = 0.0
@@ -131,15 +156,15 @@ class BarnyardAECEnv(AECEnv):
 
     def _after_move(self) -> None:
         """Point ``agent_selection`` at the engine's current player; settle the end of the game."""
-        seat = self.game.current_player(self.state)
+        seat = self.game.current_player(self.game_state)
         if seat == TERMINAL:
-            returns = self.game.returns(self.state)
+            returns = self.game.returns(self.game_state)
             for a in self.agents:
                 self.rewards[a] = float(returns[self._seat_of[a]])
                 self.terminations[a] = True
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
-        elif self.game.is_truncated(self.state) or self.num_plies >= self.game.max_game_length:
+        elif self.game.is_truncated(self.game_state) or self.num_plies >= self.game.max_game_length:
             for a in self.agents:
                 self.truncations[a] = True
             self.agent_selection = agent_name(seat)
@@ -149,11 +174,11 @@ class BarnyardAECEnv(AECEnv):
     # ----- extras every Barnyard env offers ----------------------------------------------------------
     def action_to_str(self, action: int) -> str:
         """Notation of ``action`` for the player to move."""
-        return self.game.action_to_str(self.state, self.game.check_action_range(action))
+        return self.game.action_to_str(self.game_state, self.game.check_action_range(action))
 
     def str_to_action(self, text: str) -> int:
         """Parse a move typed in the game's notation for the player to move."""
-        return self.game.str_to_action(self.state, text)
+        return self.game.str_to_action(self.game_state, text)
 
     def snapshot(self) -> dict[str, Any]:
         """An exact JSON-safe copy of the whole env: game state (hidden information too), RNG and AEC books."""
@@ -161,7 +186,7 @@ class BarnyardAECEnv(AECEnv):
             "format": SNAPSHOT_VERSION,
             "game": self.game.name,
             "options": self.game.options(),
-            "state": self.game.state_to_json(self.state),
+            "state": self.game.state_to_json(self.game_state),
             "rng": _jsonable_rng_state(self.np_random.bit_generator.state),
             "aec": {
                 "agents": list(self.agents),
@@ -202,7 +227,7 @@ class BarnyardAECEnv(AECEnv):
             raise
         except (KeyError, TypeError, ValueError) as err:
             raise SnapshotError(f"damaged snapshot: {err!r}") from err
-        self.state = state
+        self.game_state = state
         self.np_random = rng
         self.agents = agents
         for name, value in fields.items():
@@ -214,7 +239,7 @@ class BarnyardAECEnv(AECEnv):
 
     # ----- pictures --------------------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
-        return render_game(self.game, self.state, self.render_mode)
+        return render_game(self.game, self.game_state, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -162,6 +162,40 @@ class Game(ABC, Generic[S]):
     def observation(self, state: S, seat: int) -> np.ndarray:
         """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered."""
 
+    perfect_information: bool = True
+    """Whether every seat sees the whole position (chance still to come aside). Only then is there a
+    :meth:`global_state` that hides nothing from anyone."""
+    hidden_information_note: str = ""
+    """Hidden-information games: what is hidden, for the message of :meth:`global_state`."""
+
+    @property
+    def global_state_shape(self) -> tuple[int, ...]:
+        """Shape of :meth:`global_state`: the observation's with ``num_players`` more planes ((C, H, W)
+        observations) or entries (flat ones)."""
+        shape = self.observation_shape
+        return (shape[0] + self.num_players, *shape[1:])
+
+    def global_state(self, state: S) -> np.ndarray:
+        """PettingZoo's ``state()`` (a global view for centralised critics): the observation from seat 0's point
+        of view (a fixed frame: seat 0 first, the others in turn order), followed by a one-hot of the seat to
+        move, all zeros once the game is over: ``num_players`` constant planes (all ones on the mover's) after
+        the planes of a (C, H, W) observation, ``num_players`` entries after a flat one. Same dtype as the
+        observation; entries within the observation's bounds and 0 / 1.
+
+        Defined for perfect-information games only (:attr:`perfect_information`): raises NotImplementedError
+        for the others, where any global view would show a seat's hidden information.
+        """
+        if not self.perfect_information:
+            raise NotImplementedError(
+                f"{self.name} has hidden information ({self.hidden_information_note}); it has no global state "
+                "that is not some seat's secret; use the agents' own observations")
+        obs = self.observation(state, 0)
+        to_move = np.zeros((self.num_players, *obs.shape[1:]), dtype=obs.dtype)
+        seat = self.current_player(state)
+        if seat != TERMINAL:
+            to_move[seat] = 1
+        return np.concatenate([obs, to_move])
+
     def information_state(self, state: S, seat: int) -> S:
         """A copy of ``state`` holding only what ``seat`` may know (perfect-information games: a plain clone).
 

@@ -194,12 +194,12 @@ class SingleAgentEnv(gymnasium.Env):
             if terminated or truncated:
                 self._done = True
                 return reward, terminated, truncated
-            seat = game.current_player(aec.state)
+            seat = game.current_player(aec.game_state)
             if seat == self.learner_seat:
                 return reward, False, False
             assert seat != TERMINAL
             policy = self._policy_at[seat]
-            decision = decision_from_state(game, aec.state, seat)
+            decision = decision_from_state(game, aec.game_state, seat)
             try:
                 action = policy.act(decision)
             except Exception as err:  # noqa: BLE001 - reported with the policy's name
@@ -211,13 +211,13 @@ class SingleAgentEnv(gymnasium.Env):
             reward += float(aec.rewards[me])
 
     def _observation(self) -> np.ndarray:
-        return self.game.observation(self.aec.state, self.learner_seat)
+        return self.game.observation(self.aec.game_state, self.learner_seat)
 
     def _info(self) -> dict[str, Any]:
         mask = self.action_masks().view(np.int8)
         info: dict[str, Any] = {"action_mask": mask, "learner_seat": self.learner_seat}
-        if self._done and self.game.is_terminal(self.aec.state):
-            info["returns"] = self.game.returns(self.aec.state).tolist()  # every seat's terminal return
+        if self._done and self.game.is_terminal(self.aec.game_state):
+            info["returns"] = self.game.returns(self.aec.game_state).tolist()  # every seat's terminal return
         return info
 
 

@@ -40,7 +40,7 @@ def test_observation_is_from_the_observers_point_of_view():
         obs = env.observe(agent)["observation"]
         for other in range(n):
             rel = (other - seat) % n
-            cell = env.state.stacks[other][0]
+            cell = env.game_state.stacks[other][0]
             flat = game.grid.square_index[cell]
             assert obs[3 + rel].ravel()[flat] == 1.0
             assert obs[3 + n + rel].ravel()[flat] == 1.0  # 16 sheep / 16
@@ -70,7 +70,7 @@ def test_derived_planes_agree_with_the_legal_moves(num_players):
             seat = env.possible_agents.index(agent)
             seen = env.observe(agent)
             planes = seen["observation"].reshape(game.num_channels, -1)
-            state, sq = env.state, game.grid.square_index
+            state, sq = env.game_state, game.grid.square_index
             if state.phase != 0:  # after the build phase
                 for c in range(game.grid.num_cells):
                     if state.cells[c] == NO_PASTURE:

@@ -59,11 +59,11 @@ def test_raw_env_illegal_raises_and_wrapped_penalises():
     before = raw.snapshot()
     with pytest.raises(IllegalActionError):
         raw.step(7)  # out of Discrete(4)
-    raw.state.remaining[0][0] = 0
+    raw.game_state.remaining[0][0] = 0
     raw._mask = None
     with pytest.raises(IllegalActionError, match="no A animal left"):
         raw.step(0)
-    raw.state.remaining[0][0] = 8
+    raw.game_state.remaining[0][0] = 8
     assert raw.snapshot() == before
     wrapped = beasty_borders_v0.env()
     wrapped.reset(seed=1)
@@ -71,7 +71,7 @@ def test_raw_env_illegal_raises_and_wrapped_penalises():
     obs = wrapped.observe(agent)
     assert obs["action_mask"].tolist() == [1, 1, 1, 1]
     raw2 = wrapped.unwrapped
-    raw2.state.remaining[0][0] = 0  # make A illegal for the test
+    raw2.game_state.remaining[0][0] = 0  # make A illegal for the test
     raw2._mask = None
     wrapped.step(0)
     assert raw2._cumulative_rewards[agent] == -1 and all(raw2.terminations.values())

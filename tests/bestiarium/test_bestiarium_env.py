@@ -63,7 +63,7 @@ def test_random_games_finish_through_the_wrapped_env():
         steps = play_env_randomly(env, seed)
         assert steps > 30
         raw = env.unwrapped
-        assert raw.game.is_terminal(raw.state) or raw.game.is_truncated(raw.state)
+        assert raw.game.is_terminal(raw.game_state) or raw.game.is_truncated(raw.game_state)
         assert raw.agents == []  # every agent took its dead step
 
 
@@ -81,7 +81,7 @@ def test_final_rewards_reach_both_agents():
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(rng.choice(legal)))
     raw = env.unwrapped
-    winner = raw.game.winner(raw.state)
+    winner = raw.game.winner(raw.game_state)
     assert final == {f"player_{winner}": 1.0, f"player_{1 - winner}": -1.0}
 
 

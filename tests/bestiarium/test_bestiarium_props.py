@@ -94,11 +94,11 @@ def test_env_snapshot_restore_round_trips_mid_chain(size, seed):
     for game_no in range(20):
         env.reset(seed=seed + game_no)
         while not any(env.terminations.values()) and not any(env.truncations.values()):
-            if env.state.phase == GROW:
+            if env.game_state.phase == GROW:
                 break
             mask = env.observe(env.agent_selection)["action_mask"]
             env.step(int(rng.choice(np.flatnonzero(mask))))
-        if env.state.phase == GROW:
+        if env.game_state.phase == GROW:
             break
     else:
         return  # no chain met (rare): nothing to check
@@ -118,7 +118,7 @@ def test_env_snapshot_restore_round_trips_mid_chain(size, seed):
 
     first = run_on(12)
     env.restore(snap)
-    assert env.agent_selection == mover and env.state.phase == GROW
+    assert env.agent_selection == mover and env.game_state.phase == GROW
     second = run_on(12)
     assert len(first) == len(second)
     for (a1, o1, m1), (a2, o2, m2) in zip(first, second):

@@ -88,7 +88,7 @@ def test_score_reward_option():
             e.step(None)
         else:
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    game, state = e.unwrapped.game, e.unwrapped.state
+    game, state = e.unwrapped.game, e.unwrapped.game_state
     scores = game.scores(state)
     assert [final[a] for a in e.possible_agents] == pytest.approx(scores - scores.mean())
 
@@ -148,7 +148,7 @@ def test_parallel_matches_aec():
     steps = 0
     while par.agents:
         actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in par.agents}
-        if par.state.phase == EAT:  # eat step: only the eater acts in the AEC env
+        if par.game_state.phase == EAT:  # eat step: only the eater acts in the AEC env
             assert sum(int(obs[a]["action_mask"].sum()) == 1 and obs[a]["action_mask"][A.NO_EAT]
                        for a in par.agents) >= n - 1
             aec.step(actions[aec.agent_selection])
@@ -157,7 +157,7 @@ def test_parallel_matches_aec():
                 aec.step(actions[aec.agent_selection])
         obs, rewards, terms, truncs, _ = par.step(actions)
         steps += 1
-        assert aec.game.state_to_json(aec.state) == par.game.state_to_json(par.state)
+        assert aec.game.state_to_json(aec.game_state) == par.game.state_to_json(par.game_state)
     assert all(aec.terminations.values())
     assert rewards == {a: aec._cumulative_rewards[a] for a in aec.possible_agents}
     assert all(terms.values()) and not any(truncs.values())
@@ -167,11 +167,11 @@ def test_parallel_matches_aec():
 def test_parallel_rejects_illegal_without_change():
     par = boaring_v0.parallel_env(num_players=2)
     obs, _ = par.reset(seed=0)
-    before = par.game.state_to_json(par.state)
+    before = par.game.state_to_json(par.game_state)
     bad = int(np.flatnonzero(obs["player_1"]["action_mask"] == 0)[0])
     good = int(np.flatnonzero(obs["player_0"]["action_mask"])[0])
     with pytest.raises(IllegalActionError):
         par.step({"player_0": good, "player_1": bad})
     with pytest.raises(IllegalActionError):
         par.step({"player_0": good})
-    assert par.game.state_to_json(par.state) == before
+    assert par.game.state_to_json(par.game_state) == before

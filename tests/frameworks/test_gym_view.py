@@ -62,16 +62,16 @@ def test_masks_spaces_and_episode(game):
         mask = view.action_masks()
         assert mask.dtype == bool and mask.any()
         assert info["action_mask"].dtype == np.int8 and np.array_equal(info["action_mask"], mask)
-        assert view.game.current_player(view.aec.state) == view.learner_seat
+        assert view.game.current_player(view.aec.game_state) == view.learner_seat
         for reward, terminated, truncated, info in play_random(view, rng):
             total += reward
             if not (terminated or truncated):
                 assert reward == 0.0  # terminal rewards only
-                assert view.game.current_player(view.aec.state) == view.learner_seat
-                assert np.array_equal(info["action_mask"], view.game.legal_mask(view.aec.state))
+                assert view.game.current_player(view.aec.game_state) == view.learner_seat
+                assert np.array_equal(info["action_mask"], view.game.legal_mask(view.aec.game_state))
         assert not view.action_masks().any() and not info["action_mask"].any()
         if terminated:
-            assert total == pytest.approx(view.game.returns(view.aec.state)[view.learner_seat])
+            assert total == pytest.approx(view.game.returns(view.aec.game_state)[view.learner_seat])
             assert info["returns"][view.learner_seat] == pytest.approx(total)
         with pytest.raises(RuntimeError):
             view.step(0)
@@ -90,7 +90,7 @@ def test_reward_arrives_with_the_opponents_winning_move():
         plies = view.aec.num_plies
         # Seat 0 moves on even plies (Bestiarium alternates); an even ply count means seat 1 moved last.
         if terminated and plies % 2 == 0:
-            returns = view.game.returns(view.aec.state)
+            returns = view.game.returns(view.aec.game_state)
             assert reward == returns[0] != 0.0
             assert all(r == 0.0 for r, *_ in steps[:-1])
             assert len(steps) == plies // 2  # every learner step spanned its move and the opponent's reply
@@ -123,8 +123,8 @@ def test_opponents_play_between_learner_moves_four_players():
 def test_seat_one_starts_after_the_opponent():
     view = SingleAgentEnv("beasty_borders", learner_seat=1, opponents="greedy")
     obs, _ = view.reset(seed=5)
-    assert view.aec.num_plies >= 1 and view.game.current_player(view.aec.state) == 1
-    assert np.array_equal(obs, view.game.observation(view.aec.state, 1))
+    assert view.aec.num_plies >= 1 and view.game.current_player(view.aec.game_state) == 1
+    assert np.array_equal(obs, view.game.observation(view.aec.game_state, 1))
 
 
 def test_illegal_action_raises_and_leaves_the_game():

@@ -94,7 +94,7 @@ class TickEnv(BarnyardAECEnv):
 
     def _after_move(self) -> None:
         super()._after_move()
-        state = self.state
+        state = self.game_state
         if state.actions and state.plies < 4:  # an intermediate reward to the seat that did not move
             mover = (state.plies - 1) % 2
             self.rewards[agent_name(1 - mover)] = 0.1 * (state.actions[-1] + 1)
