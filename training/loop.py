@@ -110,7 +110,7 @@ def evaluate(net: nn.Module, config: Any, seed: int) -> dict[str, dict[str, floa
 
 def evaluation_columns(kinds: list[str]) -> list[str]:
     """The CSV columns of an evaluation against ``kinds``."""
-    return [f"eval_{k}_{m}" for k in kinds for m in ("win_rate", "mean_reward")]
+    return [f"eval_{k}_{m}" for k in kinds for m in ("win_rate", "mean_reward", "games")]
 
 
 def evaluation_row(vs: dict[str, dict[str, float]]) -> tuple[dict[str, Any], dict[str, float]]:
@@ -120,6 +120,7 @@ def evaluation_row(vs: dict[str, dict[str, float]]) -> tuple[dict[str, Any], dic
     for k, result in vs.items():
         row[f"eval_{k}_win_rate"] = result["win_rate"]
         row[f"eval_{k}_mean_reward"] = result["mean_reward"]
+        row[f"eval_{k}_games"] = result["games"]
         scalars[f"eval/win_rate_vs_{k}"] = result["win_rate"]
         scalars[f"eval/mean_reward_vs_{k}"] = result["mean_reward"]
     return row, scalars
@@ -248,7 +249,8 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
                     "collector": collector.state_dict(), "global_step": global_step, "update": update,
                     "elapsed": elapsed, "evaluation": json.dumps(evaluation),
                 })
-                plot_curves(log.csv_path, run_dir / "curve.png")
+                plot_curves(log.csv_path, run_dir / "curve.png",
+                            title=f"{run_dir.name}: PPO self-play on {config.game}, seed {config.seed}")
     finally:
         bar.close()
         log.close()
