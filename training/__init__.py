@@ -2,6 +2,7 @@
 
 ``python -m training train --game battle_sheep`` trains; :func:`training.checkpoint.load_policy` turns a
 checkpoint into an ``envs.common.policies.Policy``. Modules: ``config`` (the dataclass), ``networks``,
-``buffer``, ``selfplay`` (rollouts, credit assignment, opponents, evaluation games), ``ppo`` (the maths and
-the loop), ``checkpoint``, ``train_cli``.
+``buffer``, ``selfplay`` (rollouts, credit assignment, opponents, evaluation games), ``ppo`` (the maths:
+masked distribution, GAE, loss, update), ``loop`` (the training loop and the run pieces: log, evaluation,
+checkpoints), ``charts``, ``checkpoint``, ``evaluate`` (tournaments), ``play``, ``records``, ``train_cli``.
 """

@@ -18,6 +18,8 @@ from typing import Hashable, Iterator
 import numpy as np
 import torch
 
+from training.ppo import gae
+
 
 @dataclass
 class Transition:
@@ -118,8 +120,6 @@ class RolloutBuffer:
 
     def build(self, gamma: float, gae_lambda: float) -> Batch:
         """GAE advantages and returns over every stream; the batch for one update."""
-        from training.ppo import gae
-
         a = self.arrays()
         advantages, returns = gae(a["rewards"], a["values"], a["next_values"], a["dones"], a["chained"],
                                   gamma, gae_lambda)

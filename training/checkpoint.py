@@ -28,6 +28,7 @@ from torch import nn
 import envs
 from envs.common.game import Game, Symmetry
 from envs.common.policies import Decision
+from training.ppo import masked_policy
 
 FORMAT = 1
 
@@ -194,16 +195,12 @@ class CheckpointPolicy:
         return decision.game.symmetries(decision.info_state) if self.symmetric else ()
 
     def _dist(self, decision: Decision) -> Any:
-        from training.ppo import masked_policy
-
         obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
         mask = torch.as_tensor(np.asarray(decision.action_mask)).bool()[None]
         return masked_policy(self.net, obs, mask)[0]
 
     def _averaged_probs(self, decision: Decision, symmetries: Sequence[Symmetry]) -> np.ndarray:
         """Mean over the symmetries of the policy's probabilities in the turned position, mapped back."""
-        from training.ppo import masked_policy
-
         obs = np.asarray(decision.observation, dtype=np.float32)
         mask = np.asarray(decision.action_mask)
         turned_obs = torch.as_tensor(np.stack([sym.observation(obs) for sym in symmetries]))

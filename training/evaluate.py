@@ -33,6 +33,8 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, Game
 from envs.common.policies import Policy, RandomPolicy, decision_from_state
+from training.charts import plot_win_matrix
+from training.stats import wilson_interval
 
 
 class PolicyError(RuntimeError):
@@ -201,17 +203,6 @@ def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, 
 
 
 # ----- statistics ---------------------------------------------------------------------------------------------------
-def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (successes may be fractional: draws count half)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def fit_bradley_terry(num_players: int, comparisons: Sequence[tuple[int, int, float]],
                       prior_games: float = 1.0, iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry strengths from (i, j, score of i in [0, 1]) comparisons; returns (Elo, standard error).
@@ -395,44 +386,23 @@ def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[st
 
 
 # ----- outputs ------------------------------------------------------------------------------------------------------
-def win_matrix_png(result: TournamentResult, path: str | Path) -> None:
-    """A heat map of win shares: row policy's share against the column policy (diagonal blank)."""
-    from PIL import Image, ImageDraw
-
-    from envs.common.render import BACKGROUND, INK, font
-
+def win_matrix_png(result: TournamentResult, path: str | Path) -> Path:
+    """A heat map of win shares: the row policy's share in one seat against the column policy in every other
+    seat, with 95% intervals (diagonal blank); with two players each pair fills both cells."""
     names = result.policies
     k = len(names)
-    share = np.full((k, k), np.nan)
+    share, low, high = (np.full((k, k), np.nan) for _ in range(3))
     idx = {n: i for i, n in enumerate(names)}
+    parity = result.pairs[0].parity if result.pairs else 0.5
     for p in result.pairs:
         i, j = idx[p.a], idx[p.b]
-        share[i, j] = p.win_share
-        if p.parity == 0.5:  # two players: B's share is the rest
-            share[j, i] = 1.0 - p.win_share
-    cell, left, top = 64, 120, 40
-    img = Image.new("RGB", (left + k * cell + 10, top + k * cell + 30), BACKGROUND)
-    draw = ImageDraw.Draw(img)
-    fnt = font()
-    draw.text((10, 10), f"{result.game}: win share of row (one seat) vs column ({result.games_per_pair} games)",
-              fill=INK, font=fnt)
-    for i in range(k):
-        draw.text((10, top + i * cell + cell // 2), names[i][:18], fill=INK, font=fnt, anchor="lm")
-        draw.text((left + i * cell + cell // 2, top + k * cell + 12), names[i][:10], fill=INK, font=fnt,
-                  anchor="mm")
-        for j in range(k):
-            x0, y0 = left + j * cell, top + i * cell
-            v = share[i, j]
-            if np.isnan(v):
-                colour = (230, 230, 230)
-                label = ""
-            else:
-                colour = (int(255 * (1 - v)), int(200 * v + 40), 80)
-                label = f"{v:.2f}"
-            draw.rectangle([x0, y0, x0 + cell - 2, y0 + cell - 2], fill=colour)
-            if label:
-                draw.text((x0 + cell // 2, y0 + cell // 2), label, fill=INK, font=fnt, anchor="mm")
-    img.save(path)
+        share[i, j], (low[i, j], high[i, j]) = p.win_share, p.interval
+        if parity == 0.5:  # two players: B's share is the rest
+            share[j, i], low[j, i], high[j, i] = 1.0 - p.win_share, 1.0 - p.interval[1], 1.0 - p.interval[0]
+    options = ", ".join(f"{key}={value}" for key, value in result.options.items())
+    title = (f"{result.game}{f' ({options})' if options else ''}: {result.games_per_pair} games per pair, "
+             f"seed {result.seed}")
+    return plot_win_matrix(names, share, low, high, parity, title, path)
 
 
 def save_result(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path]:

@@ -1,4 +1,4 @@
-"""``python -m training train``: the command line of :func:`training.ppo.train`.
+"""``python -m training train``: the command line of :func:`training.loop.train`.
 
 ::
 
@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     if config.game not in envs.GAMES:
         raise SystemExit(f"unknown game {config.game!r}; available: {', '.join(envs.GAMES)}")
-    from training.ppo import train
+    from training.loop import train
 
     path = train(config, resume=args.resume)
     print(f"policy checkpoint: {path} (sidecar {path.with_suffix('.json')})")
