@@ -80,6 +80,8 @@ class GapReport:
     gamma: float
     gaps: list[float]
     """One per (finished, not truncated game, seat with at least one decision)."""
+    shaping_paid: list[float]
+    """Per seat-game as ``gaps``: the sum of the absolute shaping payments (how much shaping there was)."""
     truncated_games: int
 
     @property
@@ -121,6 +123,7 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
         raise RuntimeError("the shaped and the plain run played different games")
     n = shaped.handles[0].slots.n
     gaps: list[float] = []
+    paid: list[float] = []
     truncated = 0
     position = [0] * n  # per seat: transitions of the games before this one
     for g in record[:games]:
@@ -136,7 +139,8 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
             discounted = sum(shaped.config.gamma ** k * (a.reward - b.reward)
                              for k, (a, b) in enumerate(zip(stream_shaped, stream_plain)))
             gaps.append(abs(discounted + g["potentials"][decisions[0]][seat]))
-    return GapReport(game, shaping, shaped.config.gamma, gaps, int(truncated))
+            paid.append(sum(abs(a.reward - b.reward) for a, b in zip(stream_shaped, stream_plain)))
+    return GapReport(game, shaping, shaped.config.gamma, gaps, paid, int(truncated))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -148,12 +152,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--score-shaping", type=float, default=None,
                         help="instead of each game's default (games without shaping by default report 0)")
     args = parser.parse_args(argv)
-    print("| game | score_shaping | gamma | seat-games | mean gap | max gap | truncated games |")
-    print("|---|---|---|---|---|---|---|")
+    print("| game | score_shaping | gamma | seat-games | mean gap | max gap | mean shaping paid | truncated games |")
+    print("|---|---|---|---|---|---|---|---|")
     for game in args.game:
         r = measure(game, args.games, args.seed, args.score_shaping)
         print(f"| {game} | {r.score_shaping} | {r.gamma} | {len(r.gaps)} | {r.mean:.3g} | {r.max:.3g} | "
-              f"{r.truncated_games} |")
+              f"{np.mean(r.shaping_paid) if r.shaping_paid else 0.0:.3g} | {r.truncated_games} |")
 
 
 if __name__ == "__main__":
