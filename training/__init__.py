@@ -4,5 +4,7 @@
 checkpoint into an ``envs.common.policies.Policy``. Modules: ``config`` (the dataclass), ``networks``,
 ``buffer``, ``selfplay`` (rollouts, credit assignment, opponents, evaluation games), ``ppo`` (the maths:
 masked distribution, GAE, loss, update), ``loop`` (the training loop and the run pieces: log, evaluation,
-checkpoints), ``charts``, ``checkpoint``, ``evaluate`` (tournaments), ``play``, ``records``, ``train_cli``.
+checkpoints), ``charts`` (learning curves, tournament heat maps), ``stats``, ``checkpoint``, ``evaluate``
+(tournaments), ``play``, ``records``, ``train_cli``, ``shaping_gap`` (measures the score shaping against exact
+potential-based shaping).
 """

@@ -2,10 +2,11 @@
 
 A *stream* is one seat of one env over time (across its games). A :class:`Transition` is born when the seat
 decides; it collects every reward that the env pays that seat until the seat's next decision (or the end of the
-game) and then becomes *complete*: it knows the value of the state where the seat decides next (``next_value``)
-or that the game ended (``done``). Only complete transitions are trained on; a transition still waiting at
-update time carries over to the next batch (its log-probability is that of the policy that acted, so PPO's
-ratio stays correct).
+game) and then becomes *complete*: it knows the value of the state where the seat decides next (``next_value``),
+or that the game ended (``done``), or that the game was cut by a ply cap (``cut``: ``next_value`` is the value
+of the seat's observation at the cut, and the advantage chain stops there). Only complete transitions are
+trained on; a transition still waiting at update time carries over to the next batch (its log-probability is
+that of the policy that acted, so PPO's ratio stays correct).
 
 Masks are stored bit-packed (``np.packbits``): Battle Sheep's 25k-action mask is 3 kB instead of 25 kB a sample.
 """
@@ -38,7 +39,12 @@ class Transition:
     done: bool = False
     """The game ended before the seat decided again."""
     next_value: float = 0.0
-    """V at the seat's next decision (0 when ``done``)."""
+    """V at the seat's next decision (0 when ``done``; V at the cut when ``cut``)."""
+    potential: float = 0.0
+    """The seat's shaping potential where it decided (0 without shaping); the shaping paid when the transition
+    completes is ``gamma * potential there - potential``."""
+    cut: bool = False
+    """The game was cut by a ply cap before the seat decided again (not an end: ``done`` stays false)."""
 
 
 def pack_mask(mask: np.ndarray) -> np.ndarray:
@@ -103,8 +109,9 @@ class RolloutBuffer:
         chained = np.zeros(len(items), dtype=bool)
         pos = 0
         for stream in self.streams.values():
-            # within a stream, consecutive complete transitions follow each other (nothing is skipped)
-            chained[pos: pos + len(stream) - 1] = True
+            # within a stream, consecutive complete transitions follow each other (nothing is skipped), except
+            # across a cut game: the next sample is another game's
+            chained[pos: pos + len(stream) - 1] = [not t.cut for t in stream[:-1]]
             pos += len(stream)
         return {
             "obs": np.stack([t.obs for t in items]),

@@ -110,7 +110,8 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
     (games per evaluation from the CSV's ``eval_<kind>_games``, else ``eval_games``, else the run's
     ``policy.json``), and the learner's win rate over its last 200 training games per opponent kind (thin
     lines; shared first places count half). Bottom: the policy's entropy over legal actions. The x axis counts
-    samples (learner decisions trained on); the top axis shows the run's wall time where ``time_s`` is logged.
+    samples (learner decisions trained on); the top axis shows the wall time of the run's rollouts and updates
+    (``time_s``, without evaluations) where it is logged.
     ``title``: the run's name (default: the run directory's name).
     """
     from matplotlib.ticker import EngFormatter
@@ -144,7 +145,7 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
         steps, values = _column(rows, column)
         if len(steps):
             wins.plot(steps, values, color=COLOURS.get(kind), linewidth=0.8, alpha=0.55,
-                      label=f"vs {kind} (training games, last 200)")
+                      marker="." if len(steps) == 1 else None, label=f"vs {kind} (training games, last 200)")
     wins.set_ylim(-0.02, 1.02)
     wins.set_ylabel("win rate (shared first = half)")
     wins.grid(True, alpha=0.3)
@@ -161,6 +162,8 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
     entropy.set_xlim(left=0)
 
     time_steps, seconds = _column(rows, "time_s")
+    if len(time_steps) and time_steps[0] > 0:  # the run starts at 0 samples, 0 s
+        time_steps, seconds = np.concatenate([[0.0], time_steps]), np.concatenate([[0.0], seconds])
     if len(time_steps) > 1 and np.all(np.diff(time_steps) > 0) and np.all(np.diff(seconds) >= 0):
         # wall time as a function of samples (piecewise linear through the logged updates, extrapolated)
         slope = (seconds[-1] - seconds[0]) / (time_steps[-1] - time_steps[0])
@@ -182,7 +185,7 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
             return np.where(t > seconds[-1], outside, np.where(t < seconds[0], before, inside))
 
         top = wins.secondary_xaxis("top", functions=(to_time, to_steps))
-        top.set_xlabel(f"wall time ({unit}, training and evaluation)")
+        top.set_xlabel(f"wall time of rollouts and updates ({unit}; evaluations not counted)")
     png_path = Path(png_path)
     fig.savefig(png_path)
     return png_path

@@ -73,12 +73,14 @@ class TrainConfig:
     """Stop an update's epochs early once the approximate KL exceeds this (0: never)."""
 
     score_shaping: float = 0.0
-    """Potential-based reward shaping (Ng, Harada & Russell 1999) from the game's running score: each seat's
-    potential is ``score_shaping * (its score - the mean of the others' scores)`` (``Game.shaping_potential``:
-    the score, or a game's better progress measure), 0 once the
-    game is over; every move pays each seat the change of its potential. A game's shaping rewards sum to minus
-    the starting potential (0 from an empty board), so the objective stays the result while points scored
-    (or given away) are credited to the move that made them. 0 turns it off."""
+    """Potential-based reward shaping (Ng, Harada & Russell 1999) from the game's running score. Each seat's
+    potential is ``Phi = score_shaping * (its progress - the mean of the others')`` (``Game.shaping_potential``:
+    the score, or a game's better progress measure), 0 once the game is over. A seat's transition, from its
+    decision in position s to its next decision in s' (or the end of the game), is paid ``gamma * Phi(s') -
+    Phi(s)`` on top of the game's rewards, so the discounted shaping of a seat's game sums to exactly
+    ``-Phi(first decision)`` (``python -m training.shaping_gap`` measures it): the objective stays the result,
+    while points scored (or given away) are credited to the move that made them. A game cut by a ply cap keeps
+    its potential: the shaping runs to the cut, where the learner bootstraps on its value. 0 turns it off."""
 
     # ----- network --------------------------------------------------------------------------------------
     network: str = "auto"

@@ -15,9 +15,19 @@ Credit assignment (the :class:`SelfPlayCollector`)
     Each learner seat keeps one *pending* transition (its last decision). Every reward the env pays that seat
     (``env.rewards`` after every step, whoever moved, terminal rewards included) is added to it, until the seat
     decides again - then the pending transition is complete with ``next_value`` = the value of the new decision -
-    or the game ends - then it is complete with ``done``. Truncated games (a ply cap) count as ended. Rewards
-    paid to a seat before its first decision of a game belong to no decision and are dropped. Opponent seats'
-    transitions are never trained on.
+    or the game ends - then it is complete with ``done``. A game cut by a ply cap (PettingZoo's truncation) did
+    not end: each pending transition is completed with ``done`` false and ``next_value`` = the value of that
+    seat's observation at the cut, so the learner bootstraps there. Rewards paid to a seat before its first
+    decision of a game belong to no decision and are dropped. Opponent seats' transitions are never trained on.
+
+Score shaping (``score_shaping`` > 0)
+    Each seat has a potential ``Phi = score_shaping * (its progress - the others' mean)`` (progress:
+    ``Game.shaping_potential``), 0 once the game is over. A transition from the seat's decision in position ``s``
+    to its next decision in ``s'`` is paid ``gamma * Phi(s') - Phi(s)`` on top of the env's rewards (``Phi(s')``
+    = 0 when the game ended; at a cut, the potential there), which is Ng, Harada & Russell's potential-based
+    shaping over the seat's own sequence of decisions: the discounted shaping of a game sums to
+    ``-Phi(first decision)`` exactly, so the shaping moves credit to the moves that scored without changing
+    which policy is best.
 """
 
 from __future__ import annotations
@@ -96,6 +106,16 @@ def outcome(returns: np.ndarray, seat: int) -> float:
 
 # ----- a group of envs in one process ---------------------------------------------------------------------
 @dataclass
+class Cut:
+    """A game cut by a ply cap: what every seat saw and its shaping potential at the cut."""
+
+    obs: np.ndarray
+    """``(n, *shape)``: each seat's observation at the cut."""
+    potential: np.ndarray
+    """``(n,)``: each seat's shaping potential at the cut (0 without shaping)."""
+
+
+@dataclass
 class Report:
     """Every env of a group at a network seat's decision, and what happened since the last report."""
 
@@ -107,6 +127,8 @@ class Report:
     """Observations ``(E, *shape)`` from the deciding seat's point of view."""
     masks: np.ndarray
     """Legal-action masks ``(E, A)`` int8."""
+    potential: np.ndarray
+    """``(E,)``: the deciding seat's shaping potential in the position it decides in (0 without shaping)."""
     rewards: np.ndarray
     """``(E, n)``: rewards paid to each seat since the last report, in the game that was running then (up to its
     end if it ended)."""
@@ -114,6 +136,9 @@ class Report:
     """Per env: the game running at the last report has ended (a new one is running now)."""
     new_controllers: list[list[str] | None]
     """Per env: the seat controllers of a game that began since the last report, else None."""
+    cuts: list[Cut | None]
+    """Per env: where the game running at the last report was cut by a ply cap (it ended without a result),
+    else None."""
     episodes: list[dict[str, Any]] = field(default_factory=list)
     """Finished games: ``{"env", "returns", "length", "controllers", "truncated"}`` (``env`` local index)."""
 
@@ -140,8 +165,6 @@ class GameSlots:
         self.acc = np.zeros((len(seeds), self.n))
         self.ep_return = np.zeros((len(seeds), self.n))
         self.score_shaping = float(score_shaping)
-        self.potential = np.zeros((len(seeds), self.n))
-        """Per env: each seat's shaping potential in the current position (0 without shaping)."""
         self._clear_events()
 
     def _clear_events(self) -> None:
@@ -149,6 +172,7 @@ class GameSlots:
         self.ev_rewards = np.zeros((e, self.n))
         self.ev_ended = np.zeros(e, dtype=bool)
         self.ev_new: list[list[str] | None] = [None] * e
+        self.ev_cuts: list[Cut | None] = [None] * e
         self.ev_episodes: list[dict[str, Any]] = []
 
     # ----- commands -----------------------------------------------------------------------------------
@@ -176,7 +200,7 @@ class GameSlots:
         return self._build_report()
 
     def _build_report(self) -> Report:
-        seats, kinds, obs, masks = [], [], [], []
+        seats, kinds, obs, masks, potential = [], [], [], [], []
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
             seat = env._seat_of[agent]
@@ -185,8 +209,10 @@ class GameSlots:
             kinds.append(self.controllers[i][seat])
             obs.append(seen["observation"])
             masks.append(seen["action_mask"])
-        return Report(np.array(seats), kinds, np.stack(obs), np.stack(masks), self.ev_rewards.copy(),
-                      self.ev_ended.copy(), list(self.ev_new), list(self.ev_episodes))
+            potential.append(self._potential(env)[seat] if kinds[-1] == LEARNER else 0.0)
+        return Report(np.array(seats), kinds, np.stack(obs), np.stack(masks), np.array(potential, dtype=np.float64),
+                      self.ev_rewards.copy(), self.ev_ended.copy(), list(self.ev_new), list(self.ev_cuts),
+                      list(self.ev_episodes))
 
     # ----- inner workings -------------------------------------------------------------------------------
     def _begin(self, i: int) -> None:
@@ -205,15 +231,12 @@ class GameSlots:
         self.ev_new[i] = controllers
         self.acc[i] = 0.0
         self.ep_return[i] = 0.0
-        if self.score_shaping:
-            self.potential[i] = self._potential(self.envs[i])
 
     def _potential(self, env: Any) -> np.ndarray:
         """Shaping potential per seat: ``score_shaping * (my progress - mean of the others')``, progress being
-        ``Game.shaping_potential`` (the running score unless the game defines better); 0 once the
-        game is over, so that the shaping rewards of a game sum to minus the potential it started with (0 at
-        the usual empty start) and the learner's objective stays the game's result."""
-        if not env.agents or all(env.terminations.values()) or all(env.truncations.values()):
+        ``Game.shaping_potential`` (the running score unless the game defines better); 0 once the game is over
+        (a game cut by a ply cap is not over: its potential stays)."""
+        if not self.score_shaping or not env.agents or all(env.terminations.values()):
             return np.zeros(self.n)
         scores = np.asarray(self.game.shaping_potential(env.game_state), dtype=np.float64)
         others = (scores.sum() - scores) / max(1, self.n - 1)
@@ -228,10 +251,6 @@ class GameSlots:
             if r:
                 self.acc[i, seat] += r
                 self.ep_return[i, seat] += r
-        if self.score_shaping:
-            potential = self._potential(env)
-            self.acc[i] += potential - self.potential[i]
-            self.potential[i] = potential
 
     def _advance(self, i: int) -> None:
         """Play scripted seats and restart finished games until a network seat is to decide."""
@@ -239,13 +258,16 @@ class GameSlots:
         while True:
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
+                truncated = bool(env.truncations[agent] and not env.terminations[agent])
                 if not self.ev_ended[i]:
                     self.ev_ended[i] = True
                     self.ev_rewards[i] = self.acc[i]
+                    if truncated:
+                        self.ev_cuts[i] = Cut(np.stack([env.observe(a)["observation"] for a in env.possible_agents]),
+                                              self._potential(env))
                 self.ev_episodes.append({
                     "env": i, "returns": self.ep_return[i].tolist(), "length": int(env.num_plies),
-                    "controllers": list(self.controllers[i]),
-                    "truncated": bool(env.truncations[agent] and not env.terminations[agent]),
+                    "controllers": list(self.controllers[i]), "truncated": truncated,
                 })
                 env.reset()  # the env's generator runs on: a new, different game
                 self._begin(i)
@@ -275,9 +297,10 @@ class GameSlots:
             "policies": policies,
             "controllers": self.controllers,
             "acc": self.acc.tolist(), "ep_return": self.ep_return.tolist(),
-            "potential": self.potential.tolist(),
             "ev_rewards": self.ev_rewards.tolist(), "ev_ended": self.ev_ended.tolist(),
             "ev_new": self.ev_new, "ev_episodes": self.ev_episodes,
+            "ev_cuts": [None if c is None else {"obs": c.obs.tolist(), "dtype": c.obs.dtype.name,
+                                                "potential": c.potential.tolist()} for c in self.ev_cuts],
         }
         return json.loads(json.dumps(state, default=int))
 
@@ -295,11 +318,13 @@ class GameSlots:
         self.controllers = [list(c) for c in state["controllers"]]
         self.acc = np.array(state["acc"], dtype=np.float64)
         self.ep_return = np.array(state["ep_return"], dtype=np.float64)
-        self.potential = np.array(state["potential"], dtype=np.float64)
         self.ev_rewards = np.array(state["ev_rewards"], dtype=np.float64)
         self.ev_ended = np.array(state["ev_ended"], dtype=bool)
         self.ev_new = [None if c is None else list(c) for c in state["ev_new"]]
         self.ev_episodes = list(state["ev_episodes"])
+        self.ev_cuts = [None if c is None else Cut(np.array(c["obs"], dtype=c["dtype"]),
+                                                    np.array(c["potential"], dtype=np.float64))
+                        for c in state.get("ev_cuts", [None] * len(self.envs))]
         return self._build_report()
 
     def close(self, _: Any = None) -> None:
@@ -454,17 +479,27 @@ class SelfPlayCollector:
     def process(self, env_ids: list[int], report: Report, buffer: RolloutBuffer) -> np.ndarray:
         """Credit the report's rewards, close finished games, and choose every env's next action."""
         n = report.rewards.shape[1]
+        gamma = self.config.gamma
+        cut_rows: list[tuple[tuple[int, int], Transition, np.ndarray]] = []
         for j, i in enumerate(env_ids):
             for seat in range(n):
                 pending = self.pending.get((i, seat))
                 if pending is not None:
                     pending.reward += float(report.rewards[j, seat])
             if report.ended[j]:
+                cut = report.cuts[j]
                 for seat in range(n):
                     pending = self.pending.pop((i, seat), None)
-                    if pending is not None:
+                    if pending is None:
+                        continue
+                    if cut is None:  # the game ended: the potential after it is 0
+                        pending.reward -= pending.potential
                         pending.done, pending.next_value = True, 0.0
                         buffer.add((i, seat), pending)
+                    else:  # cut by a ply cap: bootstrap on the value at the cut, keep the potential
+                        pending.reward += gamma * float(cut.potential[seat]) - pending.potential
+                        pending.cut = True
+                        cut_rows.append(((i, seat), pending, cut.obs[seat]))
             if report.new_controllers[j] is not None:
                 self.controllers[i] = report.new_controllers[j]
                 if SNAPSHOT in self.controllers[i]:
@@ -472,6 +507,11 @@ class SelfPlayCollector:
                     self.snapshot_of[i] = ids[int(self.rng.integers(len(ids)))]
         for episode in report.episodes:
             self._record(episode)
+        if cut_rows:
+            _, cut_values, _ = self.net.scores(torch.from_numpy(np.stack([r[2] for r in cut_rows])))
+            for (key, pending, _), value in zip(cut_rows, cut_values.tolist()):
+                pending.next_value = float(value)
+                buffer.add(key, pending)
 
         actions = np.zeros(len(env_ids), dtype=np.int64)
         learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
@@ -484,11 +524,14 @@ class SelfPlayCollector:
             for k, j in enumerate(learner):
                 key = (env_ids[j], int(report.seats[j]))
                 value = float(values[k])
+                potential = float(report.potential[j])
                 previous = self.pending.pop(key, None)
                 if previous is not None:
+                    previous.reward += gamma * potential - previous.potential
                     previous.next_value = value
                     buffer.add(key, previous)
-                self.pending[key] = Transition(obs[k], pack_mask(masks[k]), int(chosen[k]), float(logps[k]), value)
+                self.pending[key] = Transition(obs[k], pack_mask(masks[k]), int(chosen[k]), float(logps[k]), value,
+                                               potential=potential)
                 actions[j] = int(chosen[k])
         by_snapshot: dict[int, list[int]] = {}
         for j, kind in enumerate(report.kinds):
@@ -524,7 +567,8 @@ class SelfPlayCollector:
             groups.append(handle.recv())
         pending = [{"env": i, "seat": s, "obs": torch.from_numpy(t.obs.copy()),
                     "mask": torch.from_numpy(t.packed_mask.copy()), "action": t.action, "logp": t.logp,
-                    "value": t.value, "reward": t.reward} for (i, s), t in self.pending.items()]
+                    "value": t.value, "reward": t.reward, "potential": t.potential}
+                   for (i, s), t in self.pending.items()]
         return {
             "groups": json.dumps(groups), "started": self.started, "pending": pending,
             "controllers": json.dumps(self.controllers), "snapshot_of": list(self.snapshot_of),
@@ -547,7 +591,7 @@ class SelfPlayCollector:
         for p in state["pending"]:
             self.pending[(int(p["env"]), int(p["seat"]))] = Transition(
                 p["obs"].numpy(), p["mask"].numpy(), int(p["action"]), float(p["logp"]), float(p["value"]),
-                float(p["reward"]))
+                float(p["reward"]), potential=float(p.get("potential", 0.0)))
         self.controllers = json.loads(state["controllers"])
         self.snapshot_of = [int(s) for s in state["snapshot_of"]]
         self.pool = {}

@@ -8,12 +8,14 @@ import numpy as np
 import pytest
 import torch
 
+import envs
 from envs.common.aec import BarnyardAECEnv, agent_name
 from envs.common.game import TERMINAL, Game
 from training.buffer import RolloutBuffer
 from training.config import make_config
 from training.networks import MLPNet
 from training.selfplay import GameSlots, SelfPlayCollector, outcome
+from training.shaping_gap import measure
 
 
 class TickState:
@@ -100,12 +102,12 @@ class TickEnv(BarnyardAECEnv):
             self.rewards[agent_name(1 - mover)] = 0.1 * (state.actions[-1] + 1)
 
 
-def tick_collector(**overrides: Any) -> SelfPlayCollector:
+def tick_collector(make_env: type = None, **overrides: Any) -> SelfPlayCollector:
     config = make_config("battle_sheep", **{"num_envs": 1, "opponent_fraction": 0.0, "num_workers": 0,
                                           "score_shaping": 0.0, **overrides})
     torch.manual_seed(0)
     net = MLPNet((5,), 3, hidden=16, layers=1)
-    return SelfPlayCollector(config, net, torch.Generator().manual_seed(0), make_env=TickEnv)
+    return SelfPlayCollector(config, net, torch.Generator().manual_seed(0), make_env=make_env or TickEnv)
 
 
 def test_each_seat_is_credited_with_its_own_rewards_until_its_next_decision():
@@ -200,30 +202,138 @@ class ScoredTickEnv(TickEnv):
     game_class = ScoredTickGame
 
 
-def test_score_shaping_pays_potential_changes_and_takes_them_back_at_the_end():
+def test_reports_carry_the_deciding_seats_potential_and_unshaped_rewards():
     plain = GameSlots("tick", {}, [5], make_env=ScoredTickEnv)
     shaped = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=ScoredTickEnv)
-    plain.reset()
-    shaped.reset()
-    totals_plain, totals_shaped = np.zeros(2), np.zeros(2)
-    first = None
+    assert plain.reset().potential.tolist() == shaped.reset().potential.tolist() == [0.0]
+    potentials = []
     for action in (1, 0, 2, 1):
         p, s = plain.step([action]), shaped.step([action])
-        first = s.rewards[0] - p.rewards[0] if first is None else first
-        totals_plain += p.rewards[0]
-        totals_shaped += s.rewards[0]
-    # seat 0 played 1: scores (1, 0), potentials 0.5 * (1 - 0) = +0.5 for seat 0 and -0.5 for seat 1
-    assert first.tolist() == [pytest.approx(0.5), pytest.approx(-0.5)]
-    # the potential is 0 at the end, so a game's shaping sums to zero and the objective is unchanged
-    np.testing.assert_allclose(totals_shaped, totals_plain)
+        assert s.rewards.tolist() == p.rewards.tolist()  # the env's rewards; the shaping is the collector's
+        potentials.append(float(s.potential[0]))
+    # seat 1 decides after (1,): scores (1, 0), its potential 0.5 * (0 - 1); seat 0 after (1, 0): 0.5 * (1 - 0);
+    # seat 1 after (1, 0, 2): 0.5 * (0 - 3); then a new game starts at 0
+    assert potentials == [-0.5, 0.5, -1.5, 0.0]
     assert s.episodes[0]["returns"] == p.episodes[0]["returns"]  # episode results are never shaped
 
 
-def test_shaping_survives_an_exact_resume_of_the_slots():
-    slots = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=ScoredTickEnv)
+def test_each_transition_is_paid_gamma_times_the_next_potential_minus_its_own():
+    gamma = 0.9
+    plain = tick_collector(gamma=gamma, make_env=ScoredTickEnv)
+    shaped = tick_collector(gamma=gamma, score_shaping=0.5, make_env=ScoredTickEnv)
+    buffers = RolloutBuffer(3), RolloutBuffer(3)
+    plain.collect(buffers[0], 4)
+    shaped.collect(buffers[1], 4)
+    (p0, p2), (p1, p3) = buffers[0].streams[(0, 0)], buffers[0].streams[(0, 1)]
+    (t0, t2), (t1, t3) = buffers[1].streams[(0, 0)], buffers[1].streams[(0, 1)]
+    a = [t0.action, t1.action, t2.action, t3.action]
+    assert a == [p0.action, p1.action, p2.action, p3.action]
+    phi0 = [0.0, 0.5 * ((a[0]) - a[1])]  # seat 0's potentials at its decisions (plies 0 and 2)
+    phi1 = [0.5 * (0 - a[0]), 0.5 * (a[1] - (a[0] + a[2]))]  # seat 1's (plies 1 and 3)
+    assert [t0.potential, t2.potential, t1.potential, t3.potential] == pytest.approx(phi0 + phi1)
+    assert t0.reward - p0.reward == pytest.approx(gamma * phi0[1] - phi0[0])
+    assert t2.reward - p2.reward == pytest.approx(0.0 - phi0[1])  # the game ended: potential 0 after it
+    assert t1.reward - p1.reward == pytest.approx(gamma * phi1[1] - phi1[0])
+    assert t3.reward - p3.reward == pytest.approx(-phi1[1])
+    # per seat, the discounted shaping is minus the potential of its first decision
+    assert (t1.reward - p1.reward) + gamma * (t3.reward - p3.reward) == pytest.approx(-phi1[0])
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_discounted_shaping_sums_to_minus_the_first_potential_on_random_games(game: str):
+    """The trainer's shaping is exactly potential-based on random games of every game (the game's default
+    shaping; Bestiarium, which has none by default, with 0.1)."""
+    report = measure(game, games=3, seed=11, score_shaping=None if game != "bestiarium" else 0.1)
+    assert len(report.gaps) >= 3 * 2 and report.truncated_games == 0
+    assert np.mean(report.shaping_paid) > 0.05  # shaping was paid, so the identity is not vacuous
+    assert max(report.gaps) < 1e-9
+
+
+def test_pending_potentials_survive_an_exact_resume():
+    straight = tick_collector(score_shaping=0.5, make_env=ScoredTickEnv)
+    first = tick_collector(score_shaping=0.5, make_env=ScoredTickEnv)
+    buffer_a, buffer_b = RolloutBuffer(3), RolloutBuffer(3)
+    straight.collect(buffer_a, 1)
+    first.collect(buffer_b, 1)
+    assert any(t.potential for t in first.pending.values())
+    saved = first.state_dict()
+    resumed = tick_collector(score_shaping=0.5, make_env=ScoredTickEnv)
+    resumed.load_state_dict(saved)
+    resumed.generator.set_state(first.generator.get_state())  # the run saves the sampling generator apart
+    assert {k: t.potential for k, t in resumed.pending.items()} == {k: t.potential for k, t in first.pending.items()}
+    more_a, more_b = RolloutBuffer(3), RolloutBuffer(3)
+    straight.collect(more_a, 12)
+    resumed.collect(more_b, 12)
+    assert [(t.action, t.reward, t.done) for t in more_a] == [(t.action, t.reward, t.done) for t in more_b]
+
+
+class CutTickGame(ScoredTickGame):
+    """ScoredTickGame cut by a ply cap after 3 plies (the AEC layer truncates at ``max_game_length``); each
+    seat sees the ply and which seat it is, so that the two seats' values at the cut differ."""
+
+    max_game_length = 3
+
+    def observation(self, state: TickState, seat: int) -> np.ndarray:
+        obs = np.zeros(5, np.float32)
+        obs[state.plies] = 1.0
+        obs[4] += 2.0 * seat - 1.0
+        return obs
+
+
+class CutTickEnv(TickEnv):
+    game_class = CutTickGame
+
+
+def test_a_game_cut_at_ply_3_bootstraps_on_each_seats_value_at_the_cut():
+    gamma = 0.9
+    collector = tick_collector(gamma=gamma, score_shaping=0.5, make_env=CutTickEnv)
+    buffer = RolloutBuffer(3)
+    collector.collect(buffer, 5)  # the first game's three transitions, then more games
+    t0, t2 = buffer.streams[(0, 0)][:2]
+    t1 = buffer.streams[(0, 1)][0]
+    a0, a1, a2 = t0.action, t1.action, t2.action
+    env = collector.handles[0].slots.envs[0]
+    cut_state = TickState()
+    cut_state.plies, cut_state.actions = 3, [a0, a1, a2]
+    with torch.no_grad():
+        values = collector.net(torch.from_numpy(np.stack([env.game.observation(cut_state, s) for s in (0, 1)])))[1]
+    phi_cut = [0.5 * ((a0 + a2) - a1), 0.5 * (a1 - (a0 + a2))]  # the potentials are kept at the cut
+    # seat 0's first decision completes at its second one, as in any game
+    assert not t0.done and not t0.cut and t0.next_value == pytest.approx(t2.value)
+    # seat 0's second decision and seat 1's only one are cut: not done, bootstrapped on each seat's own value
+    for t, seat, phi_then, env_reward in ((t2, 0, 0.5 * (a0 - a1), 0.0), (t1, 1, 0.5 * (0 - a0), 0.1 * (a2 + 1))):
+        assert t.cut and not t.done
+        assert t.next_value == pytest.approx(float(values[seat]))
+        assert t.reward == pytest.approx(env_reward + gamma * phi_cut[seat] - phi_then)
+    assert float(values[0]) != pytest.approx(float(values[1]))
+    # the advantage chain stops at the cut: the next game's first decision is not t2's successor
+    arrays = buffer.arrays()
+    stream0 = buffer.streams[(0, 0)]
+    assert len(stream0) >= 3 and stream0[2].obs.argmax() == 0
+    index = list(buffer.streams).index((0, 0))
+    offset = sum(len(s) for s in list(buffer.streams.values())[:index])
+    assert arrays["chained"][offset: offset + 2].tolist() == [True, False]
+    batch = buffer.build(gamma, 0.95)
+    assert float(batch.advantages[offset + 1]) == pytest.approx(t2.reward + gamma * t2.next_value - t2.value,
+                                                                abs=1e-6)
+
+
+def test_slots_report_the_cut_with_every_seats_observation_and_a_draw():
+    slots = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=CutTickEnv)
     slots.reset()
-    slots.step([2])
-    saved = slots.get_state()
-    again = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=ScoredTickEnv)
-    again.set_state(saved)
-    assert again.step([1]).rewards.tolist() == slots.step([1]).rewards.tolist()
+    for action in (2, 1):
+        report = slots.step([action])
+        assert report.cuts == [None]
+    report = slots.step([0])
+    cut = report.cuts[0]
+    assert report.ended[0] and cut is not None
+    assert cut.obs[:, 3].tolist() == [1.0, 1.0] and cut.obs[:, 4].tolist() == [-1.0, 1.0]
+    assert cut.potential.tolist() == [0.5 * (2 - 1), 0.5 * (1 - 2)]
+    episode = report.episodes[0]
+    assert episode["truncated"] and episode["length"] == 3
+    assert report.rewards[0].tolist() == [0.0, pytest.approx(0.1)]  # no result: the env pays a draw (0)
+    # the cut survives a save and restore of the slots (it is part of the pending report)
+    again = GameSlots("tick", {}, [5], score_shaping=0.5, make_env=CutTickEnv)
+    restored = again.set_state(slots.get_state())
+    assert restored.cuts[0].obs.tolist() == cut.obs.tolist() and restored.cuts[0].obs.dtype == cut.obs.dtype
+    assert restored.cuts[0].potential.tolist() == cut.potential.tolist()
