@@ -132,3 +132,25 @@ def test_boaring_parallel_state_is_a_clear_not_implemented():
     with pytest.raises(NotImplementedError, match="hidden information"):
         par.state()
     assert json.dumps(par.game.state_to_json(par.game_state), sort_keys=True) == before
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_render_for_gives_each_seat_its_view(game):
+    """``render_for(agent)`` draws what that seat may see: in the perfect-information games the whole position
+    (the same picture as ``render()``), in Boaring a picture labelled as the seat's own view (its content is
+    tested in tests/boaring/test_boaring_info.py). Unknown agents are a ValueError."""
+    mod = envs.module(game)
+    for mode in ("ansi", "rgb_array"):
+        env = mod.env(render_mode=mode)
+        env.reset(seed=2)
+        raw = env.unwrapped
+        for agent in raw.possible_agents:
+            view = env.render_for(agent)
+            if raw.game.perfect_information:
+                assert np.array_equal(view, env.render()) if mode == "rgb_array" else view == env.render()
+            elif mode == "ansi":
+                assert view.startswith(f"{agent}'s view") and env.render().startswith("spectator view")
+            else:
+                assert view.dtype == np.uint8 and view.ndim == 3 and view.shape[2] == 3
+        with pytest.raises(ValueError, match="unknown agent"):
+            env.render_for("bogus")

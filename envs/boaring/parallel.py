@@ -136,7 +136,14 @@ class BoaringParallelEnv(ParallelEnv):
         return self.game.global_state(self.game_state)
 
     def render(self) -> str | np.ndarray | None:
+        """The spectator's picture: every hand and face-down bid shown (labelled so)."""
         return render_game(self.game, self.game_state, self.render_mode)
+
+    def render_for(self, agent: str) -> str | np.ndarray | None:
+        """The picture ``agent`` may see (its own hand and bid, the public table), in this env's render_mode."""
+        if agent not in self._seat_of:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+        return render_game(self.game, self.game_state, self.render_mode, observer=self._seat_of[agent])
 
     def close(self) -> None:
         pass

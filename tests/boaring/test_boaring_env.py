@@ -29,7 +29,8 @@ def test_seed(n):
 @pytest.mark.parametrize("n", SIZES)
 def test_render(n):
     render_test(lambda **kw: boaring_v0.env(num_players=n, **kw),
-                custom_tests={"ansi": lambda text: text.startswith("Boaring") and text.count("\n") >= n + 2})
+                custom_tests={"ansi": lambda text: text.startswith("spectator view")
+                              and text.splitlines()[1].startswith("Boaring") and text.count("\n") >= n + 3})
 
 
 @pytest.mark.parametrize("n", SIZES)
