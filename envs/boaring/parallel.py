@@ -96,6 +96,12 @@ class BoaringParallelEnv(ParallelEnv):
         """One simultaneous bid (or one eat decision); returns (obs, rewards, terminations, truncations, infos)."""
         if not self.agents:
             raise IllegalActionError("the game is over; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict from agent name to action, not {type(actions).__name__}")
+        unknown = [agent for agent in actions if agent not in self._seat_of]
+        if unknown:
+            raise ValueError(f"unknown agent(s) {', '.join(map(repr, unknown))}; the agents are "
+                             f"{', '.join(self.agents)}")
         game, state, n = self.game, self.game_state, self.game.num_players
         if state.phase == BID:
             bids = {}
