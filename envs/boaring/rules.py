@@ -404,12 +404,13 @@ class BoaringGame(Game[BoaringState]):
         state.phase = BID
         state.eater = -1
         state.rounds += 1
-        state.active = (state.active + 1) % n
-        # "The game ends when all animal cards are gone."
+        # "The game ends when all animal cards are gone." Only then: "The turn of the next player starts", so at
+        # the end ``active`` stays the last round's active player.
         if not state.animal_deck:
             state.phase = OVER
             state.current = TERMINAL
             return
+        state.active = (state.active + 1) % n
         if state.hand_size[0] == 0:
             self._redeal(state, rng)
         self._start_round(state, rng)

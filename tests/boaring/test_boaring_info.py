@@ -222,3 +222,24 @@ def test_render_for_checks_its_arguments_and_env_renders_per_agent():
     perfect = beasty_borders_v0.env(render_mode="ansi")  # nothing hidden: every seat sees the whole position
     perfect.reset(seed=1)
     assert perfect.render_for("player_1") == perfect.render_for("player_0") == perfect.render()
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_active_at_the_end_is_the_last_rounds_active_player(n):
+    """Once the last animal is resolved the game ends and no next turn starts: the observation's ``active``
+    block (and ``state.active``) still names the active player of the last round, for every observer."""
+    game = BoaringGame(num_players=n)
+    rng = np.random.default_rng(n)
+    state = game.initial_state(rng)
+    last_active = None
+    while game.current_player(state) != TERMINAL:
+        last_active = state.active
+        legal = game.legal_actions(state)
+        game.apply(state, legal[rng.integers(len(legal))], rng)
+    assert state.active == last_active == (state.rounds - 1) % n
+    lay = game.layout
+    for seat in range(n):
+        obs = game.observation(state, seat)
+        active = obs[lay.active: lay.active + n]
+        assert active.tolist() == [float(k == (last_active - seat) % n) for k in range(n)]
+        assert not obs[lay.to_move: lay.to_move + n].any()
