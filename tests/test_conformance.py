@@ -1,6 +1,8 @@
 """One conformance suite over every registered game: the shared AEC base and the env() wrapper."""
 
+import ast
 import json
+import re
 
 import numpy as np
 import pettingzoo
@@ -132,3 +134,173 @@ def test_boaring_parallel_state_is_a_clear_not_implemented():
     with pytest.raises(NotImplementedError, match="hidden information"):
         par.state()
     assert json.dumps(par.game.state_to_json(par.game_state), sort_keys=True) == before
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_render_for_gives_each_seat_its_view(game):
+    """``render_for(agent)`` draws what that seat may see: in the perfect-information games the whole position
+    (the same picture as ``render()``), in Boaring a picture labelled as the seat's own view (its content is
+    tested in tests/boaring/test_boaring_info.py). Unknown agents are a ValueError."""
+    mod = envs.module(game)
+    for mode in ("ansi", "rgb_array"):
+        env = mod.env(render_mode=mode)
+        env.reset(seed=2)
+        raw = env.unwrapped
+        for agent in raw.possible_agents:
+            view = env.render_for(agent)
+            if raw.game.perfect_information:
+                assert np.array_equal(view, env.render()) if mode == "rgb_array" else view == env.render()
+            elif mode == "ansi":
+                assert view.startswith(f"{agent}'s view") and env.render().startswith("spectator view")
+            else:
+                assert view.dtype == np.uint8 and view.ndim == 3 and view.shape[2] == 3
+        with pytest.raises(ValueError, match="unknown agent"):
+            env.render_for("bogus")
+
+
+# ----- the spec pages' observation tables ------------------------------------------------------------------
+# Each env's module docstring (its spec page) lists its observation in a reStructuredText simple table:
+# a ``=====`` border line, a header row, a border, the rows, a border. Plane observations (C, H, W) use a table
+# whose first header cell is ``plane``: each row's first cell is a plane index or an inclusive range ``a .. b``.
+# Flat observations use a table with a ``size`` column: each row's cell there is the block's length. Indices
+# and sizes are arithmetic over integers and the game's symbols (below): ``+ - *``, ``x`` for a product,
+# parentheses, and a number before a symbol multiplies it (``3n``). A row that says ``(only with OPTION=VALUE)``
+# counts only under that option. A row continues on lines whose first cell is blank.
+DOC_SYMBOLS = {
+    "battle_sheep": lambda g: {"n": g.num_players},
+    "bestiarium": lambda g: {},
+    "beasty_borders": lambda g: {"H": g.rows, "W": g.cols, "T": g.num_types},
+    "boaring": lambda g: {"n": g.num_players},
+}
+"""The symbols each spec page's table uses, read from the game object."""
+DOC_OPTION_SETS = {
+    "battle_sheep": [{"num_players": n} for n in (2, 3, 4)],
+    "bestiarium": [{"board_size": s} for s in (5, 6, 7)],
+    "beasty_borders": [{"variant": "main"}, {"variant": "without_luck"}],
+    "boaring": [{"num_players": n} for n in (2, 4, 10)],
+}
+
+
+def doc_tables(doc: str) -> list[tuple[list[str], list[list[str]]]]:
+    """Every simple table in ``doc`` as (header cells, rows), a row being [first line's cells..., continuation
+    text]; cells are cut at the column starts of the border line."""
+    lines = doc.splitlines()
+    border = re.compile(r"^\s*=+(\s+=+)+\s*$")
+    tables = []
+    k = 0
+    while k + 2 < len(lines):
+        if not (border.match(lines[k]) and border.match(lines[k + 2])):
+            k += 1
+            continue
+        starts = [m.start() for m in re.finditer(r"=+", lines[k])]
+
+        def cells(line: str) -> list[str]:
+            return [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
+
+        header = cells(lines[k + 1])
+        rows = []
+        j = k + 3
+        while j < len(lines) and not border.match(lines[j]):
+            row = cells(lines[j])
+            if row[0]:
+                rows.append(row + [""])
+            elif rows and lines[j].strip():
+                rows[-1][-1] += " " + lines[j].strip()
+            j += 1
+        tables.append((header, rows))
+        k = j + 1
+    return tables
+
+
+def doc_int(text: str, symbols: dict[str, int]) -> int:
+    """The value of a table's index or size expression (see the comment above :data:`DOC_SYMBOLS`)."""
+    expr = re.sub(r"(?<=\w|\))\s+x\s+(?=\w|\()", " * ", text.strip())
+    expr = re.sub(r"(\d)\s*([A-Za-z(])", r"\1 * \2", expr)
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError:
+        raise ValueError(f"cannot read {text!r} in a spec page's observation table") from None
+
+    def value(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in symbols:
+            return symbols[node.id]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = value(node.left), value(node.right)
+            return a + b if isinstance(node.op, ast.Add) else a - b if isinstance(node.op, ast.Sub) else a * b
+        raise ValueError(f"cannot read {text!r} in a spec page's observation table")
+
+    return value(tree)
+
+
+def documented_observation(doc: str, options: dict, symbols: dict[str, int]) -> tuple[str, int]:
+    """("planes", plane count) or ("size", vector length) as the spec page's observation table says for
+    ``options``; AssertionError if it has no such table or its plane rows leave gaps."""
+    for header, rows in doc_tables(doc):
+        kept = []
+        for row in rows:
+            only = re.search(r"\(only\s+with\s+(\w+)=(\w+)\)", " ".join(row[1:-1]) + " " + row[-1])
+            if only is None or str(options.get(only.group(1))) == only.group(2):
+                kept.append(row)
+        if header[0] == "plane":
+            expected = 0
+            for row in kept:
+                first, _, last = row[0].partition("..")
+                start = doc_int(first, symbols)
+                end = doc_int(last, symbols) if last else start
+                assert start == expected and end >= start, f"plane rows leave a gap or overlap at {row[0]!r}"
+                expected = end + 1
+            return "planes", expected
+        if "size" in header:
+            column = header.index("size")
+            return "size", sum(doc_int(row[column], symbols) for row in kept)
+    raise AssertionError("the spec page has no observation table (a 'plane' or 'size' simple table)")
+
+
+def test_doc_table_reader_reads_what_it_is_given():
+    doc = """
+    =====  =============  =======
+    block  size           content
+    =====  =============  =======
+    a      2n + 1         one
+                          more
+    b      (3 + 2T) x 4   two (only with
+                          variant=x)
+    c      9 x (2T + 1)   three
+    =====  =============  =======
+
+    =============  ====
+    plane          what
+    =============  ====
+    0              zero
+    1 .. 3n        many
+    =============  ====
+    """
+    assert doc_tables(doc)[0][1][0] == ["a", "2n + 1", "one", " more"]
+    assert doc_int("(3 + 2T) x 4", {"T": 3}) == 36 and doc_int("3n", {"n": 4}) == 12
+    assert documented_observation(doc, {"variant": "x"}, {"n": 2, "T": 1}) == ("size", 5 + 20 + 27)
+    assert documented_observation(doc, {"variant": "y"}, {"n": 2, "T": 1}) == ("size", 5 + 27)
+    with pytest.raises(ValueError, match="cannot read"):
+        doc_int("import os", {})
+    gap = doc.replace("1 .. 3n", "2 .. 3n").split("\n\n")[1]
+    with pytest.raises(AssertionError, match="gap"):
+        documented_observation(gap, {}, {"n": 1})
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_spec_page_lists_every_plane_of_the_observation(game):
+    """Each env's spec page (its module docstring) lists its observation plane by plane (or block by block),
+    and the list matches the observation's real shape for every option set tried."""
+    mod = envs.module(game)
+    for options in DOC_OPTION_SETS[game]:
+        raw = mod.raw_env(**options)
+        raw.reset(seed=0)
+        shape = raw.observe(raw.agent_selection)["observation"].shape
+        kind, count = documented_observation(mod.__doc__, raw.game.options(), DOC_SYMBOLS[game](raw.game))
+        if kind == "planes":
+            assert len(shape) == 3 and count == shape[0], (options, count, shape)
+        else:
+            assert len(shape) == 1 and count == shape[0], (options, count, shape)

@@ -4,8 +4,10 @@
 ``python -m training play --game bestiarium --watch --policies greedy search``
 
 Moves are typed in the game's notation (``help`` lists the legal moves with their notation, ``quit`` stops);
-the board is redrawn after every move; a mistyped or illegal move gets a message and another try. Every game
-can be saved with ``--record FILE`` and replayed with ``python -m training replay FILE``.
+the board is redrawn after every move; a mistyped or illegal move gets a message and another try. A human sees
+what their seat may see (in Boaring: their own hand and bid, the public table, other bids only once the rules
+reveal them); watching bots shows the spectator's view (in Boaring every hand, labelled so). Every game can be
+saved with ``--record FILE`` and replayed with ``python -m training replay FILE``.
 """
 
 from __future__ import annotations
@@ -69,21 +71,29 @@ def play(game_name: str, options: dict, seats: list[str], seed: int = 0,
     rng = np.random.default_rng(seed)
     state = game.initial_state(rng)
     record = GameRecord(game=game_name, options=dict(options), seed=seed, seats=list(seats))
-    write(game.render_ansi(state))
+    humans = [i for i, spec in enumerate(seats) if spec == HUMAN]
+    # The screen: with a human at the table, what that human's seat may see (with several, the one who acts
+    # next, else the last one who did); watching bots only, the spectator's view.
+    viewer: int | None = humans[0] if humans else None
+    write(game.render_for(state, viewer))
     while game.current_player(state) != TERMINAL and not game.is_truncated(state):
         seat = game.current_player(state)
         policy = policies[seat]
         if policy is None:
+            if seat != viewer:
+                viewer = seat
+                write(f"player_{seat}'s turn: their view")
+                write(game.render_for(state, viewer))
             action = ask_human(game, state, read, write)
             if action is None:
                 write("game abandoned")
                 return None
         else:
             action = int(policy.act(decision_from_state(game, state, seat)))
-        write(f"player_{seat} ({seats[seat]}): {game.action_to_str(state, action)}")
+        write(f"player_{seat} ({seats[seat]}): {game.action_to_str_for(state, action, viewer)}")
         game.apply(state, action, rng)
         record.actions.append(action)
-        write(game.render_ansi(state))
+        write(game.render_for(state, viewer))
         if delay:
             time.sleep(delay)
     record.returns = [float(x) for x in game.returns(state)]

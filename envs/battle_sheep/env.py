@@ -20,7 +20,24 @@ Actions
 
 Observation
     ``{"observation": float32 (15 + 3n, 2R+1, 2R+1), "action_mask": int8 (94N,)}``: planes on the square
-    embedding of the hex canvas, the observing player first (RULES.md lists the planes).
+    embedding of the hex canvas; seats are relative (index 0 is the observer, then the others clockwise):
+
+    ================  ==========================================================================================
+    plane             content
+    ================  ==========================================================================================
+    0                 1 on canvas cells
+    1                 1 on pasture hexes
+    2                 1 on free pasture hexes
+    3 .. 2+n          1 where relative seat i has a stack
+    3+n .. 2+2n       stack height / 16 of relative seat i
+    3+2n .. 2+3n      constant: tiles relative seat i still has to place / 4
+    3+3n .. 5+3n      constant one-hot phase: build, place, move (all 0 when the game is over)
+    6+3n              derived: free neighbouring pasture hexes / 6, on every pasture hex
+    7+3n .. 12+3n     derived, one per direction E NE NW W SW SE: on each of my stacks that can split that way,
+                      (1 + free neighbours of the cell the slide stops on) / 7
+    13+3n             derived: 1 on every cell a slide of mine can stop on
+    14+3n             derived: 1 on every cell a slide of another player's can stop on
+    ================  ==========================================================================================
 
 Rewards
     At the end only: each player gets (players beaten - players beating them) / (n - 1) under the ranking

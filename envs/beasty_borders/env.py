@@ -24,11 +24,32 @@ Action space
     choice when responding); pass is always legal.
 
 Observation
-    A flat float32 vector in [0, 1], seat-relative (see ``envs/beasty_borders/observation.py`` and RULES.md):
-    landscape planes (lakes, markers, my animals by type, the opponent's by type, the steps-marker), the roll
-    one-hot, the phase one-hot (roller's / responder's choice), whether I am the roller, the animals each side
-    still holds; in the variant also the bidding row (mine / theirs still in it) and the roller's pointed figure
-    (or a 'roller passed' flag). Length 568 main, 399 variant.
+    A flat float32 vector in [0, 1], seat-relative (details in ``envs/beasty_borders/observation.py`` and
+    RULES.md). With the H x W landscape (6 x 9 main, 4 x 9 variant) and T animal types per player (3 main, 2
+    variant), the blocks in order:
+
+    ===============  =================  ========================================================================
+    block            size               content
+    ===============  =================  ========================================================================
+    planes           (3 + 2T) x H x W   lakes, empty-space markers, my animals by type, the opponent's by type,
+                                        the steps-marker (each H x W, row-major)
+    roll             8                  one-hot die roll 1..8 (zeros once over)
+    phase            2                  one-hot roller's choice, responder's choice (zeros once over)
+    roller           1                  1 if I am this turn's roller
+    mine             T                  my animals still held per type / 8
+    theirs           T                  the opponent's animals still held per type / 8
+    score            2                  my victory points / 50, the opponent's / 50 (capped at 1)
+    row_mine         28                 my figures still in the bidding row (only with variant=without_luck)
+    row_theirs       28                 the opponent's figures still in the row (only with variant=without_luck)
+    choice           28                 one-hot figure the roller pointed at (only with variant=without_luck)
+    roller_passed    1                  1 when the roller passed, responder's phase (only with
+                                        variant=without_luck)
+    spaces           9 x (2T + 1)       the steps-marker's space and the 8 spaces the next roll can reach: per
+                                        space the points each of my types and each of theirs would gain there
+                                        / 10, then its empty green neighbours / 4 (zeros once over)
+    ===============  =================  ========================================================================
+
+    Length 568 main, 399 variant.
 
 Rewards
     Terminal only: +1 winner, -1 loser, 0 both for a draw. Most victory points wins (groups of 2..8 identical

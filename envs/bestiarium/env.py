@@ -19,9 +19,25 @@ Action space
 
 Observation
     ``{"observation": float32 (10, 2R+1, 2R+1), "action_mask": int8 (N + 1,)}`` with R = board_size - 1, over
-    the square embedding (row r+R, column q+R) of the axial hex coordinates. Planes: 0 my stones, 1 the
-    opponent's stones, 2 empty cells, 3 on-board cells, 4 the creature that must grow (grow phase), 5 grow phase
-    (all ones), 6 a pass is pending (all ones when the last ply was a pass).
+    the square embedding (row r+R, column q+R) of the axial hex coordinates, seen from the observing player:
+
+    =====  ===========================================================================================
+    plane  content
+    =====  ===========================================================================================
+    0      my stones
+    1      the opponent's stones
+    2      empty cells
+    3      on-board cells (0 in the two unused corners of the square)
+    4      the creature that must grow (the eater, in the grow phase), else 0
+    5      grow phase: all ones while the player to move must choose a growth cell
+    6      a pass is pending: all ones when the last ply was a pass (one more pass ends the game)
+    7      size of my creature on each of my stones / 10 (capped at 1)
+    8      size of the opponent's creature on each of their stones / 10 (capped at 1)
+    9      cells where I may place a stone (empty, touching at most one of my creatures)
+    =====  ===========================================================================================
+
+    Planes 7-9 are derived from the stones (a convolution sees only a few cells around each cell, while a
+    creature's size and the no-merge rule decide every eat and every placement).
 
 Rewards
     Terminal only: +1 to the winner of the scoring cascade, -1 to the loser (never a draw). A game cut by the ply

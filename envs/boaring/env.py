@@ -23,6 +23,33 @@ Rewards                terminal only, zero-sum. ``"pairwise"``: each seat gets (
 Notation               ``play 7``, ``no eat``, ``eat boar`` (hyena), ``eat lion of p2`` (lion; absolute seat)
 =====================  ==========================================================================================
 
+The observation's blocks, in order (relative seat k is the player k seats after the observer, clockwise; the
+details and scales in ``envs/boaring/observation.py``):
+
+================  ======  ==============================================================================
+block             size    content
+================  ======  ==============================================================================
+hand              10      my food cards: count of value v at index v-1, / 7
+my_pending        10      one-hot of the card I committed this round
+phase             3       one-hot bid, eat, game over
+animal            3       one-hot type of the animal on the table
+requirement       10      one-hot value of the turned food card
+active            n       one-hot relative seat of the active player (once over: the last round's)
+to_move           n       one-hot relative seat of the player to act
+committed         n       1 per relative seat that has committed a card this round (not what)
+last_played       n x 10  the last reveal: row k one-hot of the card of relative seat k
+last_animal       3       one-hot type of the animal of the last reveal
+last_outcome      2       one-hot lived, died
+last_receiver     n       one-hot relative seat that received the last animal
+last_requirement  10      one-hot food card value of the last revealed round
+players           n x 8   per relative seat: savanna boars, hyenas, lions, graveyard boars, hyenas, lions,
+                          hand size, score
+discard           10      discard pile count per value / 7
+animals_left      3       animal deck by type
+eaten             3       eaten animals by type
+pile_size         1       food pile size / 70
+================  ======  ==============================================================================
+
 ``raw_env`` raises :class:`~envs.common.game.IllegalActionError` on an illegal action; ``env()`` adds
 PettingZoo's standard wrappers (an illegal move ends the game with -1 to the mover). The rules as implemented,
 every reading and the encodings in detail: ``envs/boaring/RULES.md``.

@@ -16,7 +16,7 @@ my_pending          10        one-hot of the card I committed this round (all ze
 phase               3         one-hot: bid, eat, game over
 animal              3         one-hot type of the animal on the table (boar, hyena, lion); zero if none
 requirement         10        one-hot value of the turned food card (requirement = value x n)
-active              n         one-hot relative seat of the active player of the round
+active              n         one-hot relative seat of the active player of the round (the last one's once over)
 to_move             n         one-hot relative seat of the player to act (bid or eat)
 committed           n         1 for each relative seat that has committed a card this round (not *what*)
 last_played         n x 10    last reveal: row k one-hot of the card played by relative seat k

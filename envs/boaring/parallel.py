@@ -96,6 +96,12 @@ class BoaringParallelEnv(ParallelEnv):
         """One simultaneous bid (or one eat decision); returns (obs, rewards, terminations, truncations, infos)."""
         if not self.agents:
             raise IllegalActionError("the game is over; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict from agent name to action, not {type(actions).__name__}")
+        unknown = [agent for agent in actions if agent not in self._seat_of]
+        if unknown:
+            raise ValueError(f"unknown agent(s) {', '.join(map(repr, unknown))}; the agents are "
+                             f"{', '.join(self.agents)}")
         game, state, n = self.game, self.game_state, self.game.num_players
         if state.phase == BID:
             bids = {}
@@ -136,7 +142,14 @@ class BoaringParallelEnv(ParallelEnv):
         return self.game.global_state(self.game_state)
 
     def render(self) -> str | np.ndarray | None:
+        """The spectator's picture: every hand and face-down bid shown (labelled so)."""
         return render_game(self.game, self.game_state, self.render_mode)
+
+    def render_for(self, agent: str) -> str | np.ndarray | None:
+        """The picture ``agent`` may see (its own hand and bid, the public table), in this env's render_mode."""
+        if agent not in self._seat_of:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+        return render_game(self.game, self.game_state, self.render_mode, observer=self._seat_of[agent])
 
     def close(self) -> None:
         pass

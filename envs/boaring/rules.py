@@ -404,12 +404,13 @@ class BoaringGame(Game[BoaringState]):
         state.phase = BID
         state.eater = -1
         state.rounds += 1
-        state.active = (state.active + 1) % n
-        # "The game ends when all animal cards are gone."
+        # "The game ends when all animal cards are gone." Only then: "The turn of the next player starts", so at
+        # the end ``active`` stays the last round's active player.
         if not state.animal_deck:
             state.phase = OVER
             state.current = TERMINAL
             return
+        state.active = (state.active + 1) % n
         if state.hand_size[0] == 0:
             self._redeal(state, rng)
         self._start_round(state, rng)
@@ -658,10 +659,17 @@ class BoaringGame(Game[BoaringState]):
         if tuple(animals) != ANIMAL_COUNTS:
             raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
 
-    def render_lines(self, state: BoaringState) -> list[str]:
-        """The text picture, line by line (spectator view: every hand is shown)."""
+    def render_lines(self, state: BoaringState, observer: int | None = None) -> list[str]:
+        """The text picture, line by line: a line saying whose view it is, the round, one line per player, the
+        table. ``observer=None``: the spectator view, every hand and face-down card shown. A seat: what that
+        seat's observation holds (its own hand and bid, the public table, other hands by size only, other
+        face-down bids as ``??``), drawn from :meth:`information_state`."""
         n = self.num_players
-        lines = []
+        if observer is None:
+            lines = ["spectator view: every hand and face-down card shown"]
+        else:
+            lines = [f"player_{observer}'s view: other hands and face-down cards hidden"]
+            state = self.information_state(state, observer)
         if state.phase == OVER:
             lines.append(f"Boaring - game over after {state.rounds} rounds; winners: "
                          + ", ".join(f"p{s}" for s in self.winners(state)))
@@ -671,7 +679,10 @@ class BoaringGame(Game[BoaringState]):
                          f": {ANIMAL_NAMES[state.animal]} needs {state.requirement} x {n} = {need}")
         scores = self.scores(state)
         for s in range(n):
-            hand = " ".join(f"{i + 1}x{c}" if c > 1 else f"{i + 1}" for i, c in enumerate(state.hands[s]) if c)
+            if UNKNOWN in state.hands[s]:
+                hand = "?" * bool(state.hand_size[s])
+            else:
+                hand = " ".join(f"{i + 1}x{c}" if c > 1 else f"{i + 1}" for i, c in enumerate(state.hands[s]) if c)
             sav, grave = state.savanna[s], state.graveyard[s]
             mark = "*" if s == state.current else " "
             p = state.pending[s]
@@ -692,12 +703,29 @@ class BoaringGame(Game[BoaringState]):
         return lines
 
     def render_ansi(self, state: BoaringState) -> str:
-        """A text picture of the position (spectator view)."""
+        """A text picture of the position: the spectator view (every hand shown, and labelled so)."""
         return "\n".join(self.render_lines(state)) + "\n"
 
     def render_rgb(self, state: BoaringState) -> np.ndarray:
-        """The text picture with each player's line marked by a colour swatch."""
-        lines = self.render_lines(state)
+        """The spectator view's text picture with each player's line marked by a colour swatch."""
+        return self._lines_to_rgb(self.render_lines(state))
+
+    def render_for(self, state: BoaringState, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
+        """The picture ``observer`` may see (:meth:`render_lines`); ``None``: the spectator view."""
+        self.check_render_request(observer, mode)
+        lines = self.render_lines(state, None if observer is None else int(observer))
+        return self._lines_to_rgb(lines) if mode == "rgb_array" else "\n".join(lines) + "\n"
+
+    def action_to_str_for(self, state: BoaringState, action: int, observer: int | None) -> str:
+        """A bid is laid face down: another seat sees only that the mover committed a card ("The cards are turned
+        at the same time"; the reveal shows them all). Eat decisions are public."""
+        mover = self.current_player(state)
+        if state.phase == BID and observer is not None and observer != mover:
+            return "lays a food card face down"
+        return self.action_to_str(state, action)
+
+    def _lines_to_rgb(self, lines: list[str]) -> np.ndarray:
+        """``lines`` (from :meth:`render_lines`) drawn as text, each player's line marked by a colour swatch."""
         fnt = font()
         line_h, margin, swatch = 14, 6, 12
         width = max(int(fnt.getlength(s)) for s in lines) + 3 * margin + swatch
@@ -705,10 +733,9 @@ class BoaringGame(Game[BoaringState]):
         draw = ImageDraw.Draw(img)
         for k, line in enumerate(lines):
             y = margin + k * line_h
-            if 1 <= k <= self.num_players:
-                draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 1])
+            if 2 <= k <= self.num_players + 1:  # after the view line and the round line
+                draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 2])
             draw.text((2 * margin + swatch, y), line, fill=INK, font=fnt)
         return np.asarray(img, dtype=np.uint8)
-
 
 __all__ = ["BoaringGame", "BoaringState", "BID", "EAT", "OVER", "UNKNOWN", "ANIMAL_COUNTS"]

@@ -239,20 +239,37 @@ class BarnyardAECEnv(AECEnv):
 
     # ----- pictures --------------------------------------------------------------------------------
     def render(self) -> str | np.ndarray | None:
+        """The spectator's picture (everything, hidden cards included; Boaring labels it so)."""
         return render_game(self.game, self.game_state, self.render_mode)
+
+    def render_for(self, agent: str) -> str | np.ndarray | None:
+        """The picture ``agent`` may see, in this env's ``render_mode``: what its observation holds (in the
+        perfect-information games the whole position, as :meth:`render`; in Boaring its own hand and bid, the
+        public table, and other hands and face-down bids hidden). For a human at ``agent``'s seat."""
+        if agent not in self._seat_of:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+        return render_game(self.game, self.game_state, self.render_mode, observer=self._seat_of[agent])
 
     def close(self) -> None:
         pass
 
 
-def render_game(game: Game, state: Any, render_mode: str | None) -> str | np.ndarray | None:
+def render_game(game: Game, state: Any, render_mode: str | None,
+                observer: int | None = None) -> str | np.ndarray | None:
     """Gymnasium's render contract over a game state: text for "ansi", an image for "rgb_array", print for
-    "human" (returns None), a warning and None without a render mode."""
+    "human" (returns None), a warning and None without a render mode. ``observer``: draw what that seat may see
+    (:meth:`~envs.common.game.Game.render_for`); None: the spectator's picture."""
     if render_mode is None:
         gymnasium.logger.warn("You are calling render() without a render_mode; pass render_mode to env().")
         return None
     if state is None:
         raise RuntimeError("call reset() before render()")
+    if observer is not None:
+        picture = game.render_for(state, observer, "rgb_array" if render_mode == "rgb_array" else "ansi")
+        if render_mode != "human":
+            return picture
+        print(picture)
+        return None
     if render_mode == "rgb_array":
         return game.render_rgb(state)
     text = game.render_ansi(state)

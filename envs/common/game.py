@@ -263,7 +263,31 @@ class Game(ABC, Generic[S]):
     def render_rgb(self, state: S) -> np.ndarray:
         """An HxWx3 uint8 picture of the position."""
 
+    def render_for(self, state: S, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
+        """The picture of ``state`` that seat ``observer`` may see: text (``mode="ansi"``) or an HxWx3 uint8 image
+        (``"rgb_array"``). ``observer=None`` is the spectator's view, everything included. Perfect-information
+        games show every seat the whole position (the same picture for every observer); hidden-information games
+        override this to draw only what the seat's observation holds."""
+        self.check_render_request(observer, mode)
+        if not self.perfect_information:
+            raise NotImplementedError(f"{self.name} hides information and must draw each seat's own view")
+        return self.render_rgb(state) if mode == "rgb_array" else self.render_ansi(state)
+
+    def action_to_str_for(self, state: S, action: int, observer: int | None) -> str:
+        """What seat ``observer`` sees of ``action`` when the player to move plays it in ``state``: its notation,
+        unless the rules hide it from ``observer`` (then only what they show, e.g. that a card was laid face
+        down). ``None`` (the spectator) sees every move."""
+        return self.action_to_str(state, action)
+
     # ----- helpers for subclasses --------------------------------------------------------------
+    def check_render_request(self, observer: Any, mode: str) -> None:
+        """ValueError unless ``observer`` is None or a seat and ``mode`` is "ansi" or "rgb_array"."""
+        if mode not in ("ansi", "rgb_array"):
+            raise ValueError(f"mode must be 'ansi' or 'rgb_array', not {mode!r}")
+        if observer is not None and (isinstance(observer, bool) or not isinstance(observer, (int, np.integer))
+                                     or not 0 <= observer < self.num_players):
+            raise ValueError(f"observer must be None or a seat 0..{self.num_players - 1}, not {observer!r}")
+
     def check_action_range(self, action: Any) -> int:
         """Turn ``action`` into an int in range or raise :class:`IllegalActionError` naming it."""
         if isinstance(action, (np.ndarray,)) and action.shape == ():

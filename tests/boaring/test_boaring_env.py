@@ -9,7 +9,7 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 import envs
 from envs import boaring_v0
 from envs.boaring import actions as A
-from envs.boaring.rules import EAT
+from envs.boaring.rules import BID, EAT
 from envs.common.game import IllegalActionError, SnapshotError
 from envs.common.testing import play_env_randomly
 
@@ -29,7 +29,8 @@ def test_seed(n):
 @pytest.mark.parametrize("n", SIZES)
 def test_render(n):
     render_test(lambda **kw: boaring_v0.env(num_players=n, **kw),
-                custom_tests={"ansi": lambda text: text.startswith("Boaring") and text.count("\n") >= n + 2})
+                custom_tests={"ansi": lambda text: text.startswith("spectator view")
+                              and text.splitlines()[1].startswith("Boaring") and text.count("\n") >= n + 3})
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -175,3 +176,34 @@ def test_parallel_rejects_illegal_without_change():
     with pytest.raises(IllegalActionError):
         par.step({"player_0": good})
     assert par.game.state_to_json(par.game_state) == before
+
+
+def test_parallel_step_refuses_unknown_agents_and_changes_nothing():
+    """Actions for agents that are not in the game ('player_7' at a 3-player table, 'bogus') are a ValueError
+    naming them, in a bid step and in an eat step, and leave the game and its generator as they were: the game
+    then goes on exactly as one that never saw them."""
+    import json
+
+    par, twin = boaring_v0.parallel_env(num_players=3), boaring_v0.parallel_env(num_players=3)
+    obs, _ = par.reset(seed=4)
+    twin.reset(seed=4)
+
+    def books(env):
+        return json.dumps([env.game.state_to_json(env.game_state), env.np_random.bit_generator.state], default=int)
+
+    rng = np.random.default_rng(0)
+    refused = {"bid": 0, "eat": 0}
+    while par.agents:
+        legal = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        kind = "bid" if par.game_state.phase == BID else "eat"
+        before = books(par)
+        for extra in ({"player_7": legal["player_0"]}, {"bogus": A.NO_EAT}):
+            with pytest.raises(ValueError, match="unknown agent") as err:
+                par.step({**legal, **extra})
+            assert next(iter(extra)) in str(err.value) and not isinstance(err.value, IllegalActionError)
+            assert books(par) == before
+            refused[kind] += 1
+        obs, rewards, *_ = par.step(legal)
+        twin_obs, twin_rewards, *_ = twin.step(legal)
+        assert books(par) == books(twin) and rewards == twin_rewards
+    assert refused["bid"] and refused["eat"]

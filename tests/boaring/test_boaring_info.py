@@ -154,3 +154,92 @@ def test_determinize_fills_every_placeholder():
     # a determinization is playable
     g.apply(det, g.legal_actions(det)[0], RNG)
     assert det.phase in (BID, EAT)
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_a_seats_screen_ignores_hidden_cards(n):
+    """A human at a seat sees ``render_for(state, seat)``: redealing every card that seat cannot see (other
+    hands, other face-down bids, pile and deck order) leaves its text identical for every seat and its rgb
+    picture identical (checked for one seat per position: drawing is slow), while the spectator's picture
+    (labelled as such) does change."""
+    game = BoaringGame(num_players=n)
+    rng = np.random.default_rng(100 + n)
+    spectator_changed = 0
+    for k, state in enumerate(decision_states(game, seed=n, every=4)):
+        for seat in range(n):
+            other = game.determinize(game.information_state(state, seat), seat, rng)
+            text = game.render_for(state, seat)
+            assert text.startswith(f"player_{seat}'s view")
+            assert game.render_for(other, seat) == text
+            if seat == k % n:
+                assert np.array_equal(game.render_for(other, seat, "rgb_array"),
+                                      game.render_for(state, seat, "rgb_array"))
+            spectator_changed += game.render_ansi(other) != game.render_ansi(state)
+    assert spectator_changed > 0  # hidden cards were really redealt, and the spectator sees them
+    assert game.render_ansi(state).startswith("spectator view: every hand")
+
+
+def test_a_seats_screen_for_one_other_hidden_card():
+    """Two games that differ only in the card player_0 laid face down (3 or 9, the other one in its hand):
+    player_1's screen is the same, the spectator's is not."""
+    game = BoaringGame(num_players=2)
+    screens, spectator = [], []
+    for laid in (3, 9):
+        state = game.initial_state(np.random.default_rng(5))
+        state.hands[0] = [0] * 10
+        state.hands[0][3 - 1] += 1
+        state.hands[0][9 - 1] += 1
+        state.hand_size[0] = 2
+        state.hands[1] = [1, 1, 0, 0, 0, 0, 0, 0, 0, 0]
+        state.hand_size[1] = 2
+        game.apply(state, A.play_action(laid), RNG)  # player_0 (active) bids first
+        screens.append((game.render_for(state, 1), game.render_for(state, 1, "rgb_array").tobytes()))
+        spectator.append(game.render_ansi(state))
+        assert "[??]" in screens[-1][0] and "hand(1): ?" in screens[-1][0]
+    assert screens[0] == screens[1]
+    assert spectator[0] != spectator[1]
+
+
+def test_render_for_checks_its_arguments_and_env_renders_per_agent():
+    from envs import boaring_v0, beasty_borders_v0
+
+    game = BoaringGame(num_players=3)
+    state = game.initial_state(RNG)
+    for bad in (3, -1, "player_0", True):
+        with pytest.raises(ValueError, match="observer"):
+            game.render_for(state, bad)
+    with pytest.raises(ValueError, match="mode"):
+        game.render_for(state, 0, "human")
+    env = boaring_v0.env(num_players=3, render_mode="ansi")
+    env.reset(seed=1)
+    assert env.render_for("player_2") == game.render_for(env.unwrapped.game_state, 2)
+    assert env.render().startswith("spectator view")
+    with pytest.raises(ValueError, match="unknown agent"):
+        env.render_for("player_7")
+    par = boaring_v0.parallel_env(num_players=3, render_mode="rgb_array")
+    par.reset(seed=1)
+    assert np.array_equal(par.render_for("player_1"), game.render_for(par.game_state, 1, "rgb_array"))
+    perfect = beasty_borders_v0.env(render_mode="ansi")  # nothing hidden: every seat sees the whole position
+    perfect.reset(seed=1)
+    assert perfect.render_for("player_1") == perfect.render_for("player_0") == perfect.render()
+
+
+@pytest.mark.parametrize("n", [2, 3, 6])
+def test_active_at_the_end_is_the_last_rounds_active_player(n):
+    """Once the last animal is resolved the game ends and no next turn starts: the observation's ``active``
+    block (and ``state.active``) still names the active player of the last round, for every observer."""
+    game = BoaringGame(num_players=n)
+    rng = np.random.default_rng(n)
+    state = game.initial_state(rng)
+    last_active = None
+    while game.current_player(state) != TERMINAL:
+        last_active = state.active
+        legal = game.legal_actions(state)
+        game.apply(state, legal[rng.integers(len(legal))], rng)
+    assert state.active == last_active == (state.rounds - 1) % n
+    lay = game.layout
+    for seat in range(n):
+        obs = game.observation(state, seat)
+        active = obs[lay.active: lay.active + n]
+        assert active.tolist() == [float(k == (last_active - seat) % n) for k in range(n)]
+        assert not obs[lay.to_move: lay.to_move + n].any()
