@@ -58,7 +58,7 @@ def recording_env(game: str, score_shaping: float) -> type:
         def step(self, action: Any) -> None:
             agent = self.agent_selection
             if not (self.terminations[agent] or self.truncations[agent]):
-                progress = np.asarray(self.game.shaping_potential(self.state), dtype=np.float64)
+                progress = np.asarray(self.game.shaping_potential(self.game_state), dtype=np.float64)
                 n = len(progress)
                 others = (progress.sum() - progress) / max(1, n - 1)
                 record = self.games[-1]
