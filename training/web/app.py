@@ -93,7 +93,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
                extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
     besides the usual ones (tests use it for a policy that fails)."""
-    store = store or SessionStore()
+    store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     extra = extra_policies or {}
 

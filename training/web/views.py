@@ -11,6 +11,7 @@ One :class:`GameView` per game; :func:`view_for` picks it. No web framework is i
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Sequence
 
 from envs.common.game import Game
@@ -59,6 +60,12 @@ class GameView:
         return []
 
 
+@lru_cache(maxsize=16)
+def _hex_grid(radius: int) -> HexGrid:
+    """The hexagon of cells in the engines' cell order (shared: read only)."""
+    return HexGrid(radius)
+
+
 # ----- Battle Sheep -------------------------------------------------------------------------------------------------
 class BattleSheepView(GameView):
     """Hex pastures with stacks. Cells are axial ``(q, r)`` on the canvas of ``state_to_json``'s cell order."""
@@ -76,17 +83,9 @@ class BattleSheepView(GameView):
     def seat_names(self, game: Game) -> list[str]:
         return [f"{self.LETTERS[i]}" for i in range(game.num_players)]
 
-    def _grid(self, game: Game) -> HexGrid:
-        radius = game.options()["canvas_radius"]
-        grid = getattr(self, "_grids", {}).get(radius)
-        if grid is None:
-            grid = HexGrid(radius)
-            self._grids = {**getattr(self, "_grids", {}), radius: grid}
-        return grid
-
     def board(self, game: Game, view_state: Any, viewer: int | None) -> Json:
         data = game.state_to_json(view_state)
-        grid = self._grid(game)
+        grid = _hex_grid(game.options()["canvas_radius"])
         cells = []
         owner_at: dict[tuple[int, int], int] = {}
         for i, owner in enumerate(data["cells"]):
@@ -169,7 +168,7 @@ class BestiariumView(GameView):
         from envs.bestiarium.actions import cell_names
 
         data = game.state_to_json(view_state)
-        grid = HexGrid(game.options()["board_size"] - 1)
+        grid = _hex_grid(game.options()["board_size"] - 1)
         names = cell_names(grid)
         stones = [".XO".index(ch) - 1 for ch in data["board"]]
         creature = [-1] * grid.num_cells

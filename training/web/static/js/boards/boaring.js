@@ -29,7 +29,7 @@ export function draw(svg, p, ctx) {
   const mine = p.status === "your_turn";
   const moves = mine ? p.moves : [];
   const rowsOfPanels = Math.ceil(n / PER_ROW);
-  const W = PER_ROW * (PANEL_W + 8);
+  const W = Math.max(Math.min(n, PER_ROW) * (PANEL_W + 8) - 8, 600);
   const tableH = 96;
   const handY = tableH + rowsOfPanels * (PANEL_H + 8) + 10;
   fitView(svg, [[0, 0], [W, handY + 90]], 8);
