@@ -55,7 +55,7 @@ export function draw(svg, p, ctx) {
       if (union.has(k)) {
         const all = counts.get(k) === cands.length;
         cls += all ? " bs-fixed" : " narrow";
-        fill = all ? "rgba(217,65,43,0.55)" : "rgba(242,183,5,0.45)";
+        fill = all ? "rgba(0,0,0,0.45)" : "rgba(0,184,217,0.4)";
       }
       const node = el("polygon", { points: hexPoints(x, y, SIZE * 0.93), fill, stroke: "#9bb98a",
         "stroke-dasharray": "3 2", class: cls, "data-q": c[0], "data-r": c[1] }, layer);
@@ -71,11 +71,14 @@ export function draw(svg, p, ctx) {
   // stack placement targets
   for (const m of moves.filter(m => m.kind === "stack")) {
     const [x, y] = hexCentre(m.cell[0], m.cell[1], SIZE);
-    const node = el("polygon", { points: hexPoints(x, y, SIZE * 0.8), fill: "rgba(242,183,5,0.35)",
+    const node = el("polygon", { points: hexPoints(x, y, SIZE * 0.8), fill: "rgba(0,184,217,0.3)",
       class: "bs-target legal", "data-q": m.cell[0], "data-r": m.cell[1] }, layer);
     clickable(node, m.text, () => ctx.move(m.id));
   }
   if (moves.some(m => m.kind === "stack")) ctx.prompt("Place your 16 sheep on a highlighted border pasture");
+
+  const under = el("g", {}, svg);  // slide lines, below the stacks
+  const layerTop = el("g", {}, svg);
 
   // stacks
   const slides = moves.filter(m => m.kind === "move");
@@ -83,7 +86,7 @@ export function draw(svg, p, ctx) {
   for (const [q, r, owner, height] of b.cells) {
     if (owner < 0) continue;
     const [x, y] = hexCentre(q, r, SIZE);
-    const g = el("g", { class: "bs-stack", "data-q": q, "data-r": r, "data-owner": owner }, layer);
+    const g = el("g", { class: "bs-stack", "data-q": q, "data-r": r, "data-owner": owner }, layerTop);
     const selected = sel.from && key(sel.from) === key([q, r]);
     el("circle", { cx: x, cy: y, r: SIZE * 0.72, fill: SEAT_COLOURS[owner], stroke: "#222",
       "stroke-width": 1.2, class: selected ? "selected" : (movable.has(key([q, r])) ? "legal" : null) }, g);
@@ -103,11 +106,13 @@ export function draw(svg, p, ctx) {
     const [x0, y0] = hexCentre(sel.from[0], sel.from[1], SIZE);
     for (const [d, m] of dirs) {
       const [x1, y1] = hexCentre(m.to[0], m.to[1], SIZE);
-      el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: "#333", "stroke-width": 2, "stroke-dasharray": "4 3" }, layer);
-      const node = el("circle", { cx: x1, cy: y1, r: SIZE * 0.55, fill: sel.dir === d ? "#c0392b" : "rgba(242,183,5,0.8)",
-        stroke: "#333", class: "bs-dest legal", "data-dir": b.directions[d] }, layer);
+      el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: "#333", "stroke-width": 2, "stroke-dasharray": "4 3" }, under);
+      const chosen = sel.dir === d;
+      const node = el("rect", { x: x1 - SIZE * 0.6, y: y1 - SIZE * 0.45, width: SIZE * 1.2, height: SIZE * 0.9, rx: 4,
+        fill: chosen ? "#222" : "#fff", stroke: "#222", "stroke-width": 1.5, class: "bs-dest", "data-dir": b.directions[d] }, layerTop);
       clickable(node, `slide ${b.directions[d]} to ${m.to[0]},${m.to[1]}`, () => { ctx.sel.dir = d; ctx.redraw(); });
-      el("text", { x: x1, y: y1 + 4, "text-anchor": "middle", "font-size": 11, fill: "#222" }, layer, b.directions[d]);
+      el("text", { x: x1, y: y1 + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700,
+        fill: chosen ? "#fff" : "#222" }, layerTop, b.directions[d]);
     }
     if (sel.dir !== null && sel.dir !== undefined) {
       ctx.prompt(`How many sheep go ${b.directions[sel.dir]}?`);

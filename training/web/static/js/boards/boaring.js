@@ -84,7 +84,7 @@ export function draw(svg, p, ctx) {
         const a = animal(g, x + 8 + t * 54, y + row, t, counts[t], { class: "bo-" + where + (m ? " bo-eat legal" : ""),
           "data-type": ANIMALS[t] });
         if (m) {
-          el("circle", { cx: x + 19 + t * 54, cy: y + row + 11, r: 14, fill: "none", stroke: "#f2b705", "stroke-width": 3 }, a);
+          el("circle", { cx: x + 19 + t * 54, cy: y + row + 11, r: 14, fill: "none", stroke: "#00b8d9", "stroke-width": 3 }, a);
           clickable(a, m.text, () => ctx.move(m.id));
         }
       }
@@ -107,7 +107,7 @@ export function draw(svg, p, ctx) {
       const g = card(layer, x, handY + 20, value, { class: "bo-card" + (m ? " legal" : ""), "data-value": value });
       if (count > 1) el("text", { x: x + 30, y: handY + 64, "text-anchor": "end", "font-size": 10 }, g, `×${count}`);
       if (m) {
-        g.querySelector("rect").setAttribute("stroke", "#f2b705");
+        g.querySelector("rect").setAttribute("stroke", "#00b8d9");
         g.querySelector("rect").setAttribute("stroke-width", "3");
         clickable(g, m.text, () => ctx.move(m.id));
       }
