@@ -29,6 +29,7 @@ CLICKS = {
 }
 STATUS = "document.getElementById('game').dataset.status"
 PLY = "document.getElementById('game').dataset.ply"
+BUSY = "document.getElementById('game').dataset.busy"
 
 
 def start_game(page, server, game, options, seats, delay=0, seed=None):
@@ -65,7 +66,8 @@ def make_move(page, game, rng, before):
         if page.locator(".bs-ghost").count():  # build: click cells until one tile fits them all
             click_random(page, ".bs-ghost", rng)
             while True:
-                page.wait_for_function(f"(p) => {PLY} !== p || document.querySelector('.narrow')", arg=str(before))
+                page.wait_for_function(f"(p) => {PLY} !== p || (!{BUSY} && document.querySelector('.narrow'))",
+                                       arg=str(before))
                 if ply(page) != before:
                     break
                 click_random(page, ".narrow", rng)

@@ -179,9 +179,14 @@ function handOver(mine, seat) {
   $("cover-btn").onclick = () => { $("cover").hidden = true; mine.seat = seat; load(mine); };
 }
 
+function setBusy(mine, busy) {
+  mine.busy = busy;
+  $("game").dataset.busy = busy ? "1" : "";
+}
+
 async function step(mine) {
   if (live !== mine || mine.busy) return;
-  mine.busy = true;
+  setBusy(mine, true);
   const p0 = mine.payload;
   $("status").textContent = `player_${p0.to_move} (${p0.seats[p0.to_move].policy}) is thinking…`;
   try {
@@ -191,21 +196,21 @@ async function step(mine) {
   } catch (err) {
     if (live === mine) showError(err.message);
   } finally {
-    mine.busy = false;
+    setBusy(mine, false);
   }
   schedule(mine);
 }
 
 async function sendMove(mine, action) {
   if (live !== mine || mine.busy) return;
-  mine.busy = true;
+  setBusy(mine, true);
   try {
     const p = await request("POST", `/api/games/${mine.id}/move`, { seat: mine.seat, action });
     if (live === mine) render(p);
   } catch (err) {
     if (live === mine) showError(err.message);
   } finally {
-    mine.busy = false;
+    setBusy(mine, false);
   }
   schedule(mine);
 }
