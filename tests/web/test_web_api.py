@@ -410,3 +410,19 @@ def test_serve_listens_on_loopback_by_default(monkeypatch):
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: seen.update(host=host, port=port))
     serve.main([])
     assert seen == {"host": "127.0.0.1", "port": 8000}
+
+
+def test_every_static_file_ships_as_package_data():
+    """pyproject.toml's package-data globs cover every file the page loads (a wheel install has no source tree)."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    import training.web
+
+    root = Path(training.web.__file__).parent
+    globs = tomllib.loads((root.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    files = [p.relative_to(root).as_posix() for p in (root / "static").rglob("*") if p.is_file()]
+    assert len(files) >= 9
+    for name in files:
+        assert any(fnmatch.fnmatch(name, g) and name.count("/") == g.count("/") for g in globs["training.web"]), name
