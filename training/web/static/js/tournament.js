@@ -37,8 +37,9 @@ export function drawTournament(root, t) {
 
   // heat map
   const k = t.policies.length, cell = 64, left = 150, top = 30;
-  const svg = el("svg", { class: "heatmap", id: "tournament-heatmap", width: left + k * cell + 20,
-    height: top + k * cell + 50, viewBox: `0 0 ${left + k * cell + 20} ${top + k * cell + 50}` });
+  const width = Math.max(left + k * cell + 20, 460);
+  const svg = el("svg", { class: "heatmap", id: "tournament-heatmap", width, height: top + k * cell + 50,
+    viewBox: `0 0 ${width} ${top + k * cell + 50}` });
   root.appendChild(svg);
   el("text", { x: 4, y: 18, "font-size": 13 }, svg, "win share of the row policy (one seat) against the column policy");
   t.policies.forEach((name, i) => {
