@@ -115,7 +115,7 @@ def test_watch_a_bot_game_with_pause_step_and_speed(page, server, artifacts):
     assert "Spectator view" in page.inner_text("#view-label")
     page.click("#btn-play")  # pause
     assert page.inner_text("#btn-play") == "Play"
-    page.wait_for_timeout(700)  # a step already asked for may still land
+    page.wait_for_function(f"() => !{BUSY}")  # a step already asked for may still land
     paused_at = ply(page)
     page.wait_for_timeout(900)
     assert ply(page) == paused_at
