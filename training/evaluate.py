@@ -276,6 +276,33 @@ class TournamentResult:
         data.pop("records")
         return data
 
+    @classmethod
+    def from_json(cls, data: Any) -> "TournamentResult":
+        """Inverse of :meth:`to_json` (a saved ``<game>_tournament.json``); ``ValueError`` if it is not one."""
+        try:
+            fields = {k: data[k] for k in ("game", "options", "policies", "games_per_pair", "seed", "elo", "elo_se",
+                                           "seconds_per_move")}
+            pairs = [PairResult(**{**p, "interval": tuple(p["interval"])}) for p in data["pairs"]]
+            result = cls(pairs=pairs, **fields)
+            names = set(result.policies)
+            if len(result.elo) != len(result.policies) or any(p.a not in names or p.b not in names for p in pairs):
+                raise ValueError("pairs or ratings do not match the policies")
+        except (KeyError, TypeError) as err:
+            raise ValueError(f"not a tournament result: {err!r}") from None
+        return result
+
+    def win_shares(self) -> np.ndarray:
+        """Row policy's win share against the column policy (NaN where no games; two players: B's share is the
+        rest of A's)."""
+        idx = {n: i for i, n in enumerate(self.policies)}
+        share = np.full((len(self.policies),) * 2, np.nan)
+        for p in self.pairs:
+            i, j = idx[p.a], idx[p.b]
+            share[i, j] = p.win_share
+            if p.parity == 0.5:  # two players: B's share is the rest
+                share[j, i] = 1.0 - p.win_share
+        return share
+
     def markdown(self) -> str:
         """The pair table and the ratings as markdown."""
         lines = [f"### {self.game} {self.options or ''}: {self.games_per_pair} games per pair, seed {self.seed}", "",

@@ -46,11 +46,16 @@ def load_records(path: str | Path) -> list[dict[str, Any]]:
         data = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as err:
         raise RecordError(f"cannot read game record {path}: {err}") from err
+    return parse_records(data, str(path))
+
+
+def parse_records(data: Any, source: str = "the data") -> list[dict[str, Any]]:
+    """The records of a parsed record file (one record or a list); :class:`RecordError` if it is not one."""
     if isinstance(data, dict):
         data = [data]
-    if not isinstance(data, list) or not all(isinstance(d, dict) and d.get("format") == RECORD_FORMAT
-                                             for d in data):
-        raise RecordError(f"{path} is not a Barnyard game record file")
+    if not isinstance(data, list) or not data or not all(isinstance(d, dict) and d.get("format") == RECORD_FORMAT
+                                                         for d in data):
+        raise RecordError(f"{source} is not a Barnyard game record file")
     return data
 
 

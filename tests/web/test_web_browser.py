@@ -1,0 +1,201 @@
+"""The web page in a real headless chromium: play every game to the end by clicking, watch, replay, tournament.
+
+Fixtures (server, browser, page) are in conftest.py; every test fails on a browser console error. Screenshots go
+to tests/web/artifacts/ (git-ignored).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from training.evaluate import play_game, run_tournament, save_result
+from training.records import save_records
+
+# small options keep a game to seconds: Bestiarium side 5, two-player Boaring
+PLAY = {
+    "battle_sheep": ({"num_players": 2, "pasture": "build"}, ["human", "random"]),
+    "bestiarium": ({"board_size": 5}, ["human", "random"]),
+    "beasty_borders": ({"variant": "main"}, ["human", "random"]),
+    "beasty_borders_without_luck": ({"variant": "without_luck"}, ["human", "random"]),
+    "boaring": ({"num_players": 2}, ["human", "random"]),
+}
+CLICKS = {
+    "bestiarium": ".bx-cell.legal, .move-btn[data-kind=pass]",
+    "beasty_borders": ".bb-type.legal, .bb-figure.legal, .move-btn[data-kind=pass]",
+    "boaring": ".bo-card.legal, .bo-eat.legal, .move-btn[data-kind=no_eat]",
+}
+STATUS = "document.getElementById('game').dataset.status"
+PLY = "document.getElementById('game').dataset.ply"
+BUSY = "document.getElementById('game').dataset.busy"
+
+
+def start_game(page, server, game, options, seats, delay=0, seed=None):
+    page.goto(server + "/#/")
+    page.wait_for_selector("#game-select option", state="attached")
+    page.select_option("#game-select", game)
+    for name, value in options.items():
+        page.select_option(f"#opt-{name}", label=str(value))
+    for i, spec in enumerate(seats):
+        page.select_option(f"#seat-{i}", spec)
+    page.fill("#new-delay", str(delay))
+    if seed is not None:
+        page.fill("#seed", str(seed))
+    page.click("#start")
+    page.wait_for_url("**/#/game/*")
+    page.wait_for_function(f"() => {STATUS} !== ''")
+    return page.url.split("#/game/")[1]
+
+
+def ply(page) -> int:
+    return int(page.get_attribute("#game", "data-ply"))
+
+
+def click_random(page, selector, rng):
+    nodes = page.locator(selector)
+    count = nodes.count()
+    assert count, f"nothing to click: {selector}"
+    nodes.nth(int(rng.integers(count))).click()
+
+
+def make_move(page, game, rng, before):
+    """One legal move by clicking, as a person would; returns when the page shows the next ply."""
+    if game == "battle_sheep":
+        if page.locator(".bs-ghost").count():  # build: click cells until one tile fits them all
+            click_random(page, ".bs-ghost", rng)
+            while True:
+                page.wait_for_function(f"(p) => {PLY} !== p || (!{BUSY} && document.querySelector('.narrow'))",
+                                       arg=str(before))
+                if ply(page) != before:
+                    break
+                click_random(page, ".narrow", rng)
+        elif page.locator(".bs-target").count():
+            click_random(page, ".bs-target", rng)
+        else:  # a stack, a direction, a count
+            click_random(page, ".bs-stack.selectable", rng)
+            click_random(page, ".bs-dest", rng)
+            click_random(page, ".bs-count", rng)
+    else:
+        click_random(page, CLICKS[game], rng)
+    page.wait_for_function(f"(p) => {PLY} !== p", arg=str(before))
+
+
+def play_human_to_the_end(page, game, rng) -> int:
+    moves = 0
+    while True:
+        page.wait_for_function(f"() => ['your_turn', 'over', 'halted'].includes({STATUS})", timeout=60_000)
+        status = page.get_attribute("#game", "data-status")
+        if status == "over":
+            return moves
+        assert status == "your_turn", page.locator("#error").inner_text()
+        make_move(page, game, rng, ply(page))
+        moves += 1
+
+
+@pytest.mark.parametrize("case", list(PLAY))
+def test_play_a_game_against_random_by_clicking(page, server, artifacts, case):
+    game = case.replace("_without_luck", "")
+    options, seats = PLAY[case]
+    gid = start_game(page, server, game, options, seats, seed=11)
+    assert "Your view as player_0" in page.inner_text("#view-label")
+    moves = play_human_to_the_end(page, game, np.random.default_rng(5))
+    final = page.request.get(f"{server}/api/games/{gid}?seat=0").json()
+    assert final["status"] == "over" and moves >= 3
+    shown = page.inner_text("#result")
+    assert page.is_visible("#result") and shown.startswith(final["result"]["text"])
+    assert page.locator("#log li.move").count() == final["ply"] == ply(page)
+    assert page.is_visible("#download-record")
+    page.screenshot(path=str(artifacts / f"{case}.png"), full_page=True)
+
+
+def test_watch_a_bot_game_with_pause_step_and_speed(page, server, artifacts):
+    gid = start_game(page, server, "bestiarium", {"board_size": 5}, ["random", "greedy"], delay=600)
+    assert "Spectator view" in page.inner_text("#view-label")
+    page.click("#btn-play")  # pause
+    assert page.inner_text("#btn-play") == "Play"
+    page.wait_for_function(f"() => !{BUSY}")  # a step already asked for may still land
+    paused_at = ply(page)
+    page.wait_for_timeout(900)
+    assert ply(page) == paused_at
+    page.click("#btn-step")
+    page.wait_for_function(f"(p) => {PLY} !== p", arg=str(paused_at))
+    assert ply(page) == paused_at + 1
+    page.eval_on_selector("#speed", "e => { e.value = 0; e.dispatchEvent(new Event('input')); }")
+    page.click("#btn-play")
+    page.wait_for_function(f"() => {STATUS} === 'over'", timeout=90_000)
+    final = page.request.get(f"{server}/api/games/{gid}").json()
+    assert page.inner_text("#result").startswith(final["result"]["text"])
+    assert page.locator("#log li.move").count() == final["ply"]
+    page.screenshot(path=str(artifacts / "watch.png"), full_page=True)
+
+
+def test_replay_a_record_file_forwards_and_backwards(page, server, artifacts, tmp_path):
+    records = [play_game("boaring", {"num_players": 3}, ["random", "greedy", "random"], seed=s) for s in (3, 4)]
+    path = save_records(records, tmp_path / "games.json")
+    page.goto(server + "/#/replay")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector(".replay-link")
+    assert page.locator(".replay-link").count() == 2
+    page.locator(".replay-link").nth(1).click()
+    page.wait_for_function("() => document.getElementById('game').dataset.mode === 'replay'")
+    assert ply(page) == 0 and "Spectator view" in page.inner_text("#view-label")
+    for expected in (1, 2, 3):
+        page.click("#btn-fwd")
+        page.wait_for_function(f"() => {PLY} === '{expected}'")
+    assert page.locator("#log li.move").count() == 3
+    page.click("#btn-back")
+    page.wait_for_function(f"() => {PLY} === '2'")
+    assert page.locator("#log li.move").count() == 2
+    page.click("#btn-last")
+    total = len(records[1].actions)
+    page.wait_for_function(f"() => {PLY} === '{total}'")
+    assert page.is_visible("#result") and page.inner_text("#ply-label") == f"ply {total} / {total}"
+    winner = int(np.argmax(records[1].returns))
+    if sorted(records[1].returns)[-1] != sorted(records[1].returns)[-2]:
+        assert page.inner_text("#result").startswith(f"player_{winner} ")
+    page.screenshot(path=str(artifacts / "replay.png"), full_page=True)
+    page.click("#btn-first")
+    page.wait_for_function(f"() => {PLY} === '0'")
+    assert not page.is_visible("#result")
+
+
+def test_tournament_table_and_heat_map(page, server, artifacts, tmp_path):
+    result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=4, seed=2, workers=1, progress=False)
+    json_path, _ = save_result(result, tmp_path)
+    page.goto(server + "/#/tournament")
+    page.set_input_files("#tournament-file", str(json_path))
+    page.wait_for_selector("#tournament-heatmap")
+    assert page.locator("#tournament-pairs tr").count() == 2
+    assert page.locator("#tournament-heatmap .heat-cell").count() == 4
+    share = result.pairs[0].win_share
+    assert f"{share:.3f}" in page.inner_text("#tournament-pairs")
+    assert f"{share:.2f}" in page.text_content("#tournament-heatmap")
+    page.screenshot(path=str(artifacts / "tournament.png"), full_page=True)
+
+
+def test_a_failing_policy_shows_an_error_and_the_server_goes_on(page, server):
+    start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "crash"])
+    page.wait_for_function(f"() => {STATUS} === 'your_turn'")
+    make_move(page, "bestiarium", np.random.default_rng(0), 0)
+    page.wait_for_function(f"() => {STATUS} === 'halted'")
+    assert "this policy always fails" in page.inner_text("#error")
+    start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
+    page.wait_for_function(f"() => {STATUS} === 'your_turn'")
+
+
+def test_games_in_two_tabs_stay_separate(page, server):
+    other = page.context.new_page()
+    errors = page.console_errors
+    other.on("console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None)
+    first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
+    second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
+    assert first != second
+    make_move(page, "bestiarium", np.random.default_rng(0), 0)
+    page.wait_for_function(f"() => {STATUS} === 'your_turn'")
+    assert ply(page) == 2 and ply(other) == 0
+    other.reload()
+    other.wait_for_function(f"() => {STATUS} === 'your_turn'")
+    assert ply(other) == 0
+    assert json.loads(json.dumps(other.request.get(f"{server}/api/games/{second}").json()))["ply"] == 0

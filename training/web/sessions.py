@@ -1,0 +1,451 @@
+"""Games, replays and their lifetimes on the server; no web framework in here (the routes are in ``app.py``).
+
+A :class:`PlaySession` is one game: the engine, its full state and generator (``default_rng(seed)``, as in
+``python -m training play``, so every game saved from the page replays exactly), one policy per bot seat, and per
+viewer the board JSON and the move log. A *viewer* is a human seat, or ``None`` for the spectator view, which
+exists only in games without a human seat (watch mode) and in replays. A human seat's board and log are built
+from ``game.information_state(state, seat)`` only.
+
+Sessions live in a :class:`SessionStore` that forgets one ``ttl`` seconds after its last request, finished or
+not, and keeps at most ``max_items`` (the least recently used go first).
+
+Errors a user can cause raise :class:`WebError` with an HTTP status and a message; the state is checked before
+anything changes, so a refused request changes nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+import envs
+from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
+from envs.common.policies import Policy, decision_from_state
+from training.evaluate import GameRecord, UnknownPolicyError, make_policy
+from training.records import RecordError, replay
+from training.web.views import GameView, view_for
+
+HUMAN = "human"
+SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"
+MAX_SEED = 2**31 - 1
+
+Json = dict[str, Any]
+
+
+class WebError(Exception):
+    """A request the server refuses: ``status`` (4xx) and a message for the page."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ----- the store ----------------------------------------------------------------------------------------------------
+class SessionStore:
+    """Sessions by id, dropped ``ttl`` seconds after their last use, at most ``max_items`` kept."""
+
+    def __init__(self, ttl: float = 1800.0, max_items: int = 200, clock: Callable[[], float] = time.monotonic):
+        self.ttl = ttl
+        self.max_items = max_items
+        self.clock = clock
+        self._items: dict[str, Any] = {}
+        self._touched: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def add(self, item: Any) -> str:
+        """Store ``item`` under a new random id (returned, and set as ``item.id``)."""
+        with self._lock:
+            self._sweep()
+            key = secrets.token_urlsafe(9)
+            item.id = key
+            self._items[key] = item
+            self._touched[key] = self.clock()
+            while len(self._items) > self.max_items:
+                oldest = min(self._touched, key=self._touched.__getitem__)
+                self._drop(oldest)
+            return key
+
+    def get(self, key: str, kind: type) -> Any:
+        """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404."""
+        with self._lock:
+            self._sweep()
+            item = self._items.get(key)
+            if not isinstance(item, kind):
+                raise WebError(404, f"no {kind.noun} {key!r} here: it may have expired (kept for {self.ttl:.0f} s "
+                                    "after its last use)")
+            self._touched[key] = self.clock()
+            return item
+
+    def remove(self, key: str) -> bool:
+        with self._lock:
+            return self._drop(key)
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._sweep()
+            return len(self._items)
+
+    def _drop(self, key: str) -> bool:
+        self._touched.pop(key, None)
+        return self._items.pop(key, None) is not None
+
+    def _sweep(self) -> None:
+        limit = self.clock() - self.ttl
+        for key in [k for k, t in self._touched.items() if t < limit]:
+            self._drop(key)
+
+
+# ----- results ------------------------------------------------------------------------------------------------------
+def result_json(game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool) -> Json:
+    """The result box: returns, scores, the seats sharing first place and a sentence."""
+    returns = [float(x) for x in game.returns(state)]
+    scores = [float(x) for x in game.scores(state)]
+    if truncated:
+        return {"returns": returns, "scores": scores, "winners": [], "truncated": True,
+                "text": "The game was cut at the ply cap: no result."}
+    top = max(returns)
+    winners = [s for s, r in enumerate(returns) if r == top]
+
+    def who(s: int) -> str:
+        return f"player_{s} ({names[s]}{', you' if s == viewer else ''})"
+
+    if len(winners) == len(returns):
+        text = "Draw."
+    elif len(winners) == 1:
+        text = f"{who(winners[0])} wins."
+    else:
+        text = " and ".join(who(s) for s in winners) + " share first place."
+    return {"returns": returns, "scores": scores, "winners": winners, "truncated": False, "text": text}
+
+
+def _build_game(game_name: Any, options: Any) -> Game:
+    if not isinstance(game_name, str) or game_name not in envs.GAMES:
+        raise WebError(400, f"unknown game {game_name!r}; available: {', '.join(envs.GAMES)}")
+    if not isinstance(options, dict):
+        raise WebError(400, "options must be a JSON object")
+    if "render_mode" in options:
+        raise WebError(400, "render_mode is not a game option here")
+    try:
+        return envs.module(game_name).raw_env(**options).game
+    except (ConfigError, TypeError, ValueError) as err:
+        raise WebError(400, f"bad options for {game_name}: {err}") from None
+
+
+# ----- a game -------------------------------------------------------------------------------------------------------
+@dataclass
+class _Viewer:
+    """What one viewer has been shown: the current board JSON and the move log."""
+
+    board: Json
+    log: list[Json] = field(default_factory=list)
+
+
+class PlaySession:
+    """One game from the page: humans and policies at the seats, stepped one move per request."""
+
+    noun = "game"
+
+    def __init__(self, game_name: Any, options: Any, seats: Any, seed: Any = None,
+                 policies: dict[int, Policy] | None = None, start: Any = None):
+        """``seats``: ``"human"`` or a policy spec per seat. ``policies`` replaces the policies of some seats with
+        ready objects; ``start`` is a ready initial state instead of the one the seed deals (tests; such a game
+        has no record, since its seed does not replay it). Raises :class:`WebError` 400 for anything wrong,
+        before anything starts."""
+        self.id = ""
+        self.game = _build_game(game_name, options)
+        self.game_name: str = game_name
+        self.options = dict(options)
+        self.view: GameView = view_for(game_name)
+        n = self.game.num_players
+        if not isinstance(seats, list) or len(seats) != n or not all(isinstance(s, str) and s for s in seats):
+            raise WebError(400, f"{game_name} with these options has {n} seats: give a list of {n} seat specs "
+                                f"('{HUMAN}', random, greedy, search[:N] or a checkpoint path)")
+        if seed is None:
+            seed = secrets.randbelow(MAX_SEED)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise WebError(400, f"seed must be an integer from 0 to {MAX_SEED}")
+        self.seed = seed
+        self.seats = [s.strip() for s in seats]
+        self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
+        self.policies: list[Policy | None] = []
+        for i, spec in enumerate(self.seats):
+            if spec == HUMAN:
+                self.policies.append(None)
+                continue
+            policy = (policies or {}).get(i)
+            if policy is None:
+                try:
+                    policy = make_policy(spec, game_name, self.options, seed=seed * 101 + i)
+                except ImportError as err:
+                    raise WebError(400, f"seat {i}: {spec!r} needs a missing package ({err}); checkpoints need "
+                                        "torch: pip install -e \".[train]\"") from None
+                except (UnknownPolicyError, ValueError, OSError) as err:
+                    raise WebError(400, f"seat {i}: {err}") from None
+            policy.reset(seed * 101 + i)
+            self.policies.append(policy)
+        self.names = self.view.seat_names(self.game)
+        self.rng = np.random.default_rng(seed)
+        self.state = self.game.initial_state(self.rng)
+        self.replayable = start is None
+        if start is not None:
+            self.state = self.game.clone(start)
+        self.actions: list[int] = []
+        self.error: str | None = None
+        self.thinking = False
+        self.lock = threading.Lock()
+        self.viewers: dict[int | None, _Viewer] = {}
+        for v in self.humans or [None]:
+            board = self._board(v)
+            entry = _Viewer(board)
+            entry.log += [{"ply": None, "seat": None, "text": t} for t in self.view.events(self.game, None, board)]
+            self.viewers[v] = entry
+
+    # ----- views ----------------------------------------------------------------------------------------------------
+    def _view_state(self, viewer: int | None) -> Any:
+        return self.game.clone(self.state) if viewer is None else self.game.information_state(self.state, viewer)
+
+    def _board(self, viewer: int | None) -> Json:
+        return self.view.board(self.game, self._view_state(viewer), viewer)
+
+    @property
+    def over(self) -> bool:
+        return self.game.current_player(self.state) == TERMINAL or self.truncated
+
+    @property
+    def truncated(self) -> bool:
+        return self.game.is_truncated(self.state) or len(self.actions) >= self.game.max_game_length
+
+    def status(self, viewer: int | None) -> str:
+        """``over``, ``halted`` (a policy failed), ``your_turn``, ``other_human`` or ``bot``."""
+        if self.over:
+            return "over"
+        if self.error:
+            return "halted"
+        seat = self.game.current_player(self.state)
+        if self.policies[seat] is None:
+            return "your_turn" if seat == viewer else "other_human"
+        return "bot"
+
+    def resolve_viewer(self, seat: Any) -> int | None:
+        """The viewer of a request: a human seat (default: the human to move, else the first), or the spectator
+        when the game has no human seat. Anything else is refused: a player's page never gets the full state."""
+        if seat is None or seat == "":
+            if not self.humans:
+                return None
+            current = self.game.current_player(self.state)
+            return current if current in self.humans else self.humans[0]
+        try:
+            seat = int(seat)
+        except (TypeError, ValueError):
+            raise WebError(400, f"seat must be a seat number, got {seat!r}") from None
+        if seat not in self.humans:
+            raise WebError(403, f"seat {seat} is not a human seat of this game; human seats: {self.humans or 'none'}")
+        return seat
+
+    def payload(self, viewer: int | None) -> Json:
+        """Everything the page shows, for one viewer."""
+        with self.lock:
+            return self._payload(viewer)
+
+    def _payload(self, viewer: int | None) -> Json:
+        seen = self.viewers[viewer]
+        status = self.status(viewer)
+        moves: list[Json] = []
+        if status == "your_turn":
+            view_state = self._view_state(viewer)
+            moves = self.view.moves(self.game, view_state, seen.board, self.game.legal_actions(self.state))
+        over = status == "over"
+        secret = bool(self.humans) and not over  # a player who knew the seed could work out the hidden cards
+        return {
+            "kind": "game", "id": self.id, "mode": "play" if self.humans else "watch",
+            "game": self.game_name, "title": self.view.title, "options": self.game.options(),
+            "seats": [{"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec,
+                       "human": spec == HUMAN} for i, spec in enumerate(self.seats)],
+            "viewer": viewer,
+            "view_label": (SPECTATOR_LABEL if viewer is None else
+                           f"Your view as player_{viewer} ({self.names[viewer]}): only what this seat may see"),
+            "hidden_information": self.view.hidden_information,
+            "status": status, "to_move": self.game.current_player(self.state), "ply": len(self.actions),
+            "thinking": self.thinking,
+            "board": seen.board, "moves": moves, "log": seen.log,
+            "scores": [float(x) for x in self.game.scores(self._view_state(viewer))],
+            "result": result_json(self.game, self.state, self.names, viewer, self.truncated) if over else None,
+            "error": self.error, "seed": None if secret else self.seed,
+        }
+
+    # ----- moves ----------------------------------------------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        """Play ``action`` (already checked legal) and update every viewer's board and log."""
+        game, state = self.game, self.state
+        actor = game.current_player(state)
+        before = {v: self._view_state(v) for v in self.viewers}
+        game.apply(state, action, self.rng)
+        ply = len(self.actions)
+        self.actions.append(action)
+        for v, seen in self.viewers.items():
+            if self.view.hidden_from(game, before[v], actor, action, v):
+                text = self.view.hidden_text(game, before[v], actor, action)
+            else:
+                text = game.action_to_str(before[v], action)
+            board = self._board(v)
+            seen.log.append({"ply": ply, "seat": actor, "text": text})
+            seen.log += [{"ply": None, "seat": None, "text": t} for t in self.view.events(game, seen.board, board)]
+            seen.board = board
+
+    def move(self, seat: Any, action: Any = None, notation: Any = None) -> None:
+        """A human's move, by action id or notation. 409 when it is not that seat's turn; 400 when illegal."""
+        with self.lock:
+            if self.over:
+                raise WebError(409, "the game is over")
+            if self.error:
+                raise WebError(409, f"the game was stopped: {self.error}")
+            current = self.game.current_player(self.state)
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise WebError(400, f"give the moving seat as an integer, got {seat!r}")
+            if seat not in self.humans:
+                raise WebError(403, f"seat {seat} is not a human seat of this game")
+            if seat != current:
+                raise WebError(409, f"it is player_{current}'s turn, not player_{seat}'s")
+            if notation is not None:
+                if not isinstance(notation, str):
+                    raise WebError(400, "'move' must be a string in the game's notation")
+                try:
+                    action = self.game.str_to_action(self.state, notation)
+                except IllegalActionError as err:
+                    raise WebError(400, f"not understood: {err}") from None
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise WebError(400, f"'action' must be an integer action id, got {action!r}")
+            if not 0 <= action < self.game.num_actions or not self.game.legal_mask(self.state)[action]:
+                raise WebError(400, f"action {action} is not a legal move here")
+            self._apply(action)
+
+    def step(self) -> None:
+        """Let the bot to move play one move. Its thinking runs outside the lock; a second step meanwhile is 409.
+        A policy that fails (raises, or answers an illegal move) stops the game with an error for the page."""
+        with self.lock:
+            if self.over:
+                raise WebError(409, "the game is over")
+            if self.error:
+                raise WebError(409, f"the game was stopped: {self.error}")
+            if self.thinking:
+                raise WebError(409, "a move is already being computed")
+            seat = self.game.current_player(self.state)
+            policy = self.policies[seat]
+            if policy is None:
+                raise WebError(409, f"player_{seat} is a human: waiting for their move")
+            decision = decision_from_state(self.game, self.state, seat)
+            self.thinking = True
+        try:
+            try:
+                action = policy.act(decision)
+                failure = None
+                if not (isinstance(action, (int, np.integer)) and 0 <= action < self.game.num_actions
+                        and decision.action_mask[action]):
+                    failure = f"policy {self.seats[seat]!r} (player_{seat}) answered an illegal move {action!r}"
+            except Exception as err:  # noqa: BLE001 - any failure of a policy is shown on the page
+                failure = f"policy {self.seats[seat]!r} (player_{seat}) failed: {type(err).__name__}: {err}"
+            with self.lock:
+                if failure:
+                    self.error = failure
+                else:
+                    self._apply(int(action))
+        finally:
+            self.thinking = False
+
+    def record(self) -> GameRecord:
+        """The finished game as a record (``--record`` format); 409 before the end (it holds every hidden move)."""
+        with self.lock:
+            if not self.over:
+                raise WebError(409, "the record is available when the game is over (it shows every hidden card)")
+            if not self.replayable:
+                raise WebError(409, "this game started from a given position: its seed does not replay it")
+            return GameRecord(game=self.game_name, options=self.game.options(), seed=self.seed, seats=list(self.seats),
+                              actions=list(self.actions), returns=[float(x) for x in self.game.returns(self.state)],
+                              scores=[float(x) for x in self.game.scores(self.state)], truncated=self.truncated)
+
+
+# ----- replays ------------------------------------------------------------------------------------------------------
+class ReplaySession:
+    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply."""
+
+    noun = "replay"
+
+    def __init__(self, records: Sequence[Json], name: str = ""):
+        self.id = ""
+        self.name = name
+        self.records = list(records)
+        self._games: dict[int, tuple[Game, list[Any], list[Json], list[int]]] = {}
+        self.lock = threading.Lock()
+
+    def summary(self) -> Json:
+        games = []
+        for i, r in enumerate(self.records):
+            games.append({"index": i, "game": r.get("game"), "options": r.get("options"), "seats": r.get("seats"),
+                          "seed": r.get("seed"), "plies": len(r.get("actions") or []), "returns": r.get("returns")})
+        return {"kind": "replay_file", "id": self.id, "name": self.name, "games": games}
+
+    def _load(self, index: int) -> tuple[Game, list[Any], list[Json], list[int]]:
+        if index not in self._games:
+            record = self.records[index]
+            if record.get("game") not in envs.GAMES:
+                raise WebError(400, f"game {index} of the file: unknown game {record.get('game')!r}")
+            view = view_for(record["game"])
+            states: list[Any] = []
+            log: list[Json] = []
+            log_at: list[int] = []
+            board = None
+            try:
+                previous = None
+                for game, state, action in replay(record):
+                    if action is not None:
+                        log.append({"ply": len(states) - 1, "seat": game.current_player(previous),
+                                    "text": game.action_to_str(previous, action)})
+                    new_board = view.board(game, state, None)
+                    log += [{"ply": None, "seat": None, "text": t} for t in view.events(game, board, new_board)]
+                    board = new_board
+                    log_at.append(len(log))
+                    previous = game.clone(state)
+                    states.append(previous)
+            except (RecordError, ConfigError, TypeError, ValueError) as err:
+                raise WebError(400, f"game {index} of the file does not replay: {err}") from None
+            self._games[index] = (game, states, log, log_at)
+        return self._games[index]
+
+    def payload(self, index: Any, ply: Any) -> Json:
+        """The spectator view of game ``index`` after ``ply`` moves (0 = the start)."""
+        try:
+            index, ply = int(index), int(ply)
+        except (TypeError, ValueError):
+            raise WebError(400, "game index and ply must be integers") from None
+        if not 0 <= index < len(self.records):
+            raise WebError(404, f"the file holds {len(self.records)} games; there is no game {index}")
+        with self.lock:
+            game, states, log, log_at = self._load(index)
+        if not 0 <= ply < len(states):
+            raise WebError(404, f"game {index} has plies 0 to {len(states) - 1}; there is no ply {ply}")
+        record = self.records[index]
+        view = view_for(record["game"])
+        state = states[ply]
+        names = view.seat_names(game)
+        seats = record.get("seats") or ["?"] * game.num_players
+        last = ply == len(states) - 1
+        over = last and (game.current_player(state) == TERMINAL or bool(record.get("truncated")))
+        return {
+            "kind": "replay", "id": self.id, "index": index, "mode": "replay", "game": record["game"],
+            "title": view.title, "options": game.options(),
+            "seats": [{"seat": i, "agent": f"player_{i}", "name": names[i], "policy": str(seats[i]),
+                       "human": seats[i] == HUMAN} for i in range(game.num_players)],
+            "viewer": None, "view_label": SPECTATOR_LABEL, "hidden_information": view.hidden_information,
+            "status": "over" if over else "replay", "to_move": game.current_player(state),
+            "ply": ply, "plies": len(states) - 1,
+            "board": view.board(game, state, None), "moves": [], "log": log[:log_at[ply]],
+            "scores": [float(x) for x in game.scores(state)],
+            "result": result_json(game, state, names, None, bool(record.get("truncated"))) if over else None,
+            "error": None, "seed": record.get("seed"),
+        }

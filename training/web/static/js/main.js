@@ -1,0 +1,410 @@
+// The page: a new-game form, the game view (play, watch, replay), and the tournament view. Every board is drawn
+// from the JSON the server sends for this viewer; every move the page can send is one the server listed as legal.
+import { html } from "./svg.js";
+import { drawTournament } from "./tournament.js";
+import * as battle_sheep from "./boards/battle_sheep.js";
+import * as bestiarium from "./boards/bestiarium.js";
+import * as beasty_borders from "./boards/beasty_borders.js";
+import * as boaring from "./boards/boaring.js";
+
+const BOARDS = { battle_sheep, bestiarium, beasty_borders, boaring };
+const $ = (id) => document.getElementById(id);
+const PAGES = ["page-new", "page-game", "page-replay", "page-tournament"];
+
+let catalogue = null;
+let live = null;          // the game or replay on screen
+const settings = { delay: 400 };
+
+// ----- talking to the server -----------------------------------------------------------------------------------
+async function request(method, url, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.body = typeof body === "string" ? body : JSON.stringify(body);
+    options.headers["Content-Type"] = "application/json";
+  }
+  const response = await fetch(url, options);
+  let data = null;
+  try { data = await response.json(); } catch (err) { data = null; }
+  if (!response.ok) throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+function banner(message) {
+  $("banner").textContent = message || "";
+  $("banner").hidden = !message;
+}
+
+function showPage(id) {
+  for (const p of PAGES) $(p).hidden = p !== id;
+}
+
+// ----- routing -----------------------------------------------------------------------------------------------------
+function route() {
+  stopLive();
+  banner("");
+  const parts = (location.hash || "#/").replace(/^#\/?/, "").split("/");
+  if (parts[0] === "game" && parts[1]) openGame(parts[1]);
+  else if (parts[0] === "replay" && parts[1]) openReplay(parts[1], Number(parts[2] || 0));
+  else if (parts[0] === "replay") showPage("page-replay");
+  else if (parts[0] === "tournament") showPage("page-tournament");
+  else showNewGame();
+}
+
+function stopLive() {
+  if (live && live.timer) clearTimeout(live.timer);
+  live = null;
+}
+
+// ----- new game ------------------------------------------------------------------------------------------------------
+async function showNewGame() {
+  showPage("page-new");
+  if (!catalogue) {
+    try { catalogue = await request("GET", "/api/catalogue"); } catch (err) { banner(err.message); return; }
+    const select = $("game-select");
+    select.replaceChildren();
+    for (const g of catalogue.games) html("option", { value: g.game }, select, g.title);
+    select.addEventListener("change", buildOptions);
+    buildOptions();
+  }
+}
+
+function currentGame() { return catalogue.games.find(g => g.game === $("game-select").value); }
+
+function buildOptions() {
+  const g = currentGame();
+  const box = $("options");
+  box.replaceChildren(html("legend", {}, null, "Options"));
+  for (const field of g.options) {
+    const label = html("label", {}, box, field.label + " ");
+    const select = html("select", { name: field.name, id: `opt-${field.name}` }, label);
+    field.choices.forEach((c, i) => html("option", { value: i, selected: c === field.default ? "selected" : null }, select, String(c)));
+    if (field.name === "num_players") select.addEventListener("change", buildSeats);
+  }
+  buildSeats();
+}
+
+function chosenOptions() {
+  const out = {};
+  for (const field of currentGame().options) out[field.name] = field.choices[Number($(`opt-${field.name}`).value)];
+  return out;
+}
+
+function buildSeats() {
+  const g = currentGame();
+  const n = chosenOptions().num_players || 2;
+  const box = $("seats");
+  const before = [...box.querySelectorAll("select")].map(s => s.value);
+  box.replaceChildren(html("legend", {}, null, "Seats (player_0 moves first)"));
+  for (let i = 0; i < n; i++) {
+    const row = html("div", { class: "seat-row" }, box);
+    html("span", {}, row, `player_${i}`);
+    const select = html("select", { id: `seat-${i}`, name: `seat-${i}` }, row);
+    html("option", { value: "human" }, select, "human (you)");
+    for (const p of g.policies) html("option", { value: p }, select, p);
+    html("option", { value: "search:200" }, select, "search:200");
+    for (const c of g.checkpoints) {
+      html("option", { value: c.path }, select, `${c.path} ${JSON.stringify(c.options)}`);
+    }
+    html("option", { value: "__path__" }, select, "checkpoint path…");
+    const path = html("input", { id: `seat-path-${i}`, type: "text", placeholder: "runs/x/policy.pt", hidden: "hidden" }, row);
+    select.value = before[i] || (i === 0 ? "human" : "greedy");
+    const sync = () => { path.hidden = select.value !== "__path__"; };
+    select.addEventListener("change", sync);
+    sync();
+  }
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  banner("");
+  const g = currentGame();
+  const n = chosenOptions().num_players || 2;
+  const seats = [];
+  for (let i = 0; i < n; i++) {
+    const v = $(`seat-${i}`).value;
+    seats.push(v === "__path__" ? $(`seat-path-${i}`).value.trim() : v);
+  }
+  const body = { game: g.game, options: chosenOptions(), seats };
+  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  settings.delay = Math.max(0, Number($("new-delay").value) || 0);
+  $("start").disabled = true;
+  try {
+    const p = await request("POST", "/api/games", body);
+    location.hash = `#/game/${p.id}`;
+  } catch (err) {
+    banner(err.message);
+  } finally {
+    $("start").disabled = false;
+  }
+}
+
+// ----- a live game ---------------------------------------------------------------------------------------------------
+function openGame(id) {
+  showPage("page-game");
+  live = { kind: "game", id, seat: null, payload: null, timer: null, paused: false, busy: false, sel: {}, ply: -1 };
+  $("speed").value = settings.delay;
+  showSpeed();
+  $("cover").hidden = true;
+  load(live);
+}
+
+async function load(mine) {
+  const query = mine.seat === null ? "" : `?seat=${mine.seat}`;
+  try {
+    const p = await request("GET", `/api/games/${mine.id}${query}`);
+    if (live !== mine) return;
+    render(p);
+  } catch (err) {
+    if (live === mine) banner(err.message);
+    return;
+  }
+  schedule(mine);
+}
+
+function schedule(mine) {
+  if (live !== mine || !mine.payload) return;
+  clearTimeout(mine.timer);
+  const p = mine.payload;
+  if (p.status === "bot" && !(p.mode === "watch" && mine.paused)) {
+    mine.timer = setTimeout(() => step(mine), settings.delay);
+  } else if (p.status === "other_human") {
+    handOver(mine, p.to_move);
+  }
+}
+
+function handOver(mine, seat) {
+  if (!mine.payload.hidden_information) { mine.seat = seat; load(mine); return; }
+  $("cover-btn").textContent = `player_${seat}'s turn: hand the screen over, then click to show their view`;
+  $("cover").hidden = false;
+  $("cover-btn").onclick = () => { $("cover").hidden = true; mine.seat = seat; load(mine); };
+}
+
+function setBusy(mine, busy) {
+  mine.busy = busy;
+  $("game").dataset.busy = busy ? "1" : "";
+}
+
+async function step(mine) {
+  if (live !== mine || mine.busy) return;
+  setBusy(mine, true);
+  const p0 = mine.payload;
+  $("status").textContent = `player_${p0.to_move} (${p0.seats[p0.to_move].policy}) is thinking…`;
+  try {
+    const query = mine.seat === null ? "" : `?seat=${mine.seat}`;
+    const p = await request("POST", `/api/games/${mine.id}/step${query}`);
+    if (live === mine) render(p);
+  } catch (err) {
+    if (live === mine) showError(err.message);
+  } finally {
+    setBusy(mine, false);
+  }
+  schedule(mine);
+}
+
+async function sendMove(mine, action) {
+  if (live !== mine || mine.busy) return;
+  setBusy(mine, true);
+  try {
+    const p = await request("POST", `/api/games/${mine.id}/move`, { seat: mine.seat, action });
+    if (live === mine) render(p);
+  } catch (err) {
+    if (live === mine) showError(err.message);
+  } finally {
+    setBusy(mine, false);
+  }
+  schedule(mine);
+}
+
+function showError(message) {
+  $("error").textContent = message;
+  $("error").hidden = !message;
+}
+
+// ----- a replay ------------------------------------------------------------------------------------------------------
+function openReplay(id, index) {
+  showPage("page-game");
+  live = { kind: "replay", id, index, ply: 0, plies: 0, payload: null, sel: {}, busy: false };
+  $("cover").hidden = true;
+  loadReplay(live, 0);
+}
+
+async function loadReplay(mine, ply) {
+  try {
+    const p = await request("GET", `/api/replays/${mine.id}/${mine.index}/${ply}`);
+    if (live !== mine) return;
+    mine.plies = p.plies;
+    render(p);
+  } catch (err) {
+    if (live === mine) banner(err.message);
+  }
+}
+
+function replayGo(target) {
+  if (!live || live.kind !== "replay") return;
+  const ply = Math.max(0, Math.min(live.plies, target));
+  if (ply !== live.payload.ply) loadReplay(live, ply);
+}
+
+// ----- drawing -------------------------------------------------------------------------------------------------------
+function render(p) {
+  const mine = live;
+  if (p.ply !== mine.ply) { mine.sel = {}; mine.ply = p.ply; }
+  mine.payload = p;
+  if (p.viewer !== undefined) mine.seat = p.viewer;
+  const root = $("game");
+  root.dataset.status = p.status;
+  root.dataset.ply = p.ply;
+  root.dataset.mode = p.mode;
+  root.dataset.game = p.game;
+  root.dataset.viewer = p.viewer === null ? "spectator" : p.viewer;
+  const opts = Object.entries(p.options).map(([k, v]) => `${k}=${v}`).join(", ");
+  $("game-title").textContent = `${p.title} (${opts})`;
+  $("view-label").textContent = p.view_label;
+  $("view-label").classList.toggle("spectator", p.viewer === null);
+  $("status").textContent = statusText(p);
+  $("result").hidden = !p.result;
+  if (p.result) {
+    $("result").textContent = p.result.text + "  Scores: " + p.result.scores.map((s, i) => `player_${i} ${s}`).join(", ");
+  }
+  showError(p.error || "");
+  drawPlayers(p);
+  drawLog(p);
+  $("watch-controls").hidden = p.mode === "replay";
+  $("btn-play").hidden = $("btn-step").hidden = p.mode !== "watch";
+  $("btn-play").textContent = mine.paused ? "Play" : "Pause";
+  $("replay-controls").hidden = p.mode !== "replay";
+  if (p.mode === "replay") {
+    $("ply-slider").max = p.plies;
+    $("ply-slider").value = p.ply;
+    $("ply-label").textContent = `ply ${p.ply} / ${p.plies}`;
+  }
+  const link = $("download-record");
+  link.hidden = !(p.kind === "game" && p.status === "over");
+  if (!link.hidden) {
+    link.href = `/api/games/${p.id}/record`;
+    link.download = `${p.game}-${p.seed}.json`;
+  }
+  drawBoard();
+}
+
+function drawBoard() {
+  const mine = live, p = mine.payload;
+  const svg = $("board");
+  svg.replaceChildren();
+  $("move-buttons").replaceChildren();
+  $("board-info").replaceChildren();
+  const ctx = {
+    sel: mine.sel,
+    buttons: $("move-buttons"),
+    info: $("board-info"),
+    move: (action) => sendMove(mine, action),
+    redraw: () => { if (live === mine) drawBoard(); },
+    prompt: (text) => html("span", { class: "prompt" }, $("move-buttons"), text),
+  };
+  BOARDS[p.game].draw(svg, p, ctx);
+}
+
+function statusText(p) {
+  const who = (s) => `player_${s} (${p.seats[s].name}, ${p.seats[s].policy})`;
+  switch (p.status) {
+    case "your_turn": return `Your move, player_${p.viewer} (${p.seats[p.viewer].name})`;
+    case "bot": return `${who(p.to_move)} to move`;
+    case "other_human": return `${who(p.to_move)} to move`;
+    case "halted": return "Stopped: a policy failed";
+    case "over": return p.mode === "replay" ? `Game over (ply ${p.ply})` : "Game over";
+    case "replay": return `${who(p.to_move)} to move (ply ${p.ply} of ${p.plies})`;
+    default: return p.status;
+  }
+}
+
+function drawPlayers(p) {
+  const table = $("players");
+  table.replaceChildren();
+  const head = html("tr", {}, table);
+  for (const h of ["", "seat", "who", "score"]) html("th", {}, head, h);
+  const colour = BOARDS[p.game].seatColour;
+  for (const s of p.seats) {
+    const row = html("tr", { class: s.seat === p.to_move ? "to-move" : null }, table);
+    const c = html("td", {}, row);
+    html("span", { class: "swatch", style: `background:${colour(s.seat)}` }, c);
+    html("td", {}, row, `player_${s.seat} (${s.name})`);
+    html("td", {}, row, s.human ? (s.seat === p.viewer ? "you" : "human") : s.policy);
+    html("td", {}, row, String(p.scores[s.seat]));
+  }
+}
+
+function drawLog(p) {
+  const log = $("log");
+  log.replaceChildren();
+  for (const entry of p.log) {
+    if (entry.ply === null) html("li", { class: "event" }, log, entry.text);
+    else html("li", { value: entry.ply + 1, class: "move" }, log, `player_${entry.seat} (${p.seats[entry.seat].name}): ${entry.text}`);
+  }
+  log.scrollTop = log.scrollHeight;
+}
+
+// ----- files: replays and tournaments --------------------------------------------------------------------------------
+async function openReplayFile() {
+  const file = $("replay-file").files[0];
+  if (!file) return;
+  banner("");
+  const list = $("replay-games");
+  list.replaceChildren();
+  try {
+    const summary = await request("POST", `/api/replays?name=${encodeURIComponent(file.name)}`, await file.text());
+    for (const g of summary.games) {
+      const li = html("li", {}, list);
+      const seats = (g.seats || []).join(" vs ");
+      html("a", { href: `#/replay/${summary.id}/${g.index}`, class: "replay-link" }, li,
+        `game ${g.index}: ${g.game}, ${seats}, ${g.plies} moves, returns ${JSON.stringify(g.returns)}`);
+    }
+    if (summary.games.length === 1) location.hash = `#/replay/${summary.id}/0`;
+  } catch (err) {
+    banner(err.message);
+  }
+}
+
+async function openTournamentFile() {
+  const file = $("tournament-file").files[0];
+  if (!file) return;
+  banner("");
+  try {
+    drawTournament($("tournament"), await request("POST", "/api/tournaments", await file.text()));
+  } catch (err) {
+    $("tournament").replaceChildren();
+    banner(err.message);
+  }
+}
+
+// ----- wiring ----------------------------------------------------------------------------------------------------------
+$("new-form").addEventListener("submit", startGame);
+$("replay-file").addEventListener("change", openReplayFile);
+$("tournament-file").addEventListener("change", openTournamentFile);
+$("board").addEventListener("click", () => {
+  if (live && Object.keys(live.sel).length) { live.sel = {}; drawBoard(); }
+});
+$("btn-play").addEventListener("click", () => {
+  if (!live || live.kind !== "game") return;
+  live.paused = !live.paused;
+  $("btn-play").textContent = live.paused ? "Play" : "Pause";
+  if (!live.paused) schedule(live);
+  else clearTimeout(live.timer);
+});
+$("btn-step").addEventListener("click", () => {
+  if (live && live.kind === "game" && live.paused && live.payload.status === "bot") step(live);
+});
+const showSpeed = () => { $("speed-label").textContent = `${settings.delay} ms`; };
+$("speed").addEventListener("input", () => { settings.delay = Number($("speed").value); showSpeed(); });
+$("btn-first").addEventListener("click", () => replayGo(0));
+$("btn-back").addEventListener("click", () => live && replayGo(live.payload.ply - 1));
+$("btn-fwd").addEventListener("click", () => live && replayGo(live.payload.ply + 1));
+$("btn-last").addEventListener("click", () => live && replayGo(live.plies));
+$("ply-slider").addEventListener("change", () => replayGo(Number($("ply-slider").value)));
+document.addEventListener("keydown", (ev) => {
+  if (!live || live.kind !== "replay" || ev.target.tagName === "INPUT") return;
+  if (ev.key === "ArrowRight") replayGo(live.payload.ply + 1);
+  if (ev.key === "ArrowLeft") replayGo(live.payload.ply - 1);
+});
+window.addEventListener("hashchange", route);
+showSpeed();
+route();
