@@ -165,3 +165,12 @@ def test_every_module_imports_alone():
     assert done.returncode == 0, done.stderr
     failures = json.loads(done.stdout.strip().splitlines()[-1])
     assert failures == {}, "\n".join(f"{k}:\n{v}" for k, v in failures.items())
+
+
+def test_envs_never_import_training():
+    """``training`` uses ``envs``, never the reverse: checkpoint specs reach training's resolver through the
+    ``barnyard.policy_specs`` entry point (envs/common/gym_view.py), not through an import."""
+    graph = import_graph()
+    reverse = {name: sorted(m for m in deps if m.startswith("training"))
+               for name, deps in graph.items() if name.startswith("envs")}
+    assert {name: deps for name, deps in reverse.items() if deps} == {}

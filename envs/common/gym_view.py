@@ -27,9 +27,10 @@ What the learner gets:
 Opponents: ``opponents[k]`` sits ``k + 1`` seats after the learner in turn order (the order in which the
 observation lists the other players). Give ``num_players - 1`` of them, or one to fill every other seat; each may be
 a :class:`~envs.common.policies.Policy` or a spec string: ``"random"``, a scripted baseline of the game
-(``"greedy"``, ``"search"``, ``"search:200"``) or a checkpoint path. Checkpoint paths are resolved by
-``training.evaluate.make_policy``, imported only then, so ``envs`` never imports ``training`` (or torch) on its
-own. A single Policy *object* given for several seats is shared by them; pass strings to get one per seat.
+(``"greedy"``, ``"search"``, ``"search:200"``) or a checkpoint path. Other specs go to the resolvers installed
+under the ``barnyard.policy_specs`` entry-point group: this package's ``training`` installs
+``training.evaluate:make_policy`` there (checkpoints, ``sym:`` and network-guided search specs), so ``envs``
+never imports ``training`` (or torch) itself. A single Policy *object* given for several seats is shared by them; pass strings to get one per seat.
 
 Seeding: ``reset(seed=s)`` re-seeds the view's generator, from which each game draws the env's seed, the
 opponents' seeds and (with ``learner_seat="random"``) the learner's seat; resets without a seed continue that
@@ -38,6 +39,7 @@ sequence, so a run is reproducible from its first seed.
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
 from typing import Any, Sequence
 
 import gymnasium
@@ -50,6 +52,9 @@ from envs.common.game import TERMINAL, ConfigError
 from envs.common.policies import Policy, RandomPolicy, decision_from_state
 
 _MAX_SEED = 2**31 - 1
+POLICY_SPEC_GROUP = "barnyard.policy_specs"
+"""Entry-point group of ``resolve(spec, game, options, seed=...) -> Policy`` functions for specs beyond the
+baselines (installed by this package: ``training.evaluate:make_policy``)."""
 
 
 class OpponentError(RuntimeError):
@@ -74,11 +79,14 @@ def resolve_policy(spec: Policy | str, game: str, options: dict[str, Any] | None
         engine = envs.module(game).raw_env(**(options or {})).game
         kwargs = {"budget": int(arg)} if arg else {}
         return table[name](engine, seed=seed, **kwargs)
-    # A checkpoint path (or an unknown name: make_policy's error lists the choices). Imported here, not at the top:
-    # envs never depends on training (nor on torch) unless a checkpoint is asked for.
-    from training.evaluate import make_policy
-
-    return make_policy(spec, game, options, seed=seed)
+    # A checkpoint path (or an unknown name: the resolver's error lists the choices), through the installed
+    # resolvers: envs names no module of training, the dependency points one way.
+    resolvers = entry_points(group=POLICY_SPEC_GROUP)
+    if not resolvers:
+        raise ValueError(f"policy spec {spec!r}: not 'random' or a baseline of {game} "
+                         f"({', '.join(sorted(table)) or 'none'}), and no '{POLICY_SPEC_GROUP}' resolver is installed "
+                         "(pip install -e '.[train]' provides checkpoints)")
+    return next(iter(resolvers)).load()(spec, game, options, seed=seed)
 
 
 class SingleAgentEnv(gymnasium.Env):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -195,3 +197,20 @@ def test_docs_snippets_parse(name):
     code = snippet(name, GAME="bestiarium")
     compile(code, name, "exec")
     assert "from envs" in code or "import envs" in code
+
+
+def test_a_checkpoint_opponent_is_resolved_through_the_entry_point():
+    """A checkpoint path as an opponent spec reaches training's resolver (the ``barnyard.policy_specs`` entry
+    point) and plays legal moves; an unknown spec is refused with the resolver's clear error."""
+    from envs.common.gym_view import resolve_policy
+
+    path = str(Path(__file__).resolve().parents[2] / "checkpoints" / "beasty_borders" / "policy.pt")
+    env = SingleAgentEnv("beasty_borders", opponents=[path], seed=3)
+    obs, info = env.reset()
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        obs, reward, terminated, truncated, info = env.step(int(legal[0]))
+        done = terminated or truncated
+    with pytest.raises(ValueError, match="no-such-policy"):
+        resolve_policy("no-such-policy", "beasty_borders")
