@@ -45,7 +45,7 @@ from envs.common.vector import BatchedGame
 
 NUM_VALUES = A.NUM_VALUES
 NUM_TYPES = A.NUM_TYPES
-HYENA, LION = A.HYENA, A.LION
+BOAR, HYENA, LION = A.BOAR, A.HYENA, A.LION
 NO_EAT, HYENA_BASE, LION_BASE = A.NO_EAT, A.HYENA_BASE, A.LION_BASE
 ANIMALS = np.array(ANIMAL_COUNTS, dtype=np.int64)
 
@@ -83,6 +83,16 @@ class BoaringBatch(NamedTuple):
     rng: np.ndarray            # (B,) uint64: the row's generator
 
 
+@njit(cache=True, inline="always")
+def _seat(x: int, n: int) -> int:
+    """``x % n`` for ``-n <= x < 2 n`` without a division (numba's Python-style ``%`` costs about 100 ns)."""
+    if x < 0:
+        return x + n
+    if x >= n:
+        return x - n
+    return x
+
+
 # ----- the end-of-game "active" seat: the one place that decides it -------------------------------------------
 # Today's reference (rules.py ``_end_round``) passes the turn before it notices that the deck is empty, so in a
 # finished game ``active`` (and the observation's "active" block, which reads it) points to the seat *after* the
@@ -92,7 +102,7 @@ class BoaringBatch(NamedTuple):
 @njit(cache=True, inline="always")
 def _active_when_over(last_active: int, n: int) -> int:
     """The stored ``active`` seat of a finished game whose last round had ``last_active`` as active player."""
-    return (last_active + 1) % n
+    return _seat(last_active + 1, n)
 
 
 @njit(cache=True, inline="always")
@@ -102,323 +112,331 @@ def _observed_active(phase: int, active: int, n: int) -> int:
 
 
 # ----- kernels: rules ------------------------------------------------------------------------------------------
+# Speed note: every kernel reads the state's arrays into locals once, before its loop over the rows. Passing the
+# NamedTuple (or many arrays) to a helper per row makes numba count references to each array at each call, about
+# 1 us a row; the helpers below are called once a round (start) or once a deal (re-deal).
 
 
 @njit(cache=True)
-def _start_round(s, b: int) -> None:
+def _start_round(animal_deck, deck_len, animal, animals_left, food_pile, pile_len, discard, requirement, current,
+                 active, rng, b: int) -> None:
     """'The player whose turn it is lays the top animal- and food card open on the table.'"""
-    top = s.deck_len[b] - 1
-    animal = s.animal_deck[b, top]
-    s.deck_len[b] = top
-    s.animal[b] = animal
-    s.animals_left[b, animal] -= 1
-    if s.pile_len[b] == 0:
+    top = deck_len[b] - 1
+    a = animal_deck[b, top]
+    deck_len[b] = top
+    animal[b] = a
+    animals_left[b, a] -= 1
+    if pile_len[b] == 0:
         # reading: an empty food pile is refilled from the shuffled discard (ascending, then shuffled)
         m = 0
         for i in range(NUM_VALUES):
-            for _ in range(s.discard[b, i]):
-                s.food_pile[b, m] = i + 1
+            for _ in range(discard[b, i]):
+                food_pile[b, m] = i + 1
                 m += 1
-            s.discard[b, i] = 0
-        shuffle(s.rng, b, s.food_pile[b, :m])
-        s.pile_len[b] = m
-    top = s.pile_len[b] - 1
-    s.requirement[b] = s.food_pile[b, top]
-    s.pile_len[b] = top
-    s.current[b] = s.active[b]
+            discard[b, i] = 0
+        shuffle(rng, b, food_pile[b, :m])
+        pile_len[b] = m
+    top = pile_len[b] - 1
+    requirement[b] = food_pile[b, top]
+    pile_len[b] = top
+    current[b] = active[b]
 
 
 @njit(cache=True)
-def _redeal(s, b: int, n: int, deal_size: int, cards: np.ndarray) -> None:
-    """The discard shuffled and dealt again, each hand capped at the animals left; the rest under the pile."""
-    k = min(deal_size, s.deck_len[b])
+def _redeal(hands, hand_size, discard, food_pile, pile_len, deck_len, deals, rng, b: int, n: int, deal_size: int,
+            cards: np.ndarray) -> None:
+    """'If the food cards in the hands of the players run out before the animal cards are gone, the food cards
+    that left the game are shuffled and distributed as during the preparation of the game limited to the amount
+    of cards that is present in the animal deck': the discard (ascending, then shuffled) dealt, each hand
+    capped at the animals in the deck; the undealt rest goes under the pile."""
+    k = min(deal_size, deck_len[b])
     m = 0
     for i in range(NUM_VALUES):
-        for _ in range(s.discard[b, i]):
+        for _ in range(discard[b, i]):
             cards[m] = i + 1
             m += 1
-        s.discard[b, i] = 0
-    old = s.pile_len[b]
+        discard[b, i] = 0
+    old = pile_len[b]
     if m < n * k:  # cannot happen with 70 cards (RULES.md); the reference's fallback
         for i in range(old):
-            cards[m + i] = s.food_pile[b, i]
+            cards[m + i] = food_pile[b, i]
         m += old
         old = 0
-    shuffle(s.rng, b, cards[:m])
+    shuffle(rng, b, cards[:m])
     for p in range(n):
         for i in range(NUM_VALUES):
-            s.hands[b, p, i] = 0
+            hands[b, p, i] = 0
         for j in range(p * k, (p + 1) * k):
-            s.hands[b, p, cards[j] - 1] += 1
-        s.hand_size[b, p] = k
+            hands[b, p, cards[j] - 1] += 1
+        hand_size[b, p] = k
     rest = m - n * k
     for i in range(old - 1, -1, -1):  # the old pile moves up; the undealt cards go under it
-        s.food_pile[b, rest + i] = s.food_pile[b, i]
+        food_pile[b, rest + i] = food_pile[b, i]
     for i in range(rest):
-        s.food_pile[b, i] = cards[n * k + i]
-    s.pile_len[b] = rest + old
-    s.deals[b] += 1
-
-
-@njit(cache=True)
-def _end_round(s, b: int, n: int, deal_size: int, cards: np.ndarray) -> None:
-    """Discard the open food cards, pass the turn, re-deal if the hands are empty, start the next round."""
-    for p in range(n):
-        v = s.pending[b, p]
-        s.discard[b, v - 1] += 1
-        s.pending[b, p] = 0
-    s.discard[b, s.requirement[b] - 1] += 1
-    s.ncommitted[b] = 0
-    s.animal[b] = -1
-    s.requirement[b] = 0
-    s.phase[b] = BID
-    s.eater[b] = -1
-    s.rounds[b] += 1
-    if s.deck_len[b] == 0:  # "The game ends when all animal cards are gone."
-        s.active[b] = _active_when_over(s.active[b], n)
-        s.phase[b] = OVER
-        s.current[b] = TERMINAL
-        return
-    s.active[b] = (s.active[b] + 1) % n
-    if s.hand_size[b, 0] == 0:
-        _redeal(s, b, n, deal_size, cards)
-    _start_round(s, b)
-
-
-@njit(cache=True)
-def _resolve(s, b: int, n: int, deal_size: int, cards: np.ndarray) -> None:
-    """All cards are in: reveal them and decide the animal's fate (ties: the active player, then the most
-    recently active, count higher)."""
-    active = s.active[b]
-    for p in range(n):
-        s.last_played[b, p] = s.pending[b, p]
-    animal = s.animal[b]
-    s.last_animal[b] = animal
-    s.last_requirement[b] = s.requirement[b]
-    best = worst = active
-    best_v = worst_v = s.pending[b, active]
-    total = np.int64(best_v)
-    for k in range(1, n):
-        p = (active - k) % n
-        v = s.pending[b, p]
-        total += v
-        if v > best_v:
-            best, best_v = p, v
-        if v <= worst_v:
-            worst, worst_v = p, v
-    if total >= np.int64(s.requirement[b]) * n:
-        s.last_outcome[b] = LIVED
-        s.last_receiver[b] = best
-        can_eat = False
-        if animal == HYENA:
-            for t in range(NUM_TYPES):
-                if s.graveyard[b, best, t] > 0:
-                    can_eat = True
-        elif animal == LION:
-            for p in range(n):
-                if p != best:
-                    for t in range(NUM_TYPES):
-                        if s.savanna[b, p, t] > 0:
-                            can_eat = True
-        if can_eat:
-            s.phase[b] = EAT
-            s.eater[b] = best
-            s.current[b] = best
-            return
-        s.savanna[b, best, animal] += 1
-    else:
-        s.last_outcome[b] = DIED
-        s.last_receiver[b] = worst
-        s.graveyard[b, worst, animal] += 1
-    _end_round(s, b, n, deal_size, cards)
-
-
-@njit(cache=True)
-def _apply_one(s, b: int, action: int, n: int, deal_size: int, cards: np.ndarray) -> None:
-    """Play a legal ``action`` in row ``b`` (a finished row is left alone)."""
-    phase = s.phase[b]
-    if phase == BID:
-        seat = s.current[b]
-        s.hands[b, seat, action] -= 1
-        s.hand_size[b, seat] -= 1
-        s.pending[b, seat] = action + 1
-        s.ncommitted[b] += 1
-        s.plies[b] += 1
-        if s.ncommitted[b] < n:
-            s.current[b] = (seat + 1) % n
-        else:
-            _resolve(s, b, n, deal_size, cards)
-    elif phase == EAT:
-        eater = s.eater[b]
-        s.plies[b] += 1
-        if action >= LION_BASE:
-            rel = action - LION_BASE
-            t = rel % NUM_TYPES
-            s.savanna[b, (eater + rel // NUM_TYPES + 1) % n, t] -= 1
-            s.eaten[b, t] += 1
-        elif action >= HYENA_BASE:
-            t = action - HYENA_BASE
-            s.graveyard[b, eater, t] -= 1
-            s.eaten[b, t] += 1
-        s.savanna[b, eater, s.animal[b]] += 1
-        _end_round(s, b, n, deal_size, cards)
+        food_pile[b, i] = cards[n * k + i]
+    pile_len[b] = rest + old
+    deals[b] += 1
 
 
 @njit(cache=True)
 def _apply_kernel(s, actions: np.ndarray, n: int, deal_size: int) -> None:
+    """Play ``actions[b]`` (legal) in every live row ``b``: commit a card, resolve the round when the last card
+    is in, take the eat decision, end the round (discard, pass the turn, re-deal, turn up the next cards)."""
+    hands, hand_size, pending, ncommitted = s.hands, s.hand_size, s.pending, s.ncommitted
+    food_pile, pile_len, discard, animal_deck, deck_len = s.food_pile, s.pile_len, s.discard, s.animal_deck, s.deck_len
+    animals_left, active, animal, requirement, phase = s.animals_left, s.active, s.animal, s.requirement, s.phase
+    eater, current, savanna, graveyard, eaten = s.eater, s.current, s.savanna, s.graveyard, s.eaten
+    last_played, last_animal, last_requirement = s.last_played, s.last_animal, s.last_requirement
+    last_outcome, last_receiver, rounds, deals, plies, rng = (s.last_outcome, s.last_receiver, s.rounds, s.deals,
+                                                              s.plies, s.rng)
     cards = np.empty(NUM_FOOD, dtype=np.int8)
     for b in range(actions.shape[0]):
-        _apply_one(s, b, actions[b], n, deal_size, cards)
-
-
-@njit(cache=True)
-def _reset_one(s, b: int, n: int, deal_size: int, cards: np.ndarray) -> None:
-    """A new game in row ``b``: both decks shuffled (animals first, as the reference draws), hands dealt, the
-    first animal and food card turned up."""
-    m = 0
-    for t in range(NUM_TYPES):
-        for _ in range(ANIMALS[t]):
-            s.animal_deck[b, m] = t
-            m += 1
-        s.animals_left[b, t] = ANIMALS[t]
-        s.eaten[b, t] = 0
-    shuffle(s.rng, b, s.animal_deck[b])
-    s.deck_len[b] = NUM_ANIMALS
-    m = 0
-    for i in range(NUM_VALUES):
-        for _ in range(COPIES_PER_VALUE):
-            cards[m] = i + 1
-            m += 1
-        s.discard[b, i] = 0
-    shuffle(s.rng, b, cards)
-    for p in range(n):
-        for i in range(NUM_VALUES):
-            s.hands[b, p, i] = 0
-        for j in range(p * deal_size, (p + 1) * deal_size):
-            s.hands[b, p, cards[j] - 1] += 1
-        s.hand_size[b, p] = deal_size
-        s.pending[b, p] = 0
-        s.last_played[b, p] = 0
-        for t in range(NUM_TYPES):
-            s.savanna[b, p, t] = 0
-            s.graveyard[b, p, t] = 0
-    rest = NUM_FOOD - n * deal_size
-    for i in range(rest):
-        s.food_pile[b, i] = cards[n * deal_size + i]
-    s.pile_len[b] = rest
-    s.ncommitted[b] = 0
-    s.active[b] = 0
-    s.phase[b] = BID
-    s.eater[b] = -1
-    s.last_animal[b] = -1
-    s.last_requirement[b] = 0
-    s.last_outcome[b] = 0
-    s.last_receiver[b] = -1
-    s.rounds[b] = 0
-    s.deals[b] = 0
-    s.plies[b] = 0
-    _start_round(s, b)
+        action = actions[b]
+        if phase[b] == BID:
+            # "Every player plays a food card of choice by laying it upside down on the table."
+            seat = current[b]
+            hands[b, seat, action] -= 1
+            hand_size[b, seat] -= 1
+            pending[b, seat] = action + 1
+            ncommitted[b] += 1
+            plies[b] += 1
+            if ncommitted[b] < n:
+                current[b] = _seat(seat + 1, n)
+                continue
+            # All cards are in: reveal them. "In the case of equal deciding food cards, the deciding card of the
+            # person whose turn it is - followed by the players whose turn it was most recently in consecutive
+            # order - as the higher value card."
+            act = active[b]
+            a = animal[b]
+            for p in range(n):
+                last_played[b, p] = pending[b, p]
+            last_animal[b] = a
+            last_requirement[b] = requirement[b]
+            best = worst = act
+            best_v = worst_v = pending[b, act]
+            total = np.int64(best_v)
+            for k in range(1, n):
+                p = _seat(act - k, n)
+                v = pending[b, p]
+                total += v
+                if v > best_v:
+                    best, best_v = p, v
+                if v <= worst_v:
+                    worst, worst_v = p, v
+            # "The value of the food card multiplied by the number of players is the minimum amount of food"
+            if total >= np.int64(requirement[b]) * n:
+                last_outcome[b] = LIVED
+                last_receiver[b] = best
+                can_eat = False
+                if a == HYENA:
+                    for t in range(NUM_TYPES):
+                        can_eat |= graveyard[b, best, t] > 0
+                elif a == LION:
+                    for p in range(n):
+                        if p != best:
+                            for t in range(NUM_TYPES):
+                                can_eat |= savanna[b, p, t] > 0
+                if can_eat:
+                    phase[b] = EAT
+                    eater[b] = best
+                    current[b] = best
+                    continue
+                savanna[b, best, a] += 1
+            else:
+                # "The player who put in the lowest amount of food receives the dead animal on his/her graveyard."
+                last_outcome[b] = DIED
+                last_receiver[b] = worst
+                graveyard[b, worst, a] += 1
+        elif phase[b] == EAT:
+            e = eater[b]
+            plies[b] += 1
+            if action >= LION_BASE:
+                # "A lion can directly eat an animal from a savanna of someone else, before continuing..."
+                rel = action - LION_BASE
+                t = rel % NUM_TYPES
+                savanna[b, _seat(e + rel // NUM_TYPES + 1, n), t] -= 1
+                eaten[b, t] += 1
+            elif action >= HYENA_BASE:
+                # "A hyena can directly eat an animal of your graveyard, before continuing to your savanna."
+                t = action - HYENA_BASE
+                graveyard[b, e, t] -= 1
+                eaten[b, t] += 1
+            savanna[b, e, animal[b]] += 1
+        else:
+            continue  # a finished game: the action is ignored
+        # End of the round. "At the end of a turn all open food cards on the table leave the game."
+        for p in range(n):
+            discard[b, pending[b, p] - 1] += 1
+            pending[b, p] = 0
+        discard[b, requirement[b] - 1] += 1
+        ncommitted[b] = 0
+        animal[b] = -1
+        requirement[b] = 0
+        phase[b] = BID
+        eater[b] = -1
+        rounds[b] += 1
+        if deck_len[b] == 0:  # "The game ends when all animal cards are gone."
+            active[b] = _active_when_over(active[b], n)
+            phase[b] = OVER
+            current[b] = TERMINAL
+            continue
+        active[b] = _seat(active[b] + 1, n)
+        if hand_size[b, 0] == 0:
+            _redeal(hands, hand_size, discard, food_pile, pile_len, deck_len, deals, rng, b, n, deal_size, cards)
+        _start_round(animal_deck, deck_len, animal, animals_left, food_pile, pile_len, discard, requirement, current,
+                     active, rng, b)
 
 
 @njit(cache=True)
 def _reset_kernel(s, rows: np.ndarray, n: int, deal_size: int) -> None:
+    """A new game in each of ``rows``: both decks shuffled (animals first, as the reference draws), hands dealt,
+    the first animal and food card turned up."""
+    hands, hand_size, pending, food_pile, pile_len = s.hands, s.hand_size, s.pending, s.food_pile, s.pile_len
+    discard, animal_deck, deck_len, animals_left = s.discard, s.animal_deck, s.deck_len, s.animals_left
+    savanna, graveyard, eaten, last_played, rng = s.savanna, s.graveyard, s.eaten, s.last_played, s.rng
     cards = np.empty(NUM_FOOD, dtype=np.int8)
     for r in range(rows.shape[0]):
-        _reset_one(s, rows[r], n, deal_size, cards)
+        b = rows[r]
+        m = 0
+        for t in range(NUM_TYPES):
+            for _ in range(ANIMALS[t]):
+                animal_deck[b, m] = t
+                m += 1
+            animals_left[b, t] = ANIMALS[t]
+            eaten[b, t] = 0
+        shuffle(rng, b, animal_deck[b])
+        deck_len[b] = NUM_ANIMALS
+        m = 0
+        for i in range(NUM_VALUES):
+            for _ in range(COPIES_PER_VALUE):
+                cards[m] = i + 1
+                m += 1
+            discard[b, i] = 0
+        shuffle(rng, b, cards)
+        for p in range(n):
+            for i in range(NUM_VALUES):
+                hands[b, p, i] = 0
+            for j in range(p * deal_size, (p + 1) * deal_size):
+                hands[b, p, cards[j] - 1] += 1
+            hand_size[b, p] = deal_size
+            pending[b, p] = 0
+            last_played[b, p] = 0
+            for t in range(NUM_TYPES):
+                savanna[b, p, t] = 0
+                graveyard[b, p, t] = 0
+        rest = NUM_FOOD - n * deal_size
+        for i in range(rest):
+            food_pile[b, i] = cards[n * deal_size + i]
+        pile_len[b] = rest
+        s.ncommitted[b] = 0
+        s.active[b] = 0
+        s.phase[b] = BID
+        s.eater[b] = -1
+        s.last_animal[b] = -1
+        s.last_requirement[b] = 0
+        s.last_outcome[b] = 0
+        s.last_receiver[b] = -1
+        s.rounds[b] = 0
+        s.deals[b] = 0
+        s.plies[b] = 0
+        _start_round(animal_deck, deck_len, s.animal, animals_left, food_pile, pile_len, discard, s.requirement,
+                     s.current, s.active, rng, b)
 
 
 # ----- kernels: what a seat may do and see ---------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _mask_one(s, b: int, n: int, out: np.ndarray) -> None:
-    """Row ``b``'s legal mask into ``out`` (one row, bool)."""
-    out[:] = False
-    phase = s.phase[b]
-    if phase == BID:
-        seat = s.current[b]
-        for i in range(NUM_VALUES):
-            out[i] = s.hands[b, seat, i] > 0
-    elif phase == EAT:
-        eater = s.eater[b]
-        out[NO_EAT] = True
-        if s.animal[b] == HYENA:
-            for t in range(NUM_TYPES):
-                out[HYENA_BASE + t] = s.graveyard[b, eater, t] > 0
-        elif s.animal[b] == LION:
-            for o in range(1, n):
-                p = (eater + o) % n
-                for t in range(NUM_TYPES):
-                    out[LION_BASE + NUM_TYPES * (o - 1) + t] = s.savanna[b, p, t] > 0
-
-
-@njit(cache=True)
 def _mask_kernel(s, n: int, out: np.ndarray) -> None:
+    """Per row: bid phase, the values in the mover's hand; eat phase, 'no eat' and every available target."""
+    phase, current, hands, eater, animal = s.phase, s.current, s.hands, s.eater, s.animal
+    graveyard, savanna = s.graveyard, s.savanna
     for b in range(out.shape[0]):
-        _mask_one(s, b, n, out[b])
-
-
-@njit(cache=True)
-def _observe_one(s, b: int, seat: int, n: int, off: np.ndarray, scale: np.ndarray, shift: np.ndarray,
-                 raw: np.ndarray, out: np.ndarray) -> None:
-    """Row ``b`` seen from ``seat`` into ``out``: :func:`envs.boaring.observation.encode` step for step (raw
-    small ints, then ``float32(raw) * scale - shift`` as the reference's uint8 * float32 vector)."""
-    raw[:] = 0
-    for i in range(NUM_VALUES):
-        raw[i] = s.hands[b, seat, i]
-    p = s.pending[b, seat]
-    if p > 0:
-        raw[off[1] + p - 1] = 1
-    raw[off[2] + s.phase[b]] = 1
-    if s.animal[b] >= 0:
-        raw[off[3] + s.animal[b]] = 1
-    if s.requirement[b] > 0:
-        raw[off[4] + s.requirement[b] - 1] = 1
-    raw[off[5] + (_observed_active(s.phase[b], s.active[b], n) - seat) % n] = 1
-    mover = s.current[b]
-    if mover >= 0:
-        raw[off[6] + (mover - seat) % n] = 1
-    base = off[13]
-    for k in range(n):
-        q = seat + k
-        if q >= n:
-            q -= n
-        if s.pending[b, q] != 0:
-            raw[off[7] + k] = 1
-        v = s.last_played[b, q]
-        if v > 0:
-            raw[off[8] + k * NUM_VALUES + v - 1] = 1
-        score = 38
-        for t in range(NUM_TYPES):
-            sv = s.savanna[b, q, t]
-            gv = s.graveyard[b, q, t]
-            raw[base + t] = sv
-            raw[base + 3 + t] = gv
-            score += 2 * sv - gv
-        raw[base + 6] = s.hand_size[b, q]
-        raw[base + 7] = score
-        base += 8
-    if s.last_animal[b] >= 0:
-        raw[off[9] + s.last_animal[b]] = 1
-        raw[off[10] + s.last_outcome[b] - 1] = 1
-        raw[off[11] + (s.last_receiver[b] - seat) % n] = 1
-        raw[off[12] + s.last_requirement[b] - 1] = 1
-    for i in range(NUM_VALUES):
-        raw[off[14] + i] = s.discard[b, i]
-    for t in range(NUM_TYPES):
-        raw[off[15] + t] = s.animals_left[b, t]
-        raw[off[16] + t] = s.eaten[b, t]
-    raw[off[17]] = s.pile_len[b]
-    for i in range(out.shape[0]):
-        out[i] = np.float32(raw[i]) * scale[i] - shift[i]
+        for a in range(out.shape[1]):
+            out[b, a] = False
+        if phase[b] == BID:
+            seat = current[b]
+            for i in range(NUM_VALUES):
+                out[b, i] = hands[b, seat, i] > 0
+        elif phase[b] == EAT:
+            e = eater[b]
+            out[b, NO_EAT] = True
+            if animal[b] == HYENA:
+                for t in range(NUM_TYPES):
+                    out[b, HYENA_BASE + t] = graveyard[b, e, t] > 0
+            elif animal[b] == LION:
+                for o in range(1, n):
+                    p = _seat(e + o, n)
+                    for t in range(NUM_TYPES):
+                        out[b, LION_BASE + NUM_TYPES * (o - 1) + t] = savanna[b, p, t] > 0
 
 
 @njit(cache=True)
 def _observe_kernel(s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.ndarray, shift: np.ndarray,
                     out: np.ndarray) -> None:
-    raw = np.zeros(out.shape[1], dtype=np.int64)
+    """Row ``b`` seen from ``seats[b]`` into ``out[b]``: :func:`envs.boaring.observation.encode` step for step.
+
+    The reference gathers small non-negative ints (the score shifted by +38) and computes ``float32(raw) * scale
+    - shift``; each entry here is written with that same float32 expression (``one`` for a one-hot entry: scale 1,
+    shift 0), so the values are bit-identical. Only the seat's own hand and pending card are read; of the others,
+    whether they committed, never what.
+    """
+    hands, hand_size, pending, phase, animal = s.hands, s.hand_size, s.pending, s.phase, s.animal
+    requirement, active, current, last_played, savanna = s.requirement, s.active, s.current, s.last_played, s.savanna
+    graveyard, last_animal, last_outcome, last_receiver = s.graveyard, s.last_animal, s.last_outcome, s.last_receiver
+    last_requirement, discard, animals_left, eaten, pile_len = (s.last_requirement, s.discard, s.animals_left,
+                                                                s.eaten, s.pile_len)
+    one = np.float32(1.0)  # a one-hot entry: scale 1, shift 0
     for b in range(out.shape[0]):
-        _observe_one(s, b, seats[b], n, off, scale, shift, raw, out[b])
+        seat = seats[b]
+        for i in range(out.shape[1]):
+            out[b, i] = 0.0
+        for i in range(NUM_VALUES):
+            out[b, i] = np.float32(hands[b, seat, i]) * scale[i] - shift[i]
+        mine = pending[b, seat]
+        if mine > 0:
+            out[b, off[1] + mine - 1] = one
+        out[b, off[2] + phase[b]] = one
+        if animal[b] >= 0:
+            out[b, off[3] + animal[b]] = one
+        if requirement[b] > 0:
+            out[b, off[4] + requirement[b] - 1] = one
+        out[b, off[5] + _seat(_observed_active(phase[b], active[b], n) - seat, n)] = one
+        mover = current[b]
+        if mover >= 0:
+            out[b, off[6] + _seat(mover - seat, n)] = one
+        base = off[13]
+        for k in range(n):
+            q = _seat(seat + k, n)
+            if pending[b, q] != 0:  # that the seat has committed, not what
+                out[b, off[7] + k] = one
+            v = last_played[b, q]
+            if v > 0:
+                out[b, off[8] + k * NUM_VALUES + v - 1] = one
+            score = 38
+            for t in range(NUM_TYPES):
+                sv = savanna[b, q, t]
+                gv = graveyard[b, q, t]
+                out[b, base + t] = np.float32(sv) * scale[base + t] - shift[base + t]
+                out[b, base + 3 + t] = np.float32(gv) * scale[base + 3 + t] - shift[base + 3 + t]
+                score += 2 * sv - gv
+            out[b, base + 6] = np.float32(hand_size[b, q]) * scale[base + 6] - shift[base + 6]
+            out[b, base + 7] = np.float32(score) * scale[base + 7] - shift[base + 7]
+            base += 8
+        if last_animal[b] >= 0:
+            out[b, off[9] + last_animal[b]] = one
+            out[b, off[10] + last_outcome[b] - 1] = one
+            out[b, off[11] + _seat(last_receiver[b] - seat, n)] = one
+            out[b, off[12] + last_requirement[b] - 1] = one
+        for i in range(off[14], off[14] + NUM_VALUES):
+            out[b, i] = np.float32(discard[b, i - off[14]]) * scale[i] - shift[i]
+        for t in range(NUM_TYPES):
+            i = off[15] + t
+            out[b, i] = np.float32(animals_left[b, t]) * scale[i] - shift[i]
+            i = off[16] + t
+            out[b, i] = np.float32(eaten[b, t]) * scale[i] - shift[i]
+        i = off[17]
+        out[b, i] = np.float32(pile_len[b]) * scale[i] - shift[i]
 
 
 # ----- kernels: results ----------------------------------------------------------------------------------------
@@ -426,16 +444,19 @@ def _observe_kernel(s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.nda
 
 @njit(cache=True)
 def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
-    """Terminal rewards as ``BoaringGame.returns``: pairwise over (score, boars, lions, hyenas) or score - mean."""
+    """Terminal rewards as ``BoaringGame.returns``: pairwise over the rank keys (score, savanna boars, lions,
+    hyenas), or each score minus the mean score; zeros in live rows."""
+    phase, savanna, graveyard = s.phase, s.savanna, s.graveyard
     scores = np.empty(n, dtype=np.int64)
     for b in range(out.shape[0]):
-        out[b, :] = 0.0
-        if s.phase[b] != OVER:
+        for p in range(n):
+            out[b, p] = 0.0
+        if phase[b] != OVER:
             continue
         for p in range(n):
             sc = 0
             for t in range(NUM_TYPES):
-                sc += 2 * s.savanna[b, p, t] - s.graveyard[b, p, t]
+                sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
             scores[p] = sc
         if not pairwise:
             total = 0.0
@@ -447,14 +468,13 @@ def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
             continue
         for i in range(n):
             for j in range(i + 1, n):
-                # rank keys compared in order: score, savanna boars, lions, hyenas
                 c = scores[i] - scores[j]
                 if c == 0:
-                    c = s.savanna[b, i, 0] - s.savanna[b, j, 0]
+                    c = savanna[b, i, BOAR] - savanna[b, j, BOAR]
                 if c == 0:
-                    c = s.savanna[b, i, LION] - s.savanna[b, j, LION]
+                    c = savanna[b, i, LION] - savanna[b, j, LION]
                 if c == 0:
-                    c = s.savanna[b, i, HYENA] - s.savanna[b, j, HYENA]
+                    c = savanna[b, i, HYENA] - savanna[b, j, HYENA]
                 if c > 0:
                     out[b, i] += 1.0
                     out[b, j] -= 1.0
@@ -467,11 +487,13 @@ def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
 
 @njit(cache=True)
 def _scores_kernel(s, n: int, out: np.ndarray) -> None:
+    """Running scores: 2 per savanna animal, -1 per graveyard animal."""
+    savanna, graveyard = s.savanna, s.graveyard
     for b in range(out.shape[0]):
         for p in range(n):
             sc = 0
             for t in range(NUM_TYPES):
-                sc += 2 * s.savanna[b, p, t] - s.graveyard[b, p, t]
+                sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
             out[b, p] = sc
 
 
@@ -480,7 +502,7 @@ def _scores_kernel(s, n: int, out: np.ndarray) -> None:
 _OBS_BLOCKS = ("hand", "my_pending", "phase", "animal", "requirement", "active", "to_move", "committed",
                "last_played", "last_animal", "last_outcome", "last_receiver", "last_requirement", "players",
                "discard", "animals_left", "eaten", "pile_size")
-"""The observation's blocks in the order ``_observe_one`` indexes their offsets."""
+"""The observation's blocks in the order ``_observe_kernel`` indexes their offsets."""
 
 
 class BatchedBoaring(BatchedGame):
