@@ -20,6 +20,7 @@ does (a Boaring game always ends before: at most ``38 (n + 1)`` decisions).
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -39,7 +40,7 @@ from envs.boaring.rules import (
     BoaringGame,
     BoaringState,
 )
-from envs.common.fastrng import below, shuffle
+from envs.common.fastrng import below, next_u64, shuffle
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -179,9 +180,10 @@ def _redeal(hands, hand_size, discard, food_pile, pile_len, deck_len, deals, rng
 
 
 @njit(cache=True)
-def _apply_kernel(s, actions: np.ndarray, n: int, deal_size: int) -> None:
-    """Play ``actions[b]`` (legal) in every live row ``b``: commit a card, resolve the round when the last card
-    is in, take the eat decision, end the round (discard, pass the turn, re-deal, turn up the next cards)."""
+def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int) -> None:
+    """Play ``actions[j]`` (legal) in row ``rows[j]`` (a finished row is left alone): commit a card, resolve the
+    round when the last card is in, take the eat decision, end the round (discard, pass the turn, re-deal, turn
+    up the next cards)."""
     hands, hand_size, pending, ncommitted = s.hands, s.hand_size, s.pending, s.ncommitted
     food_pile, pile_len, discard, animal_deck, deck_len = s.food_pile, s.pile_len, s.discard, s.animal_deck, s.deck_len
     animals_left, active, animal, requirement, phase = s.animals_left, s.active, s.animal, s.requirement, s.phase
@@ -190,8 +192,9 @@ def _apply_kernel(s, actions: np.ndarray, n: int, deal_size: int) -> None:
     last_outcome, last_receiver, rounds, deals, plies, rng = (s.last_outcome, s.last_receiver, s.rounds, s.deals,
                                                               s.plies, s.rng)
     cards = np.empty(NUM_FOOD, dtype=np.int8)
-    for b in range(actions.shape[0]):
-        action = actions[b]
+    for j in range(rows.shape[0]):
+        b = rows[j]
+        action = actions[j]
         if phase[b] == BID:
             # "Every player plays a food card of choice by laying it upside down on the table."
             seat = current[b]
@@ -443,46 +446,61 @@ def _observe_kernel(s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.nda
 
 
 @njit(cache=True)
-def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
-    """Terminal rewards as ``BoaringGame.returns``: pairwise over the rank keys (score, savanna boars, lions,
-    hyenas), or each score minus the mean score; zeros in live rows."""
-    phase, savanna, graveyard = s.phase, s.savanna, s.graveyard
+def _rank_key_greater(savanna, graveyard, b: int, i: int, j: int) -> bool:
+    """Whether seat i's rank key (score, savanna boars, lions, hyenas) is greater than seat j's."""
+    si = sj = 0
+    for t in range(NUM_TYPES):
+        si += 2 * savanna[b, i, t] - graveyard[b, i, t]
+        sj += 2 * savanna[b, j, t] - graveyard[b, j, t]
+    if si != sj:
+        return si > sj
+    for t in (BOAR, LION, HYENA):
+        if savanna[b, i, t] != savanna[b, j, t]:
+            return savanna[b, i, t] > savanna[b, j, t]
+    return False
+
+
+@njit(cache=True)
+def _row_returns(savanna, graveyard, b: int, n: int, pairwise: bool, out: np.ndarray) -> None:
+    """BoaringGame.returns of a finished row ``b`` into ``out`` (n,): pairwise over the rank keys, or each score
+    minus the mean score."""
     scores = np.empty(n, dtype=np.int64)
+    for p in range(n):
+        out[p] = 0.0
+        sc = 0
+        for t in range(NUM_TYPES):
+            sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
+        scores[p] = sc
+    if not pairwise:
+        total = 0.0
+        for p in range(n):
+            total += scores[p]
+        mean = total / n
+        for p in range(n):
+            out[p] = scores[p] - mean
+        return
+    for i in range(n):
+        for j in range(i + 1, n):
+            if _rank_key_greater(savanna, graveyard, b, i, j):
+                out[i] += 1.0
+                out[j] -= 1.0
+            elif _rank_key_greater(savanna, graveyard, b, j, i):
+                out[j] += 1.0
+                out[i] -= 1.0
+    for p in range(n):
+        out[p] = out[p] / (n - 1)
+
+
+@njit(cache=True)
+def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
+    """Terminal rewards as ``BoaringGame.returns`` per row (:func:`_row_returns`); zeros in live rows."""
+    phase, savanna, graveyard = s.phase, s.savanna, s.graveyard
     for b in range(out.shape[0]):
-        for p in range(n):
-            out[b, p] = 0.0
-        if phase[b] != OVER:
-            continue
-        for p in range(n):
-            sc = 0
-            for t in range(NUM_TYPES):
-                sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
-            scores[p] = sc
-        if not pairwise:
-            total = 0.0
+        if phase[b] == OVER:
+            _row_returns(savanna, graveyard, b, n, pairwise, out[b])
+        else:
             for p in range(n):
-                total += scores[p]
-            mean = total / n
-            for p in range(n):
-                out[b, p] = scores[p] - mean
-            continue
-        for i in range(n):
-            for j in range(i + 1, n):
-                c = scores[i] - scores[j]
-                if c == 0:
-                    c = savanna[b, i, BOAR] - savanna[b, j, BOAR]
-                if c == 0:
-                    c = savanna[b, i, LION] - savanna[b, j, LION]
-                if c == 0:
-                    c = savanna[b, i, HYENA] - savanna[b, j, HYENA]
-                if c > 0:
-                    out[b, i] += 1.0
-                    out[b, j] -= 1.0
-                elif c < 0:
-                    out[b, j] += 1.0
-                    out[b, i] -= 1.0
-        for p in range(n):
-            out[b, p] = out[b, p] / (n - 1)
+                out[b, p] = 0.0
 
 
 @njit(cache=True)
@@ -495,6 +513,329 @@ def _scores_kernel(s, n: int, out: np.ndarray) -> None:
             for t in range(NUM_TYPES):
                 sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
             out[b, p] = sc
+
+
+# ----- kernels: the `search` baseline (envs/boaring/baselines.py) ------------------------------------------------
+# The same algorithm as BoaringSearch over envs/common/mcts.py (UCT, open loop, one determinization per
+# simulation, ISMCTS availability counts, the other seats' bids in the tree from the opponent model, fast_bid /
+# eat_choice playouts cut after rollout_depth plies and scored by evaluate), compiled: each simulation runs on its
+# own row of a batch holding copies of the information state.
+
+
+@njit(cache=True)
+def _hidden_counts(s, b: int, seat: int, counts: np.ndarray) -> None:
+    """baselines._hidden_counts: food per value ``seat`` cannot locate, from public cards and its own hand only."""
+    hands, discard, requirement, pending = s.hands, s.discard, s.requirement, s.pending
+    for i in range(NUM_VALUES):
+        counts[i] = COPIES_PER_VALUE - hands[b, seat, i] - discard[b, i]
+    if requirement[b] > 0:
+        counts[requirement[b] - 1] -= 1
+    own = pending[b, seat]
+    if own > 0:
+        counts[own - 1] -= 1
+    for i in range(NUM_VALUES):
+        if counts[i] < 0:
+            counts[i] = 0
+
+
+@njit(cache=True)
+def _animal_worth(s, b: int, seat: int, n: int) -> float:
+    """baselines.animal_worth: 2, plus 1 for a hyena / lion that would have something to eat."""
+    animal, graveyard, savanna = s.animal, s.graveyard, s.savanna
+    w = 2.0
+    if animal[b] == HYENA:
+        for t in range(NUM_TYPES):
+            if graveyard[b, seat, t] > 0:
+                return w + 1.0
+    elif animal[b] == LION:
+        for p in range(n):
+            if p != seat:
+                for t in range(NUM_TYPES):
+                    if savanna[b, p, t] > 0:
+                        return w + 1.0
+    return w
+
+
+@njit(cache=True)
+def _fast_bid(s, b: int, seat: int, n: int, card_cost: float, counts: np.ndarray) -> int:
+    """baselines.fast_bid (greedy's bid rule in closed form), operation for operation: the action id."""
+    hands, hand_size, requirement = s.hands, s.hand_size, s.requirement
+    k = n - 1
+    _hidden_counts(s, b, seat, counts)
+    total = 0
+    for i in range(NUM_VALUES):
+        total += counts[i]
+    if total == 0:
+        for i in range(NUM_VALUES):
+            counts[i] = 1
+        total = NUM_VALUES
+    need = np.int64(requirement[b]) * n
+    worth = _animal_worth(s, b, seat, n)
+    size = np.int64(hand_size[b, seat])
+    hand_sum = 0
+    for i in range(NUM_VALUES):
+        hand_sum += (i + 1) * np.int64(hands[b, seat, i])
+    mean_hand = hand_sum / max(size, 1)
+    scale = card_cost * (size - 1) / max(size, 1)
+    best, best_ev = 0, -np.inf
+    below_n = below_s = below_q = 0.0
+    all_s = 0
+    all_q = 0
+    for i in range(NUM_VALUES):
+        all_s += (i + 1) * counts[i]
+        all_q += (i + 1) * (i + 1) * counts[i]
+    for i in range(NUM_VALUES):
+        v, c = i + 1, counts[i]
+        if hands[b, seat, i] > 0:
+            p_lt, p_eq = below_n / total, c / total
+            ev = -scale * (v - mean_hand)
+            lo_n, lo_s, lo_q = below_n + c, below_s + v * c, below_q + v * v * c
+            hi_n, hi_s, hi_q = total - below_n, all_s - below_s, all_q - below_q
+            if lo_n > 0:
+                m = lo_s / lo_n
+                var = max(lo_q / lo_n - m * m, 0.25)
+                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
+                ev += worth * math.pow(p_lt + 0.5 * p_eq, k) * live
+            if hi_n > 0:
+                m = hi_s / hi_n
+                var = max(hi_q / hi_n - m * m, 0.25)
+                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
+                ev -= math.pow(1 - p_lt - 0.5 * p_eq, k) * (1 - live)
+            if ev > best_ev:
+                best, best_ev = i, ev
+        below_n += c
+        below_s += v * c
+        below_q += v * v * c
+    return A.PLAY_BASE + best
+
+
+@njit(cache=True)
+def _eat_choice(s, b: int, seat: int, n: int) -> int:
+    """baselines.eat_choice: a hyena eats from its graveyard, a lion from the leading rival (boar, lion, hyena)."""
+    animal, graveyard, savanna = s.animal, s.graveyard, s.savanna
+    if animal[b] == HYENA:
+        for t in (BOAR, LION, HYENA):
+            if graveyard[b, seat, t] > 0:
+                return HYENA_BASE + t
+        return NO_EAT
+    best = -1
+    for o in range(1, n):
+        p = _seat(seat + o, n)
+        if savanna[b, p, 0] + savanna[b, p, 1] + savanna[b, p, 2] > 0:
+            if best < 0 or _rank_key_greater(savanna, graveyard, b, p, _seat(seat + best, n)):
+                best = o
+    if best < 0:
+        return NO_EAT
+    p = _seat(seat + best, n)
+    for t in (BOAR, LION, HYENA):
+        if savanna[b, p, t] > 0:
+            return LION_BASE + NUM_TYPES * (best - 1) + t
+    return NO_EAT
+
+
+@njit(cache=True)
+def _evaluate(s, b: int, n: int, pairwise: bool, temperature: float, hand_weight: float, out: np.ndarray) -> None:
+    """baselines.evaluate: mean over rivals of tanh((strength difference) / temperature), strength = score +
+    hand_weight x food value in hand; the exact returns when the game is over."""
+    phase, savanna, graveyard, hands = s.phase, s.savanna, s.graveyard, s.hands
+    if phase[b] == OVER:
+        _row_returns(savanna, graveyard, b, n, pairwise, out)
+        return
+    strength = np.empty(n)
+    for p in range(n):
+        sc = 0
+        hv = 0
+        for t in range(NUM_TYPES):
+            sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
+        for i in range(NUM_VALUES):
+            hv += (i + 1) * np.int64(hands[b, p, i])
+        strength[p] = sc + hand_weight * hv
+    for p in range(n):
+        total = 0.0
+        for q in range(n):
+            total += math.tanh((strength[p] - strength[q]) / temperature)
+        out[p] = total / (n - 1)
+
+
+@njit(cache=True)
+def _legal_row(s, b: int, n: int, out: np.ndarray) -> int:
+    """The legal action ids of row ``b`` into ``out`` (ascending); returns how many."""
+    phase, current, hands, eater, animal = s.phase, s.current, s.hands, s.eater, s.animal
+    graveyard, savanna = s.graveyard, s.savanna
+    k = 0
+    if phase[b] == BID:
+        for i in range(NUM_VALUES):
+            if hands[b, current[b], i] > 0:
+                out[k] = i
+                k += 1
+    elif phase[b] == EAT:
+        e = eater[b]
+        out[0] = NO_EAT
+        k = 1
+        if animal[b] == HYENA:
+            for t in range(NUM_TYPES):
+                if graveyard[b, e, t] > 0:
+                    out[k] = HYENA_BASE + t
+                    k += 1
+        elif animal[b] == LION:
+            for o in range(1, n):
+                p = _seat(e + o, n)
+                for t in range(NUM_TYPES):
+                    if savanna[b, p, t] > 0:
+                        out[k] = LION_BASE + NUM_TYPES * (o - 1) + t
+                        k += 1
+    return k
+
+
+@njit(cache=True)
+def _determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.ndarray) -> None:
+    """BoaringGame.determinize in place: row ``b`` holds an information state of ``seat`` (other hands, hidden
+    pending cards, pile and deck entries UNKNOWN); the cards the seat cannot locate are dealt at random."""
+    hands, hand_size, pending, discard, requirement = s.hands, s.hand_size, s.pending, s.discard, s.requirement
+    food_pile, pile_len, animal_deck, deck_len, animals_left = (s.food_pile, s.pile_len, s.animal_deck, s.deck_len,
+                                                                s.animals_left)
+    m = 0
+    for i in range(NUM_VALUES):  # unknown_food: 7 of each minus my hand, the discard, revealed cards, the table
+        c = COPIES_PER_VALUE - hands[b, seat, i] - discard[b, i]
+        for p in range(n):
+            if pending[b, p] == i + 1:
+                c -= 1
+        if requirement[b] == i + 1:
+            c -= 1
+        for _ in range(c):
+            cards[m] = i + 1
+            m += 1
+    shuffle(rng, 0, cards[:m])
+    pos = 0
+    for p in range(n):
+        if p == seat:
+            continue
+        if pending[b, p] < 0:
+            pending[b, p] = cards[pos]
+            pos += 1
+        for i in range(NUM_VALUES):
+            hands[b, p, i] = 0
+        for j in range(pos, pos + hand_size[b, p]):
+            hands[b, p, cards[j] - 1] += 1
+        pos += hand_size[b, p]
+    for j in range(pos, m):
+        food_pile[b, j - pos] = cards[j]
+    pile_len[b] = m - pos
+    k = 0
+    for t in range(NUM_TYPES):
+        for _ in range(animals_left[b, t]):
+            animal_deck[b, k] = t
+            k += 1
+    shuffle(rng, 0, animal_deck[b, :k])
+    deck_len[b] = k
+
+
+@njit(cache=True)
+def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, root_legal: np.ndarray,
+                   rollout_depth: int, exploration: float, temperature: float, hand_weight: float, card_cost: float,
+                   opponent_model: bool, pairwise: bool, rng: np.ndarray) -> int:
+    """MCTSPolicy.act with BoaringSearch's settings; simulation i runs on row i of ``sims`` (copies of the
+    information state). ``rng`` (1,) drives the determinizations and the tree's random choices; each row's own
+    generator (seeded from it) draws the re-deals inside the simulation. Returns the most visited root action."""
+    budget = sims.phase.shape[0]
+    phase, current = sims.phase, sims.current
+    nodes = budget + 1
+    children = np.full((nodes, num_actions), -1, dtype=np.int64)
+    visits = np.zeros(nodes, dtype=np.int64)
+    avail = np.zeros(nodes, dtype=np.int64)
+    value = np.zeros((nodes, n))
+    num_nodes = 1
+    path = np.empty(nodes + 1, dtype=np.int64)
+    cand = np.empty(num_actions, dtype=np.int64)
+    untried = np.empty(num_actions, dtype=np.int64)
+    counts = np.empty(NUM_VALUES, dtype=np.int64)
+    cards = np.empty(NUM_FOOD, dtype=np.int8)
+    leaf = np.empty(n)
+    row = np.zeros(1, dtype=np.int64)
+    act = np.zeros(1, dtype=np.int64)
+    for i in range(budget):
+        row[0] = i
+        _determinize_row(sims, i, seat, n, rng, cards)
+        sims.rng[i] = next_u64(rng, 0)
+        node = 0
+        plen = 1
+        path[0] = 0
+        while phase[i] != OVER:
+            player = current[i]
+            if opponent_model and phase[i] == BID and player != seat:
+                cand[0] = _fast_bid(sims, i, player, n, card_cost, counts)
+                nc = 1
+            else:
+                nc = _legal_row(sims, i, n, cand)
+            nu = 0
+            for j in range(nc):
+                c = children[node, cand[j]]
+                if c >= 0:
+                    avail[c] += 1
+                else:
+                    untried[nu] = cand[j]
+                    nu += 1
+            if nu > 0:
+                a = untried[below(rng, 0, nu)]
+                c = num_nodes
+                num_nodes += 1
+                children[node, a] = c
+                avail[c] = 1
+                act[0] = a
+                _apply_rows(sims, row, act, n, deal_size)
+                path[plen] = c
+                plen += 1
+                break
+            best_a, best_c, best_score = -1, -1, -np.inf
+            for j in range(nc):
+                c = children[node, cand[j]]
+                score = (value[c, player] / visits[c]
+                         + exploration * math.sqrt(math.log(avail[c]) / visits[c]))
+                if score > best_score:
+                    best_a, best_c, best_score = cand[j], c, score
+            act[0] = best_a
+            _apply_rows(sims, row, act, n, deal_size)
+            node = best_c
+            path[plen] = node
+            plen += 1
+        # the leaf: playout with fast_bid / eat_choice, cut after rollout_depth plies and evaluated
+        depth = 0
+        while True:
+            if phase[i] == OVER:
+                _row_returns(sims.savanna, sims.graveyard, i, n, pairwise, leaf)
+                break
+            if rollout_depth >= 0 and depth >= rollout_depth:
+                _evaluate(sims, i, n, pairwise, temperature, hand_weight, leaf)
+                break
+            if phase[i] == EAT:
+                act[0] = _eat_choice(sims, i, current[i], n)
+            else:
+                act[0] = _fast_bid(sims, i, current[i], n, card_cost, counts)
+            _apply_rows(sims, row, act, n, deal_size)
+            depth += 1
+        for j in range(plen):
+            visits[path[j]] += 1
+            for p in range(n):
+                value[path[j], p] += leaf[p]
+    # the most visited legal root action; ties go to the earliest expanded (the reference's dict order)
+    best_a, best_c = -1, -1
+    for a in range(num_actions):
+        c = children[0, a]
+        if c >= 0 and root_legal[a] and (best_c < 0 or visits[c] > visits[best_c]
+                                         or (visits[c] == visits[best_c] and c < best_c)):
+            best_a, best_c = a, c
+    if best_a >= 0:
+        return best_a
+    count = 0
+    for a in range(num_actions):
+        count += root_legal[a]
+    k = below(rng, 0, count)
+    for a in range(num_actions):
+        if root_legal[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
 
 
 # ----- the engine ----------------------------------------------------------------------------------------------
@@ -556,7 +897,8 @@ class BatchedBoaring(BatchedGame):
 
     def apply(self, state: BoaringBatch, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal, checked by the caller) in every live row; finished rows are left alone."""
-        _apply_kernel(state, np.asarray(actions, dtype=np.int64), self.num_players, self.deal_size)
+        actions = np.asarray(actions, dtype=np.int64)
+        _apply_rows(state, np.arange(actions.shape[0]), actions, self.num_players, self.deal_size)
 
     def observe(self, state: BoaringBatch, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b`` seen from ``seats[b]`` into ``out[b]`` (float32, as the AEC env's observation)."""
@@ -614,9 +956,14 @@ class BatchedBoaring(BatchedGame):
         """Write a full reference state into row ``row`` (the row's generator is kept). ``plies``: the decisions
         played so far, for truncation (default: inferred from the rounds and the commits, eat decisions not
         counted; only the truncation cap reads it)."""
-        r, b, n = reference_state, row, self.num_players
-        if any(v < 0 for v in r.pending) or any(c < 0 for h in r.hands for c in h):
+        r = reference_state
+        if min(min(r.pending), min(min(h) for h in r.hands), min(r.food_pile, default=0),
+               min(r.animal_deck, default=0)) < 0:
             raise ValueError("from_reference needs a full state, not an information state (determinize it)")
+        self._write_row(r, state, row, plies)
+
+    def _write_row(self, r: BoaringState, state: BoaringBatch, b: int, plies: int | None = None) -> None:
+        """Every field of ``r`` into row ``b``, UNKNOWN (-1) placeholders of an information state included."""
         state.hands[b] = r.hands
         state.hand_size[b] = r.hand_size
         state.pending[b] = r.pending
@@ -636,7 +983,21 @@ class BatchedBoaring(BatchedGame):
         state.graveyard[b] = r.graveyard
         state.eaten[b] = r.eaten
         state.last_played[b] = r.last_played
-        state.plies[b] = r.rounds * n + r.ncommitted if plies is None else plies
+        state.plies[b] = r.rounds * self.num_players + r.ncommitted if plies is None else plies
+
+    def search_action(self, info_state: BoaringState, seat: int, legal_mask: np.ndarray, seed: int, budget: int,
+                      rollout_depth: int | None, exploration: float, temperature: float, hand_weight: float,
+                      card_cost: float, opponent_model: bool) -> int:
+        """The ``search`` baseline's decision (envs/boaring/baselines.py, the algorithm of ``BoaringSearch``) with
+        compiled simulations: ``budget`` determinizations of ``info_state`` (``information_state(.., seat)``),
+        one per row, searched by :func:`_search_kernel` from the SplitMix64 stream ``seed``."""
+        one = self.new_state(1)
+        self._write_row(info_state, one, 0)
+        sims = self.take(one, np.zeros(budget, dtype=np.int64))
+        return int(_search_kernel(
+            sims, seat, self.num_players, self.deal_size, self.num_actions, np.asarray(legal_mask, dtype=np.bool_),
+            -1 if rollout_depth is None else rollout_depth, exploration, temperature, hand_weight, card_cost,
+            opponent_model, self.reward == "pairwise", np.array([seed], dtype=np.uint64)))
 
 
 class MirrorRng:

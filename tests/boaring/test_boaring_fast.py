@@ -342,6 +342,94 @@ def test_end_of_game_active_seat_matches_the_reference():
         assert view[0][o["active"] + (0 - seat) % 3] == 1.0  # p2 was active; the block shows p0 today
 
 
+# ----- the compiled search (the `search` baseline) ----------------------------------------------------------------
+
+
+def random_positions(game: BoaringGame, seed: int, every: int = 1) -> list:
+    """Positions of one random game (every ``every``-th decision and the end)."""
+    rng = np.random.default_rng(seed)
+    s = game.initial_state(rng)
+    out = []
+    k = 0
+    while game.current_player(s) != TERMINAL:
+        if k % every == 0:
+            out.append(game.clone(s))
+        legal = game.legal_actions(s)
+        game.apply(s, legal[rng.integers(len(legal))], rng)
+        k += 1
+    return out + [s]
+
+
+@pytest.mark.parametrize("n", [2, 4, 7, 10])
+def test_compiled_playout_policy_and_evaluation_are_the_baselines(n):
+    """The search kernel's opponent model / playout policy (fast_bid, eat_choice) choose exactly what
+    envs/boaring/baselines.py chooses, for every seat of every position; its leaf evaluation equals evaluate."""
+    from envs.boaring import fast as F
+    from envs.boaring.baselines import CARD_COST, eat_choice, evaluate, fast_bid
+
+    fast = BatchedBoaring(num_players=n)
+    ref = fast.reference
+    positions = []
+    for seed in range(3):
+        positions += random_positions(ref, 100 * n + seed, every=2)
+    batch = make_batch(fast, positions)
+    counts = np.empty(10, dtype=np.int64)
+    leaf = np.empty(n)
+    eats = 0
+    for b, s in enumerate(positions):
+        if s.phase == BID:
+            for seat in range(n):
+                assert F._fast_bid(batch, b, seat, n, CARD_COST, counts) == fast_bid(ref, s, seat), (b, seat)
+        elif s.phase == EAT:
+            eats += 1
+            assert F._eat_choice(batch, b, s.current, n) == eat_choice(ref, s, s.current)
+        for temperature, weight in ((3.0, CARD_COST), (1.0, 0.0)):
+            F._evaluate(batch, b, n, True, temperature, weight, leaf)
+            assert np.allclose(leaf, evaluate(ref, s, temperature, weight), rtol=0, atol=1e-12)
+    assert eats > 0
+
+
+@pytest.mark.parametrize("n", [3, 6])
+def test_compiled_determinization_is_consistent_with_what_the_seat_knows(n):
+    """A determinized row keeps everything the seat knows (same information state), balances its books and
+    redeals what the seat cannot see."""
+    from envs.boaring import fast as F
+
+    fast = BatchedBoaring(num_players=n)
+    ref = fast.reference
+    rng = seed_states(n, 1)
+    cards = np.empty(70, dtype=np.int8)
+    changed = 0
+    for s in random_positions(ref, n, every=5)[:-1]:
+        seat = int(rng[0] % n)
+        info = ref.information_state(s, seat)
+        batch = fast.new_state(1)
+        fast._write_row(info, batch, 0)
+        F._determinize_row(batch, 0, seat, n, rng, cards)
+        full = fast.to_reference(batch, 0)
+        ref.state_from_json(ref.state_to_json(full))  # 7 of each food value, 30 / 4 / 4 animals
+        assert state_json(ref, ref.information_state(full, seat)) == state_json(ref, info)
+        changed += full.hands != s.hands or full.food_pile != s.food_pile
+    assert changed > 0
+
+
+def test_compiled_search_is_seeded_and_legal():
+    """Same seed, same decisions; every decision legal; the Python reference search stays available."""
+    from envs.boaring.baselines import BoaringSearch, CompiledBoaringSearch, search_policy
+    from envs.common.policies import decision_from_state
+
+    game = BoaringGame(num_players=4)
+    decisions = [decision_from_state(game, s) for s in random_positions(game, 5, every=3)[:-1]]
+    a, b = search_policy(game, seed=3, budget=30), search_policy(game, seed=3, budget=30)
+    assert isinstance(a, CompiledBoaringSearch)
+    assert isinstance(search_policy(game, seed=3, compiled=False), BoaringSearch)
+    acts = [a.act(d) for d in decisions]
+    assert acts == [b.act(d) for d in decisions]
+    assert all(d.action_mask[x] for d, x in zip(decisions, acts))
+    c = search_policy(game, seed=4, budget=30)
+    assert [c.act(d) for d in decisions] != acts  # the seed matters
+
+
 if __name__ == "__main__":
     import argparse
     import time
