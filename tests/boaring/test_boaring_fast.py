@@ -237,6 +237,7 @@ def replay_vector_env(options: dict, num_envs: int, steps: int, seed: int) -> in
     actions = np.empty(num_envs, dtype=np.int64)
     finished = 0
     for _ in range(steps):
+        assert venv.observation_space.contains(obs)
         for b in range(num_envs):
             seat = ref.current_player(refs[b])
             assert info["current_player"][b] == seat
@@ -320,7 +321,9 @@ def test_options_are_checked_like_the_reference():
         assert str(fast_err.value) == str(ref_err.value)
     venv = boaring_v0.vector_env(2, num_players=6, reward="score")
     assert venv.game.options() == {"num_players": 6, "reward": "score"}
-    assert venv.single_observation_space.shape == boaring_v0.raw_env(num_players=6).game.observation_shape
+    aec_space = boaring_v0.raw_env(num_players=6).observation_space("player_0")["observation"]
+    assert venv.single_observation_space == aec_space  # the same Box, scores down to -0.5
+    assert venv.observation_space.shape == (2, *aec_space.shape)
     assert venv.single_action_space.n == A.num_actions(6)
 
 
