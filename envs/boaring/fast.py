@@ -16,6 +16,12 @@ ascending card list), which is how the differential tests keep both engines on o
 
 Truncation: a row that reaches ``max_game_length`` plies without ending is truncated, as ``BarnyardAECEnv``
 does (a Boaring game always ends before: at most ``38 (n + 1)`` decisions).
+
+The end-of-game "active" seat is decided in one place, ``_active_when_over`` / ``_observed_active`` below.
+
+The ``search`` baseline's simulations also run here (:meth:`BatchedBoaring.search_action`, one row per
+simulation): the algorithm of ``envs/boaring/baselines.py``'s ``BoaringSearch``, with its opponent model,
+playout policy and evaluation compiled (tested against the Python functions decision for decision).
 """
 
 from __future__ import annotations
