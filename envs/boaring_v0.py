@@ -1,12 +1,17 @@
-"""Boaring as a PettingZoo AEC env (``env``, ``raw_env``) and a Parallel view (``parallel_env``)."""
+"""Boaring as a PettingZoo AEC env (``env``, ``raw_env``), a Parallel view (``parallel_env``) and a batched engine
+(``vector_env``)."""
 
 from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 
 from typing import Any
 
+import numpy as np
+from gymnasium import spaces
+
 from envs.boaring.env import raw_env
 from envs.boaring.parallel import BoaringParallelEnv
 from envs.common.aec import wrap_standard
+from envs.common.vector import VectorEnv
 
 
 def env(**kwargs: Any):
@@ -19,4 +24,27 @@ def parallel_env(**kwargs: Any) -> BoaringParallelEnv:
     return BoaringParallelEnv(**kwargs)
 
 
-__all__ = ["env", "raw_env", "parallel_env"]
+def vector_env(num_envs: int, **options: Any) -> VectorEnv:
+    """``num_envs`` Boaring games stepped together by the compiled batched engine (``envs/boaring/fast.py``).
+
+    Options as ``env()`` (``num_players`` 2-10, ``reward`` ``"pairwise"`` / ``"score"``; no ``render_mode``); bad
+    ones raise the same :class:`~envs.common.game.ConfigError`. Observations and action ids are the AEC env's,
+    from the point of view of the seat to move (``info["current_player"]``); ``info["action_mask"]`` is the
+    bool legal mask; rewards are ``(num_envs, num_players)``; finished games restart in the same step with
+    ``info["final_obs"]``. Any seat's view: ``observe(seats)``. Chance comes from each game's own SplitMix64
+    generator, seeded by ``reset(seed)``: the same seed gives the same games, but not the same deals as the AEC
+    env seeded alike. numba compiles the kernels on first use (cached on disk afterwards).
+    """
+    from envs.boaring.fast import BatchedBoaring
+
+    game = BatchedBoaring(**options)
+    venv = VectorEnv(game, num_envs)
+    # the scores block lies in [-0.5, 1]: the AEC env's bounds, not VectorEnv's default [0, 1]
+    low, high = game.reference.layout.low, game.reference.layout.high
+    venv.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+    venv.observation_space = spaces.Box(np.tile(low, (venv.num_envs, 1)), np.tile(high, (venv.num_envs, 1)),
+                                        dtype=np.float32)
+    return venv
+
+
+__all__ = ["env", "raw_env", "parallel_env", "vector_env"]
