@@ -109,7 +109,7 @@ def _seat(x: int, n: int) -> int:
 @njit(cache=True, inline="always")
 def _active_when_over(last_active: int, n: int) -> int:
     """The stored ``active`` seat of a finished game whose last round had ``last_active`` as active player."""
-    return _seat(last_active + 1, n)
+    return last_active  # the turn does not pass after the last round (RULES.md)
 
 
 @njit(cache=True, inline="always")

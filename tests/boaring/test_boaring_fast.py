@@ -347,7 +347,7 @@ def test_end_of_game_active_seat_matches_the_reference():
         view = np.empty((1, *fast.observation_shape), dtype=np.float32)
         fast.observe(batch, np.array([seat]), view)
         assert view[0].tobytes() == ref.observation(s, seat).tobytes()
-        assert view[0][o["active"] + (0 - seat) % 3] == 1.0  # p2 was active; the block shows p0 today
+        assert view[0][o["active"] + (2 - seat) % 3] == 1.0  # p2 was active in the last round and stays active
 
 
 # ----- the compiled search (the `search` baseline) ----------------------------------------------------------------
