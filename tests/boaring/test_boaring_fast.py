@@ -333,7 +333,7 @@ def test_options_are_checked_like_the_reference():
 
 
 def test_end_of_game_active_seat_matches_the_reference():
-    """The finished game's "active" block (today: the seat after the last active player) is the reference's."""
+    """The finished game's "active" block shows the last round's active player, as the reference does."""
     fast = BatchedBoaring(num_players=3)
     ref = fast.reference
     s = ref.make_state([[5], [6], [7]], "boar", 1, active=2, animal_deck=[], eaten=[29, 4, 4])
