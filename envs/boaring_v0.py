@@ -5,8 +5,6 @@ from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 
 from typing import Any
 
-import numpy as np
-from gymnasium import spaces
 
 from envs.boaring.env import raw_env
 from envs.boaring.parallel import BoaringParallelEnv
@@ -37,14 +35,7 @@ def vector_env(num_envs: int, **options: Any) -> VectorEnv:
     """
     from envs.boaring.fast import BatchedBoaring
 
-    game = BatchedBoaring(**options)
-    venv = VectorEnv(game, num_envs)
-    # the scores block lies in [-0.5, 1]: the AEC env's bounds, not VectorEnv's default [0, 1]
-    low, high = game.reference.layout.low, game.reference.layout.high
-    venv.single_observation_space = spaces.Box(low, high, dtype=np.float32)
-    venv.observation_space = spaces.Box(np.tile(low, (venv.num_envs, 1)), np.tile(high, (venv.num_envs, 1)),
-                                        dtype=np.float32)
-    return venv
+    return VectorEnv(BatchedBoaring(**options), num_envs)
 
 
 __all__ = ["env", "raw_env", "parallel_env", "vector_env"]

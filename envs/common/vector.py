@@ -141,15 +141,29 @@ class VectorEnv:
         self.num_envs = int(num_envs)
         self.num_players = game.num_players
         self.num_actions = game.num_actions
-        self.single_observation_space = spaces.Box(0.0, 1.0, shape=tuple(game.observation_shape), dtype=np.float32)
+        single = self._aec_observation_space(game)
+        self.single_observation_space = single
         self.single_action_space = spaces.Discrete(game.num_actions)
-        self.observation_space = spaces.Box(0.0, 1.0, shape=(self.num_envs, *game.observation_shape),
+        self.observation_space = spaces.Box(np.broadcast_to(single.low, (self.num_envs, *single.shape)),
+                                            np.broadcast_to(single.high, (self.num_envs, *single.shape)),
                                             dtype=np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, game.num_actions))
         self.state = game.new_state(self.num_envs)
         self._mask = np.zeros((self.num_envs, game.num_actions), dtype=bool)
         self._all_rows = np.arange(self.num_envs)
         self._has_reset = False
+
+    @staticmethod
+    def _aec_observation_space(game: BatchedGame) -> spaces.Box:
+        """The AEC env's observation Box for the same options (the same encoding, so the same bounds); a plain
+        [0, 1] Box for a game that is not one of the registered envs (tests' toy games)."""
+        import envs
+
+        if game.name not in envs.GAMES:
+            return spaces.Box(0.0, 1.0, shape=tuple(game.observation_shape), dtype=np.float32)
+        aec = envs.module(game.name).raw_env(**game.options())
+        box = aec.observation_space(aec.possible_agents[0])["observation"]
+        return spaces.Box(box.low, box.high, dtype=np.float32)
 
     # ----- Gymnasium's vector API -------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
