@@ -1,0 +1,773 @@
+"""Beasty Borders, batched and compiled: B games per call on struct-of-arrays state, numba kernels.
+
+:class:`BeastyBordersBatch` is the :class:`~envs.common.vector.BatchedGame` of this game (every option of
+``rules.BeastyBordersGame``: ``variant``, ``path_order``), built for speed rather than reading: ``rules.py`` stays
+the readable reference, and ``tests/beasty_borders/test_beasty_borders_fast.py`` checks that both engines give
+identical legal masks, observations (every seat's), rewards and results over thousands of random games.
+
+State (:class:`BordersBatchState`, first axis = game): the landscape's cell codes (as ``rules.py``: 0 empty green,
+1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal), the tiles, the steps-marker, roll, roller, phase,
+the variant's choice and bidding row, supplies and animals placed, plies played, and kept up to date by every
+placement: the group of each animal (``label``: a cell of its group, the group's size in ``group_size`` at that
+cell), each seat's victory points and the number of empty green spaces. ``rng`` is each game's own SplitMix64
+generator (:mod:`envs.common.fastrng`): the die rolls and tile shuffles are drawn from it, so they are *not* the
+streams ``rules.py`` draws from a numpy generator with the same seed (the differential tests copy the rolls and
+tiles from one engine to the other).
+
+The kernels for the ``search`` baseline live here too: :func:`greedy_playout` plays a game to its end with the
+greedy playout rule of ``baselines.py`` (``greedy_rollout``) from one row of a batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit, uint64
+
+from envs.beasty_borders import actions as act
+from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
+from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
+from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILES, tile_lakes
+from envs.common.fastrng import below, next_u64
+from envs.common.game import TERMINAL
+from envs.common.vector import BatchedGame
+
+_GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
+_TOP = len(GROUP_VP) - 1
+_TILE_LAKE = np.array([[1 if (r, c) in tile_lakes(t) else 0 for r in range(2) for c in range(TILE_COLS)]
+                       for t in range(len(TILES))], dtype=np.int8)
+"""_TILE_LAKE[tile, k]: 1 where space k (row-major in the 2 x 3 tile) of ``tile`` is a lake."""
+_ROW_OWNER = np.array(act.ROW_OWNER, dtype=np.int64)
+_ROW_TYPE = np.array(act.ROW_TYPE, dtype=np.int64)
+
+# Observation block offsets, in the order of the ``lay`` array passed to the kernels.
+_L_CELLS, _L_TYPES, _L_VARIANT, _L_MARKER, _L_ROLL, _L_PHASE, _L_ROLLER, _L_MINE, _L_THEIRS, _L_SCORE, \
+    _L_ROW_MINE, _L_ROW_THEIRS, _L_CHOICE, _L_ROLLER_PASSED, _L_SPACES, _L_SIZE = range(16)
+
+
+class BordersBatchState(NamedTuple):
+    """B Beasty Borders games; row ``b`` of every field is game ``b`` (see the module docstring)."""
+
+    board: np.ndarray        # (B, cells) int8 cell codes
+    tiles: np.ndarray        # (B, num_tiles) int8 tile id per grid slot
+    pos: np.ndarray          # (B,) int64 steps-marker cell
+    roll: np.ndarray         # (B,) int64 this turn's die roll 1..8
+    roller: np.ndarray       # (B,) int64
+    phase: np.ndarray        # (B,) int64 ROLLER_CHOICE / RESPONDER_CHOICE
+    choice: np.ndarray       # (B,) int64 variant: the roller's figure (row index), -1 for a pass / none yet
+    remaining: np.ndarray    # (B, 2, 3) int64 figures held per seat and type (variant: still in the row)
+    placed: np.ndarray       # (B, 2) int64 animals placed per seat
+    row: np.ndarray          # (B, 28) bool variant: figure still in the bidding row (main: unused, all False)
+    plies: np.ndarray        # (B,) int64 decisions played (the AEC env's truncation count)
+    empty_count: np.ndarray  # (B,) int64 empty green spaces (0: the game is over)
+    label: np.ndarray        # (B, cells) int8 the group of each animal (a cell of it), -1 elsewhere
+    group_size: np.ndarray   # (B, cells) int8 size of the group labelled by that cell
+    vp: np.ndarray           # (B, 2) int64 victory points per seat
+    rng: np.ndarray          # (B,) uint64 the game's SplitMix64 generator
+
+
+# ----- kernels on one row ---------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _mover(roller: int, phase: int) -> int:
+    return roller if phase == ROLLER_CHOICE else 1 - roller
+
+
+@njit(cache=True)
+def _target_cell(board, path, rank, pos, steps, empty_count):
+    """The ``steps``-th empty green space after ``pos`` along the cyclic path (rules.target_cell): the empty
+    spaces after it, then ``pos`` itself if empty (reached only after a full lap); counting runs round."""
+    k = (steps - 1) % empty_count
+    cells = path.shape[0]
+    start = rank[pos]
+    for i in range(1, cells + 1):
+        cell = path[(start + i) % cells]
+        if board[cell] == EMPTY:
+            if k == 0:
+                return cell
+            k -= 1
+    return pos  # unreachable while empty_count counts the empty spaces
+
+
+@njit(cache=True)
+def _roll(board, path, rank, pos, empty_count, rng, b):
+    """(roll, new marker cell): the D8 from row ``b``'s generator and the marker's move."""
+    roll = 1 + below(rng, b, 8)
+    return roll, _target_cell(board, path, rank, pos, roll, empty_count)
+
+
+@njit(cache=True)
+def _fill(board, label, group_size, vp, nbr, cell, code):
+    """Put ``code`` on ``cell`` (row views) and keep groups and victory points up to date (a marker changes
+    no group; an animal joins the groups of its code next to it, which merge under its own cell's label)."""
+    board[cell] = code
+    if code < FIRST_ANIMAL:
+        return
+    # The distinct groups of this code next to the cell (at most 4), found before any relabelling.
+    g0 = g1 = g2 = g3 = -1
+    total = 1
+    lost = 0
+    for i in range(4):
+        nb = nbr[cell, i]
+        if nb < 0:
+            break
+        if board[nb] != code:
+            continue
+        g = label[nb]
+        if g == g0 or g == g1 or g == g2:
+            continue
+        if g0 < 0:
+            g0 = g
+        elif g1 < 0:
+            g1 = g
+        elif g2 < 0:
+            g2 = g
+        else:
+            g3 = g
+        total += group_size[g]
+        lost += _GROUP_VP[group_size[g]]
+    if g0 >= 0:
+        for c in range(board.shape[0]):
+            g = label[c]
+            if g >= 0 and (g == g0 or g == g1 or g == g2 or g == g3):
+                label[c] = cell
+    label[cell] = cell
+    group_size[cell] = total
+    vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(total, _TOP)] - lost
+
+
+@njit(cache=True)
+def _rebuild_groups(board, label, group_size, vp, nbr):
+    """Groups and victory points of a row's landscape from scratch (flood fill), e.g. after from_reference."""
+    cells = board.shape[0]
+    label[:] = -1
+    group_size[:] = 0
+    vp[:] = 0
+    stack = np.empty(cells, dtype=np.int64)
+    for start in range(cells):
+        code = board[start]
+        if code < FIRST_ANIMAL or label[start] >= 0:
+            continue
+        label[start] = start
+        stack[0] = start
+        top = 1
+        n = 0
+        while top > 0:
+            top -= 1
+            c = stack[top]
+            n += 1
+            for i in range(4):
+                nb = nbr[c, i]
+                if nb < 0:
+                    break
+                if label[nb] < 0 and board[nb] == code:
+                    label[nb] = start
+                    stack[top] = nb
+                    top += 1
+        group_size[start] = n
+        vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(n, _TOP)]
+
+
+@njit(cache=True)
+def _next_turn(st_board, st_pos, st_roll, st_roller, st_phase, st_choice, st_empty, rng, path, rank, b, roller):
+    """Start the next turn with ``roller`` rolling, unless the landscape is full (rules._next_turn)."""
+    st_phase[b] = ROLLER_CHOICE
+    st_choice[b] = -1
+    st_roller[b] = roller
+    if st_empty[b] > 0:
+        roll, cell = _roll(st_board[b], path, rank, st_pos[b], st_empty[b], rng, b)
+        st_roll[b] = roll
+        st_pos[b] = cell
+
+
+@njit(cache=True)
+def _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
+               group_size, vp, rng, b, action, luck, pass_action, path, rank, nbr):
+    """Play ``action`` (legal) for the mover of live row ``b`` (rules.apply)."""
+    plies[b] += 1
+    r = roller[b]
+    seat = _mover(r, phase[b])
+    passed = action == pass_action
+    if luck:
+        if phase[b] == ROLLER_CHOICE:
+            if passed:
+                phase[b] = 1
+                return
+            _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], FIRST_ANIMAL + 3 * seat + action)
+            remaining[b, seat, action] -= 1
+            placed[b, seat] += 1
+            empty_count[b] -= 1
+            _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
+            return
+        if passed:
+            _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], MARKER)
+        else:
+            _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], FIRST_ANIMAL + 3 * seat + action)
+            remaining[b, seat, action] -= 1
+            placed[b, seat] += 1
+        empty_count[b] -= 1
+        _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, r)
+        return
+    if phase[b] == ROLLER_CHOICE:
+        choice[b] = -1 if passed else action
+        phase[b] = 1
+        return
+    figure = choice[b] if passed else action
+    if figure < 0:
+        _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], MARKER)
+    else:
+        owner = _ROW_OWNER[figure]
+        kind = _ROW_TYPE[figure]
+        row[b, figure] = False
+        _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], FIRST_ANIMAL + 3 * owner + kind)
+        remaining[b, owner, kind] -= 1
+        placed[b, owner] += 1
+    empty_count[b] -= 1
+    _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
+
+
+@njit(cache=True)
+def _space_entry(board, label, group_size, nbr, cell, seat, types, out, off):
+    """Write what ``cell`` is worth from ``seat``'s side into ``out[off:]`` (observation.space_entry, in the
+    seat's order: my types, the opponent's, then the empty green neighbours / 4)."""
+    room = 0
+    for i in range(4):
+        nb = nbr[cell, i]
+        if nb < 0:
+            break
+        if board[nb] == EMPTY:
+            room += 1
+    for side in range(2):
+        owner = seat if side == 0 else 1 - seat
+        for t in range(types):
+            code = FIRST_ANIMAL + 3 * owner + t
+            total = 0
+            vps = 0
+            for i in range(4):
+                nb = nbr[cell, i]
+                if nb < 0:
+                    break
+                if board[nb] != code:
+                    continue
+                g = label[nb]
+                seen = False
+                for j in range(i):
+                    other = nbr[cell, j]
+                    if board[other] == code and label[other] == g:
+                        seen = True
+                if not seen:
+                    total += group_size[g]
+                    vps += _GROUP_VP[group_size[g]]
+            if total:
+                gain = (_GROUP_VP[min(1 + total, _TOP)] - vps) * 0.1
+                out[off + side * types + t] = gain if gain < 1.0 else 1.0
+    out[off + 2 * types] = room * 0.25
+
+
+@njit(cache=True)
+def _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp, b,
+                 seat, out, lay, path, rank, nbr, row_owner):
+    """Row ``b``'s observation from ``seat`` into ``out`` (observation.encode; layout offsets in ``lay``)."""
+    cells = lay[_L_CELLS]
+    types = lay[_L_TYPES]
+    out[:] = 0.0
+    bd = board[b]
+    for c in range(cells):
+        code = bd[c]
+        if code == LAKE:
+            out[c] = 1.0
+        elif code == MARKER:
+            out[cells + c] = 1.0
+        elif code >= FIRST_ANIMAL:
+            owner = (code - FIRST_ANIMAL) // 3
+            t = (code - FIRST_ANIMAL) % 3
+            plane = 2 + t if owner == seat else 2 + types + t
+            out[plane * cells + c] = 1.0
+    for t in range(types):
+        out[lay[_L_MINE] + t] = remaining[b, seat, t] * 0.125
+        out[lay[_L_THEIRS] + t] = remaining[b, 1 - seat, t] * 0.125
+    if roller[b] == seat:
+        out[lay[_L_ROLLER]] = 1.0
+    out[lay[_L_SCORE]] = min(1.0, vp[b, seat] * 0.02)
+    out[lay[_L_SCORE] + 1] = min(1.0, vp[b, 1 - seat] * 0.02)
+    live = empty_count[b] > 0
+    if live:
+        out[lay[_L_MARKER] + pos[b]] = 1.0
+        out[lay[_L_ROLL] + roll[b] - 1] = 1.0
+        out[lay[_L_PHASE] + phase[b]] = 1.0
+    if lay[_L_VARIANT]:
+        for i in range(row_owner.shape[0]):
+            if row[b, i]:
+                if row_owner[i] == seat:
+                    out[lay[_L_ROW_MINE] + i] = 1.0
+                else:
+                    out[lay[_L_ROW_THEIRS] + i] = 1.0
+        if live and phase[b] == 1:
+            if choice[b] >= 0:
+                out[lay[_L_CHOICE] + choice[b]] = 1.0
+            else:
+                out[lay[_L_ROLLER_PASSED]] = 1.0
+    if not live:
+        return
+    width = 2 * types + 1
+    spaces = lay[_L_SPACES]
+    here = pos[b]
+    _space_entry(bd, label[b], group_size[b], nbr, here, seat, types, out, spaces)
+    others = empty_count[b] - 1
+    if others <= 0:
+        return
+    # The empty spaces after the marker's along the path (its own left out: it is filled before the next roll);
+    # with fewer than LOOKAHEAD of them the count runs round and they repeat (observation.lookahead_cells).
+    found = 0
+    start = rank[here]
+    n = path.shape[0]
+    for i in range(1, n):
+        cell = path[(start + i) % n]
+        if bd[cell] != EMPTY:
+            continue
+        _space_entry(bd, label[b], group_size[b], nbr, cell, seat, types, out, spaces + (1 + found) * width)
+        found += 1
+        if found == LOOKAHEAD or found == others:
+            break
+    for k in range(found, LOOKAHEAD):
+        src = spaces + (1 + k % others) * width
+        dst = spaces + (1 + k) * width
+        for j in range(width):
+            out[dst + j] = out[src + j]
+
+
+@njit(cache=True)
+def _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out):
+    """Row ``b``'s legal mask into ``out`` (rules.legal_mask)."""
+    out[:] = False
+    if empty_count[b] == 0:
+        return
+    seat = _mover(roller[b], phase[b])
+    if luck:
+        for t in range(types):
+            out[t] = remaining[b, seat, t] > 0
+        out[types] = True
+        return
+    low = choice[b] if phase[b] == 1 else -1
+    n = row_owner.shape[0]
+    for i in range(low + 1, n):
+        out[i] = row[b, i] and row_owner[i] == seat
+    out[n] = True
+
+
+# ----- kernels over the batch ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _reset_kernel(rows, board, tiles, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count,
+                  label, group_size, vp, rng, luck, counts, slot_cells, tile_lake, path, rank):
+    """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
+    and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""
+    num_tiles = tiles.shape[1]
+    pool = np.empty(tile_lake.shape[0], dtype=np.int64)
+    for rr in range(rows.shape[0]):
+        b = rows[rr]
+        for t in range(pool.shape[0]):
+            pool[t] = t
+        pool[0], pool[SIGNPOST_TILE] = SIGNPOST_TILE, 0
+        if luck:
+            for i in range(num_tiles - 1, 0, -1):
+                j = below(rng, b, i + 1)
+                pool[i], pool[j] = pool[j], pool[i]
+        else:
+            # The signpost tile (pool[0]) and 5 of tiles 1..8 (a partial Fisher-Yates over pool[1:]), then the 6
+            # shuffled over the slots.
+            others = pool.shape[0] - 1
+            for i in range(num_tiles - 1):
+                j = i + below(rng, b, others - i)
+                pool[1 + i], pool[1 + j] = pool[1 + j], pool[1 + i]
+            for i in range(num_tiles - 1, 0, -1):
+                j = below(rng, b, i + 1)
+                pool[i], pool[j] = pool[j], pool[i]
+        count = 0
+        sign = 0
+        for s in range(num_tiles):
+            tile = pool[s]
+            tiles[b, s] = tile
+            for k in range(slot_cells.shape[1]):
+                cell = slot_cells[s, k]
+                if tile_lake[tile, k]:
+                    board[b, cell] = LAKE
+                else:
+                    board[b, cell] = EMPTY
+                    count += 1
+            if tile == SIGNPOST_TILE:
+                sign = slot_cells[s, 0]
+        for seat in range(2):
+            placed[b, seat] = 0
+            vp[b, seat] = 0
+            for t in range(remaining.shape[2]):
+                remaining[b, seat, t] = counts[t] if t < counts.shape[0] else 0
+        row[b, :] = not luck
+        label[b, :] = -1
+        group_size[b, :] = 0
+        plies[b] = 0
+        empty_count[b] = count
+        roller[b] = 0
+        phase[b] = ROLLER_CHOICE
+        choice[b] = -1
+        r, cell = _roll(board[b], path, rank, sign, count, rng, b)
+        roll[b] = r
+        pos[b] = cell
+
+
+@njit(cache=True)
+def _apply_kernel(actions, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count,
+                  label, group_size, vp, rng, luck, pass_action, path, rank, nbr):
+    for b in range(actions.shape[0]):
+        if empty_count[b] > 0:
+            _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
+                       group_size, vp, rng, b, actions[b], luck, pass_action, path, rank, nbr)
+
+
+@njit(cache=True)
+def _observe_kernel(seats, out, board, pos, roll, roller, phase, choice, remaining, row, empty_count, label,
+                    group_size, vp, lay, path, rank, nbr, row_owner):
+    for b in range(seats.shape[0]):
+        _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp,
+                     b, seats[b], out[b], lay, path, rank, nbr, row_owner)
+
+
+@njit(cache=True)
+def _legal_kernel(out, remaining, row, roller, phase, choice, empty_count, luck, types, row_owner):
+    for b in range(out.shape[0]):
+        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out[b])
+
+
+@njit(cache=True)
+def _current_player_kernel(roller, phase, empty_count, out):
+    for b in range(out.shape[0]):
+        out[b] = TERMINAL if empty_count[b] == 0 else _mover(roller[b], phase[b])
+
+
+@njit(cache=True)
+def _returns_kernel(vp, placed, empty_count, out):
+    """+1 / -1 / 0 over the keys (victory points, animals placed) once over (rules.returns); zeros while live."""
+    for b in range(out.shape[0]):
+        out[b, 0] = 0.0
+        out[b, 1] = 0.0
+        if empty_count[b] > 0:
+            continue
+        d = vp[b, 0] - vp[b, 1]
+        if d == 0:
+            d = placed[b, 0] - placed[b, 1]
+        if d > 0:
+            out[b, 0], out[b, 1] = 1.0, -1.0
+        elif d < 0:
+            out[b, 0], out[b, 1] = -1.0, 1.0
+
+
+# ----- the greedy playout of the search baseline (baselines.greedy_rollout, compiled) -----------------------------------
+DENY = 0.5
+POTENTIAL = 0.25
+PASS_BELOW = 0.6
+PASS_BELOW_RESPONDER = 0.3
+
+
+@njit(cache=True, inline="always")
+def _uniform(rng, b):
+    """A float in [0, 1) from row ``b``'s generator (the top 53 bits)."""
+    return float(next_u64(rng, b) >> uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _merge_gain(bd, label, group_size, nbr, cell, code):
+    """(victory points gained by an animal ``code`` on ``cell``, whether any group of ``code`` is next to it):
+    baselines.merge_gain of the distinct neighbouring groups' sizes."""
+    total = 0
+    vps = 0
+    for i in range(4):
+        nb = nbr[cell, i]
+        if nb < 0:
+            break
+        if bd[nb] != code:
+            continue
+        g = label[nb]
+        seen = False
+        for j in range(i):
+            other = nbr[cell, j]
+            if bd[other] == code and label[other] == g:
+                seen = True
+        if not seen:
+            total += group_size[g]
+            vps += _GROUP_VP[group_size[g]]
+    if total == 0:
+        return 0, False
+    return _GROUP_VP[min(1 + total, _TOP)] - vps, True
+
+
+@njit(cache=True)
+def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size, rng, b, seat, luck, types,
+                   pass_action, nbr, row_owner, row_type, values):
+    """baselines.greedy_choice for ``seat`` (the mover) in live row ``b``; ties broken with the row's generator
+    (``values``: scratch of 3 floats)."""
+    bd = board[b]
+    lb = label[b]
+    gs = group_size[b]
+    cell = pos[b]
+    opp = 1 - seat
+    deny = 0
+    for k in range(types):
+        if remaining[b, opp, k] > 0:
+            gain, near = _merge_gain(bd, lb, gs, nbr, cell, FIRST_ANIMAL + 3 * opp + k)
+            if near and gain > deny:
+                deny = gain
+    room = 0
+    for i in range(4):
+        nb = nbr[cell, i]
+        if nb < 0:
+            break
+        if bd[nb] == EMPTY:
+            room += 1
+    best = -1e300
+    any_held = False
+    for k in range(types):
+        rem = remaining[b, seat, k]
+        if rem <= 0:
+            continue
+        any_held = True
+        grow = room if rem > 1 else 0
+        gain, near = _merge_gain(bd, lb, gs, nbr, cell, FIRST_ANIMAL + 3 * seat + k)
+        v = gain + DENY * deny + POTENTIAL * grow + 0.01 * rem
+        values[k] = v
+        if v > best:
+            best = v
+    if not any_held:
+        return pass_action
+    if best <= (PASS_BELOW if phase[b] == ROLLER_CHOICE else PASS_BELOW_RESPONDER):
+        return pass_action
+    ties = 0
+    for k in range(types):
+        if remaining[b, seat, k] > 0 and values[k] >= best - 1e-9:
+            ties += 1
+    pick = below(rng, b, ties) if ties > 1 else 0
+    kind = -1
+    for k in range(types):
+        if remaining[b, seat, k] > 0 and values[k] >= best - 1e-9:
+            if pick == 0:
+                kind = k
+                break
+            pick -= 1
+    if luck:
+        return kind
+    low = choice[b] if phase[b] == 1 else -1
+    first = -1
+    last = -1
+    for i in range(low + 1, row_owner.shape[0]):
+        if row[b, i] and row_owner[i] == seat and row_type[i] == kind:
+            if first < 0:
+                first = i
+            last = i
+    if first < 0:
+        return pass_action
+    if phase[b] == ROLLER_CHOICE and best >= 2.0:
+        return last
+    return first
+
+
+@njit(cache=True)
+def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row, plies,
+                    empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr, row_owner,
+                    row_type):
+    """Play row ``b`` on with baselines.greedy_rollout until the game ends or ``max_depth`` plies (< 0: no cut);
+    returns the plies played."""
+    mask = np.zeros(pass_action + 1, dtype=np.bool_)
+    values = np.empty(3, dtype=np.float64)
+    depth = 0
+    while empty_count[b] > 0:
+        if max_depth >= 0 and depth >= max_depth:
+            break
+        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask)
+        count = 0
+        for a in range(mask.shape[0]):
+            if mask[a]:
+                count += 1
+        if count == 1:
+            action = pass_action
+        elif _uniform(rng, b) < epsilon:
+            k = below(rng, b, count)
+            action = -1
+            for a in range(mask.shape[0]):
+                if mask[a]:
+                    if k == 0:
+                        action = a
+                        break
+                    k -= 1
+        else:
+            seat = _mover(roller[b], phase[b])
+            action = _greedy_action(board, pos, phase, choice, remaining, row, label, group_size, rng, b, seat,
+                                    luck, types, pass_action, nbr, row_owner, row_type, values)
+        _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
+                   group_size, vp, rng, b, action, luck, pass_action, path, rank, nbr)
+        depth += 1
+    return depth
+
+
+# ----- the batched game ----------------------------------------------------------------------------------------------
+class BeastyBordersBatch(BatchedGame):
+    """Beasty Borders over B games at once (module docstring). Options as ``rules.BeastyBordersGame``."""
+
+    name = "beasty_borders"
+    num_players = 2
+
+    def __init__(self, variant: str = "main", path_order: str = "typewriter"):
+        ref = BeastyBordersGame(variant=variant, path_order=path_order)  # ConfigError for bad options
+        self.reference = ref
+        self.luck = ref.luck
+        self.num_actions = ref.num_actions
+        self.pass_action = ref.pass_action
+        self.observation_shape = ref.observation_shape
+        self.max_game_length = ref.max_game_length
+        self.cells = ref.cells
+        self.num_types = ref.num_types
+        self.num_tiles = ref.num_tiles
+        self.path = np.array(ref.path, dtype=np.int64)
+        self.rank = np.array(ref.rank, dtype=np.int64)
+        self.nbr = np.full((ref.cells, 4), -1, dtype=np.int64)
+        for cell, nbs in enumerate(ref.neighbours):
+            self.nbr[cell, : len(nbs)] = nbs
+        self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
+        self.counts = np.array(ref.counts, dtype=np.int64)
+        lay = ref.layout
+        self.lay = np.zeros(16, dtype=np.int64)
+        self.lay[_L_CELLS], self.lay[_L_TYPES], self.lay[_L_VARIANT] = lay.cells, lay.num_types, int(lay.variant)
+        self.lay[_L_MARKER], self.lay[_L_ROLL], self.lay[_L_PHASE] = lay.marker_plane, lay.roll, lay.phase
+        self.lay[_L_ROLLER], self.lay[_L_MINE], self.lay[_L_THEIRS] = lay.roller, lay.mine, lay.theirs
+        self.lay[_L_SCORE], self.lay[_L_SPACES], self.lay[_L_SIZE] = lay.score, lay.spaces, lay.size
+        if lay.variant:
+            self.lay[_L_ROW_MINE], self.lay[_L_ROW_THEIRS] = lay.row_mine, lay.row_theirs
+            self.lay[_L_CHOICE], self.lay[_L_ROLLER_PASSED] = lay.choice, lay.roller_passed
+
+    def options(self) -> dict[str, Any]:
+        """The options, as the reference game reports them."""
+        return self.reference.options()
+
+    # ----- state -----------------------------------------------------------------------------------------------
+    def new_state(self, batch: int) -> BordersBatchState:
+        """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
+        def ints(*shape: int) -> np.ndarray:
+            return np.zeros((batch, *shape), dtype=np.int64)
+        return BordersBatchState(
+            board=np.zeros((batch, self.cells), dtype=np.int8), tiles=np.zeros((batch, self.num_tiles), np.int8),
+            pos=ints(), roll=ints(), roller=ints(), phase=ints(), choice=ints(), remaining=ints(2, 3),
+            placed=ints(2), row=np.zeros((batch, act.ROW_LEN), dtype=bool), plies=ints(), empty_count=ints(),
+            label=np.full((batch, self.cells), -1, dtype=np.int8),
+            group_size=np.zeros((batch, self.cells), dtype=np.int8), vp=ints(2), rng=np.zeros(batch, np.uint64))
+
+    def _fields(self, s: BordersBatchState) -> tuple:
+        return (s.board, s.pos, s.roll, s.roller, s.phase, s.choice, s.remaining, s.placed, s.row, s.plies,
+                s.empty_count, s.label, s.group_size, s.vp, s.rng)
+
+    def reset_rows(self, state: BordersBatchState, rows: np.ndarray) -> None:
+        """New games in ``rows``: tiles shuffled and the first roll drawn from each row's generator."""
+        s = state
+        _reset_kernel(np.asarray(rows, dtype=np.int64), s.board, s.tiles, s.pos, s.roll, s.roller, s.phase,
+                      s.choice, s.remaining, s.placed, s.row, s.plies, s.empty_count, s.label, s.group_size, s.vp,
+                      s.rng, self.luck, self.counts, self.slot_cells, _TILE_LAKE, self.path, self.rank)
+
+    def legal_mask(self, state: BordersBatchState, out: np.ndarray) -> None:
+        """The mover's legal mask per row (zeros when over)."""
+        s = state
+        _legal_kernel(out, s.remaining, s.row, s.roller, s.phase, s.choice, s.empty_count, self.luck,
+                      self.num_types, _ROW_OWNER)
+
+    def apply(self, state: BordersBatchState, actions: np.ndarray) -> None:
+        """Play ``actions[b]`` (legal) in every live row; the next turn's roll from the row's generator."""
+        _apply_kernel(np.asarray(actions, dtype=np.int64), *self._fields(state), self.luck, self.pass_action,
+                      self.path, self.rank, self.nbr)
+
+    def observe(self, state: BordersBatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        """Row ``b``'s observation from seat ``seats[b]`` (0 or 1) into ``out[b]``."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() > 1)):
+            raise ValueError(f"seats must be {out.shape[0]} seats 0 or 1")
+        s = state
+        _observe_kernel(seats, out, s.board, s.pos, s.roll, s.roller, s.phase, s.choice, s.remaining, s.row,
+                        s.empty_count, s.label, s.group_size, s.vp, self.lay, self.path, self.rank, self.nbr,
+                        _ROW_OWNER)
+
+    def current_player(self, state: BordersBatchState) -> np.ndarray:
+        """Seat to move per row: the roller, then the responder; TERMINAL once the landscape is full."""
+        out = np.empty(state.pos.shape[0], dtype=np.int64)
+        _current_player_kernel(state.roller, state.phase, state.empty_count, out)
+        return out
+
+    def returns(self, state: BordersBatchState) -> np.ndarray:
+        """(B, 2) terminal rewards, zeros while live."""
+        out = np.empty((state.pos.shape[0], 2), dtype=np.float64)
+        _returns_kernel(state.vp, state.placed, state.empty_count, out)
+        return out
+
+    def truncated(self, state: BordersBatchState) -> np.ndarray:
+        """The AEC env's ply cap (``max_game_length``) on a live game; a game always ends before it (every filling
+        takes at most two decisions), so this stays False, but it is applied as the AEC env applies it."""
+        return (state.empty_count > 0) & (state.plies >= self.max_game_length)
+
+    def scores(self, state: BordersBatchState) -> np.ndarray:
+        """(B, 2) victory points (rules.scores)."""
+        return state.vp.copy()
+
+    def shaping_potential(self, state: BordersBatchState) -> np.ndarray:
+        """(B, 2) as ``Game.shaping_potential`` for this game: the victory points."""
+        return state.vp.astype(np.float64)
+
+    # ----- the bridge to rules.py ----------------------------------------------------------------------------
+    def to_reference(self, state: BordersBatchState, row: int) -> BeastyBordersState:
+        """Row ``row`` as a ``rules.BeastyBordersState`` (its generator is not carried over)."""
+        ref = self.reference
+        s = BeastyBordersState()
+        s.tiles = [int(t) for t in state.tiles[row]]
+        s.board = state.board[row].astype(np.intp)
+        s.pos = int(state.pos[row])
+        s.roll = int(state.roll[row])
+        s.roller = int(state.roller[row])
+        s.phase = int(state.phase[row])
+        s.choice = int(state.choice[row])
+        s.remaining = [[int(x) for x in state.remaining[row, seat, : self.num_types]] for seat in range(2)]
+        s.placed = [int(x) for x in state.placed[row]]
+        s.row = None if self.luck else state.row[row].astype(np.float32)
+        s.empty = sorted(ref.rank[c] for c in np.flatnonzero(state.board[row] == EMPTY).tolist())
+        return s
+
+    def from_reference(self, reference_state: BeastyBordersState, state: BordersBatchState, row: int) -> None:
+        """Write a ``rules.BeastyBordersState`` into row ``row`` (its generator kept; plies set to 0, since the
+        reference state does not count them)."""
+        r = reference_state
+        state.tiles[row] = r.tiles
+        state.board[row] = r.board
+        state.pos[row] = r.pos
+        state.roll[row] = r.roll
+        state.roller[row] = r.roller
+        state.phase[row] = r.phase
+        state.choice[row] = r.choice
+        state.remaining[row, :, : self.num_types] = r.remaining
+        state.remaining[row, :, self.num_types:] = 0
+        state.placed[row] = r.placed
+        state.row[row] = False if r.row is None else r.row
+        state.plies[row] = 0
+        state.empty_count[row] = len(r.empty)
+        _rebuild_groups(state.board[row], state.label[row], state.group_size[row], state.vp[row], self.nbr)
+
+    # ----- the search baseline's playouts -----------------------------------------------------------------------
+    def playout(self, state: BordersBatchState, row: int, max_depth: int = -1, epsilon: float = 0.1) -> int:
+        """Play row ``row`` on with the greedy playout rule of ``baselines.greedy_rollout`` (a uniformly random
+        legal move with probability ``epsilon``) until the game ends or ``max_depth`` plies (< 0: no cut), chance
+        and ties from the row's generator; returns the plies played."""
+        return _playout_kernel(row, max_depth, epsilon, *self._fields(state), self.luck, self.num_types,
+                               self.pass_action, self.path, self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE)
+
+    def greedy_actions(self, state: BordersBatchState) -> np.ndarray:
+        """(B,) ``baselines.greedy_choice`` for the mover of every live row (-1 where over), ties from the row's
+        generator."""
+        out = np.full(state.pos.shape[0], -1, dtype=np.int64)
+        seats = self.current_player(state)
+        s = state
+        values = np.empty(3, dtype=np.float64)
+        for b in np.flatnonzero(seats >= 0):
+            out[b] = _greedy_action(s.board, s.pos, s.phase, s.choice, s.remaining, s.row, s.label, s.group_size,
+                                    s.rng, b, int(seats[b]), self.luck, self.num_types, self.pass_action, self.nbr,
+                                    _ROW_OWNER, _ROW_TYPE, values)
+        return out
