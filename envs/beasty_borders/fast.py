@@ -226,93 +226,88 @@ def _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, 
     _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
 
 
-@njit(cache=True)
-def _space_entry(board, label, group_size, nbr, cell, seat, types, out, off):
-    """Write what ``cell`` is worth from ``seat``'s side into ``out[off:]`` (observation.space_entry, in the
-    seat's order: my types, the opponent's, then the empty green neighbours / 4)."""
-    room = 0
-    for i in range(4):
-        nb = nbr[cell, i]
-        if nb < 0:
-            break
-        if board[nb] == EMPTY:
-            room += 1
-    for side in range(2):
-        owner = seat if side == 0 else 1 - seat
-        for t in range(types):
-            code = FIRST_ANIMAL + 3 * owner + t
-            total = 0
-            vps = 0
-            for i in range(4):
-                nb = nbr[cell, i]
-                if nb < 0:
-                    break
-                if board[nb] != code:
-                    continue
-                g = label[nb]
-                seen = False
-                for j in range(i):
-                    other = nbr[cell, j]
-                    if board[other] == code and label[other] == g:
-                        seen = True
-                if not seen:
-                    total += group_size[g]
-                    vps += _GROUP_VP[group_size[g]]
-            if total:
-                gain = (_GROUP_VP[min(1 + total, _TOP)] - vps) * 0.1
-                out[off + side * types + t] = gain if gain < 1.0 else 1.0
-    out[off + 2 * types] = room * 0.25
+@njit(cache=True, inline="always")
+def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
+    """observation.space_entry's gain (/ 10, capped at 1) for animal ``code`` from the distinct neighbouring
+    groups (code ``c_i``, size ``s_i``; ``s_i`` 0 for a non-group or a repeated group)."""
+    total = (c0 == code) * s0 + (c1 == code) * s1 + (c2 == code) * s2 + (c3 == code) * s3
+    vps = ((c0 == code) * _GROUP_VP[s0] + (c1 == code) * _GROUP_VP[s1] + (c2 == code) * _GROUP_VP[s2]
+           + (c3 == code) * _GROUP_VP[s3])
+    gain = (_GROUP_VP[min(1 + total, _TOP)] - vps) * 0.1
+    return gain if gain < 1.0 else 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
+    """Write what ``cell`` (an empty green space) is worth from ``seat``'s side into ``out[b, off:]``
+    (observation.space_entry, in the seat's order: my types, the opponent's, then the empty green neighbours / 4;
+    ``out`` zero there). Branch-free: ``nbr4[cell]`` holds its neighbours padded with ``cell`` itself to 4
+    (``nbr4[cell, 4]``: the number of pads, which count as empty), and ``slots[seat, code]`` is where an animal
+    code's gain goes (a non-animal's goes to the room slot, written last)."""
+    n0, n1, n2, n3 = nbr4[cell, 0], nbr4[cell, 1], nbr4[cell, 2], nbr4[cell, 3]
+    c0, c1, c2, c3 = np.int64(bd[n0]), np.int64(bd[n1]), np.int64(bd[n2]), np.int64(bd[n3])
+    g0, g1, g2, g3 = np.int64(lb[n0]), np.int64(lb[n1]), np.int64(lb[n2]), np.int64(lb[n3])
+    # sizes of the distinct groups (labels are cells of the groups: distinct groups, distinct labels; -1 none)
+    s0 = (g0 >= 0) * np.int64(gs[max(g0, 0)])
+    s1 = (g1 >= 0) * (g1 != g0) * np.int64(gs[max(g1, 0)])
+    s2 = (g2 >= 0) * (g2 != g0) * (g2 != g1) * np.int64(gs[max(g2, 0)])
+    s3 = (g3 >= 0) * (g3 != g0) * (g3 != g1) * (g3 != g2) * np.int64(gs[max(g3, 0)])
+    out[b, off + slots[seat, c0]] = _code_gain(c0, c0, c1, c2, c3, s0, s1, s2, s3)
+    out[b, off + slots[seat, c1]] = _code_gain(c1, c0, c1, c2, c3, s0, s1, s2, s3)
+    out[b, off + slots[seat, c2]] = _code_gain(c2, c0, c1, c2, c3, s0, s1, s2, s3)
+    out[b, off + slots[seat, c3]] = _code_gain(c3, c0, c1, c2, c3, s0, s1, s2, s3)
+    room = (c0 == EMPTY) + (c1 == EMPTY) + (c2 == EMPTY) + (c3 == EMPTY) - nbr4[cell, 4]
+    out[b, off + 2 * types] = room * 0.25
+
+
+@njit(cache=True, inline="always")
 def _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp, b,
-                 seat, out, lay, path, rank, nbr, row_owner):
-    """Row ``b``'s observation from ``seat`` into ``out`` (observation.encode; layout offsets in ``lay``)."""
+                 seat, out, lay, planes, slots, path, rank, nbr4, row_owner):
+    """Row ``b``'s observation from ``seat`` into ``out[b]`` (observation.encode; layout offsets in ``lay``,
+    ``planes[seat, code]`` the offset of the plane that shows a cell code to ``seat``)."""
     cells = lay[_L_CELLS]
     types = lay[_L_TYPES]
-    out[:] = 0.0
+    out[b, :] = 0.0
     bd = board[b]
-    for c in range(cells):
+    for c in range(cells):  # branch-free: an empty space writes 0 into its own (zero) lake-plane entry
         code = bd[c]
-        if code == LAKE:
-            out[c] = 1.0
-        elif code == MARKER:
-            out[cells + c] = 1.0
-        elif code >= FIRST_ANIMAL:
-            owner = (code - FIRST_ANIMAL) // 3
-            t = (code - FIRST_ANIMAL) % 3
-            plane = 2 + t if owner == seat else 2 + types + t
-            out[plane * cells + c] = 1.0
+        out[b, planes[seat, code] + c] = 0.0 if code == EMPTY else 1.0
+    mine = lay[_L_MINE]
+    theirs = lay[_L_THEIRS]
     for t in range(types):
-        out[lay[_L_MINE] + t] = remaining[b, seat, t] * 0.125
-        out[lay[_L_THEIRS] + t] = remaining[b, 1 - seat, t] * 0.125
+        out[b, mine + t] = remaining[b, seat, t] * 0.125
+        out[b, theirs + t] = remaining[b, 1 - seat, t] * 0.125
     if roller[b] == seat:
-        out[lay[_L_ROLLER]] = 1.0
-    out[lay[_L_SCORE]] = min(1.0, vp[b, seat] * 0.02)
-    out[lay[_L_SCORE] + 1] = min(1.0, vp[b, 1 - seat] * 0.02)
+        out[b, lay[_L_ROLLER]] = 1.0
+    out[b, lay[_L_SCORE]] = min(1.0, vp[b, seat] * 0.02)
+    out[b, lay[_L_SCORE] + 1] = min(1.0, vp[b, 1 - seat] * 0.02)
     live = empty_count[b] > 0
     if live:
-        out[lay[_L_MARKER] + pos[b]] = 1.0
-        out[lay[_L_ROLL] + roll[b] - 1] = 1.0
-        out[lay[_L_PHASE] + phase[b]] = 1.0
+        out[b, lay[_L_MARKER] + pos[b]] = 1.0
+        out[b, lay[_L_ROLL] + roll[b] - 1] = 1.0
+        out[b, lay[_L_PHASE] + phase[b]] = 1.0
     if lay[_L_VARIANT]:
+        row_mine = lay[_L_ROW_MINE]
+        row_theirs = lay[_L_ROW_THEIRS]
         for i in range(row_owner.shape[0]):
             if row[b, i]:
                 if row_owner[i] == seat:
-                    out[lay[_L_ROW_MINE] + i] = 1.0
+                    out[b, row_mine + i] = 1.0
                 else:
-                    out[lay[_L_ROW_THEIRS] + i] = 1.0
+                    out[b, row_theirs + i] = 1.0
         if live and phase[b] == 1:
             if choice[b] >= 0:
-                out[lay[_L_CHOICE] + choice[b]] = 1.0
+                out[b, lay[_L_CHOICE] + choice[b]] = 1.0
             else:
-                out[lay[_L_ROLLER_PASSED]] = 1.0
+                out[b, lay[_L_ROLLER_PASSED]] = 1.0
     if not live:
         return
+    lb = label[b]
+    gs = group_size[b]
     width = 2 * types + 1
     spaces = lay[_L_SPACES]
     here = pos[b]
-    _space_entry(bd, label[b], group_size[b], nbr, here, seat, types, out, spaces)
+    _space_entry(bd, lb, gs, nbr4, slots, here, seat, types, out, b, spaces)
     others = empty_count[b] - 1
     if others <= 0:
         return
@@ -322,10 +317,11 @@ def _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_
     start = rank[here]
     n = path.shape[0]
     for i in range(1, n):
-        cell = path[(start + i) % n]
+        k = start + i
+        cell = path[k - n if k >= n else k]
         if bd[cell] != EMPTY:
             continue
-        _space_entry(bd, label[b], group_size[b], nbr, cell, seat, types, out, spaces + (1 + found) * width)
+        _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, spaces + (1 + found) * width)
         found += 1
         if found == LOOKAHEAD or found == others:
             break
@@ -333,26 +329,27 @@ def _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_
         src = spaces + (1 + k % others) * width
         dst = spaces + (1 + k) * width
         for j in range(width):
-            out[dst + j] = out[src + j]
+            out[b, dst + j] = out[b, src + j]
 
 
-@njit(cache=True)
-def _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out):
-    """Row ``b``'s legal mask into ``out`` (rules.legal_mask)."""
-    out[:] = False
+@njit(cache=True, inline="always")
+def _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out, ob):
+    """Row ``b``'s legal mask into ``out[ob]`` (rules.legal_mask)."""
+    n = out.shape[1]
+    for a in range(n):
+        out[ob, a] = False
     if empty_count[b] == 0:
         return
     seat = _mover(roller[b], phase[b])
     if luck:
         for t in range(types):
-            out[t] = remaining[b, seat, t] > 0
-        out[types] = True
+            out[ob, t] = remaining[b, seat, t] > 0
+        out[ob, types] = True
         return
     low = choice[b] if phase[b] == 1 else -1
-    n = row_owner.shape[0]
-    for i in range(low + 1, n):
-        out[i] = row[b, i] and row_owner[i] == seat
-    out[n] = True
+    for i in range(low + 1, n - 1):
+        out[ob, i] = row[b, i] and row_owner[i] == seat
+    out[ob, n - 1] = True
 
 
 # ----- kernels over the batch ---------------------------------------------------------------------------------------
@@ -425,16 +422,16 @@ def _apply_kernel(actions, board, pos, roll, roller, phase, choice, remaining, p
 
 @njit(cache=True)
 def _observe_kernel(seats, out, board, pos, roll, roller, phase, choice, remaining, row, empty_count, label,
-                    group_size, vp, lay, path, rank, nbr, row_owner):
+                    group_size, vp, lay, planes, slots, path, rank, nbr4, row_owner):
     for b in range(seats.shape[0]):
         _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp,
-                     b, seats[b], out[b], lay, path, rank, nbr, row_owner)
+                     b, seats[b], out, lay, planes, slots, path, rank, nbr4, row_owner)
 
 
 @njit(cache=True)
 def _legal_kernel(out, remaining, row, roller, phase, choice, empty_count, luck, types, row_owner):
     for b in range(out.shape[0]):
-        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out[b])
+        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out, b)
 
 
 @njit(cache=True)
@@ -574,24 +571,24 @@ def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choi
                     row_type):
     """Play row ``b`` on with baselines.greedy_rollout until the game ends or ``max_depth`` plies (< 0: no cut);
     returns the plies played."""
-    mask = np.zeros(pass_action + 1, dtype=np.bool_)
+    mask = np.zeros((1, pass_action + 1), dtype=np.bool_)
     values = np.empty(3, dtype=np.float64)
     depth = 0
     while empty_count[b] > 0:
         if max_depth >= 0 and depth >= max_depth:
             break
-        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask)
+        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask, 0)
         count = 0
-        for a in range(mask.shape[0]):
-            if mask[a]:
+        for a in range(mask.shape[1]):
+            if mask[0, a]:
                 count += 1
         if count == 1:
             action = pass_action
         elif _uniform(rng, b) < epsilon:
             k = below(rng, b, count)
             action = -1
-            for a in range(mask.shape[0]):
-                if mask[a]:
+            for a in range(mask.shape[1]):
+                if mask[0, a]:
                     if k == 0:
                         action = a
                         break
@@ -629,6 +626,11 @@ class BeastyBordersBatch(BatchedGame):
         self.nbr = np.full((ref.cells, 4), -1, dtype=np.int64)
         for cell, nbs in enumerate(ref.neighbours):
             self.nbr[cell, : len(nbs)] = nbs
+        self.nbr4 = np.zeros((ref.cells, 5), dtype=np.int64)
+        """Neighbours padded with the cell itself to 4, then the number of pads (for the spaces block)."""
+        for cell, nbs in enumerate(ref.neighbours):
+            self.nbr4[cell, :4] = list(nbs) + [cell] * (4 - len(nbs))
+            self.nbr4[cell, 4] = 4 - len(nbs)
         self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
         self.counts = np.array(ref.counts, dtype=np.int64)
         lay = ref.layout
@@ -637,6 +639,19 @@ class BeastyBordersBatch(BatchedGame):
         self.lay[_L_MARKER], self.lay[_L_ROLL], self.lay[_L_PHASE] = lay.marker_plane, lay.roll, lay.phase
         self.lay[_L_ROLLER], self.lay[_L_MINE], self.lay[_L_THEIRS] = lay.roller, lay.mine, lay.theirs
         self.lay[_L_SCORE], self.lay[_L_SPACES], self.lay[_L_SIZE] = lay.score, lay.spaces, lay.size
+        self.planes = np.zeros((2, 9), dtype=np.int64)
+        for seat in range(2):
+            self.planes[seat, MARKER] = lay.cells
+            for code in range(FIRST_ANIMAL, 9):
+                owner, t = divmod(code - FIRST_ANIMAL, 3)
+                self.planes[seat, code] = (2 + t + (0 if owner == seat else lay.num_types)) * lay.cells
+        self.slots = np.full((2, 9), 2 * lay.num_types, dtype=np.int64)
+        """Where a neighbouring animal code's gain goes in a space entry seen by each seat (non-animals: room)."""
+        for seat in range(2):
+            for code in range(FIRST_ANIMAL, 9):
+                owner, t = divmod(code - FIRST_ANIMAL, 3)
+                if t < lay.num_types:
+                    self.slots[seat, code] = t + (0 if owner == seat else lay.num_types)
         if lay.variant:
             self.lay[_L_ROW_MINE], self.lay[_L_ROW_THEIRS] = lay.row_mine, lay.row_theirs
             self.lay[_L_CHOICE], self.lay[_L_ROLLER_PASSED] = lay.choice, lay.roller_passed
@@ -686,7 +701,8 @@ class BeastyBordersBatch(BatchedGame):
             raise ValueError(f"seats must be {out.shape[0]} seats 0 or 1")
         s = state
         _observe_kernel(seats, out, s.board, s.pos, s.roll, s.roller, s.phase, s.choice, s.remaining, s.row,
-                        s.empty_count, s.label, s.group_size, s.vp, self.lay, self.path, self.rank, self.nbr,
+                        s.empty_count, s.label, s.group_size, s.vp, self.lay, self.planes, self.slots, self.path,
+                        self.rank, self.nbr4,
                         _ROW_OWNER)
 
     def current_player(self, state: BordersBatchState) -> np.ndarray:
