@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit, uint64
 
 from envs.beasty_borders import actions as act
+from envs.beasty_borders.baselines import DENY, PASS_BELOW, PASS_BELOW_RESPONDER, POTENTIAL
 from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILES, tile_lakes
@@ -226,7 +227,7 @@ def _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, 
     _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
     """observation.space_entry's gain (/ 10, capped at 1) for animal ``code`` from the distinct neighbouring
     groups (code ``c_i``, size ``s_i``; ``s_i`` 0 for a non-group or a repeated group)."""
@@ -260,7 +261,7 @@ def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
     out[b, off + 2 * types] = room * 0.25
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp, b,
                  seat, out, lay, planes, slots, path, rank, nbr4, row_owner):
     """Row ``b``'s observation from ``seat`` into ``out[b]`` (observation.encode; layout offsets in ``lay``,
@@ -458,12 +459,6 @@ def _returns_kernel(vp, placed, empty_count, out):
 
 
 # ----- the greedy playout of the search baseline (baselines.greedy_rollout, compiled) -----------------------------------
-DENY = 0.5
-POTENTIAL = 0.25
-PASS_BELOW = 0.6
-PASS_BELOW_RESPONDER = 0.3
-
-
 @njit(cache=True, inline="always")
 def _uniform(rng, b):
     """A float in [0, 1) from row ``b``'s generator (the top 53 bits)."""
@@ -601,6 +596,152 @@ def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choi
                    group_size, vp, rng, b, action, luck, pass_action, path, rank, nbr)
         depth += 1
     return depth
+
+
+@njit(cache=True)
+def _candidates(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, row_type, mask, out):
+    """The actions the search tree considers in live row ``b`` into ``out``; returns how many: every legal action
+    (main), or per type the lowest and the highest legal figure, then pass (variant: baselines.variant_candidates).
+    ``mask``: scratch (1, num_actions)."""
+    _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask, 0)
+    actions = mask.shape[1]
+    n = 0
+    if luck:
+        for a in range(actions):
+            if mask[0, a]:
+                out[n] = a
+                n += 1
+        return n
+    for k in range(types):
+        first = -1
+        last = -1
+        for a in range(actions - 1):
+            if mask[0, a] and row_type[a] == k:
+                if first < 0:
+                    first = a
+                last = a
+        if first >= 0:
+            out[n] = first
+            n += 1
+            if last != first:
+                out[n] = last
+                n += 1
+    out[n] = actions - 1
+    return n + 1
+
+
+@njit(cache=True)
+def _copy_row(src, dst, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
+              group_size, vp):
+    """Row ``src`` of every field but the generator into row ``dst``."""
+    board[dst] = board[src]
+    pos[dst] = pos[src]
+    roll[dst] = roll[src]
+    roller[dst] = roller[src]
+    phase[dst] = phase[src]
+    choice[dst] = choice[src]
+    remaining[dst] = remaining[src]
+    placed[dst] = placed[src]
+    row[dst] = row[src]
+    plies[dst] = plies[src]
+    empty_count[dst] = empty_count[src]
+    label[dst] = label[src]
+    group_size[dst] = group_size[src]
+    vp[dst] = vp[src]
+
+
+@njit(cache=True)
+def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_legal, root_visits, board, pos,
+                   roll, roller,
+                   phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp, rng, luck, types,
+                   pass_action, path, rank, nbr, row_owner, row_type, eval_scale, max_plies):
+    """The ``search`` baseline's decision for the mover of row 0, compiled: envs.common.mcts.MCTSPolicy.act
+    (UCT, open loop: each simulation copies row 0 into row 1 and samples the dice from ``rng[1]``) with
+    BordersMCTS's playouts and values (:func:`_playout_kernel`; tanh of the final vp margin / ``eval_scale``
+    blended with the result by ``margin_weight``; a playout cut after ``max_depth`` plies is valued by the
+    vp lead as baselines.vp_evaluate). ``root_visits[a]``: the visits of the root's child ``a`` (0 if none). The
+    root's children are restricted to ``root_legal`` when choosing; returns the most visited (the first expanded
+    on ties), -1 if none."""
+    actions = pass_action + 1
+    max_nodes = budget + 1
+    children = np.full((max_nodes, actions), -1, dtype=np.int64)
+    visits = np.zeros(max_nodes, dtype=np.int64)
+    avail = np.zeros(max_nodes, dtype=np.int64)
+    value = np.zeros((max_nodes, 2), dtype=np.float64)
+    nodes = 1
+    node_path = np.empty(max_plies + 2, dtype=np.int64)
+    mask = np.zeros((1, actions), dtype=np.bool_)
+    acts = np.empty(actions, dtype=np.int64)
+    untried = np.empty(actions, dtype=np.int64)
+    for _ in range(budget):
+        _copy_row(0, 1, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
+                  group_size, vp)
+        node = 0
+        node_path[0] = 0
+        length = 1
+        while empty_count[1] > 0:
+            player = _mover(roller[1], phase[1])
+            n = _candidates(remaining, row, roller, phase, choice, empty_count, 1, luck, types, row_owner, row_type,
+                            mask, acts)
+            free = 0
+            for i in range(n):
+                child = children[node, acts[i]]
+                if child >= 0:
+                    avail[child] += 1
+                else:
+                    untried[free] = acts[i]
+                    free += 1
+            if free > 0:
+                a = untried[below(rng, 1, free)]
+                child = nodes
+                nodes += 1
+                children[node, a] = child
+                avail[child] = 1
+                _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count,
+                           label, group_size, vp, rng, 1, a, luck, pass_action, path, rank, nbr)
+                node_path[length] = child
+                length += 1
+                break
+            best = -1
+            best_score = -np.inf
+            for i in range(n):
+                child = children[node, acts[i]]
+                score = (value[child, player] / visits[child]
+                         + exploration * np.sqrt(np.log(avail[child]) / visits[child]))
+                if score > best_score:
+                    best = acts[i]
+                    best_score = score
+            _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
+                       group_size, vp, rng, 1, best, luck, pass_action, path, rank, nbr)
+            node = children[node, best]
+            node_path[length] = node
+            length += 1
+        if empty_count[1] > 0:
+            _playout_kernel(1, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row,
+                            plies, empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr,
+                            row_owner, row_type)
+        if empty_count[1] > 0:  # cut: the vp lead (baselines.vp_evaluate)
+            v = np.tanh((vp[1, 0] - vp[1, 1] + 0.1 * (placed[1, 0] - placed[1, 1])) / eval_scale)
+        else:
+            d = vp[1, 0] - vp[1, 1]
+            if d == 0:
+                d = placed[1, 0] - placed[1, 1]
+            result = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+            margin = np.tanh((vp[1, 0] - vp[1, 1]) / eval_scale)
+            v = (1 - margin_weight) * result + margin_weight * margin
+        for i in range(length):
+            visits[node_path[i]] += 1
+            value[node_path[i], 0] += v
+            value[node_path[i], 1] -= v
+    best = -1
+    for a in range(actions):
+        child = children[0, a]
+        root_visits[a] = visits[child] if child >= 0 else 0
+        if child >= 0 and root_legal[a]:
+            if best < 0 or visits[child] > visits[children[0, best]] or (
+                    visits[child] == visits[children[0, best]] and child < children[0, best]):
+                best = a
+    return best
 
 
 # ----- the batched game ----------------------------------------------------------------------------------------------
@@ -774,6 +915,19 @@ class BeastyBordersBatch(BatchedGame):
         and ties from the row's generator; returns the plies played."""
         return _playout_kernel(row, max_depth, epsilon, *self._fields(state), self.luck, self.num_types,
                                self.pass_action, self.path, self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE)
+
+    def search(self, state: BordersBatchState, legal: np.ndarray, budget: int, exploration: float,
+               margin_weight: float, eval_scale: float, max_depth: int = -1, epsilon: float = 0.1,
+               root_visits: np.ndarray | None = None) -> int:
+        """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
+        scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with greedy playouts (see
+        :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
+        root children's visit counts. Returns the action, -1 if no legal child."""
+        if root_visits is None:
+            root_visits = np.zeros(self.num_actions, dtype=np.int64)
+        return int(_search_kernel(budget, exploration, margin_weight, max_depth, epsilon, legal, root_visits,
+                                  *self._fields(state), self.luck, self.num_types, self.pass_action, self.path,
+                                  self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, eval_scale, self.max_game_length))
 
     def greedy_actions(self, state: BordersBatchState) -> np.ndarray:
         """(B,) ``baselines.greedy_choice`` for the mover of every live row (-1 where over), ties from the row's

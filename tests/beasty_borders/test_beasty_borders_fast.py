@@ -17,12 +17,20 @@ import numpy as np
 import pytest
 
 from envs import beasty_borders_v0
-from envs.beasty_borders.baselines import greedy_choice
+from envs.beasty_borders.baselines import (
+    EVAL_SCALE,
+    MARGIN_WEIGHT,
+    SEARCH_EXPLORATION,
+    GreedyPolicy,
+    greedy_choice,
+    search_policy,
+)
 from envs.beasty_borders.fast import BeastyBordersBatch
 from envs.beasty_borders.rules import BeastyBordersGame
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILES
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
+from envs.common.policies import decision_from_state
 
 OPTION_SETS = [
     {"variant": v, "path_order": p} for v in ("main", "without_luck") for p in ("typewriter", "snake")
@@ -365,6 +373,52 @@ def test_playout_plays_legal_games_to_the_end(variant):
         s = fast.to_reference(state, b)
         s2 = ref.state_from_json(ref.state_to_json(s))  # the snapshot checks count every figure
         assert ref.is_terminal(s2) and ref.scores(s2).tolist() == state.vp[b].tolist()
+
+
+def test_compiled_search_visits_like_the_reference_search():
+    """The compiled search (BordersMCTS with compiled=True) and the reference one on rules.py spread their root
+    visits alike (summed over 3 seeds at budget 200; they draw different random numbers), on positions late in
+    greedy games (short playouts keep the reference quick)."""
+    from envs.common import mcts
+
+    roots = []
+
+    class RecordedNode(mcts._Node):
+        def __init__(self, num_players):
+            super().__init__(num_players)
+            roots.append(self)
+
+    for variant in ("main", "without_luck"):
+        game = BeastyBordersGame(variant=variant)
+        rng = np.random.default_rng(3)
+        s = game.initial_state(rng)
+        greedy = GreedyPolicy(game, seed=0)
+        positions = []
+        while not game.is_terminal(s):
+            decision = decision_from_state(game, s)
+            if len(s.empty) <= 16 and decision.legal_actions().size > 1:
+                positions.append(decision)
+            game.apply(s, greedy.act(decision), rng)
+        for decision in positions[:2]:
+            reference = np.zeros(game.num_actions)
+            compiled = np.zeros(game.num_actions)
+            for seed in range(3):
+                roots.clear()
+                with pytest.MonkeyPatch.context() as patch:
+                    patch.setattr(mcts, "_Node", RecordedNode)
+                    search_policy(game, seed=seed, budget=200, compiled=False).act(decision)
+                for a, child in roots[0].children.items():
+                    reference[a] += child.visits
+                policy = search_policy(game, seed=seed, budget=200)
+                policy.fast.from_reference(decision.info_state, policy._rows, 0)
+                policy._rows.rng[1] = seed
+                visits = np.zeros(game.num_actions, dtype=np.int64)
+                action = policy.fast.search(policy._rows, decision.action_mask.astype(bool), 200, SEARCH_EXPLORATION,
+                                            MARGIN_WEIGHT, EVAL_SCALE, root_visits=visits)
+                assert decision.action_mask[action] and visits[action] == visits.max() and visits.sum() == 200
+                compiled += visits
+            assert set(np.flatnonzero(compiled)) == set(np.flatnonzero(reference))
+            assert 0.5 * np.abs(reference / reference.sum() - compiled / compiled.sum()).sum() < 0.2
 
 
 def main() -> None:
