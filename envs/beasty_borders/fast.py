@@ -14,8 +14,14 @@ generator (:mod:`envs.common.fastrng`): the die rolls and tile shuffles are draw
 streams ``rules.py`` draws from a numpy generator with the same seed (the differential tests copy the rolls and
 tiles from one engine to the other).
 
-The kernels for the ``search`` baseline live here too: :func:`greedy_playout` plays a game to its end with the
-greedy playout rule of ``baselines.py`` (``greedy_rollout``) from one row of a batch.
+The ``search`` baseline's kernels live here too (``baselines.BordersMCTS`` calls them): :meth:`BeastyBordersBatch.search`
+runs its whole UCT search on two rows (the root and a simulation's scratch), :meth:`~BeastyBordersBatch.playout`
+plays a row to the end with the greedy playout rule (``baselines.greedy_rollout``), and
+:meth:`~BeastyBordersBatch.greedy_actions` is ``baselines.greedy_choice``.
+
+Tables the kernels read as globals (``GROUP_VP``, the cell codes) are frozen into numba's on-disk cache, which
+only watches this file: after editing them elsewhere, touch this file (or clear its ``__pycache__``). The greedy
+rule's tuned weights are passed in as arguments for that reason.
 """
 
 from __future__ import annotations
@@ -26,7 +32,6 @@ import numpy as np
 from numba import njit, uint64
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders.baselines import DENY, PASS_BELOW, PASS_BELOW_RESPONDER, POTENTIAL
 from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILES, tile_lakes
@@ -493,9 +498,10 @@ def _merge_gain(bd, label, group_size, nbr, cell, code):
 
 @njit(cache=True)
 def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size, rng, b, seat, luck, types,
-                   pass_action, nbr, row_owner, row_type, values):
+                   pass_action, nbr, row_owner, row_type, values, greedy):
     """baselines.greedy_choice for ``seat`` (the mover) in live row ``b``; ties broken with the row's generator
-    (``values``: scratch of 3 floats)."""
+    (``values``: scratch of 3 floats; ``greedy``: the rule's weights DENY, POTENTIAL, PASS_BELOW,
+    PASS_BELOW_RESPONDER, passed in so that a cached kernel never keeps stale ones)."""
     bd = board[b]
     lb = label[b]
     gs = group_size[b]
@@ -523,13 +529,13 @@ def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size,
         any_held = True
         grow = room if rem > 1 else 0
         gain, near = _merge_gain(bd, lb, gs, nbr, cell, FIRST_ANIMAL + 3 * seat + k)
-        v = gain + DENY * deny + POTENTIAL * grow + 0.01 * rem
+        v = gain + greedy[0] * deny + greedy[1] * grow + 0.01 * rem
         values[k] = v
         if v > best:
             best = v
     if not any_held:
         return pass_action
-    if best <= (PASS_BELOW if phase[b] == ROLLER_CHOICE else PASS_BELOW_RESPONDER):
+    if best <= (greedy[2] if phase[b] == ROLLER_CHOICE else greedy[3]):
         return pass_action
     ties = 0
     for k in range(types):
@@ -563,7 +569,7 @@ def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size,
 @njit(cache=True)
 def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row, plies,
                     empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr, row_owner,
-                    row_type):
+                    row_type, greedy):
     """Play row ``b`` on with baselines.greedy_rollout until the game ends or ``max_depth`` plies (< 0: no cut);
     returns the plies played."""
     mask = np.zeros((1, pass_action + 1), dtype=np.bool_)
@@ -591,7 +597,7 @@ def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choi
         else:
             seat = _mover(roller[b], phase[b])
             action = _greedy_action(board, pos, phase, choice, remaining, row, label, group_size, rng, b, seat,
-                                    luck, types, pass_action, nbr, row_owner, row_type, values)
+                                    luck, types, pass_action, nbr, row_owner, row_type, values, greedy)
         _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
                    group_size, vp, rng, b, action, luck, pass_action, path, rank, nbr)
         depth += 1
@@ -654,7 +660,7 @@ def _copy_row(src, dst, board, pos, roll, roller, phase, choice, remaining, plac
 def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_legal, root_visits, board, pos,
                    roll, roller,
                    phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp, rng, luck, types,
-                   pass_action, path, rank, nbr, row_owner, row_type, eval_scale, max_plies):
+                   pass_action, path, rank, nbr, row_owner, row_type, eval_scale, max_plies, greedy):
     """The ``search`` baseline's decision for the mover of row 0, compiled: envs.common.mcts.MCTSPolicy.act
     (UCT, open loop: each simulation copies row 0 into row 1 and samples the dice from ``rng[1]``) with
     BordersMCTS's playouts and values (:func:`_playout_kernel`; tanh of the final vp margin / ``eval_scale``
@@ -719,7 +725,7 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
         if empty_count[1] > 0:
             _playout_kernel(1, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row,
                             plies, empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr,
-                            row_owner, row_type)
+                            row_owner, row_type, greedy)
         if empty_count[1] > 0:  # cut: the vp lead (baselines.vp_evaluate)
             v = np.tanh((vp[1, 0] - vp[1, 1] + 0.1 * (placed[1, 0] - placed[1, 1])) / eval_scale)
         else:
@@ -774,6 +780,11 @@ class BeastyBordersBatch(BatchedGame):
             self.nbr4[cell, 4] = 4 - len(nbs)
         self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
         self.counts = np.array(ref.counts, dtype=np.int64)
+        from envs.beasty_borders import baselines
+
+        self.greedy = np.array([baselines.DENY, baselines.POTENTIAL, baselines.PASS_BELOW,
+                                baselines.PASS_BELOW_RESPONDER], dtype=np.float64)
+        """The greedy playout rule's weights (baselines.py), for the search baseline's kernels."""
         lay = ref.layout
         self.lay = np.zeros(16, dtype=np.int64)
         self.lay[_L_CELLS], self.lay[_L_TYPES], self.lay[_L_VARIANT] = lay.cells, lay.num_types, int(lay.variant)
@@ -914,7 +925,7 @@ class BeastyBordersBatch(BatchedGame):
         legal move with probability ``epsilon``) until the game ends or ``max_depth`` plies (< 0: no cut), chance
         and ties from the row's generator; returns the plies played."""
         return _playout_kernel(row, max_depth, epsilon, *self._fields(state), self.luck, self.num_types,
-                               self.pass_action, self.path, self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE)
+                               self.pass_action, self.path, self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, self.greedy)
 
     def search(self, state: BordersBatchState, legal: np.ndarray, budget: int, exploration: float,
                margin_weight: float, eval_scale: float, max_depth: int = -1, epsilon: float = 0.1,
@@ -927,7 +938,8 @@ class BeastyBordersBatch(BatchedGame):
             root_visits = np.zeros(self.num_actions, dtype=np.int64)
         return int(_search_kernel(budget, exploration, margin_weight, max_depth, epsilon, legal, root_visits,
                                   *self._fields(state), self.luck, self.num_types, self.pass_action, self.path,
-                                  self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, eval_scale, self.max_game_length))
+                                  self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, eval_scale, self.max_game_length,
+                                  self.greedy))
 
     def greedy_actions(self, state: BordersBatchState) -> np.ndarray:
         """(B,) ``baselines.greedy_choice`` for the mover of every live row (-1 where over), ties from the row's
@@ -939,5 +951,5 @@ class BeastyBordersBatch(BatchedGame):
         for b in np.flatnonzero(seats >= 0):
             out[b] = _greedy_action(s.board, s.pos, s.phase, s.choice, s.remaining, s.row, s.label, s.group_size,
                                     s.rng, b, int(seats[b]), self.luck, self.num_types, self.pass_action, self.nbr,
-                                    _ROW_OWNER, _ROW_TYPE, values)
+                                    _ROW_OWNER, _ROW_TYPE, values, self.greedy)
         return out
