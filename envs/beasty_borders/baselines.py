@@ -45,6 +45,12 @@ full playouts valued by the margin: budget 50 -> 0.52, 50 % margin + 50 % result
 
 Final ladder (harness, 200 games per pair, --seed 1): greedy vs random 200-0; search vs greedy win share 0.657
 (129 wins, 5 draws, 66 losses; 95% interval [0.589, 0.720]), search 0.112 s/move.
+
+Compiled search (the default; ``compiled=False`` runs the same search on ``rules.py``, decision for decision the
+search above): :class:`BordersMCTS` hands the whole search to ``BeastyBordersBatch.search`` (``fast.py``), the
+same UCT, candidates, greedy playouts and values in numba, with its own random numbers. Same harness command on a
+busy machine: compiled 0.613 [0.543, 0.677] at 0.017 s/move, on ``rules.py`` 0.627 [0.559, 0.692] at 0.253 s/move;
+compiled over 1000 games (--seed 2) 0.621 [0.591, 0.651]. Root visit shares of the two agree (a test).
 """
 
 from __future__ import annotations
