@@ -14,10 +14,10 @@ generator (:mod:`envs.common.fastrng`): the die rolls and tile shuffles are draw
 streams ``rules.py`` draws from a numpy generator with the same seed (the differential tests copy the rolls and
 tiles from one engine to the other).
 
-The ``search`` baseline's kernels live here too (``baselines.BordersMCTS`` calls them): :meth:`BeastyBordersBatch.search`
-runs its whole UCT search on two rows (the root and a simulation's scratch), :meth:`~BeastyBordersBatch.playout`
-plays a row to the end with the greedy playout rule (``baselines.greedy_rollout``), and
-:meth:`~BeastyBordersBatch.greedy_actions` is ``baselines.greedy_choice``.
+The ``search`` baseline's kernels live here too (``baselines.BordersMCTS`` calls them):
+:meth:`BeastyBordersBatch.search` runs its whole UCT search on two rows (the root and a simulation's scratch),
+:meth:`~BeastyBordersBatch.playout` plays a row to the end with the greedy playout rule
+(``baselines.greedy_rollout``), and :meth:`~BeastyBordersBatch.greedy_actions` is ``baselines.greedy_choice``.
 
 Tables the kernels read as globals (``GROUP_VP``, the cell codes) are frozen into numba's on-disk cache, which
 only watches this file: after editing them elsewhere, touch this file (or clear its ``__pycache__``). The greedy
@@ -34,14 +34,14 @@ from numba import njit, uint64
 from envs.beasty_borders import actions as act
 from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
-from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILES, tile_lakes
+from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, tile_lakes
 from envs.common.fastrng import below, next_u64
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
 _GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
 _TOP = len(GROUP_VP) - 1
-_TILE_LAKE = np.array([[1 if (r, c) in tile_lakes(t) else 0 for r in range(2) for c in range(TILE_COLS)]
+_TILE_LAKE = np.array([[1 if (r, c) in tile_lakes(t) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
                        for t in range(len(TILES))], dtype=np.int8)
 """_TILE_LAKE[tile, k]: 1 where space k (row-major in the 2 x 3 tile) of ``tile`` is a lake."""
 _ROW_OWNER = np.array(act.ROW_OWNER, dtype=np.int64)
@@ -463,7 +463,7 @@ def _returns_kernel(vp, placed, empty_count, out):
             out[b, 0], out[b, 1] = -1.0, 1.0
 
 
-# ----- the greedy playout of the search baseline (baselines.greedy_rollout, compiled) -----------------------------------
+# ----- the search baseline: greedy playouts (baselines.greedy_rollout) and the UCT search, compiled -----------------
 @njit(cache=True, inline="always")
 def _uniform(rng, b):
     """A float in [0, 1) from row ``b``'s generator (the top 53 bits)."""
