@@ -1,4 +1,7 @@
-"""Beasty Borders, the public face: ``env()`` (standard wrappers) and ``raw_env``. Spec: envs/beasty_borders/env.py."""
+"""Beasty Borders, the public face: ``env()`` (standard wrappers), ``raw_env`` and the batched ``vector_env``.
+Spec: envs/beasty_borders/env.py."""
+
+from typing import Any
 
 from envs.beasty_borders.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.beasty_borders.env import raw_env
@@ -10,4 +13,20 @@ def env(**kwargs):
     return wrap_standard(raw_env(**kwargs))
 
 
-__all__ = ["env", "raw_env"]
+def vector_env(num_envs: int, **options: Any):
+    """``num_envs`` Beasty Borders games stepped together by the compiled engine (``envs/beasty_borders/fast.py``).
+
+    Options as :func:`env` (``variant``, ``path_order``; a bad one raises the same ``ConfigError``); the
+    observation and action encodings are the AEC env's, values identical. Returns a
+    :class:`~envs.common.vector.VectorEnv`: ``reset(seed)``, ``step(actions)`` with same-step auto-reset,
+    ``info["action_mask"]`` / ``info["current_player"]``, per-seat rewards. The dice and tile shuffles come from
+    each game's own SplitMix64 generator, not numpy's: a vector env and ``env()`` with the same seed deal different
+    games.
+    """
+    from envs.beasty_borders.fast import BeastyBordersBatch
+    from envs.common.vector import VectorEnv
+
+    return VectorEnv(BeastyBordersBatch(**options), num_envs)
+
+
+__all__ = ["env", "raw_env", "vector_env"]

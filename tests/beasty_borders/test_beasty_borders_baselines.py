@@ -60,12 +60,14 @@ def test_registry():
     assert POLICIES["search"](game, seed=0, budget=5).budget == 5
 
 
+@pytest.mark.parametrize("compiled", [True, False], ids=["compiled", "python"])
 @pytest.mark.parametrize("variant", ["main", "without_luck"])
-def test_same_seed_same_decisions(variant):
+def test_same_seed_same_decisions(variant, compiled):
     game = BeastyBordersGame(variant=variant)
-    a = play(game, [search_policy(game, seed=3, budget=10), GreedyPolicy(game, seed=4)], 7)
-    b = play(game, [search_policy(game, seed=3, budget=10), GreedyPolicy(game, seed=4)], 7)
+    a = play(game, [search_policy(game, seed=3, budget=10, compiled=compiled), GreedyPolicy(game, seed=4)], 7)
+    b = play(game, [search_policy(game, seed=3, budget=10, compiled=compiled), GreedyPolicy(game, seed=4)], 7)
     assert a == b
+    assert (search_policy(game, compiled=compiled).fast is None) != compiled
 
 
 def test_placement_gain_merges_groups():
