@@ -79,6 +79,7 @@ def bench_batched(make_vector, num_envs: int, seconds: float, seed: int = 0) -> 
     from envs.common.vector import sample_legal
 
     venv = make_vector(num_envs)
+    venv.copy = False  # a training loop reads each observation before the next step: no allocation per step
     _, info = venv.reset(seed=seed)
     rng = seed_states(seed + 1, num_envs)
     actions = np.empty(num_envs, dtype=np.int64)

@@ -154,3 +154,13 @@ def test_sample_legal_draws_only_legal_actions_uniformly():
         seen.append(out[0])
         assert out[1] == -1
     assert set(seen) == {1, 3} and 900 < seen.count(1) < 1100
+
+
+def test_copy_false_reuses_one_observation_buffer():
+    shared, fresh = VectorEnv(Race(), 3, copy=False), VectorEnv(Race(), 3)
+    a, _ = shared.reset(seed=2)
+    b = shared.step(np.ones(3, dtype=np.int64))[0]
+    assert a is b  # the same buffer, overwritten
+    c, _ = fresh.reset(seed=2)
+    d = fresh.step(np.ones(3, dtype=np.int64))[0]
+    assert c is not d and np.array_equal(b, d)
