@@ -266,7 +266,8 @@ class BattleSheepGame(Game[SheepState]):
         if state.phase == MOVE:
             base = self.codec.move_base
             out = []
-            for c, d, _, k in self.legal_moves(state):
+            # ascending ids: the moves come in stack order; (cell, direction) order is id order
+            for c, d, _, k in sorted(self.legal_moves(state)):
                 start = base + (c * 6 + d) * MAX_MOVE
                 out.extend(range(start, start + k))
             return out
