@@ -23,7 +23,7 @@ from envs.common.game import (
     check_int_range,
     pairwise_rewards,
 )
-from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, transforms
+from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, enclosing_hexagon, transforms
 
 BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("build", "place", "move", "over")
@@ -47,8 +47,8 @@ class SheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
 
     __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
-                 "can_move", "num_pasture", "plies", "last_action", "border", "tile_blocked", "tile_touch",
-                 "_moves")
+                 "can_move", "num_pasture", "pasture", "plies", "last_action", "border", "tile_blocked",
+                 "tile_touch", "_moves")
 
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
@@ -62,6 +62,8 @@ class SheepState:
         self.can_move = [True] * num_players
         """False once a seat has no legal move: cells only ever fill up, so it never moves again."""
         self.num_pasture = 0
+        self.pasture: list[int] = []
+        """The pasture's cells (any order; kept for re-centring the frame during the build)."""
         self.plies = 0
         self.last_action = -1
         self.border: tuple[int, ...] = ()
@@ -84,6 +86,7 @@ class SheepState:
         other.stacks_placed = self.stacks_placed
         other.can_move = self.can_move[:]
         other.num_pasture = self.num_pasture
+        other.pasture = self.pasture[:]
         other.plies = self.plies
         other.last_action = self.last_action
         other.border = self.border
@@ -91,6 +94,30 @@ class SheepState:
         other.tile_touch = None if self.tile_touch is None else self.tile_touch.copy()
         other._moves = self._moves
         return other
+
+
+def tile_geometry(grid: HexGrid) -> tuple[list[tuple[int, ...] | None], np.ndarray, np.ndarray, np.ndarray]:
+    """The tiles of a hex grid: ``(tile_cells, tile_ids, tile_table, tile_ring)``.
+
+    ``tile_cells[3a + o]``: the 4 cells of the tile with anchor ``a`` and orientation ``o``, or None where it
+    leaves the grid; ``tile_ids``: the ids of the tiles on the grid; ``tile_table[m]`` / ``tile_ring[m]``: the
+    cells of tile ``tile_ids[m]`` / the (up to 10) cells around it, padded with the sentinel ``num_cells``
+    (never pasture), for vectorised legality checks.
+    """
+    n = grid.num_cells
+    tile_cells: list[tuple[int, ...] | None] = []
+    for a in range(n):
+        for o in range(3):
+            cells = [a if d is None else int(grid.neighbors[a, d]) for d in (None, o, (o - 1) % 6, (o + 1) % 6)]
+            tile_cells.append(tuple(cells) if min(cells) >= 0 else None)
+    tile_ids = np.array([i for i, t in enumerate(tile_cells) if t is not None], dtype=np.int64)
+    tile_table = np.array([tile_cells[a] for a in tile_ids], dtype=np.int64)
+    rings = []
+    for a in tile_ids:
+        inside = set(tile_cells[a])
+        around = sorted({j for c in inside for j in grid.neighbor_lists[c]} - inside)
+        rings.append(around + [n] * (10 - len(around)))
+    return tile_cells, tile_ids, tile_table, np.array(rings, dtype=np.int64)
 
 
 class BattleSheepGame(Game[SheepState]):
@@ -116,25 +143,8 @@ class BattleSheepGame(Game[SheepState]):
         self.center = grid.index[(0, 0)]
         self.codec = ActionCodec(n)
         self.num_actions = self.codec.num_actions
-        # tile_cells[a*3+o] = the 4 cells of that tile, or None if it leaves the canvas
-        self.tile_cells: list[tuple[int, ...] | None] = []
-        for a in range(n):
-            for o in range(3):
-                cells = []
-                for d in (None, o, (o - 1) % 6, (o + 1) % 6):
-                    cells.append(a if d is None else int(grid.neighbors[a, d]))
-                self.tile_cells.append(tuple(cells) if min(cells) >= 0 else None)
+        self.tile_cells, self.tile_ids, self.tile_table, self.tile_ring = tile_geometry(grid)
         self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
-        # For the vectorised legality check: the on-canvas tiles, their cells, and the cells around each tile
-        # (padded with the sentinel index n, which is never pasture).
-        self.tile_ids = np.flatnonzero(self.tile_on_canvas)
-        self.tile_table = np.array([self.tile_cells[a] for a in self.tile_ids], dtype=np.int64)
-        rings = []
-        for a in self.tile_ids:
-            inside = set(self.tile_cells[a])
-            around = sorted({j for c in inside for j in grid.neighbor_lists[c]} - inside)
-            rings.append(around + [n] * (10 - len(around)))
-        self.tile_ring = np.array(rings, dtype=np.int64)
         in_tile = [[] for _ in range(n + 1)]
         in_ring = [[] for _ in range(n + 1)]
         for m, (cells, ring) in enumerate(zip(self.tile_table, self.tile_ring)):
@@ -195,7 +205,7 @@ class BattleSheepGame(Game[SheepState]):
             state.tile_touch = np.zeros(len(self.tile_ids), dtype=bool)
             return
         pasture = np.zeros(self.grid.num_cells + 1, dtype=bool)
-        pasture[:-1] = np.array(state.cells) != NO_PASTURE
+        pasture[state.pasture] = True
         state.tile_blocked = pasture[self.tile_table].any(axis=1)
         state.tile_touch = pasture[self.tile_ring].any(axis=1)
 
@@ -295,10 +305,12 @@ class BattleSheepGame(Game[SheepState]):
                 self._init_tile_arrays(state)
             for c in self.tile_cells[action]:
                 state.cells[c] = EMPTY
+                state.pasture.append(c)
                 state.tile_blocked[self.tiles_covering[c]] = True
                 state.tile_touch[self.tiles_around[c]] = True
             state.num_pasture += 4
             state.tiles_left[seat] -= 1
+            self._recentre(state)
             if state.num_pasture == 4 * self.total_tiles:
                 state.phase = PLACE
                 state.border = self.outer_border(state)
@@ -343,6 +355,29 @@ class BattleSheepGame(Game[SheepState]):
         state.plies += 1
         state.last_action = action
         state._moves = None if state.phase != MOVE else state._moves
+
+    def frame_shift(self, pasture: list[int]) -> tuple[int, int]:
+        """The translation ``(dq, dr)`` that puts the centre of the pasture's smallest enclosing hexagon (with
+        :func:`enclosing_hexagon`'s tie-break) on the canvas centre; ``(0, 0)`` when it is there already."""
+        coords = self.grid.coords
+        (cq, cr), _ = enclosing_hexagon([coords[c] for c in pasture])
+        return -cq, -cr
+
+    def _recentre(self, state: SheepState) -> None:
+        """Translate the pasture so that its enclosing hexagon is centred (RULES.md, "The frame"). A translation
+        keeps every adjacency; the pasture still fits, as it fitted where it was and the centred hexagon is
+        the smallest one."""
+        dq, dr = self.frame_shift(state.pasture)
+        if dq == 0 and dr == 0:
+            return
+        coords, index, cells = self.grid.coords, self.grid.index, state.cells
+        moved = [index[(coords[c][0] + dq, coords[c][1] + dr)] for c in state.pasture]
+        for c in state.pasture:
+            cells[c] = NO_PASTURE
+        for c in moved:
+            cells[c] = EMPTY
+        state.pasture = moved
+        state.tile_blocked = state.tile_touch = None  # rebuilt from the moved pasture when next needed
 
     def _advance_mover(self, state: SheepState, first: int) -> None:
         """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can."""
@@ -582,7 +617,11 @@ class BattleSheepGame(Game[SheepState]):
                 or any(not NO_PASTURE <= c < n for c in state.cells)
                 or any(state.cells[c] != s for s in range(n) for c in state.stacks[s])):
             raise SnapshotError("damaged Battle Sheep state: sizes or cell owners do not fit these options")
-        state.num_pasture = sum(c != NO_PASTURE for c in state.cells)
+        state.pasture = [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
+        state.num_pasture = len(state.pasture)
+        if state.phase == BUILD and state.pasture and self.frame_shift(state.pasture) != (0, 0):
+            raise SnapshotError("damaged Battle Sheep state: during the build the pasture is centred on the canvas "
+                                "(RULES.md, 'The frame'); this one is not")
         if state.phase != BUILD:
             state.border = self.outer_border(state)
         return state
@@ -646,7 +685,8 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
 
     Rows are lines; tokens are separated by spaces; odd rows are read as shifted half a cell to the right
     (odd-r offset layout), so indent them for readability. Tokens: ``.`` empty pasture, ``_`` no pasture,
-    ``A16`` / ``b3`` a stack of seat A (0), B (1), ... with that many sheep. The board is centred on the canvas.
+    ``A16`` / ``b3`` a stack of seat A (0), B (1), ... with that many sheep. The board is centred on the canvas
+    as the build phase centres a pasture (its smallest enclosing hexagon's centre, RULES.md "The frame").
     All tiles count as placed. ``to_move`` is the seat to act; the game ends at once if nobody can move.
     """
     entries = []
@@ -655,8 +695,8 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
             q = col - (r - (r & 1)) // 2
             entries.append((q, r, tok))
     used = [(q, r) for q, r, t in entries if t != "_"]
-    dq = -round(sum(q for q, _ in used) / len(used))
-    dr = -round(sum(r for _, r in used) / len(used))
+    (cq, cr), _ = enclosing_hexagon(used)
+    dq, dr = -cq, -cr
     state = SheepState(game.num_players, game.grid.num_cells)
     for q, r, tok in entries:
         if tok == "_":
@@ -673,7 +713,8 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
             state.cells[cell] = seat
             state.heights[cell] = int(tok[1:])
             state.stacks[seat].append(cell)
-    state.num_pasture = sum(c != NO_PASTURE for c in state.cells)
+    state.pasture = [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
+    state.num_pasture = len(state.pasture)
     state.tiles_left = [0] * game.num_players
     state.border = game.outer_border(state)
     placed = [bool(s) for s in state.stacks]
