@@ -33,6 +33,11 @@ NO_PASTURE, EMPTY = -2, -1
 SHEEP_PER_PLAYER = 16
 TILES_PER_PLAYER = 4
 DEFAULT_CANVAS_RADIUS = {2: 9, 3: 10, 4: 11}
+MIN_CANVAS_RADIUS = {2: 6, 3: 6, 4: 7}
+"""The smallest canvas per player count: on smaller ones a build can get stuck with a player to place a tile and
+no room for it (found by ``python -m envs.battle_sheep.stuck_search``), or comes within one radius of a size
+where one did (RULES.md, "Canvas size")."""
+MAX_CANVAS_RADIUS = 16
 SEAT_LETTERS = "ABCD"
 NUM_DERIVED_PLANES = 9
 """Observation planes derived from the others (RULES.md): free neighbours, slide destinations per direction,
@@ -125,6 +130,8 @@ class BattleSheepGame(Game[SheepState]):
 
     name = "battle_sheep"
     observation_dtype = np.float32
+    min_canvas_radius: dict[int, int] = MIN_CANVAS_RADIUS
+    """Smallest accepted canvas radius per player count (a subclass may lower it to study refused sizes)."""
 
     def __init__(self, num_players: int = 2, pasture: str = "build", end_rule: str = "battle_sheep",
                  canvas_radius: int | None = None):
@@ -137,7 +144,14 @@ class BattleSheepGame(Game[SheepState]):
         self.end_rule = end_rule
         if canvas_radius is None:
             canvas_radius = DEFAULT_CANVAS_RADIUS[self.num_players]
-        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, 4, 16)
+        smallest = self.min_canvas_radius[self.num_players]
+        if isinstance(canvas_radius, (int, np.integer)) and not isinstance(canvas_radius, bool) \
+                and canvas_radius < smallest:
+            raise ConfigError(
+                f"canvas_radius={canvas_radius!r} is too small for {self.num_players} players: a build could get "
+                f"stuck with no room for a tile; allowed: an integer from {smallest} to {MAX_CANVAS_RADIUS} "
+                "(RULES.md, 'Canvas size')")
+        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, smallest, MAX_CANVAS_RADIUS)
         self.grid = grid = HexGrid(self.canvas_radius)
         n = grid.num_cells
         self.center = grid.index[(0, 0)]
