@@ -1,7 +1,9 @@
 """Battle Sheep rule engine: pasture building, stack placement, split-and-slide moves, scoring.
 
-Pure rules over a mutable :class:`SheepState`; no PettingZoo inside. The pasture lies on a fixed hexagonal
-canvas (see RULES.md for its radius per player count); cells are indexed as in :class:`HexGrid`.
+Pure rules over a mutable :class:`SheepState`; no PettingZoo inside. The pasture lies on a hexagonal canvas
+whose frame follows it: after every tile placement the pasture is translated so that its smallest enclosing
+hexagon is centred (RULES.md, "The frame"; radius per player count and the smallest allowed: "Canvas size").
+Cells are indexed as in :class:`HexGrid`.
 """
 
 from __future__ import annotations
@@ -34,9 +36,9 @@ SHEEP_PER_PLAYER = 16
 TILES_PER_PLAYER = 4
 DEFAULT_CANVAS_RADIUS = {2: 9, 3: 10, 4: 11}
 MIN_CANVAS_RADIUS = {2: 6, 3: 6, 4: 7}
-"""The smallest canvas per player count: on smaller ones a build can get stuck with a player to place a tile and
-no room for it (found by ``python -m envs.battle_sheep.stuck_search``), or comes within one radius of a size
-where one did (RULES.md, "Canvas size")."""
+"""The smallest canvas per player count: the smallest radius on which ``python -m
+envs.battle_sheep.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
+for it), plus one as a margin, since no proof covers it (RULES.md, "Canvas size")."""
 MAX_CANVAS_RADIUS = 16
 SEAT_LETTERS = "ABCD"
 NUM_DERIVED_PLANES = 9
@@ -507,7 +509,7 @@ class BattleSheepGame(Game[SheepState]):
         """The 12 rotations and reflections of the canvas about its centre, in the move phase only.
 
         The rules are symmetric there (the canvas is a hexagon round the centre). The build phase is not (the
-        first tile is anchored on the centre in 3 orientations, RULES.md); stack placement is, but averaging a
+        first tile covers the centre in 3 orientations and the frame's tie-break is not symmetric, RULES.md); stack placement is, but averaging a
         policy over the symmetries in the set-up phases measured worse against greedy (RULES.md, "Symmetries").
         """
         if state.phase != MOVE:

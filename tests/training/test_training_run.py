@@ -50,7 +50,7 @@ def test_tiny_run_writes_logs_and_a_checkpoint(run: Path):
     assert list(run.glob("events.out.tfevents.*"))
     meta = json.loads((run / "policy.json").read_text())
     assert meta["game"] == "battle_sheep" and meta["options"]["canvas_radius"] == 6
-    assert meta["spaces"]["num_actions"] == 94 * 61 and meta["steps"] >= 128
+    assert meta["spaces"]["num_actions"] == 94 * 127 and meta["steps"] >= 128
     assert meta["config"]["seed"] == 3 and meta["network"]["head"] == "cell"
     assert set(meta["evaluation"]["vs"]) == {"random"}
     rows = (run / "log.csv").read_text().splitlines()
