@@ -25,7 +25,7 @@ from envs.common.game import (
     check_int_range,
     pairwise_rewards,
 )
-from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, enclosing_hexagon, transforms
+from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, enclosing_hexagon, hexagon_around, transforms
 
 BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("build", "place", "move", "over")
@@ -35,7 +35,7 @@ NO_PASTURE, EMPTY = -2, -1
 SHEEP_PER_PLAYER = 16
 TILES_PER_PLAYER = 4
 DEFAULT_CANVAS_RADIUS = {2: 9, 3: 10, 4: 11}
-MIN_CANVAS_RADIUS = {2: 6, 3: 6, 4: 7}
+MIN_CANVAS_RADIUS = {2: 6, 3: 7, 4: 7}
 """The smallest canvas per player count: the smallest radius on which ``python -m
 envs.battle_sheep.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
 for it), plus one as a margin, since no proof covers it (RULES.md, "Canvas size")."""
@@ -54,8 +54,8 @@ class SheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
 
     __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
-                 "can_move", "num_pasture", "pasture", "plies", "last_action", "border", "tile_blocked",
-                 "tile_touch", "_moves")
+                 "can_move", "num_pasture", "pasture", "extent", "plies", "last_action", "border",
+                 "tile_blocked", "tile_touch", "_moves")
 
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
@@ -71,6 +71,8 @@ class SheepState:
         self.num_pasture = 0
         self.pasture: list[int] = []
         """The pasture's cells (any order; kept for re-centring the frame during the build)."""
+        self.extent: tuple[int, int, int, int, int, int] | None = None
+        """While building: the pasture's (min q, max q, min r, max r, min s, max s), None if not known."""
         self.plies = 0
         self.last_action = -1
         self.border: tuple[int, ...] = ()
@@ -94,6 +96,7 @@ class SheepState:
         other.can_move = self.can_move[:]
         other.num_pasture = self.num_pasture
         other.pasture = self.pasture[:]
+        other.extent = self.extent
         other.plies = self.plies
         other.last_action = self.last_action
         other.border = self.border
@@ -161,6 +164,11 @@ class BattleSheepGame(Game[SheepState]):
         self.num_actions = self.codec.num_actions
         self.tile_cells, self.tile_ids, self.tile_table, self.tile_ring = tile_geometry(grid)
         self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
+        self._cell_q = np.array([q for q, _ in grid.coords], dtype=np.int64)
+        self._cell_r = np.array([r for _, r in grid.coords], dtype=np.int64)
+        self._pad = self.canvas_radius  # _cell_at[q + pad, r + pad]: the cell at (q, r), -1 off the canvas
+        self._cell_at = np.full((2 * self._pad + 1, 2 * self._pad + 1), -1, dtype=np.int64)
+        self._cell_at[self._cell_q + self._pad, self._cell_r + self._pad] = np.arange(grid.num_cells)
         in_tile = [[] for _ in range(n + 1)]
         in_ring = [[] for _ in range(n + 1)]
         for m, (cells, ring) in enumerate(zip(self.tile_table, self.tile_ring)):
@@ -220,10 +228,10 @@ class BattleSheepGame(Game[SheepState]):
             state.tile_blocked = np.zeros(len(self.tile_ids), dtype=bool)
             state.tile_touch = np.zeros(len(self.tile_ids), dtype=bool)
             return
-        pasture = np.zeros(self.grid.num_cells + 1, dtype=bool)
-        pasture[state.pasture] = True
-        state.tile_blocked = pasture[self.tile_table].any(axis=1)
-        state.tile_touch = pasture[self.tile_ring].any(axis=1)
+        state.tile_blocked = np.zeros(len(self.tile_ids), dtype=bool)
+        state.tile_touch = np.zeros(len(self.tile_ids), dtype=bool)
+        state.tile_blocked[np.concatenate([self.tiles_covering[c] for c in state.pasture])] = True
+        state.tile_touch[np.concatenate([self.tiles_around[c] for c in state.pasture])] = True
 
     def outer_border(self, state: SheepState) -> tuple[int, ...]:
         """Pasture cells touching the unbounded exterior (not only an interior hole)."""
@@ -319,11 +327,17 @@ class BattleSheepGame(Game[SheepState]):
                     "pasture and share an edge with it (the first tile covers the centre)")
             if state.tile_blocked is None:
                 self._init_tile_arrays(state)
-            for c in self.tile_cells[action]:
+            tile = self.tile_cells[action]
+            for c in tile:
                 state.cells[c] = EMPTY
                 state.pasture.append(c)
                 state.tile_blocked[self.tiles_covering[c]] = True
                 state.tile_touch[self.tiles_around[c]] = True
+            if state.extent is not None:
+                q0, q1, r0, r1, s0, s1 = self.extent(tile)
+                e = state.extent
+                state.extent = (min(e[0], q0), max(e[1], q1), min(e[2], r0), max(e[3], r1), min(e[4], s0),
+                                max(e[5], s1))
             state.num_pasture += 4
             state.tiles_left[seat] -= 1
             self._recentre(state)
@@ -372,22 +386,34 @@ class BattleSheepGame(Game[SheepState]):
         state.last_action = action
         state._moves = None if state.phase != MOVE else state._moves
 
+    def extent(self, cells: list[int]) -> tuple[int, int, int, int, int, int]:
+        """(min q, max q, min r, max r, min s, max s) of some cells (non-empty)."""
+        coords = self.grid.coords
+        qs = [coords[c][0] for c in cells]
+        rs = [coords[c][1] for c in cells]
+        ss = [-coords[c][0] - coords[c][1] for c in cells]
+        return min(qs), max(qs), min(rs), max(rs), min(ss), max(ss)
+
     def frame_shift(self, pasture: list[int]) -> tuple[int, int]:
         """The translation ``(dq, dr)`` that puts the centre of the pasture's smallest enclosing hexagon (with
         :func:`enclosing_hexagon`'s tie-break) on the canvas centre; ``(0, 0)`` when it is there already."""
-        coords = self.grid.coords
-        (cq, cr), _ = enclosing_hexagon([coords[c] for c in pasture])
+        (cq, cr), _ = hexagon_around(*self.extent(pasture))
         return -cq, -cr
 
     def _recentre(self, state: SheepState) -> None:
         """Translate the pasture so that its enclosing hexagon is centred (RULES.md, "The frame"). A translation
         keeps every adjacency; the pasture still fits, as it fitted where it was and the centred hexagon is
         the smallest one."""
-        dq, dr = self.frame_shift(state.pasture)
-        if dq == 0 and dr == 0:
+        if state.extent is None:
+            state.extent = self.extent(state.pasture)
+        (cq, cr), _ = hexagon_around(*state.extent)
+        if cq == 0 and cr == 0:
             return
-        coords, index, cells = self.grid.coords, self.grid.index, state.cells
-        moved = [index[(coords[c][0] + dq, coords[c][1] + dr)] for c in state.pasture]
+        dq, dr = -cq, -cr
+        q0, q1, r0, r1, s0, s1 = state.extent
+        state.extent = (q0 + dq, q1 + dq, r0 + dr, r1 + dr, s0 - dq - dr, s1 - dq - dr)
+        cells, old = state.cells, np.array(state.pasture, dtype=np.int64)
+        moved = self._cell_at[self._cell_q[old] + dq + self._pad, self._cell_r[old] + dr + self._pad].tolist()
         for c in state.pasture:
             cells[c] = NO_PASTURE
         for c in moved:

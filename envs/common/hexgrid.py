@@ -84,7 +84,12 @@ def enclosing_hexagon(cells: Iterable[Coord]) -> tuple[Coord, int]:
     qs = [q for q, _ in pts]
     rs = [r for _, r in pts]
     ss = [-q - r for q, r in pts]
-    q0, q1, r0, r1, s0, s1 = min(qs), max(qs), min(rs), max(rs), min(ss), max(ss)
+    return hexagon_around(min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
+
+
+def hexagon_around(q0: int, q1: int, r0: int, r1: int, s0: int, s1: int) -> tuple[Coord, int]:
+    """:func:`enclosing_hexagon` of any cells whose cube coordinates span ``[q0, q1]``, ``[r0, r1]``, ``[s0, s1]``
+    (only the extents matter)."""
     radius = max(-((q0 - q1) // 2), -((r0 - r1) // 2), -((s0 - s1) // 2),
                  -(-(q1 + r1 + s1) // 3), -((q0 + r0 + s0) // 3))
     best: tuple[int, int, int] | None = None

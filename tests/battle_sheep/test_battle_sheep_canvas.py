@@ -125,17 +125,17 @@ def test_issue_sizes_that_got_stuck_are_refused():
     # 4 with a random pasture raised numpy's "high <= 0" at reset
     with pytest.raises(ConfigError, match="from 7 to 16"):
         battle_sheep_v0.raw_env(num_players=4, canvas_radius=5)
-    with pytest.raises(ConfigError, match="from 6 to 16"):
+    with pytest.raises(ConfigError, match="from 7 to 16"):
         battle_sheep_v0.raw_env(num_players=3, canvas_radius=4, pasture="random")
-    with pytest.raises(ConfigError, match="from 6 to 16"):
+    with pytest.raises(ConfigError, match="from 7 to 16"):
         battle_sheep_v0.env(num_players=3, canvas_radius=4, pasture="random")
 
 
 STUCK_BUILDS = {
     # (radius, tiles) found by `python -m envs.battle_sheep.stuck_search` in the re-centred frame
     4: "T 0,0/2; T 2,1/1; T 3,0/0; T 2,-2/2; T -3,2/0; T 0,3/2; T 0,-3/0",
-    5: ("T 0,0/1; T -1,3/0; T 0,-4/0; T 0,5/2; T -3,4/2; T -4,2/1; T -3,0/2; T 1,-3/0; T 3,-3/0; T 3,0/2; "
-        "T 3,2/2; T 1,-1/0"),
+    5: ("T 0,0/0; T 0,-2/1; T 0,-4/0; T 0,5/2; T -3,4/2; T -4,2/1; T -3,0/2; T 2,-3/2; T 1,0/0; T 3,0/0; "
+        "T 3,-3/0"),
 }
 
 

@@ -32,6 +32,7 @@ def check_invariants(game: BattleSheepGame, state) -> None:
     assert sorted(state.pasture) == [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
     if state.pasture:  # the frame follows the pasture: its enclosing hexagon is centred (RULES.md)
         assert enclosing_hexagon([game.grid.coords[c] for c in state.pasture])[0] == (0, 0)
+        assert state.extent is None or state.extent == game.extent(state.pasture)  # kept incrementally
     if state.phase == BUILD and state.num_pasture:
         # the incrementally kept tile legality equals a from-scratch computation
         fresh = state.clone()
