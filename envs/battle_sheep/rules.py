@@ -535,8 +535,9 @@ class BattleSheepGame(Game[SheepState]):
         """The 12 rotations and reflections of the canvas about its centre, in the move phase only.
 
         The rules are symmetric there (the canvas is a hexagon round the centre). The build phase is not (the
-        first tile covers the centre in 3 orientations and the frame's tie-break is not symmetric, RULES.md); stack placement is, but averaging a
-        policy over the symmetries in the set-up phases measured worse against greedy (RULES.md, "Symmetries").
+        first tile covers the centre in 3 orientations and the frame's tie-break is not symmetric, RULES.md);
+        stack placement is, but averaging a policy over the symmetries in the set-up phases measured worse
+        against greedy (RULES.md, "Symmetries").
         """
         if state.phase != MOVE:
             return ()
