@@ -117,8 +117,37 @@ def cascade_value(game: BestiariumGame, state: BestiariumState, scale: float = E
     return np.zeros(2)
 
 
-def search_policy(game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET) -> MCTSPolicy:
-    """MCTS, ``budget`` simulations a decision, random playouts cut after 20 plies and scored by the cascade."""
+class CompiledSearchPolicy(SeededPolicy):
+    """The search baseline with the whole search compiled (:class:`envs.bestiarium.fast.CompiledSearch`): the
+    same UCT, budget, random playouts and cascade leaf values as ``MCTSPolicy`` with :func:`cascade_value`."""
+
+    name = "search"
+
+    def __init__(self, game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET,
+                 exploration: float = 1.4):
+        from envs.bestiarium.fast import CompiledSearch
+
+        super().__init__(game, seed)
+        self.budget = budget
+        self._search = CompiledSearch(game, budget, exploration, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions()
+        if legal.size == 1:
+            return int(legal[0])
+        return self._search(decision.info_state, self.rng)
+
+
+def search_policy(
+    game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, compiled: bool = True,
+) -> SeededPolicy:
+    """MCTS, ``budget`` simulations a decision, random playouts cut after 20 plies and scored by the cascade.
+
+    ``compiled`` (default) runs the whole search in one numba kernel (:class:`CompiledSearchPolicy`); False runs
+    ``envs.common.mcts.MCTSPolicy`` over the Python engine (same algorithm, other random draws).
+    """
+    if compiled:
+        return CompiledSearchPolicy(game, seed=seed, budget=budget)
     return MCTSPolicy(
         game, budget=budget, seed=seed, rollout_depth=ROLLOUT_DEPTH,
         evaluate=lambda state: cascade_value(game, state),

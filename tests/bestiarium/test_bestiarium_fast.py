@@ -399,3 +399,74 @@ def test_shaping_potential_and_returns_on_a_finished_position():
     assert np.array_equal(fg.returns(state)[0], ref.returns(s)) and ref.winner(s) == 0
     assert np.array_equal(fg.shaping_potential(state)[0], ref.shaping_potential(s))
     assert fg.shaping_potential(state)[0].tolist() == [18.0, -18.0]
+
+
+# ----- the compiled search baseline -----------------------------------------------------------------------------
+def random_positions(game: BestiariumGame, count: int, seed: int) -> list:
+    """Positions met in random games (grow phases and finished games included)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < count:
+        s = game.initial_state()
+        while not game.is_terminal(s):
+            if rng.random() < 0.1:
+                out.append(game.clone(s))
+            legal = game.legal_actions(s)
+            game.apply(s, legal[rng.integers(len(legal))])
+        out.append(s)
+    return out
+
+
+def test_compiled_leaf_value_at_depth_zero_is_cascade_value():
+    from envs.bestiarium.baselines import EVAL_SCALE, cascade_value
+    from envs.bestiarium.fast import CompiledSearch
+
+    for size, eq in [(5, "fixed"), (6, "free"), (7, "one_sided")]:
+        game = BestiariumGame(board_size=size, shape_equivalence=eq)
+        search = CompiledSearch(game, budget=1, exploration=1.4, depth=0, scale=EVAL_SCALE)
+        positions = random_positions(game, 150, seed=size)
+        assert any(s.over for s in positions) and any(s.phase == GROW for s in positions)
+        for s in positions:
+            assert np.allclose(search.leaf_value(s, seed=0), cascade_value(game, s), rtol=1e-12, atol=0)
+        # at the ply cap a leaf is worth 0, as MCTSPolicy's playout returns the (zero) returns of a cut game
+        capped = game.state_from_json({**game.state_to_json(positions[0]), "plies": game.max_game_length})
+        assert search.leaf_value(capped, seed=0).tolist() == [0.0, 0.0]
+
+
+def test_compiled_playouts_score_like_the_python_playouts():
+    """The mean leaf value of 20 random plies then the cascade, compiled vs MCTSPolicy's Python playout."""
+    from envs.bestiarium.baselines import EVAL_SCALE, ROLLOUT_DEPTH, search_policy
+    from envs.bestiarium.fast import CompiledSearch
+
+    game = BestiariumGame(board_size=5)
+    python = search_policy(game, seed=0, compiled=False)
+    compiled = CompiledSearch(game, budget=1, exploration=1.4, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)
+    rng = np.random.default_rng(0)
+    s = game.initial_state()
+    for _ in range(24):
+        legal = game.legal_actions(s)
+        game.apply(s, legal[rng.integers(len(legal))])
+    n = 1500
+    py = np.array([python._leaf_value(game.clone(s))[0] for _ in range(n)])
+    fast = np.array([compiled.leaf_value(s, seed=k)[0] for k in range(n)])
+    assert py.std() > 0.05 and fast.std() > 0.05
+    se = np.sqrt(py.var() / n + fast.var() / n)
+    assert abs(py.mean() - fast.mean()) < 4.5 * se, (py.mean(), fast.mean(), se)
+
+
+def test_compiled_search_is_seeded_and_legal_and_the_python_search_stays():
+    from envs.bestiarium.baselines import CompiledSearchPolicy, search_policy
+    from envs.common.mcts import MCTSPolicy
+    from envs.common.policies import decision_from_state
+
+    game = BestiariumGame(board_size=5)
+    assert isinstance(search_policy(game), CompiledSearchPolicy)
+    assert isinstance(search_policy(game, compiled=False, budget=3), MCTSPolicy)
+    positions = random_positions(game, 40, seed=9)
+    for s in positions:
+        if game.is_terminal(s):
+            continue
+        d = decision_from_state(game, s)
+        picks = {search_policy(game, seed=5, budget=30).act(d) for _ in range(2)}
+        assert len(picks) == 1 and d.action_mask[picks.pop()] == 1
+        assert d.action_mask[search_policy(game, seed=None, budget=1).act(d)] == 1
