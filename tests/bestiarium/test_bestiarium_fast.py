@@ -470,3 +470,31 @@ def test_compiled_search_is_seeded_and_legal_and_the_python_search_stays():
         picks = {search_policy(game, seed=5, budget=30).act(d) for _ in range(2)}
         assert len(picks) == 1 and d.action_mask[picks.pop()] == 1
         assert d.action_mask[search_policy(game, seed=None, budget=1).act(d)] == 1
+
+
+# ----- the AEC env's compiled observation -----------------------------------------------------------------------
+@pytest.mark.parametrize("size,eq", [(5, "fixed"), (6, "free"), (7, "one_sided")])
+def test_compiled_observation_equals_the_numpy_definition(size, eq):
+    game = BestiariumGame(board_size=size, shape_equivalence=eq)
+    enc = game.encoder
+    for s in random_positions(game, 120, seed=size):
+        grow = s.phase == GROW and not s.over
+        chain = s.members[s.chain] if grow else None
+        for seat in (0, 1):
+            args = (np.frombuffer(s.color, dtype=np.uint8), seat, chain, grow, s.passes == 1)
+            full = (s.members, s.cid, s.legal[seat])
+            assert np.array_equal(enc.encode(*args, *full), enc.encode_numpy(*args, *full))
+            assert np.array_equal(enc.encode(*args), enc.encode_numpy(*args))  # without the derived planes
+            assert np.array_equal(game.observation(s, seat), enc.encode_numpy(*args, *full))
+
+
+def test_compiled_search_breaks_visit_ties_like_mcts_policy():
+    """With fewer simulations than legal moves every root child has one visit: MCTSPolicy then answers the first
+    child it expanded (a uniformly random move); so must the compiled search, not e.g. the lowest cell."""
+    from envs.bestiarium.baselines import search_policy
+    from envs.common.policies import decision_from_state
+
+    game = BestiariumGame()
+    d = decision_from_state(game, game.initial_state())
+    picks = [search_policy(game, seed=k, budget=10).act(d) for k in range(60)]
+    assert len(set(picks)) > 30 and 25 < np.median(picks) < 65, picks
