@@ -24,7 +24,7 @@ from envs.common.hexgrid import DIRECTIONS, canonical_shape, transforms
 from envs.common.vector import sample_legal
 
 OPTION_SETS = [(size, eq) for size in (5, 6, 7) for eq in ("free", "one_sided", "fixed")]
-GAMES_PER_SET = {5: 100, 6: 70, 7: 45}
+GAMES_PER_SET = {5: 150, 6: 100, 7: 60}
 """Random games per option set in the suite (a few seconds each); the sweep script plays thousands."""
 
 _ENGINES: dict[tuple[int, str], FastBestiarium] = {}
