@@ -22,7 +22,7 @@ with a single shape skip the work: size 1 always, size 2 unless ``"fixed"``. The
 ``hexgrid.canonical_shape`` on random polyhexes and count every polyhex up to size 6 under each equivalence.
 
 Chance: Bestiarium has none. Each row still carries a SplitMix64 generator (``rng``, :mod:`envs.common.fastrng`,
-not numpy's streams), used by the search baseline's compiled playouts (:func:`playout_value`).
+not numpy's streams), used by the compiled search baseline's random choices (:class:`CompiledSearch`).
 """
 
 from __future__ import annotations
@@ -884,11 +884,6 @@ class FastBestiarium(BatchedGame):
             state, row, np.frombuffer(s.color, dtype=np.uint8), s.to_move, GROW if grow else PLACE, chain_cell,
             s.passes, s.first_passer, s.plies, s.over, self.tables.nbrs,
         )
-
-
-def fast_game(**options: Any) -> FastBestiarium:
-    """The batched engine for ``options`` (a ConfigError for bad ones, as the reference raises)."""
-    return FastBestiarium(**options)
 
 
 class CompiledSearch:
