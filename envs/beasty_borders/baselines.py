@@ -60,19 +60,11 @@ from typing import Any
 import numpy as np
 
 from envs.beasty_borders import actions as act
+from envs.beasty_borders.greedy_weights import DENY, PASS_BELOW, PASS_BELOW_RESPONDER, POTENTIAL
 from envs.beasty_borders.rules import BeastyBordersGame
 from envs.beasty_borders.state import EMPTY, FIRST_ANIMAL, GROUP_VP, ROLLER_CHOICE, BeastyBordersState
 from envs.common.mcts import MCTSPolicy
 from envs.common.policies import Decision, SeededPolicy
-
-DENY = 0.5
-"""Weight of the opponent's points that a placement denies."""
-POTENTIAL = 0.25
-"""Weight per empty neighbour (room for the group to grow)."""
-PASS_BELOW = 0.6
-"""The roller passes when the best placement value is at most this."""
-PASS_BELOW_RESPONDER = 0.3
-"""The responder passes when the best placement value is at most this."""
 
 
 def neighbour_groups(game: BeastyBordersGame, board: list[int], cell: int) -> dict[int, list[int]]:

@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, uint64
 
 from envs.beasty_borders import actions as act
+from envs.beasty_borders import greedy_weights
 from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, tile_lakes
@@ -780,11 +781,9 @@ class BeastyBordersBatch(BatchedGame):
             self.nbr4[cell, 4] = 4 - len(nbs)
         self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
         self.counts = np.array(ref.counts, dtype=np.int64)
-        from envs.beasty_borders import baselines
-
-        self.greedy = np.array([baselines.DENY, baselines.POTENTIAL, baselines.PASS_BELOW,
-                                baselines.PASS_BELOW_RESPONDER], dtype=np.float64)
-        """The greedy playout rule's weights (baselines.py), for the search baseline's kernels."""
+        self.greedy = np.array([greedy_weights.DENY, greedy_weights.POTENTIAL, greedy_weights.PASS_BELOW,
+                                greedy_weights.PASS_BELOW_RESPONDER], dtype=np.float64)
+        """The greedy playout rule's weights (greedy_weights.py), for the search baseline's kernels."""
         lay = ref.layout
         self.lay = np.zeros(16, dtype=np.int64)
         self.lay[_L_CELLS], self.lay[_L_TYPES], self.lay[_L_VARIANT] = lay.cells, lay.num_types, int(lay.variant)
