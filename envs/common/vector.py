@@ -109,20 +109,40 @@ class BatchedGame(ABC):
         """Write a reference engine state into row ``row`` (the row's generator is kept)."""
 
 
+_SAMPLE_BLOCK = 256
+"""Mask entries summed per block while :func:`sample_legal` looks for the drawn action (a fixed-length loop that
+the compiler vectorises)."""
+
+
 @njit(cache=True)
 def sample_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
-    """``out[b]``: a uniformly random legal action of row ``b`` of the bool ``mask`` (-1 if none), from ``rng[b]``."""
+    """``out[b]``: a uniformly random legal action of row ``b`` of the bool ``mask`` (-1 if none), from ``rng[b]``:
+    the ``k``-th legal action in id order, ``k = below(rng, b, count)``.
+
+    Byte sums instead of a branch per entry (a bool is one byte, 0 or 1), and whole blocks skipped while looking
+    for the ``k``-th: with Battle Sheep's 37,000 actions a row's two passes were most of a batched step."""
+    n = mask.shape[1]
+    whole = n - n % _SAMPLE_BLOCK
     for b in range(mask.shape[0]):
+        row = mask[b].view(np.uint8)
         count = 0
-        for a in range(mask.shape[1]):
-            if mask[b, a]:
-                count += 1
+        for a in range(n):
+            count += row[a]
         if count == 0:
             out[b] = -1
             continue
         k = below(rng, b, count)
-        for a in range(mask.shape[1]):
-            if mask[b, a]:
+        start = 0
+        while start < whole:
+            block = np.uint32(0)
+            for a in range(_SAMPLE_BLOCK):
+                block += row[start + a]
+            if k < block:
+                break
+            k -= np.int64(block)
+            start += _SAMPLE_BLOCK
+        for a in range(start, n):
+            if row[a]:
                 if k == 0:
                     out[b] = a
                     break
