@@ -47,6 +47,19 @@ class GridTables:
         self.cell_at = np.full(side * side, -1, dtype=np.int64)
         """``cell_at[(r + R) * (2R + 1) + q + R]``: the cell at (q, r), -1 off the canvas."""
         self.cell_at[(self.r + grid.radius) * side + self.q + grid.radius] = np.arange(n)
+        holding = [[] for _ in range(n)]
+        for t in range(3 * n):
+            if self.tiles[t, 0] >= 0:
+                for c in self.tiles[t]:
+                    holding[c].append(t)
+        self.cell_tiles = np.full((n, 12), -1, dtype=np.int64)
+        """(N, 12) the on-canvas tile actions holding each cell (up to 12), padded with -1."""
+        for c, ts in enumerate(holding):
+            self.cell_tiles[c, : len(ts)] = ts
+        self.canvas = np.zeros(side * side, dtype=np.float32)
+        """Observation plane 0: 1 on the canvas's squares."""
+        self.canvas[self.square] = 1.0
+        self.all_cells = np.arange(n, dtype=np.int64)
 
 
 # ----- slides and moves ---------------------------------------------------------------------------------------------
@@ -98,79 +111,102 @@ def mask_moves_from(cells, heights, nbr, c, move_base, out):
 
 
 # ----- the legal mask -----------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def zero(out):
+    """Zero a 1-D array (a loop from index 0 is vectorised; a slice assignment or a loop from another start ran
+    several times slower)."""
+    for a in range(out.shape[0]):
+        out[a] = 0
+
+
 @njit(cache=True)
-def mask_tiles(cells, num_pasture, tiles, nbr, centre, code, out):
-    """The tile placements, ``out[0:3N]``: on the canvas, no overlap with the pasture, sharing an edge with it (the
-    first tile: the 3 orientations round the centre). ``code``: scratch of N int8.
+def mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, centre, code, near, out):
+    """Set the legal tile placements in ``out`` (zero there before): on the canvas, no overlap with the pasture,
+    sharing an edge with it (the first tile: the 3 orientations round the centre). ``where[:num_where]``: cells
+    that hold the pasture (and maybe others); ``code`` (N int8) and ``near`` (N int64): scratch.
 
     With none of its cells on the pasture, a tile shares an edge with it exactly when one of its cells is next
     to a pasture cell. So with ``code`` 2 on the pasture, 1 next to it and 0 elsewhere, a tile is legal exactly
-    when the largest code of its cells is 1."""
-    n = cells.shape[0]
+    when the largest code of its cells is 1, and only the tiles holding a cell next to the pasture
+    (``cell_tiles``: the tiles holding each cell) need a look."""
     if num_pasture == 0:
-        for t in range(3 * n):
-            out[t] = 0
         for o in range(3):
             t = 3 * centre + o
             if tiles[t, 0] >= 0:
                 out[t] = 1
         return
-    for c in range(n):
-        code[c] = 2 if cells[c] != NO_PASTURE else 0
-    for c in range(n):
-        if code[c] == 2:
-            for d in range(6):
-                j = nbr[c, d]
-                if j >= 0 and code[j] == 0:
-                    code[j] = 1
-    for t in range(3 * n):
-        a = tiles[t, 0]
-        if a < 0:
-            out[t] = 0
-        else:
-            m = max(max(code[a], code[tiles[t, 1]]), max(code[tiles[t, 2]], code[tiles[t, 3]]))
-            out[t] = 1 if m == 1 else 0
+    zero(code)
+    for i in range(num_where):
+        c = where[i]
+        if cells[c] != NO_PASTURE:
+            code[c] = 2
+    count = 0
+    for i in range(num_where):
+        c = where[i]
+        if code[c] != 2:
+            continue
+        for d in range(6):
+            j = nbr[c, d]
+            if j >= 0 and code[j] == 0:
+                code[j] = 1
+                near[count] = j
+                count += 1
+    for i in range(count):
+        c = near[i]
+        for x in range(cell_tiles.shape[1]):
+            t = cell_tiles[c, x]
+            if t < 0:
+                break
+            m = max(max(code[tiles[t, 0]], code[tiles[t, 1]]), max(code[tiles[t, 2]], code[tiles[t, 3]]))
+            if m == 1:
+                out[t] = 1
 
 
 @njit(cache=True)
-def legal_mask_into(cells, heights, phase, seat, num_pasture, on_border, tiles, nbr, centre, code, out):
+def legal_mask_into(cells, heights, phase, seat, num_pasture, on_border, where, num_where, tiles, cell_tiles, nbr,
+                    centre, code, near, out):
     """The whole legal mask of ``seat`` (the mover) into ``out`` (int8 or bool, length 94N; zeros when over).
-    ``on_border``: per cell, on the outside border (read in the stack-placement phase)."""
+    ``on_border``: per cell, on the outside border (read in the stack-placement phase); ``where[:num_where]``
+    cells that hold the pasture (and maybe others), e.g. all cells."""
     n = cells.shape[0]
+    zero(out)
     if phase == BUILD:
-        mask_tiles(cells, num_pasture, tiles, nbr, centre, code, out)
-        out[3 * n:] = 0  # a slice: a loop from a non-zero start was not vectorised (40 times slower)
-        return
-    out[:] = 0
-    if phase == PLACE:
-        for c in range(n):
+        mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, centre, code, near, out)
+    elif phase == PLACE:
+        for i in range(num_where):
+            c = where[i]
             if on_border[c] and cells[c] == EMPTY:
                 out[3 * n + c] = 1
     elif phase == MOVE:
-        for c in range(n):
+        for i in range(num_where):
+            c = where[i]
             if cells[c] == seat:
                 mask_moves_from(cells, heights, nbr, c, 4 * n, out)
 
 
 # ----- the observation ----------------------------------------------------------------------------------------------
 @njit(cache=True)
-def observe_into(cells, heights, tiles_left, phase, seat, num_players, square, nbr, lib, out):
-    """The planes of ``rules.BattleSheepGame.observation_numpy`` from ``seat``'s side into ``out``
-    (float32, (15 + 3n, (2R+1)^2)). ``lib``: scratch of N int64."""
+def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib,
+                 out):
+    """The planes of ``rules.BattleSheepGame.observation_numpy`` from ``seat``'s side into ``out`` (float32,
+    (15 + 3n, (2R+1)^2)). ``where[:num_where]``: cells that hold the pasture (and maybe others); ``canvas``: plane
+    0 (1 on canvas cells); ``lib``: scratch of N int64."""
     n = num_players
-    cells_n = cells.shape[0]
+    planes = out.shape[0]
     width = out.shape[1]
-    zero = np.float32(0.0)
+    zero_value = np.float32(0.0)
     one = np.float32(1.0)
-    for p in range(out.shape[0]):
+    for k in range(width):
+        out[0, k] = canvas[k]
+    for p in range(1, planes):
         for k in range(width):
-            out[p, k] = zero
-    for c in range(cells_n):
-        k = square[c]
-        out[0, k] = one
+            out[p, k] = zero_value
+    for i in range(num_where):
+        c = where[i]
         v = cells[c]
         if v == NO_PASTURE:
             continue
+        k = square[c]
         out[1, k] = one
         if v == EMPTY:
             out[2, k] = one
@@ -195,9 +231,9 @@ def observe_into(cells, heights, tiles_left, phase, seat, num_players, square, n
         return
     # derived planes: free neighbours, where each slide stops
     free_plane = 6 + 3 * n
-    for c in range(cells_n):
+    for i in range(num_where):
+        c = where[i]
         if cells[c] == NO_PASTURE:
-            lib[c] = 0
             continue
         count = 0
         for d in range(6):
@@ -206,7 +242,8 @@ def observe_into(cells, heights, tiles_left, phase, seat, num_players, square, n
                 count += 1
         lib[c] = count
         out[free_plane, square[c]] = count * (1.0 / 6.0)
-    for c in range(cells_n):
+    for i in range(num_where):
+        c = where[i]
         v = cells[c]
         if v < 0 or heights[c] < 2:
             continue

@@ -60,6 +60,7 @@ def _load_kernels(game: "BattleSheepGame") -> None:
         state = SheepState(game.num_players, game.grid.num_cells)
         game.observation(state, 0)
         game.legal_mask(state)
+        game.outer_border(state)
         _KERNELS_LOADED = True
 
 
@@ -185,11 +186,6 @@ class BattleSheepGame(Game[SheepState]):
         self.num_actions = self.codec.num_actions
         self.tile_cells, self.tile_ids, self.tile_table, self.tile_ring = tile_geometry(grid)
         self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
-        self._cell_q = np.array([q for q, _ in grid.coords], dtype=np.int64)
-        self._cell_r = np.array([r for _, r in grid.coords], dtype=np.int64)
-        self._pad = self.canvas_radius  # _cell_at[q + pad, r + pad]: the cell at (q, r), -1 off the canvas
-        self._cell_at = np.full((2 * self._pad + 1, 2 * self._pad + 1), -1, dtype=np.int64)
-        self._cell_at[self._cell_q + self._pad, self._cell_r + self._pad] = np.arange(grid.num_cells)
         in_tile = [[] for _ in range(n + 1)]
         in_ring = [[] for _ in range(n + 1)]
         for m, (cells, ring) in enumerate(zip(self.tile_table, self.tile_ring)):
@@ -213,6 +209,7 @@ class BattleSheepGame(Game[SheepState]):
         self._no_border = np.zeros(n, dtype=np.bool_)
         self._code = np.zeros(n, dtype=np.int8)
         self._liberties = np.zeros(n, dtype=np.int64)
+        self._near = np.zeros(n, dtype=np.int64)
         _load_kernels(self)
 
     def options(self) -> dict[str, Any]:
@@ -261,9 +258,13 @@ class BattleSheepGame(Game[SheepState]):
         state.tile_touch[np.concatenate([self.tiles_around[c] for c in state.pasture])] = True
 
     def outer_border(self, state: SheepState) -> tuple[int, ...]:
-        """Pasture cells touching the unbounded exterior (not only an interior hole)."""
-        border = self.grid.outer_border([c != NO_PASTURE for c in state.cells])
-        return tuple(int(i) for i in np.flatnonzero(border))
+        """Pasture cells touching the unbounded exterior (not only an interior hole): ``HexGrid.outer_border`` of
+        the pasture, computed by a compiled flood fill (``kernels.outer_border``, tested equal)."""
+        n = self.grid.num_cells
+        border = np.empty(n, dtype=np.bool_)
+        kernels.outer_border(np.frombuffer(state.cells, dtype=np.int8), self.tables.nbr, np.empty(n, dtype=np.bool_),
+                             np.empty(n, dtype=np.int64), border)
+        return tuple(np.flatnonzero(border).tolist())
 
     def legal_stack_cells(self, state: SheepState) -> list[int]:
         """Unoccupied pasture cells on the outside border."""
@@ -318,8 +319,8 @@ class BattleSheepGame(Game[SheepState]):
             on_border[list(state.border)] = True
         t = self.tables
         kernels.legal_mask_into(np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8),
-                                state.phase, state.to_move, state.num_pasture, on_border, t.tiles, t.nbr, t.centre,
-                                self._code, mask)
+                                state.phase, state.to_move, state.num_pasture, on_border, t.all_cells, t.num_cells,
+                                t.tiles, t.cell_tiles, t.nbr, t.centre, self._code, self._near, mask)
         return mask
 
     def legal_mask_python(self, state: SheepState) -> np.ndarray:
@@ -368,14 +369,14 @@ class BattleSheepGame(Game[SheepState]):
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): the tile must lie on the canvas, overlap no "
                     "pasture and share an edge with it (the first tile covers the centre)")
-            if state.tile_blocked is None:
-                self._init_tile_arrays(state)
             tile = self.tile_cells[action]
             for c in tile:
                 state.cells[c] = EMPTY
                 state.pasture.append(c)
-                state.tile_blocked[self.tiles_covering[c]] = True
-                state.tile_touch[self.tiles_around[c]] = True
+            if state.tile_blocked is not None:  # kept up to date once legal_tiles has built them
+                for c in tile:
+                    state.tile_blocked[self.tiles_covering[c]] = True
+                    state.tile_touch[self.tiles_around[c]] = True
             if state.extent is not None:
                 q0, q1, r0, r1, s0, s1 = self.extent(tile)
                 e = state.extent
@@ -455,8 +456,8 @@ class BattleSheepGame(Game[SheepState]):
         dq, dr = -cq, -cr
         q0, q1, r0, r1, s0, s1 = state.extent
         state.extent = (q0 + dq, q1 + dq, r0 + dr, r1 + dr, s0 - dq - dr, s1 - dq - dr)
-        cells, old = state.cells, np.array(state.pasture, dtype=np.int64)
-        moved = self._cell_at[self._cell_q[old] + dq + self._pad, self._cell_r[old] + dr + self._pad].tolist()
+        cells, index, coords = state.cells, self.grid.index, self.grid.coords
+        moved = [index[(coords[c][0] + dq, coords[c][1] + dr)] for c in state.pasture]
         for c in state.pasture:
             cells[c] = NO_PASTURE
         for c in moved:
@@ -550,7 +551,8 @@ class BattleSheepGame(Game[SheepState]):
         t = self.tables
         kernels.observe_into(np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8),
                              np.array(state.tiles_left, dtype=np.int8), state.phase, seat, self.num_players,
-                             t.square, t.nbr, self._liberties, out.reshape(self.num_channels, -1))
+                             t.all_cells, t.num_cells, t.square, t.canvas, t.nbr, self._liberties,
+                             out.reshape(self.num_channels, -1))
         return out
 
     def observation_numpy(self, state: SheepState, seat: int) -> np.ndarray:

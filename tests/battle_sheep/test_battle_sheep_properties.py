@@ -49,7 +49,11 @@ def check_invariants(game: BattleSheepGame, state) -> None:
         assert np.array_equal(game.legal_tiles(fresh), game.legal_tiles(state))
     live = state.phase != OVER
     assert bool(game.legal_mask(state).any()) == live  # mask never empty while the game is live
-    # the compiled observation and mask (kernels.py) equal their readable definitions
+    # the compiled observation, mask and outer border (kernels.py) equal their readable definitions
+    pasture = [c != NO_PASTURE for c in state.cells]
+    assert game.outer_border(state) == tuple(np.flatnonzero(game.grid.outer_border(pasture)).tolist())
+    if state.phase != BUILD:
+        assert state.border == game.outer_border(state)
     assert np.array_equal(game.legal_mask(state), game.legal_mask_python(state))
     for seat in range(n):
         assert np.array_equal(game.observation(state, seat), game.observation_numpy(state, seat))
