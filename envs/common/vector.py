@@ -131,7 +131,7 @@ def sample_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
         if count == 0:
             out[b] = -1
             continue
-        k = below(rng, b, count)
+        k = np.int64(below(rng, b, count))  # below returns a uint64; uint64 - int64 is a float in numba
         start = 0
         while start < whole:
             block = np.uint32(0)

@@ -359,6 +359,145 @@ def test_bad_options_raise_the_references_config_error():
     assert venv.single_observation_space.shape == (24, 17, 17) and venv.single_action_space.n == 94 * 217
 
 
+# ----- the search baseline's compiled playouts and tree ----------------------------------------------------------------
+@pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[5], OPTION_SETS[7]], ids=[IDS[0], IDS[5], IDS[7]])
+def test_playout_plays_games_to_a_consistent_end(options):
+    ref = BattleSheepGame(**options)
+    fast = BattleSheepBatch(**options)
+    state = fast.new_state(4)
+    state.rng[:] = seed_states(2, 4)
+    fast.reset_rows(state, np.arange(4))
+    plies = fast.playout(state, 0, max_depth=3)
+    assert plies == 3 and state.plies[0] == 3
+    lengths = set()
+    for b in range(4):
+        start = int(state.plies[b])
+        lengths.add(start + fast.playout(state, b))
+        s = fast.to_reference(state, b)
+        snapshot = ref.state_to_json(s)
+        s2 = ref.state_from_json(snapshot)  # the snapshot checks sizes and owners
+        assert ref.is_terminal(s2) and ref.state_to_json(s2) == snapshot
+        assert all(sum(s2.heights[c] for c in s2.stacks[seat]) == 16 for seat in range(ref.num_players))
+        assert fast.returns(state)[b].tolist() == ref.returns(s2).tolist()
+    assert len(lengths) > 1
+
+
+def test_playout_draws_every_legal_action_uniformly():
+    """From one position, the first playout move is each legal action about equally often."""
+    ref = BattleSheepGame()
+    fast = BattleSheepBatch()
+    s = board_from_text(ref, """
+    .  .  A3 .  .
+      .  .  B2 .  .
+    """)
+    legal = ref.legal_actions(s)
+    rows = 6000
+    state = fast.new_state(rows)
+    for b in range(rows):
+        fast.from_reference(s, state, b)
+    state.rng[:] = seed_states(4, rows)
+    for b in range(rows):
+        fast.playout(state, b, max_depth=1)
+    firsts = state.last_action
+    counts = np.array([(firsts == a).sum() for a in legal])
+    assert counts.sum() == rows and counts.min() > 0
+    expected = rows / len(legal)
+    assert np.abs(counts - expected).max() < 5 * np.sqrt(expected)
+
+
+def test_search_candidates_are_the_references():
+    """The tree's candidate actions (compiled) are baselines.move_candidates, in order, on random positions of every
+    phase: checked through a budget-1 search per position, whose one expansion is drawn from the candidates."""
+    from envs.battle_sheep.baselines import move_candidates
+    from envs.battle_sheep.fast import _candidates
+
+    ref = BattleSheepGame(num_players=3)
+    fast = BattleSheepBatch(num_players=3)
+    rng = np.random.default_rng(5)
+    state = fast.new_state(1)
+    t = fast.tables
+    cells = fast.num_cells
+    scratch = (np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty(3 * cells, bool),
+               np.empty(3 * cells, np.int64))
+    for _ in range(4):
+        s = ref.initial_state(rng)
+        while not ref.is_terminal(s):
+            fast.from_reference(s, state, 0)
+            m = _candidates(state.cells, state.heights, state.stacks, state.num_stacks, state.phase, state.to_move,
+                            state.num_pasture, state.pasture, state.on_border, 0, t.tiles, t.cell_tiles, t.nbr,
+                            t.centre, *scratch)
+            assert scratch[3][:m].tolist() == move_candidates(ref, s)
+            legal = ref.legal_actions(s)
+            ref.apply(s, legal[rng.integers(len(legal))])
+
+
+def test_compiled_search_visits_like_the_reference_search():
+    """The compiled search and the reference one on rules.py spread their root visits alike (summed over 6 seeds
+    at budget 300; they draw different random numbers), on positions late in greedy games (short playouts keep
+    the reference quick)."""
+    from envs.battle_sheep.baselines import GreedyPolicy, search_policy
+    from envs.common import mcts
+    from envs.common.policies import decision_from_state
+
+    roots = []
+
+    class RecordedNode(mcts._Node):
+        def __init__(self, num_players):
+            super().__init__(num_players)
+            roots.append(self)
+
+    game = BattleSheepGame()
+    rng = np.random.default_rng(3)
+    s = game.initial_state(rng)
+    greedy = GreedyPolicy(game, seed=0)
+    positions = []
+    while not game.is_terminal(s):
+        decision = decision_from_state(game, s)
+        if s.phase == 2 and sum(len(x) for x in s.stacks) >= 14 and decision.legal_actions().size > 1:
+            positions.append(decision)
+        game.apply(s, greedy.act(decision), rng)
+    assert len(positions) >= 2
+    for decision in positions[:2]:
+        reference = np.zeros(game.num_actions)
+        compiled = np.zeros(game.num_actions)
+        for seed in range(6):
+            roots.clear()
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(mcts, "_Node", RecordedNode)
+                search_policy(game, seed=seed, budget=300, compiled=False).act(decision)
+            for a, child in roots[0].children.items():
+                reference[a] += child.visits
+            policy = search_policy(game, seed=seed, budget=300)
+            policy.fast.from_reference(decision.info_state, policy._rows, 0)
+            policy._rows.rng[1] = seed
+            visits = np.zeros(game.num_actions, dtype=np.int64)
+            action = policy.fast.search(policy._rows, decision.action_mask.astype(bool), 300, policy.exploration,
+                                        root_visits=visits)
+            assert decision.action_mask[action] and visits[action] == visits.max() and visits.sum() == 300
+            compiled += visits
+        assert set(np.flatnonzero(compiled)) == set(np.flatnonzero(reference))
+        # two reference runs of 6 other seeds each differ by about 0.1 (total variation); 3 seeds each, 0.15
+        assert 0.5 * np.abs(reference / reference.sum() - compiled / compiled.sum()).sum() < 0.2
+
+
+def test_compiled_search_is_seeded_and_legal_in_every_phase():
+    from envs.battle_sheep.baselines import search_policy
+    from envs.common.policies import decision_from_state
+
+    game = BattleSheepGame(num_players=3)
+    rng = np.random.default_rng(9)
+    s = game.initial_state(rng)
+    a, b = search_policy(game, seed=4, budget=40), search_policy(game, seed=4, budget=40)
+    phases = set()
+    while not game.is_terminal(s):
+        decision = decision_from_state(game, s)
+        action = a.act(decision)
+        assert decision.action_mask[action] and b.act(decision) == action
+        phases.add(s.phase)
+        game.apply(s, action)
+    assert phases == {0, 1, 2}
+
+
 def main() -> None:
     import argparse
 
