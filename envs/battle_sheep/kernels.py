@@ -87,15 +87,6 @@ def stack_can_move(cells, heights, nbr, c):
     return False
 
 
-@njit(cache=True)
-def seat_can_move(cells, heights, nbr, seat):
-    """Whether ``seat`` has a legal move (scans the canvas)."""
-    for c in range(cells.shape[0]):
-        if cells[c] == seat and stack_can_move(cells, heights, nbr, c):
-            return True
-    return False
-
-
 @njit(cache=True, inline="always")
 def mask_moves_from(cells, heights, nbr, c, move_base, out):
     """Set the moves of the stack on ``c`` in the mask ``out`` (1 to h - 1 sheep in every open direction)."""

@@ -359,7 +359,7 @@ def test_bad_options_raise_the_references_config_error():
     assert venv.single_observation_space.shape == (24, 17, 17) and venv.single_action_space.n == 94 * 217
 
 
-# ----- the search baseline's compiled playouts and tree ----------------------------------------------------------------
+# ----- the search baseline's compiled playouts and tree -----------------------------------------------------------
 @pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[5], OPTION_SETS[7]], ids=[IDS[0], IDS[5], IDS[7]])
 def test_playout_plays_games_to_a_consistent_end(options):
     ref = BattleSheepGame(**options)
