@@ -186,3 +186,16 @@ def test_sample_legal_draws_the_kth_legal_action_of_each_row():
         out = np.empty(40, dtype=np.int64)
         sample_legal(mask, seed_states(width, 40), out)
         assert out.tolist() == expected
+
+
+def test_copy_false_reuses_one_final_obs_buffer_with_zeros_for_live_rows():
+    env = VectorEnv(Race(), 4, copy=False)
+    env.reset(seed=3)
+    finals = []
+    for _ in range(12):
+        _, _, terminated, _, info = env.step(np.ones(4, dtype=np.int64))
+        if "final_obs" in info:
+            finals.append(info["final_obs"])
+            assert not info["final_obs"][~terminated].any()  # rows written by an earlier step were cleared
+            assert info["final_obs"][terminated].any(axis=1).all()
+    assert len(finals) >= 2 and all(f is finals[0] for f in finals)
