@@ -23,6 +23,9 @@ Sheep game always ends before: every move occupies a new pasture).
 
 The ``search`` baseline runs here too (:meth:`BattleSheepBatch.search`): ``envs.common.mcts.MCTSPolicy``'s UCT with
 ``baselines.move_candidates`` and uniformly random playouts, compiled.
+
+numba's on-disk cache of these kernels watches only this file, not ``kernels.py`` whose functions they call: after
+editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
 """
 
 from __future__ import annotations

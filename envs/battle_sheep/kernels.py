@@ -2,11 +2,14 @@
 
 A position is a few flat arrays: ``cells`` (int8 per canvas cell: ``NO_PASTURE``, ``EMPTY`` or the seat whose
 stack stands there) and ``heights`` (int8), read with the canvas's tables (:class:`GridTables`). The AEC env's
-``observation`` and ``legal_mask`` (``rules.BattleSheepGame``) call these on the reference state's arrays, and the
-batched engine (``fast.py``) on each row of its state. ``rules.py`` keeps the readable definitions
-(``observation_numpy``, ``legal_mask_python``); the tests check that both agree.
+``observation``, ``legal_mask`` and ``outer_border`` (``rules.BattleSheepGame``) call these on the reference state's
+arrays, and the batched engine (``fast.py``) calls them on each row of its state. ``rules.py`` keeps the readable
+definitions (``observation_numpy``, ``legal_mask_python``, ``HexGrid.outer_border``); the tests check that both
+agree.
 
-numba's on-disk cache watches only this file: the constants below are frozen into it.
+numba's on-disk cache watches only the file of the function it compiled: the constants below are frozen into it,
+and ``fast.py``'s cached kernels, which call these, do not notice edits here (after editing this file, touch
+``fast.py`` or clear ``envs/battle_sheep/__pycache__``).
 """
 
 from __future__ import annotations
