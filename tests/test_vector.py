@@ -164,3 +164,38 @@ def test_copy_false_reuses_one_observation_buffer():
     c, _ = fresh.reset(seed=2)
     d = fresh.step(np.ones(3, dtype=np.int64))[0]
     assert c is not d and np.array_equal(b, d)
+
+
+def test_sample_legal_draws_the_kth_legal_action_of_each_row():
+    """The blocked search finds the same action as a plain scan: the ``k``-th legal id, ``k`` from the row's
+    generator, for masks shorter and longer than a block, dense and sparse, with legal actions at block edges."""
+    rs = np.random.default_rng(4)
+    for width in (1, 7, 255, 256, 257, 1000, 37_318):
+        mask = rs.random((40, width)) < rs.choice([0.0, 0.001, 0.05, 0.5, 1.0], size=(40, 1))
+        mask[0] = False
+        mask[1] = False
+        mask[1, -1] = True
+        if width > 256:
+            mask[2] = False
+            mask[2, [255, 256]] = True
+        rng = seed_states(width, 40)
+        expected = []
+        for b in range(40):
+            legal = np.flatnonzero(mask[b])
+            expected.append(-1 if legal.size == 0 else int(legal[below(rng, b, legal.size)]))
+        out = np.empty(40, dtype=np.int64)
+        sample_legal(mask, seed_states(width, 40), out)
+        assert out.tolist() == expected
+
+
+def test_copy_false_reuses_one_final_obs_buffer_with_zeros_for_live_rows():
+    env = VectorEnv(Race(), 4, copy=False)
+    env.reset(seed=3)
+    finals = []
+    for _ in range(12):
+        _, _, terminated, _, info = env.step(np.ones(4, dtype=np.int64))
+        if "final_obs" in info:
+            finals.append(info["final_obs"])
+            assert not info["final_obs"][~terminated].any()  # rows written by an earlier step were cleared
+            assert info["final_obs"][terminated].any(axis=1).all()
+    assert len(finals) >= 2 and all(f is finals[0] for f in finals)

@@ -6,6 +6,14 @@ bottom one (h - 1) in stacks that still have an open direction, and scores my co
 ties go to the move that keeps more open directions, then at random. The same score picks stack placements
 (the cell with the longest open lines wins) and, while building, the tile that shares the most edges with the
 pasture (compact pastures; the build phase matters little for the heuristic).
+
+``search`` is MCTS (UCT over :func:`move_candidates`, uniformly random playouts to the end, 600 simulations). It runs
+compiled by default (:class:`SheepMCTS`: the whole search in ``envs/battle_sheep/fast.py``); ``compiled=False`` runs
+the same search on ``rules.py``. Harness, search against greedy (``python -m training evaluate --game battle_sheep
+--policies search greedy --games 100 --seed 1 --versus --workers 1``, busy machine): compiled 0.950 [0.888, 0.978],
+on ``rules.py`` 0.935 [0.869, 0.969] at 0.60 s/move; with 200 games (``--games 200``) compiled 0.945
+[0.904, 0.969] at 0.0089 s/move. ``python -m envs.battle_sheep.search_speed --games 2``: 0.0110 against 0.3390 s/move
+on the same 52 decisions (30.8x).
 """
 
 from __future__ import annotations
@@ -97,13 +105,46 @@ def move_candidates(game: BattleSheepGame, state: SheepState) -> list[int]:
     return out
 
 
-def search_policy(game: BattleSheepGame, seed: int | None = None, budget: int = 600) -> MCTSPolicy:
-    """MCTS with uniform random playouts over the pruned move set, ``budget`` simulations per decision.
+class SheepMCTS(MCTSPolicy):
+    """:class:`MCTSPolicy` over :func:`move_candidates` with uniformly random playouts, run compiled.
+
+    With ``compiled=True`` (the default) and the search as :func:`search_policy` builds it (these candidates, no
+    custom ``rollout``, ``rollout_depth`` or ``evaluate``), each decision's whole search runs in the batched engine
+    (``envs/battle_sheep/fast.py``, ``BattleSheepBatch.search``): the same UCT, candidates, playouts and values,
+    its random numbers drawn from a generator seeded by the policy's own for each decision (so: the same policy,
+    not the same random numbers as ``compiled=False``, which runs it on ``rules.py``).
+    """
+
+    def __init__(self, game: BattleSheepGame, compiled: bool = True, **kwargs: Any):
+        super().__init__(game, **kwargs)
+        self.fast = None
+        if (compiled and self.candidates is move_candidates and self.rollout is None and self.rollout_depth is None
+                and self.evaluate is None):
+            from envs.battle_sheep.fast import BattleSheepBatch
+
+            self.fast = BattleSheepBatch(**game.options())
+            self._rows = self.fast.new_state(2)
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions()
+        if self.fast is None or legal.size == 1:
+            return super().act(decision)
+        fast, rows = self.fast, self._rows
+        fast.from_reference(decision.info_state, rows, 0)
+        rows.rng[1] = self.rng.bit_generator.random_raw()
+        action = fast.search(rows, decision.action_mask.astype(bool), self.budget, self.exploration)
+        return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
+
+
+def search_policy(game: BattleSheepGame, seed: int | None = None, budget: int = 600,
+                  compiled: bool = True) -> MCTSPolicy:
+    """MCTS with uniform random playouts over the pruned move set, ``budget`` simulations per decision (compiled
+    unless ``compiled=False``, :class:`SheepMCTS`).
 
     Measured while choosing the default (40 games vs greedy, seats rotated): 200 simulations won 60%, 600 won
     97.5%; cutting playouts after 0 or 4 plies and scoring with the live-sheep heuristic did worse (46%, 52%).
     """
-    return MCTSPolicy(game, budget=budget, seed=seed, candidates=move_candidates)
+    return SheepMCTS(game, compiled=compiled, budget=budget, seed=seed, candidates=move_candidates)
 
 
 POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy}

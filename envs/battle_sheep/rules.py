@@ -9,10 +9,12 @@ Cells are indexed as in :class:`HexGrid`.
 from __future__ import annotations
 
 import textwrap
+from array import array
 from typing import Any
 
 import numpy as np
 
+from envs.battle_sheep import kernels
 from envs.battle_sheep.actions import MAX_MOVE, MOVE_RE, STACK_RE, TILE_RE, ActionCodec
 from envs.common.game import (
     TERMINAL,
@@ -47,12 +49,31 @@ NUM_DERIVED_PLANES = 9
 where the observer / the others can slide to."""
 
 
+_KERNELS_LOADED = False
+
+
+def _load_kernels(game: "BattleSheepGame") -> None:
+    """Compile (first run) or load from numba's cache the observation and mask kernels once per process, when the
+    first game is built, so that a game's first step is not the one that waits for them."""
+    global _KERNELS_LOADED
+    if not _KERNELS_LOADED:
+        state = SheepState(game.num_players, game.grid.num_cells)
+        game.observation(state, 0)
+        game.legal_mask(state)
+        game.outer_border(state)
+        _KERNELS_LOADED = True
+
+
 _SYMMETRIES: dict[tuple[int, int], tuple[Symmetry, ...]] = {}
 """``BattleSheepGame.symmetries`` per (num_players, canvas_radius), built on first use."""
 
 
 class SheepState:
-    """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
+    """A Battle Sheep position. Mutable; copy with :meth:`clone`.
+
+    ``cells`` and ``heights`` are ``array('b')`` (signed bytes): they read and write like lists of
+    ints, and the compiled observation and mask (``kernels.py``) see them as numpy arrays without a copy.
+    """
 
     __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
                  "can_move", "num_pasture", "pasture", "extent", "plies", "last_action", "border",
@@ -61,8 +82,8 @@ class SheepState:
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
         self.to_move = 0
-        self.cells = [NO_PASTURE] * num_cells
-        self.heights = [0] * num_cells
+        self.cells = array("b", [NO_PASTURE]) * num_cells
+        self.heights = array("b", [0]) * num_cells
         self.stacks: list[list[int]] = [[] for _ in range(num_players)]
         """Cells occupied by each seat, in the order they were first occupied."""
         self.tiles_left = [TILES_PER_PLAYER] * num_players
@@ -165,11 +186,6 @@ class BattleSheepGame(Game[SheepState]):
         self.num_actions = self.codec.num_actions
         self.tile_cells, self.tile_ids, self.tile_table, self.tile_ring = tile_geometry(grid)
         self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
-        self._cell_q = np.array([q for q, _ in grid.coords], dtype=np.int64)
-        self._cell_r = np.array([r for _, r in grid.coords], dtype=np.int64)
-        self._pad = self.canvas_radius  # _cell_at[q + pad, r + pad]: the cell at (q, r), -1 off the canvas
-        self._cell_at = np.full((2 * self._pad + 1, 2 * self._pad + 1), -1, dtype=np.int64)
-        self._cell_at[self._cell_q + self._pad, self._cell_r + self._pad] = np.arange(grid.num_cells)
         in_tile = [[] for _ in range(n + 1)]
         in_ring = [[] for _ in range(n + 1)]
         for m, (cells, ring) in enumerate(zip(self.tile_table, self.tile_ring)):
@@ -188,6 +204,13 @@ class BattleSheepGame(Game[SheepState]):
         self._all_zero_mask = np.zeros(self.num_actions, dtype=np.int8)
         self._obs_template = np.zeros((self.num_channels, grid.square_shape[0] * grid.square_shape[1]), np.float32)
         self._obs_template[0, grid.square_index] = 1.0
+        self.tables = kernels.GridTables(grid, self.tile_cells)
+        """The canvas's tables for the compiled kernels (observation, mask, batched engine)."""
+        self._no_border = np.zeros(n, dtype=np.bool_)
+        self._code = np.zeros(n, dtype=np.int8)
+        self._liberties = np.zeros(n, dtype=np.int64)
+        self._near = np.zeros(n, dtype=np.int64)
+        _load_kernels(self)
 
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_players, "pasture": self.pasture_mode, "end_rule": self.end_rule,
@@ -235,9 +258,13 @@ class BattleSheepGame(Game[SheepState]):
         state.tile_touch[np.concatenate([self.tiles_around[c] for c in state.pasture])] = True
 
     def outer_border(self, state: SheepState) -> tuple[int, ...]:
-        """Pasture cells touching the unbounded exterior (not only an interior hole)."""
-        border = self.grid.outer_border([c != NO_PASTURE for c in state.cells])
-        return tuple(int(i) for i in np.flatnonzero(border))
+        """Pasture cells touching the unbounded exterior (not only an interior hole): ``HexGrid.outer_border`` of
+        the pasture, computed by a compiled flood fill (``kernels.outer_border``, tested equal)."""
+        n = self.grid.num_cells
+        border = np.empty(n, dtype=np.bool_)
+        kernels.outer_border(np.frombuffer(state.cells, dtype=np.int8), self.tables.nbr, np.empty(n, dtype=np.bool_),
+                             np.empty(n, dtype=np.int64), border)
+        return tuple(np.flatnonzero(border).tolist())
 
     def legal_stack_cells(self, state: SheepState) -> list[int]:
         """Unoccupied pasture cells on the outside border."""
@@ -283,6 +310,22 @@ class BattleSheepGame(Game[SheepState]):
         return out
 
     def legal_mask(self, state: SheepState) -> np.ndarray:
+        """The mover's int8 mask, built by a compiled kernel (``kernels.legal_mask_into``); the readable
+        definition is :meth:`legal_mask_python`, and the tests check that both agree."""
+        mask = np.empty(self.num_actions, dtype=np.int8)
+        on_border = self._no_border
+        if state.phase == PLACE:
+            on_border = np.zeros(self.grid.num_cells, dtype=np.bool_)
+            on_border[list(state.border)] = True
+        t = self.tables
+        kernels.legal_mask_into(np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8),
+                                state.phase, state.to_move, state.num_pasture, on_border, t.all_cells, t.num_cells,
+                                t.tiles, t.cell_tiles, t.nbr, t.centre, self._code, self._near, mask)
+        return mask
+
+    def legal_mask_python(self, state: SheepState) -> np.ndarray:
+        """The mover's int8 mask: tiles from :meth:`legal_tiles`, stacks on the free outer border, and every count
+        of every move of :meth:`legal_moves`."""
         if state.phase == OVER:
             return self._all_zero_mask.copy()
         mask = np.zeros(self.num_actions, dtype=np.int8)
@@ -326,14 +369,14 @@ class BattleSheepGame(Game[SheepState]):
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): the tile must lie on the canvas, overlap no "
                     "pasture and share an edge with it (the first tile covers the centre)")
-            if state.tile_blocked is None:
-                self._init_tile_arrays(state)
             tile = self.tile_cells[action]
             for c in tile:
                 state.cells[c] = EMPTY
                 state.pasture.append(c)
-                state.tile_blocked[self.tiles_covering[c]] = True
-                state.tile_touch[self.tiles_around[c]] = True
+            if state.tile_blocked is not None:  # kept up to date once legal_tiles has built them
+                for c in tile:
+                    state.tile_blocked[self.tiles_covering[c]] = True
+                    state.tile_touch[self.tiles_around[c]] = True
             if state.extent is not None:
                 q0, q1, r0, r1, s0, s1 = self.extent(tile)
                 e = state.extent
@@ -367,13 +410,13 @@ class BattleSheepGame(Game[SheepState]):
         else:
             if kind != "move":
                 raise IllegalActionError(f"action {action} ({kind}): in the move phase only moves are legal")
-            for c, d, dest, max_k in self.legal_moves(state):
-                if c == a and d == b:
-                    break
-            else:
+            c, d = a, b
+            dest = self.slide(state, c, d)
+            if state.cells[c] != seat or state.heights[c] < 2 or dest < 0:
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): no stack of {SEAT_LETTERS[seat]} that can split "
                     "there, or the first cell in that direction is blocked")
+            max_k = state.heights[c] - 1
             if k > max_k:
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): at most {max_k} sheep can leave that stack "
@@ -385,7 +428,7 @@ class BattleSheepGame(Game[SheepState]):
             self._advance_mover(state, first=seat + 1)
         state.plies += 1
         state.last_action = action
-        state._moves = None if state.phase != MOVE else state._moves
+        state._moves = None
 
     def extent(self, cells: list[int]) -> tuple[int, int, int, int, int, int]:
         """(min q, max q, min r, max r, min s, max s) of some cells (non-empty)."""
@@ -413,8 +456,8 @@ class BattleSheepGame(Game[SheepState]):
         dq, dr = -cq, -cr
         q0, q1, r0, r1, s0, s1 = state.extent
         state.extent = (q0 + dq, q1 + dq, r0 + dr, r1 + dr, s0 - dq - dr, s1 - dq - dr)
-        cells, old = state.cells, np.array(state.pasture, dtype=np.int64)
-        moved = self._cell_at[self._cell_q[old] + dq + self._pad, self._cell_r[old] + dr + self._pad].tolist()
+        cells, index, coords = state.cells, self.grid.index, self.grid.coords
+        moved = [index[(coords[c][0] + dq, coords[c][1] + dr)] for c in state.pasture]
         for c in state.pasture:
             cells[c] = NO_PASTURE
         for c in moved:
@@ -425,11 +468,11 @@ class BattleSheepGame(Game[SheepState]):
     def _advance_mover(self, state: SheepState, first: int) -> None:
         """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can."""
         n = self.num_players
+        state._moves = None
         if self.end_rule == "splits":
             seat = first % n
-            state._moves = self._compute_moves(state, seat)
             state.to_move = seat
-            if not state._moves:
+            if not self.has_move(state, seat):
                 state.can_move[seat] = False
                 state.phase = OVER
             return
@@ -437,14 +480,27 @@ class BattleSheepGame(Game[SheepState]):
             seat = (first + step) % n
             if not state.can_move[seat]:
                 continue
-            moves = self._compute_moves(state, seat)
-            if moves:
+            if self.has_move(state, seat):
                 state.to_move = seat
-                state._moves = moves
                 return
             state.can_move[seat] = False
         state.phase = OVER
-        state._moves = []
+
+    def has_move(self, state: SheepState, seat: int) -> bool:
+        """Whether ``seat`` can move: one of its stacks has 2 sheep or more and a free pasture next to it."""
+        cells, heights, nbrs = state.cells, state.heights, self.grid.neighbor_lists
+        return any(heights[c] >= 2 and any(cells[j] == EMPTY for j in nbrs[c]) for c in state.stacks[seat])
+
+    def slide(self, state: SheepState, cell: int, direction: int) -> int:
+        """Where sheep leaving ``cell`` in ``direction`` stop (the last free pasture before another stack, a
+        non-pasture cell or the canvas edge); -1 if the first cell that way is not free."""
+        cells = state.cells
+        dest = -1
+        for j in self.grid.rays[cell][direction]:
+            if cells[j] != EMPTY:
+                break
+            dest = j
+        return dest
 
     # ----- scoring --------------------------------------------------------------------------------
     def largest_herd(self, state: SheepState, seat: int) -> int:
@@ -489,6 +545,17 @@ class BattleSheepGame(Game[SheepState]):
 
     # ----- observation ------------------------------------------------------------------------------
     def observation(self, state: SheepState, seat: int) -> np.ndarray:
+        """The planes of :meth:`observation_numpy`, built by a compiled kernel (``kernels.observe_into``); the tests
+        check that both agree."""
+        out = np.empty(self.observation_shape, dtype=np.float32)
+        t = self.tables
+        kernels.observe_into(np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8),
+                             np.array(state.tiles_left, dtype=np.int8), state.phase, seat, self.num_players,
+                             t.all_cells, t.num_cells, t.square, t.canvas, t.nbr, self._liberties,
+                             out.reshape(self.num_channels, -1))
+        return out
+
+    def observation_numpy(self, state: SheepState, seat: int) -> np.ndarray:
         """Planes on the square embedding (see RULES.md), seats rotated so that ``seat`` comes first."""
         n = self.num_players
         obs = self._obs_template.copy()
@@ -646,15 +713,15 @@ class BattleSheepGame(Game[SheepState]):
             state = SheepState(n, cells_n)
             state.phase = PHASE_NAMES.index(data["phase"])
             state.to_move = int(data["to_move"])
-            state.cells = [int(c) for c in data["cells"]]
-            state.heights = [int(h) for h in data["heights"]]
+            state.cells = array("b", [int(c) for c in data["cells"]])
+            state.heights = array("b", [int(h) for h in data["heights"]])
             state.stacks = [[int(c) for c in s] for s in data["stacks"]]
             state.tiles_left = [int(t) for t in data["tiles_left"]]
             state.stacks_placed = int(data["stacks_placed"])
             state.can_move = [bool(b) for b in data["can_move"]]
             state.plies = int(data["plies"])
             state.last_action = int(data["last_action"])
-        except (KeyError, TypeError, ValueError) as err:
+        except (KeyError, TypeError, ValueError, OverflowError) as err:
             raise SnapshotError(f"damaged Battle Sheep state: {err!r}") from err
         if (len(state.cells) != cells_n or len(state.heights) != cells_n or len(state.stacks) != n
                 or len(state.tiles_left) != n or len(state.can_move) != n

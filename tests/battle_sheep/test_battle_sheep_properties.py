@@ -3,13 +3,22 @@
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from envs.battle_sheep.rules import BUILD, NO_PASTURE, OVER, PLACE, SHEEP_PER_PLAYER, BattleSheepGame
+from envs.battle_sheep.rules import (
+    BUILD,
+    DEFAULT_CANVAS_RADIUS,
+    MIN_CANVAS_RADIUS,
+    NO_PASTURE,
+    OVER,
+    PLACE,
+    SHEEP_PER_PLAYER,
+    BattleSheepGame,
+)
 from envs.common.hexgrid import enclosing_hexagon
 from envs.common.testing import check_mask_matches_apply, check_snapshot_roundtrip, random_playout
 
-GAMES = {(n, p, e): BattleSheepGame(num_players=n, pasture=p, end_rule=e)
+GAMES = {(n, p, e, r): BattleSheepGame(num_players=n, pasture=p, end_rule=e, canvas_radius=r)
          for n in (2, 3, 4) for p in ("build", "random") for e in ("battle_sheep", "splits")
-         if e == "battle_sheep" or n == 2}
+         for r in (MIN_CANVAS_RADIUS[n], DEFAULT_CANVAS_RADIUS[n]) if e == "battle_sheep" or n == 2}
 configs = st.sampled_from(sorted(GAMES))
 
 
@@ -40,6 +49,14 @@ def check_invariants(game: BattleSheepGame, state) -> None:
         assert np.array_equal(game.legal_tiles(fresh), game.legal_tiles(state))
     live = state.phase != OVER
     assert bool(game.legal_mask(state).any()) == live  # mask never empty while the game is live
+    # the compiled observation, mask and outer border (kernels.py) equal their readable definitions
+    pasture = [c != NO_PASTURE for c in state.cells]
+    assert game.outer_border(state) == tuple(np.flatnonzero(game.grid.outer_border(pasture)).tolist())
+    if state.phase != BUILD:
+        assert state.border == game.outer_border(state)
+    assert np.array_equal(game.legal_mask(state), game.legal_mask_python(state))
+    for seat in range(n):
+        assert np.array_equal(game.observation(state, seat), game.observation_numpy(state, seat))
     if state.phase == OVER:
         r = game.returns(state)
         assert abs(r.sum()) < 1e-9 and r.max() <= 1 and r.min() >= -1

@@ -1,0 +1,865 @@
+"""Battle Sheep, batched and compiled: B games per call on struct-of-arrays state, numba kernels.
+
+:class:`BattleSheepBatch` is the :class:`~envs.common.vector.BatchedGame` of this game, for every option set of
+``rules.BattleSheepGame`` (``num_players`` 2-4, ``pasture`` ``"build"`` / ``"random"``, ``end_rule``, every accepted
+``canvas_radius``). ``rules.py`` stays the readable reference: ``tests/battle_sheep/test_battle_sheep_fast.py``
+checks that both engines give identical legal masks, observations (every seat's), rewards, results and states over
+thousands of random games. Observations and masks are built by the kernels of ``kernels.py``, the ones the AEC env
+uses, and are tested against ``rules.py``'s readable ``observation_numpy`` / ``legal_mask_python``.
+
+State (:class:`SheepBatchState`, one row per game): the canvas cells and stack heights, each seat's stacks in the
+order they were first occupied (as the reference's ``stacks``), tiles left, phase, mover, stacks placed, who can
+still move, and for the build phase the pasture's cells (in the reference's order) and extents (min / max of q, r,
+s), which re-centre the frame after every tile placement exactly as ``rules._recentre`` does (RULES.md, "The
+frame": tile ids are relative to the re-centred pasture). ``on_border`` is the outside border, computed once when
+the pasture is complete. ``rng`` is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`); the only
+chance in Battle Sheep is ``pasture="random"``'s build, whose placements it draws (``below(count)`` over the legal
+tiles in id order, where ``rules.py`` asks its numpy generator ``integers(count)``): the streams are not numpy's,
+so a batched game and an AEC env seeded alike build different pastures. :class:`MirrorRng` makes the reference
+draw a row's placements (the differential tests use it).
+
+Truncation: a live row that reaches ``max_game_length`` plies is truncated, as ``BarnyardAECEnv`` does (a Battle
+Sheep game always ends before: every move occupies a new pasture).
+
+The ``search`` baseline runs here too (:meth:`BattleSheepBatch.search`): ``envs.common.mcts.MCTSPolicy``'s UCT with
+``baselines.move_candidates`` and uniformly random playouts, compiled.
+
+numba's on-disk cache of these kernels watches only this file, not ``kernels.py`` whose functions they call: after
+editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from envs.battle_sheep import kernels
+from envs.battle_sheep.actions import MAX_MOVE
+from envs.battle_sheep.kernels import (
+    BUILD,
+    EMPTY,
+    MOVE,
+    NO_PASTURE,
+    OVER,
+    PLACE,
+    SHEEP_PER_PLAYER,
+    TILES_PER_PLAYER,
+    hexagon_centre,
+    largest_herd,
+    mask_moves_from,
+    mask_tiles,
+    observe_into,
+    outer_border,
+    slide,
+    stack_can_move,
+    zero,
+)
+from envs.battle_sheep.rules import BattleSheepGame, SheepState
+from envs.common.fastrng import below
+from envs.common.game import TERMINAL
+from envs.common.vector import BatchedGame
+
+MAX_STACKS = SHEEP_PER_PLAYER
+"""A seat never has more stacks than sheep."""
+MAX_SPANS = 6 * MAX_STACKS
+"""The most runs of set entries in a mask row: one per (stack, direction)."""
+
+
+class SheepBatchState(NamedTuple):
+    """B Battle Sheep games; row ``b`` of every field is game ``b`` (see the module docstring)."""
+
+    cells: np.ndarray          # (B, N) int8: NO_PASTURE, EMPTY or the seat of the stack there
+    heights: np.ndarray        # (B, N) int8
+    stacks: np.ndarray         # (B, n, 16) int64: each seat's stack cells, in the order first occupied
+    num_stacks: np.ndarray     # (B, n) int64
+    tiles_left: np.ndarray     # (B, n) int8
+    phase: np.ndarray          # (B,) int64: BUILD, PLACE, MOVE, OVER
+    to_move: np.ndarray        # (B,) int64: the mover (when over: as the reference keeps it)
+    stacks_placed: np.ndarray  # (B,) int64
+    can_move: np.ndarray       # (B, n) bool: False once a seat was found blocked
+    num_pasture: np.ndarray    # (B,) int64
+    pasture: np.ndarray        # (B, 16n) int64: the pasture's cells, in the reference's order
+    extent: np.ndarray         # (B, 6) int64: min q, max q, min r, max r, min s, max s of the pasture
+    on_border: np.ndarray      # (B, N) bool: pasture on the outside border (set when the pasture is complete)
+    plies: np.ndarray          # (B,) int64: decisions played (the AEC env's truncation count)
+    last_action: np.ndarray    # (B,) int64
+    rng: np.ndarray            # (B,) uint64: the row's SplitMix64 generator
+
+
+# ----- kernels on one row ---------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _next_seat(seat, n):
+    return 0 if seat + 1 == n else seat + 1
+
+
+@njit(cache=True, inline="always")
+def _has_move(cells, heights, stacks, num_stacks, nbr, b, seat):
+    """Whether ``seat`` of row ``b`` can move (rules.has_move)."""
+    for i in range(num_stacks[b, seat]):
+        if stack_can_move(cells[b], heights[b], nbr, stacks[b, seat, i]):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _advance_mover(cells, heights, stacks, num_stacks, phase, to_move, can_move, nbr, b, first, n, splits):
+    """Next mover from seat ``first`` clockwise, skipping blocked seats; over if nobody can move
+    (rules._advance_mover; ``splits``: the seat to move that cannot move ends the game)."""
+    if splits:
+        seat = first if first < n else first - n
+        to_move[b] = seat
+        if not _has_move(cells, heights, stacks, num_stacks, nbr, b, seat):
+            can_move[b, seat] = False
+            phase[b] = OVER
+        return
+    seat = first if first < n else first - n
+    for _ in range(n):
+        if can_move[b, seat]:
+            if _has_move(cells, heights, stacks, num_stacks, nbr, b, seat):
+                to_move[b] = seat
+                return
+            can_move[b, seat] = False
+        seat = _next_seat(seat, n)
+    phase[b] = OVER
+
+
+@njit(cache=True)
+def _place_tile(cells, tiles_left, num_pasture, pasture, extent, b, seat, action, tiles, q, r, cell_at, radius):
+    """Lay tile ``action`` for ``seat`` in row ``b`` and re-centre the frame on the pasture's smallest enclosing
+    hexagon (rules.apply's build branch and rules._recentre)."""
+    m = num_pasture[b]
+    for i in range(4):
+        c = tiles[action, i]
+        cells[b, c] = EMPTY
+        pasture[b, m + i] = c
+        cq = q[c]
+        cr = r[c]
+        cs = -cq - cr
+        if m == 0 and i == 0:
+            extent[b, 0] = extent[b, 1] = cq
+            extent[b, 2] = extent[b, 3] = cr
+            extent[b, 4] = extent[b, 5] = cs
+        else:
+            extent[b, 0] = min(extent[b, 0], cq)
+            extent[b, 1] = max(extent[b, 1], cq)
+            extent[b, 2] = min(extent[b, 2], cr)
+            extent[b, 3] = max(extent[b, 3], cr)
+            extent[b, 4] = min(extent[b, 4], cs)
+            extent[b, 5] = max(extent[b, 5], cs)
+    m += 4
+    num_pasture[b] = m
+    tiles_left[b, seat] -= 1
+    cq, cr = hexagon_centre(extent[b, 0], extent[b, 1], extent[b, 2], extent[b, 3], extent[b, 4], extent[b, 5])
+    if cq == 0 and cr == 0:
+        return
+    dq = -cq
+    dr = -cr
+    extent[b, 0] += dq
+    extent[b, 1] += dq
+    extent[b, 2] += dr
+    extent[b, 3] += dr
+    extent[b, 4] -= dq + dr
+    extent[b, 5] -= dq + dr
+    side = 2 * radius + 1
+    for i in range(m):
+        cells[b, pasture[b, i]] = NO_PASTURE
+    for i in range(m):
+        c = pasture[b, i]
+        moved = cell_at[(r[c] + dr + radius) * side + q[c] + dq + radius]
+        pasture[b, i] = moved
+        cells[b, moved] = EMPTY
+
+
+@njit(cache=True)
+def _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+               num_pasture, pasture, extent, on_border, plies, last_action, b, action, n, splits, total_tiles,
+               tiles, nbr, q, r, cell_at, radius):
+    """Play ``action`` (legal) for the mover of live row ``b`` (rules.apply)."""
+    seat = to_move[b]
+    num_cells = cells.shape[1]
+    ph = phase[b]
+    if ph == BUILD:
+        _place_tile(cells, tiles_left, num_pasture, pasture, extent, b, seat, action, tiles, q, r, cell_at, radius)
+        if num_pasture[b] == 4 * total_tiles:
+            phase[b] = PLACE
+            exterior = np.empty(num_cells, dtype=np.bool_)
+            todo = np.empty(num_cells, dtype=np.int64)
+            outer_border(cells[b], nbr, exterior, todo, on_border[b])
+            to_move[b] = 0
+        else:
+            to_move[b] = _next_seat(seat, n)
+    elif ph == PLACE:
+        c = action - 3 * num_cells
+        cells[b, c] = seat
+        heights[b, c] = SHEEP_PER_PLAYER
+        stacks[b, seat, num_stacks[b, seat]] = c
+        num_stacks[b, seat] += 1
+        stacks_placed[b] += 1
+        if stacks_placed[b] == n:
+            phase[b] = MOVE
+            _advance_mover(cells, heights, stacks, num_stacks, phase, to_move, can_move, nbr, b, 0, n, splits)
+        else:
+            to_move[b] = seat + 1
+    else:
+        rest = action - 4 * num_cells
+        cell_dir = rest // MAX_MOVE
+        k = rest - cell_dir * MAX_MOVE + 1
+        c = cell_dir // 6
+        d = cell_dir - 6 * c
+        dest = slide(cells[b], nbr, c, d)
+        heights[b, c] -= k
+        cells[b, dest] = seat
+        heights[b, dest] = k
+        stacks[b, seat, num_stacks[b, seat]] = dest
+        num_stacks[b, seat] += 1
+        _advance_mover(cells, heights, stacks, num_stacks, phase, to_move, can_move, nbr, b, seat + 1, n, splits)
+    plies[b] += 1
+    last_action[b] = action
+
+
+@njit(cache=True)
+def _set_legal_row(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, b, tiles,
+                   cell_tiles, nbr, centre, code, near, out, span_start, span_len, num_spans):
+    """Set row ``b``'s legal actions in ``out`` (its row, all zeros before) and record the spans of ``out`` it may
+    have set (``span_start[b, i]``, ``span_len[b, i]`` for ``i < num_spans[b]``), so that the next call can clear
+    just those instead of the whole row."""
+    n = cells.shape[1]
+    ph = phase[b]
+    count = 0
+    if ph == BUILD:
+        mask_tiles(cells[b], pasture[b], num_pasture[b], num_pasture[b], tiles, cell_tiles, nbr, centre, code, near,
+                   out)
+        span_start[b, 0] = 0
+        span_len[b, 0] = 3 * n
+        count = 1
+    elif ph == PLACE:
+        for i in range(num_pasture[b]):
+            c = pasture[b, i]
+            if on_border[b, c] and cells[b, c] == EMPTY:
+                out[3 * n + c] = True
+        span_start[b, 0] = 3 * n
+        span_len[b, 0] = n
+        count = 1
+    elif ph == MOVE:
+        seat = to_move[b]
+        for i in range(num_stacks[b, seat]):
+            c = stacks[b, seat, i]
+            h = np.int64(heights[b, c])
+            if h < 2:
+                continue
+            for d in range(6):
+                j = nbr[c, d]
+                if j >= 0 and cells[b, j] == EMPTY:
+                    start = 4 * n + (c * 6 + d) * MAX_MOVE
+                    for k in range(h - 1):
+                        out[start + k] = True
+                    span_start[b, count] = start
+                    span_len[b, count] = h - 1
+                    count += 1
+    num_spans[b] = count
+
+
+@njit(cache=True)
+def _returns_row(cells, num_stacks, phase, to_move, b, n, splits, nbr, seen, todo, out):
+    """Row ``b``'s terminal rewards into ``out`` (zeros while live): rules.returns."""
+    for s in range(n):
+        out[s] = 0.0
+    if phase[b] != OVER:
+        return
+    if splits:
+        out[0] = 1.0
+        out[1] = 1.0
+        out[to_move[b]] = -1.0
+        return
+    pastures = np.empty(n, dtype=np.int64)
+    herds = np.empty(n, dtype=np.int64)
+    for s in range(n):
+        pastures[s] = num_stacks[b, s]
+        herds[s] = largest_herd(cells[b], nbr, s, seen, todo)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if pastures[i] > pastures[j] or (pastures[i] == pastures[j] and herds[i] > herds[j]):
+                out[i] += 1.0
+                out[j] -= 1.0
+            elif pastures[j] > pastures[i] or (pastures[j] == pastures[i] and herds[j] > herds[i]):
+                out[j] += 1.0
+                out[i] -= 1.0
+    for s in range(n):
+        out[s] /= n - 1
+
+
+@njit(cache=True)
+def _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, out):
+    """The legal tile placements of row ``b`` in id order into ``out``; returns how many. ``tile_ok``: scratch."""
+    zero(tile_ok)
+    mask_tiles(cells[b], pasture[b], num_pasture[b], num_pasture[b], tiles, cell_tiles, nbr, centre, code, near,
+               tile_ok)
+    count = 0
+    for t in range(tile_ok.shape[0]):
+        if tile_ok[t]:
+            out[count] = t
+            count += 1
+    return count
+
+
+# ----- kernels over the batch -----------------------------------------------------------------------------------------
+@njit(cache=True)
+def _reset_kernel(rows, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                  num_pasture, pasture, extent, on_border, plies, last_action, rng, n, splits, total_tiles,
+                  random_pasture, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
+    """A new game in each of ``rows`` (rules.initial_state); ``random_pasture``: the tiles laid by uniformly random
+    legal placements drawn from the row's generator, then the game starts at stack placement (plies 0)."""
+    num_cells = cells.shape[1]
+    code = np.empty(num_cells, dtype=np.int8)
+    near = np.empty(num_cells, dtype=np.int64)
+    tile_ok = np.empty(3 * num_cells, dtype=np.bool_)
+    legal = np.empty(3 * num_cells, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        cells[b, :] = NO_PASTURE
+        heights[b, :] = 0
+        num_stacks[b, :] = 0
+        tiles_left[b, :] = TILES_PER_PLAYER
+        phase[b] = BUILD
+        to_move[b] = 0
+        stacks_placed[b] = 0
+        can_move[b, :] = True
+        num_pasture[b] = 0
+        extent[b, :] = 0
+        on_border[b, :] = False
+        plies[b] = 0
+        last_action[b] = -1
+        if random_pasture:
+            while phase[b] == BUILD:
+                count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near,
+                                         tile_ok, legal)
+                _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                           num_pasture, pasture, extent, on_border, plies, last_action, b, legal[below(rng, b, count)],
+                           n, splits, total_tiles, tiles, nbr, q, r, cell_at, radius)
+            plies[b] = 0
+            last_action[b] = -1
+
+
+@njit(cache=True)
+def _apply_kernel(actions, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                  num_pasture, pasture, extent, on_border, plies, last_action, n, splits, total_tiles, tiles, nbr, q,
+                  r, cell_at, radius):
+    for b in range(actions.shape[0]):
+        if phase[b] != OVER:
+            _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                       num_pasture, pasture, extent, on_border, plies, last_action, b, actions[b], n, splits,
+                       total_tiles, tiles, nbr, q, r, cell_at, radius)
+
+
+@njit(cache=True)
+def _legal_kernel(out, incremental, span_start, span_len, num_spans, cells, heights, stacks, num_stacks, phase,
+                  to_move, num_pasture, pasture, on_border, tiles, cell_tiles, nbr, centre):
+    """Every row's legal mask into ``out``. ``incremental``: ``out`` holds what the previous call wrote, whose set
+    entries lie in the recorded spans: clear those instead of the whole row (37,000 bytes a row at radius 11)."""
+    code = np.empty(cells.shape[1], dtype=np.int8)
+    near = np.empty(cells.shape[1], dtype=np.int64)
+    for b in range(out.shape[0]):
+        row = out[b]
+        if incremental:
+            for i in range(num_spans[b]):
+                start = span_start[b, i]
+                for k in range(span_len[b, i]):
+                    row[start + k] = False
+        else:
+            zero(row)
+        _set_legal_row(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, b, tiles,
+                       cell_tiles, nbr, centre, code, near, row, span_start, span_len, num_spans)
+
+
+@njit(cache=True)
+def _observe_kernel(seats, out, cells, heights, tiles_left, phase, pasture, num_pasture, n, square, canvas, nbr):
+    lib = np.empty(cells.shape[1], dtype=np.int64)
+    for b in range(seats.shape[0]):
+        observe_into(cells[b], heights[b], tiles_left[b], phase[b], seats[b], n, pasture[b], num_pasture[b], square,
+                     canvas, nbr, lib, out[b])
+
+
+@njit(cache=True)
+def _returns_kernel(cells, num_stacks, phase, to_move, n, splits, nbr, out):
+    seen = np.empty(cells.shape[1], dtype=np.bool_)
+    todo = np.empty(cells.shape[1], dtype=np.int64)
+    for b in range(out.shape[0]):
+        _returns_row(cells, num_stacks, phase, to_move, b, n, splits, nbr, seen, todo, out[b])
+
+
+@njit(cache=True)
+def _potential_kernel(cells, heights, stacks, num_stacks, n, nbr, out):
+    """Pastures occupied + sheep that could still leave their pasture, per seat (rules.shaping_potential)."""
+    for b in range(out.shape[0]):
+        for s in range(n):
+            total = num_stacks[b, s]
+            for i in range(num_stacks[b, s]):
+                c = stacks[b, s, i]
+                if stack_can_move(cells[b], heights[b], nbr, c):
+                    total += heights[b, c] - 1
+            out[b, s] = total
+
+
+# ----- the search baseline: uniformly random playouts and the UCT search, compiled ------------------------------------
+@njit(cache=True)
+def _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, b, tiles,
+                cell_tiles, nbr, centre, code, near, tile_ok, out):
+    """baselines.move_candidates of live row ``b`` into ``out``; returns how many: per (stack, direction) of the
+    mover 1, half and all but one of the sheep that may leave (each once), in the reference's order; the legal
+    tiles or stack cells in id order in the set-up phases."""
+    num_cells = cells.shape[1]
+    ph = phase[b]
+    if ph == BUILD:
+        return _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok,
+                                out)
+    count = 0
+    if ph == PLACE:
+        for c in range(num_cells):
+            if on_border[b, c] and cells[b, c] == EMPTY:
+                out[count] = 3 * num_cells + c
+                count += 1
+        return count
+    seat = to_move[b]
+    for i in range(num_stacks[b, seat]):
+        c = stacks[b, seat, i]
+        k = np.int64(heights[b, c]) - 1
+        if k < 1:
+            continue
+        for d in range(6):
+            j = nbr[c, d]
+            if j < 0 or cells[b, j] != EMPTY:
+                continue
+            base = 4 * num_cells + (c * 6 + d) * MAX_MOVE
+            half = (k + 1) // 2
+            out[count] = base
+            count += 1
+            if half != 1 and half != k:
+                out[count] = base + half - 1
+                count += 1
+            if k != 1:
+                out[count] = base + k - 1
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, rng, b,
+                   tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch):
+    """A uniformly random legal action of live row ``b`` from its generator (the search's playout policy,
+    ``MCTSPolicy``'s default rollout). ``scratch``: at least 3N int64."""
+    num_cells = cells.shape[1]
+    ph = phase[b]
+    if ph == BUILD:
+        count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near,
+                                 tile_ok, scratch)
+        return scratch[below(rng, b, count)]
+    if ph == PLACE:
+        count = 0
+        for i in range(num_pasture[b]):
+            c = pasture[b, i]
+            if on_border[b, c] and cells[b, c] == EMPTY:
+                scratch[count] = c
+                count += 1
+        return 3 * num_cells + scratch[below(rng, b, count)]
+    seat = to_move[b]
+    total = 0
+    for i in range(num_stacks[b, seat]):
+        c = stacks[b, seat, i]
+        h = np.int64(heights[b, c])
+        if h < 2:
+            continue
+        for d in range(6):
+            j = nbr[c, d]
+            if j >= 0 and cells[b, j] == EMPTY:
+                total += h - 1
+    k = np.int64(below(rng, b, total))  # below returns a uint64: int64 arithmetic below
+    for i in range(num_stacks[b, seat]):
+        c = stacks[b, seat, i]
+        h = np.int64(heights[b, c])
+        if h < 2:
+            continue
+        for d in range(6):
+            j = nbr[c, d]
+            if j >= 0 and cells[b, j] == EMPTY:
+                if k < h - 1:
+                    return 4 * num_cells + (c * 6 + d) * MAX_MOVE + k
+                k -= h - 1
+    return -1
+
+
+@njit(cache=True)
+def _copy_row(src, dst, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+              num_pasture, pasture, extent, on_border, plies, last_action):
+    """Row ``src`` of every field but the generator into row ``dst``."""
+    cells[dst] = cells[src]
+    heights[dst] = heights[src]
+    stacks[dst] = stacks[src]
+    num_stacks[dst] = num_stacks[src]
+    tiles_left[dst] = tiles_left[src]
+    phase[dst] = phase[src]
+    to_move[dst] = to_move[src]
+    stacks_placed[dst] = stacks_placed[src]
+    can_move[dst] = can_move[src]
+    num_pasture[dst] = num_pasture[src]
+    pasture[dst] = pasture[src]
+    extent[dst] = extent[src]
+    on_border[dst] = on_border[src]
+    plies[dst] = plies[src]
+    last_action[dst] = last_action[src]
+
+
+@njit(cache=True)
+def _playout_kernel(b, max_depth, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed,
+                    can_move, num_pasture, pasture, extent, on_border, plies, last_action, rng, n, splits,
+                    total_tiles, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
+    """Play row ``b`` on with uniformly random legal actions until the game ends or ``max_depth`` plies (< 0: no
+    cut); returns the plies played."""
+    num_cells = cells.shape[1]
+    code = np.empty(num_cells, dtype=np.int8)
+    near = np.empty(num_cells, dtype=np.int64)
+    tile_ok = np.empty(3 * num_cells, dtype=np.bool_)
+    scratch = np.empty(3 * num_cells, dtype=np.int64)
+    depth = 0
+    while phase[b] != OVER and (max_depth < 0 or depth < max_depth):
+        a = _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, rng,
+                           b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch)
+        _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                   num_pasture, pasture, extent, on_border, plies, last_action, b, a, n, splits, total_tiles, tiles,
+                   nbr, q, r, cell_at, radius)
+        depth += 1
+    return depth
+
+
+@njit(cache=True)
+def _search_kernel(budget, exploration, root_legal, root_visits, cells, heights, stacks, num_stacks, tiles_left,
+                   phase, to_move, stacks_placed, can_move, num_pasture, pasture, extent, on_border, plies,
+                   last_action, rng, n, splits, total_tiles, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
+    """The ``search`` baseline's decision for the mover of row 0, compiled: ``envs.common.mcts.MCTSPolicy.act`` (UCT;
+    each simulation copies row 0 into row 1 and draws from ``rng[1]``) with ``baselines.move_candidates`` in the
+    tree and uniformly random playouts to the end, valued by the returns. A node's candidate actions are listed
+    once, when a simulation first passes through it (the game has no chance after the set-up, so they never
+    change), each with its child node or -1 while untried. ``root_visits[a]``: the visits of the root's child
+    ``a`` (0 if none). Returns the most visited root child that ``root_legal`` allows (the first expanded on
+    ties), -1 if none."""
+    num_cells = cells.shape[1]
+    max_nodes = budget + 1
+    visits = np.zeros(max_nodes, dtype=np.int64)
+    avail = np.zeros(max_nodes, dtype=np.int64)
+    value = np.zeros((max_nodes, n), dtype=np.float64)
+    edge_start = np.full(max_nodes, -1, dtype=np.int64)
+    edge_count = np.zeros(max_nodes, dtype=np.int64)
+    width = max(3 * num_cells, 6 * MAX_STACKS * 3)
+    capacity = 64 * max_nodes + width
+    edge_action = np.empty(capacity, dtype=np.int64)
+    edge_child = np.empty(capacity, dtype=np.int64)
+    used = 0
+    code = np.empty(num_cells, dtype=np.int8)
+    near = np.empty(num_cells, dtype=np.int64)
+    tile_ok = np.empty(3 * num_cells, dtype=np.bool_)
+    found = np.empty(width, dtype=np.int64)
+    untried = np.empty(width, dtype=np.int64)
+    scratch = np.empty(3 * num_cells, dtype=np.int64)
+    node_path = np.empty(max_nodes + 1, dtype=np.int64)
+    result = np.zeros(n, dtype=np.float64)
+    seen = np.empty(num_cells, dtype=np.bool_)
+    todo = np.empty(num_cells, dtype=np.int64)
+    nodes = 1
+    for _ in range(budget):
+        _copy_row(0, 1, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                  num_pasture, pasture, extent, on_border, plies, last_action)
+        node = 0
+        node_path[0] = 0
+        length = 1
+        while phase[1] != OVER:
+            player = to_move[1]
+            if edge_start[node] < 0:
+                m = _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border,
+                                1, tiles, cell_tiles, nbr, centre, code, near, tile_ok, found)
+                if used + m > capacity:
+                    capacity = 2 * capacity + m
+                    grown = np.empty(capacity, dtype=np.int64)
+                    grown[:used] = edge_action[:used]
+                    edge_action = grown
+                    grown = np.empty(capacity, dtype=np.int64)
+                    grown[:used] = edge_child[:used]
+                    edge_child = grown
+                for i in range(m):
+                    edge_action[used + i] = found[i]
+                    edge_child[used + i] = -1
+                edge_start[node] = used
+                edge_count[node] = m
+                used += m
+            start = edge_start[node]
+            m = edge_count[node]
+            free = 0
+            for i in range(m):
+                child = edge_child[start + i]
+                if child >= 0:
+                    avail[child] += 1
+                else:
+                    untried[free] = start + i
+                    free += 1
+            if free > 0:
+                e = untried[below(rng, 1, free)]
+                child = nodes
+                nodes += 1
+                edge_child[e] = child
+                avail[child] = 1
+                _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                           num_pasture, pasture, extent, on_border, plies, last_action, 1, edge_action[e], n, splits,
+                           total_tiles, tiles, nbr, q, r, cell_at, radius)
+                node_path[length] = child
+                length += 1
+                break
+            best = -1
+            best_score = -np.inf
+            for i in range(m):
+                child = edge_child[start + i]
+                score = (value[child, player] / visits[child]
+                         + exploration * np.sqrt(np.log(avail[child]) / visits[child]))
+                if score > best_score:
+                    best = start + i
+                    best_score = score
+            _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                       num_pasture, pasture, extent, on_border, plies, last_action, 1, edge_action[best], n, splits,
+                       total_tiles, tiles, nbr, q, r, cell_at, radius)
+            node = edge_child[best]
+            node_path[length] = node
+            length += 1
+        while phase[1] != OVER:
+            a = _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border,
+                               rng, 1, tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch)
+            _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                       num_pasture, pasture, extent, on_border, plies, last_action, 1, a, n, splits, total_tiles,
+                       tiles, nbr, q, r, cell_at, radius)
+        _returns_row(cells, num_stacks, phase, to_move, 1, n, splits, nbr, seen, todo, result)
+        for i in range(length):
+            visits[node_path[i]] += 1
+            for s in range(n):
+                value[node_path[i], s] += result[s]
+    best = -1
+    best_child = -1
+    start = edge_start[0]
+    for i in range(edge_count[0] if start >= 0 else 0):
+        a = edge_action[start + i]
+        child = edge_child[start + i]
+        if child < 0:
+            continue
+        root_visits[a] = visits[child]
+        if root_legal[a] and (best < 0 or visits[child] > visits[best_child]
+                              or (visits[child] == visits[best_child] and child < best_child)):
+            best = a
+            best_child = child
+    return best
+
+
+# ----- the batched game ----------------------------------------------------------------------------------------------
+class BattleSheepBatch(BatchedGame):
+    """Battle Sheep over B games at once (module docstring). Options as ``rules.BattleSheepGame``."""
+
+    name = "battle_sheep"
+
+    def __init__(self, num_players: int = 2, pasture: str = "build", end_rule: str = "battle_sheep",
+                 canvas_radius: int | None = None):
+        ref = BattleSheepGame(num_players=num_players, pasture=pasture, end_rule=end_rule,
+                              canvas_radius=canvas_radius)  # ConfigError for bad options
+        self.reference = ref
+        self.num_players = ref.num_players
+        self.num_actions = ref.num_actions
+        self.observation_shape = ref.observation_shape
+        self.max_game_length = ref.max_game_length
+        self.num_cells = ref.grid.num_cells
+        self.radius = ref.canvas_radius
+        self.splits = ref.end_rule == "splits"
+        self.random_pasture = ref.pasture_mode == "random"
+        self.total_tiles = ref.total_tiles
+        self.tables = ref.tables
+        self._mask_out: np.ndarray | None = None
+        """The array the last legal_mask call wrote, and the spans it set per row (see :meth:`legal_mask`)."""
+        self._spans = (np.zeros((0, MAX_SPANS), dtype=np.int64), np.zeros((0, MAX_SPANS), dtype=np.int64),
+                       np.zeros(0, dtype=np.int64))
+
+    def options(self) -> dict[str, Any]:
+        """The options, as the reference game reports them."""
+        return self.reference.options()
+
+    # ----- state -----------------------------------------------------------------------------------------------
+    def new_state(self, batch: int) -> SheepBatchState:
+        """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
+        n, cells = self.num_players, self.num_cells
+
+        def ints(*shape: int) -> np.ndarray:
+            return np.zeros((batch, *shape), dtype=np.int64)
+        return SheepBatchState(
+            cells=np.full((batch, cells), NO_PASTURE, dtype=np.int8), heights=np.zeros((batch, cells), np.int8),
+            stacks=ints(n, MAX_STACKS), num_stacks=ints(n), tiles_left=np.zeros((batch, n), np.int8), phase=ints(),
+            to_move=ints(), stacks_placed=ints(), can_move=np.ones((batch, n), dtype=bool), num_pasture=ints(),
+            pasture=ints(4 * self.total_tiles), extent=ints(6), on_border=np.zeros((batch, cells), dtype=bool),
+            plies=ints(), last_action=ints(), rng=np.zeros(batch, dtype=np.uint64))
+
+    def _rules(self, s: SheepBatchState) -> tuple:
+        """The fields the rule kernels take, in their order."""
+        return (s.cells, s.heights, s.stacks, s.num_stacks, s.tiles_left, s.phase, s.to_move, s.stacks_placed,
+                s.can_move, s.num_pasture, s.pasture, s.extent, s.on_border, s.plies, s.last_action)
+
+    def _geometry(self) -> tuple:
+        t = self.tables
+        return t.tiles, t.nbr, t.q, t.r, t.cell_at, self.radius
+
+    def reset_rows(self, state: SheepBatchState, rows: np.ndarray) -> None:
+        """New games in ``rows`` (pasture="random": built from each row's generator)."""
+        t = self.tables
+        _reset_kernel(np.asarray(rows, dtype=np.int64), *self._rules(state), state.rng, self.num_players,
+                      self.splits, self.total_tiles, self.random_pasture, t.tiles, t.cell_tiles, t.nbr, t.q, t.r,
+                      t.cell_at, self.radius, t.centre)
+
+    def legal_mask(self, state: SheepBatchState, out: np.ndarray) -> None:
+        """The mover's legal mask per row (zeros when over) into ``out``.
+
+        When ``out`` is the array of the previous call, only the entries that call may have set are cleared before
+        the new ones are set (not the whole 94N-entry row): so ``out`` must not be changed in between by anything
+        else (``VectorEnv.action_mask``: "do not modify"). Any other array is written whole."""
+        s, t = state, self.tables
+        incremental = out is self._mask_out and out.shape[0] == self._spans[2].shape[0]
+        if not incremental:
+            rows = out.shape[0]
+            self._spans = (np.zeros((rows, MAX_SPANS), dtype=np.int64), np.zeros((rows, MAX_SPANS), dtype=np.int64),
+                           np.zeros(rows, dtype=np.int64))
+        self._mask_out = None  # not trusted while the kernel writes (an exception midway leaves it unknown)
+        _legal_kernel(out, incremental, *self._spans, s.cells, s.heights, s.stacks, s.num_stacks, s.phase,
+                      s.to_move, s.num_pasture, s.pasture, s.on_border, t.tiles, t.cell_tiles, t.nbr, t.centre)
+        self._mask_out = out
+
+    def apply(self, state: SheepBatchState, actions: np.ndarray) -> None:
+        """Play ``actions[b]`` (legal) in every live row."""
+        _apply_kernel(np.asarray(actions, dtype=np.int64), *self._rules(state), self.num_players, self.splits,
+                      self.total_tiles, *self._geometry())
+
+    def observe(self, state: SheepBatchState, seats: np.ndarray, out: np.ndarray) -> None:
+        """Row ``b``'s observation from seat ``seats[b]`` into ``out[b]``."""
+        seats = np.asarray(seats, dtype=np.int64)
+        if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
+            raise ValueError(f"seats must be {out.shape[0]} seats from 0 to {self.num_players - 1}")
+        s, t = state, self.tables
+        _observe_kernel(seats, out.reshape(out.shape[0], self.observation_shape[0], -1), s.cells, s.heights,
+                        s.tiles_left, s.phase, s.pasture, s.num_pasture, self.num_players, t.square, t.canvas, t.nbr)
+
+    def current_player(self, state: SheepBatchState) -> np.ndarray:
+        """Seat to move per row, TERMINAL once the game is over."""
+        return np.where(state.phase == OVER, TERMINAL, state.to_move)
+
+    def returns(self, state: SheepBatchState) -> np.ndarray:
+        """(B, n) terminal rewards, zeros while live."""
+        out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
+        _returns_kernel(state.cells, state.num_stacks, state.phase, state.to_move, self.num_players, self.splits,
+                        self.tables.nbr, out)
+        return out
+
+    def truncated(self, state: SheepBatchState) -> np.ndarray:
+        """The AEC env's ply cap on a live game (a game always ends before it: every move fills a pasture)."""
+        return (state.phase != OVER) & (state.plies >= self.max_game_length)
+
+    def scores(self, state: SheepBatchState) -> np.ndarray:
+        """(B, n) pastures occupied (rules.scores)."""
+        return state.num_stacks.astype(np.float64)
+
+    def shaping_potential(self, state: SheepBatchState) -> np.ndarray:
+        """(B, n) pastures occupied + sheep that can still leave their pasture (rules.shaping_potential)."""
+        out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
+        _potential_kernel(state.cells, state.heights, state.stacks, state.num_stacks, self.num_players,
+                          self.tables.nbr, out)
+        return out
+
+    # ----- the search baseline ------------------------------------------------------------------------------
+    def playout(self, state: SheepBatchState, row: int, max_depth: int = -1) -> int:
+        """Play row ``row`` on with uniformly random legal actions (from the row's generator) until the game ends or
+        ``max_depth`` plies (< 0: no cut); returns the plies played."""
+        t = self.tables
+        return int(_playout_kernel(row, max_depth, *self._rules(state), state.rng, self.num_players, self.splits,
+                                   self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q, t.r, t.cell_at, self.radius,
+                                   t.centre))
+
+    def search(self, state: SheepBatchState, legal: np.ndarray, budget: int, exploration: float,
+               root_visits: np.ndarray | None = None) -> int:
+        """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
+        scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with uniformly random playouts (see
+        :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
+        root children's visit counts. Returns the action, -1 if no legal child."""
+        if root_visits is None:
+            root_visits = np.zeros(self.num_actions, dtype=np.int64)
+        t = self.tables
+        return int(_search_kernel(budget, exploration, legal, root_visits, *self._rules(state), state.rng,
+                                  self.num_players, self.splits, self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q,
+                                  t.r, t.cell_at, self.radius, t.centre))
+
+    # ----- the bridge to rules.py ----------------------------------------------------------------------------
+    def to_reference(self, state: SheepBatchState, row: int) -> SheepState:
+        """Row ``row`` as a ``rules.SheepState`` (its generator is not carried over)."""
+        n = self.num_players
+        s = SheepState(n, self.num_cells)
+        s.phase = int(state.phase[row])
+        s.to_move = int(state.to_move[row])
+        s.cells = array("b", state.cells[row].tobytes())
+        s.heights = array("b", state.heights[row].tobytes())
+        s.stacks = [state.stacks[row, seat, : state.num_stacks[row, seat]].tolist() for seat in range(n)]
+        s.tiles_left = state.tiles_left[row].tolist()
+        s.stacks_placed = int(state.stacks_placed[row])
+        s.can_move = state.can_move[row].tolist()
+        s.num_pasture = int(state.num_pasture[row])
+        s.pasture = state.pasture[row, : s.num_pasture].tolist()
+        s.extent = tuple(int(x) for x in state.extent[row]) if s.num_pasture else None
+        s.plies = int(state.plies[row])
+        s.last_action = int(state.last_action[row])
+        s.border = tuple(int(c) for c in np.flatnonzero(state.on_border[row])) if s.phase != BUILD else ()
+        return s
+
+    def from_reference(self, reference_state: SheepState, state: SheepBatchState, row: int) -> None:
+        """Write a ``rules.SheepState`` into row ``row`` (its generator kept)."""
+        ref, s = self.reference, reference_state
+        state.phase[row] = s.phase
+        state.to_move[row] = s.to_move
+        state.cells[row] = np.frombuffer(array("b", s.cells), dtype=np.int8)
+        state.heights[row] = np.frombuffer(array("b", s.heights), dtype=np.int8)
+        state.num_stacks[row] = [len(cells) for cells in s.stacks]
+        state.stacks[row] = 0
+        for seat, cells in enumerate(s.stacks):
+            state.stacks[row, seat, : len(cells)] = cells
+        state.tiles_left[row] = s.tiles_left
+        state.stacks_placed[row] = s.stacks_placed
+        state.can_move[row] = s.can_move
+        state.num_pasture[row] = s.num_pasture
+        state.pasture[row] = 0
+        state.pasture[row, : len(s.pasture)] = s.pasture
+        state.extent[row] = s.extent if s.extent is not None else (
+            ref.extent(s.pasture) if s.pasture else (0,) * 6)
+        state.on_border[row] = False
+        if s.phase != BUILD:
+            state.on_border[row, list(ref.outer_border(s) if not s.border else s.border)] = True
+        state.plies[row] = s.plies
+        state.last_action[row] = s.last_action
+
+
+class MirrorRng:
+    """A stand-in for the numpy generator that ``rules.BattleSheepGame.initial_state`` takes, drawing a batched
+    row's random pasture: ``integers(count)`` answers ``below(count)`` from a copy of the row's generator state, the
+    draw the batched kernel makes over the same legal tiles (the reference lists them in id order, as the kernel
+    does). ``state``: the generator state afterwards."""
+
+    def __init__(self, rng_state: int | np.uint64):
+        self._rng = np.array([rng_state], dtype=np.uint64)
+
+    @property
+    def state(self) -> int:
+        """The generator's current 64-bit state."""
+        return int(self._rng[0])
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        if high is not None:
+            raise AssertionError("the reference drew integers(low, high): a draw MirrorRng does not mirror")
+        return int(below(self._rng, 0, int(low)))
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the reference engine drew {name}: a chance event MirrorRng does not mirror")
