@@ -22,11 +22,12 @@ from envs.common.game import (
     Game,
     IllegalActionError,
     SnapshotError,
+    Symmetry,
     check_choice,
     check_int_range,
     pairwise_rewards,
 )
-from envs.common.hexgrid import HexGrid, canonical_shape
+from envs.common.hexgrid import HexGrid, canonical_shape, transforms
 from envs.bestiarium.actions import ActionCodec
 from envs.bestiarium.observation import ObservationEncoder
 
@@ -39,6 +40,9 @@ STONE_CHARS = ".XO"
 """Text boards: ``.`` empty, ``X`` Black, ``O`` White (lower case ``x``/``o``: the creature that must grow)."""
 PLY_CAP_PER_CELL = 20
 """The ply cap is ``PLY_CAP_PER_CELL * cells`` (1820 plies on side 6; random games take 0.7 to 2 x cells)."""
+
+_SYMMETRIES: dict[int, tuple[Symmetry, ...]] = {}
+"""``BestiariumGame.symmetries`` per board size, built on first use and shared read-only."""
 
 _SHAPE_CACHE_LIMIT = 500_000
 # (radius, group) -> {translation-normalised cell key: shape id}; shape ids are shared per group.
@@ -453,6 +457,35 @@ class BestiariumGame(Game[BestiariumState]):
             state.cid,
             state.legal[seat],
         )
+
+    has_symmetries = True
+
+    def symmetries(self, state: BestiariumState) -> tuple[Symmetry, ...]:
+        """The 12 rotations and reflections of the hexhex board about its centre cell, in every position.
+
+        The rules never refer to a direction: legality, eating and scoring compare creatures' sizes and whether
+        two shapes are equal, and a turn of the whole board keeps both (under every ``shape_equivalence``: two
+        creatures equal up to translation, rotation or reflection stay so when both are turned). Every
+        observation plane is per cell or constant, so a symmetry moves the cells of every plane alike; the pass
+        stays the pass.
+        """
+        if self.board_size not in _SYMMETRIES:  # shared by every engine of this size
+            _SYMMETRIES[self.board_size] = tuple(self._symmetry(t) for t in transforms("free"))
+        return _SYMMETRIES[self.board_size]
+
+    def _symmetry(self, point_map: Any) -> Symmetry:
+        grid = self.grid
+        cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
+        side = grid.square_shape[0] * grid.square_shape[1]
+        square_map = np.arange(side)
+        square_map[grid.square_index] = grid.square_index[cell_map]
+        channels = self.observation_shape[0]
+        source = np.empty(channels * side, dtype=np.int64)
+        source[(np.arange(channels)[:, None] * side + square_map[None, :]).ravel()] = np.arange(channels * side)
+        actions = np.append(cell_map, self.pass_action)
+        source.setflags(write=False)
+        actions.setflags(write=False)
+        return Symmetry(observation_source=source, actions=actions)
 
     def action_layout(self) -> np.ndarray:
         """Cell actions on their square of the observation planes (one channel: the phase plane says whether

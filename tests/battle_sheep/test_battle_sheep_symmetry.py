@@ -108,7 +108,7 @@ def test_sym_spec_plays_legal_games_and_bad_specs_are_clear_errors():
     assert sorted(record.returns) == [-1.0, 1.0] or record.returns == [0.0, 0.0]
     with pytest.raises(UnknownPolicyError, match="does not exist"):
         make_policy("sym:no/such/policy.pt", "battle_sheep")
-    other = CHECKPOINT.parents[1] / "bestiarium" / "policy.pt"
+    other = CHECKPOINT.parents[1] / "beasty_borders" / "policy.pt"
     with pytest.raises(CheckpointError, match="no symmetries"):
-        make_policy(f"sym:{other}", "bestiarium")
-    assert not envs.module("bestiarium").raw_env().game.has_symmetries
+        make_policy(f"sym:{other}", "beasty_borders")
+    assert not envs.module("beasty_borders").raw_env().game.has_symmetries
