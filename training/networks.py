@@ -1,6 +1,8 @@
 """Policy/value networks, chosen from the observation's shape and the game's action layout.
 
 * Flat observations: an MLP trunk with a dense policy head and a value head.
+* The value head gives one value (PPO; search-guided training of two-player zero-sum games) or, with the spec's
+  ``value_outputs`` = number of seats, one value per seat in the observation's seat order (me first).
 * ``(C, H, W)`` planes (hex canvases in their square embedding, grids): a conv trunk. Each layer is a 3x3 conv,
   a ReLU, and a *global-pooling bias* (the layer's channel means through a linear layer, added to every cell),
   so that a cell's features also see the whole board (a slide along a hex ray can cross the board). The value
@@ -53,7 +55,8 @@ def action_layout(game: Game) -> np.ndarray | None:
 class MLPNet(nn.Module):
     """Flattened observation -> ReLU MLP -> policy logits and value."""
 
-    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, hidden: int = 256, layers: int = 2):
+    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, hidden: int = 256, layers: int = 2,
+                 value_outputs: int = 1):
         super().__init__()
         size = int(np.prod(obs_shape))
         trunk: list[nn.Module] = [nn.Flatten()]
@@ -62,17 +65,23 @@ class MLPNet(nn.Module):
             size = hidden
         self.trunk = nn.Sequential(*trunk)
         self.policy = layer_init(nn.Linear(size, num_actions), std=0.01)
-        self.value = layer_init(nn.Linear(size, 1), std=1.0)
+        self.value = layer_init(nn.Linear(size, value_outputs), std=1.0)
+        self.value_outputs = value_outputs
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(logits (B, A), value (B,))``."""
+        """``(logits (B, A), value (B,))``; with ``value_outputs`` k > 1 the values are ``(B, k)``."""
         h = self.trunk(obs)
-        return self.policy(h), self.value(h).squeeze(-1)
+        return self.policy(h), _values(self.value(h), self.value_outputs)
 
     def scores(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, None]:
         """``(logits, value, None)``: the interface of :meth:`ConvNet.scores` (here the scores are the logits)."""
         logits, value = self(obs)
         return logits, value, None
+
+
+def _values(out: torch.Tensor, value_outputs: int) -> torch.Tensor:
+    """``(B,)`` for a single value output (PPO's scalar value), else ``(B, value_outputs)``."""
+    return out.squeeze(-1) if value_outputs == 1 else out
 
 
 class ConvLayer(nn.Module):
@@ -94,9 +103,10 @@ class ConvNet(nn.Module):
     """Conv trunk over (C, H, W) planes; a per-cell policy head (with a layout) or a dense one."""
 
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, channels: int = 32, layers: int = 4,
-                 hidden: int = 256, layout: np.ndarray | None = None):
+                 hidden: int = 256, layout: np.ndarray | None = None, value_outputs: int = 1):
         super().__init__()
         c_in, height, width = obs_shape
+        self.value_outputs = value_outputs
         self.trunk = nn.Sequential(*[ConvLayer(c_in if i == 0 else channels, channels) for i in range(layers)])
         self.per_cell = layout is not None
         if layout is not None:
@@ -118,11 +128,12 @@ class ConvNet(nn.Module):
                 layer_init(nn.Linear(hidden, num_actions), std=0.01),
             )
         self.value = nn.Sequential(
-            layer_init(nn.Linear(2 * channels, hidden)), nn.ReLU(), layer_init(nn.Linear(hidden, 1), std=1.0),
+            layer_init(nn.Linear(2 * channels, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, value_outputs), std=1.0),
         )
 
     def scores(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """``(scores, value (B,), columns)``: action ``a``'s logit is ``scores[:, columns[a]]`` (``columns``
+        """``(scores, value (B,) or (B, value_outputs), columns)``: action ``a``'s logit is ``scores[:, columns[a]]`` (``columns``
         None: the scores are the logits). With the per-cell head the scores are the per-cell logits,
         cell-major ``(H*W, choices)``, then the global logits, so a caller that needs only the legal actions'
         logits gathers those few instead of all of Battle Sheep's 25k (see :func:`training.ppo.masked_policy`).
@@ -131,7 +142,7 @@ class ConvNet(nn.Module):
         twice as fast on CPU that way for these small channel counts."""
         h = self.trunk(obs.contiguous(memory_format=torch.channels_last))
         pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
-        value = self.value(pooled).squeeze(-1)
+        value = _values(self.value(pooled), self.value_outputs)
         if not self.per_cell:
             return self.policy(h), value, None
         flat = self.policy(h).permute(0, 2, 3, 1).flatten(1)  # cell-major: a view of channels-last planes
@@ -146,8 +157,19 @@ class ConvNet(nn.Module):
 
 
 # ----- choosing and rebuilding --------------------------------------------------------------------------
-def network_spec(config: Any, game: Game) -> dict[str, Any]:
-    """The architecture for ``game`` under ``config`` (network, action_head, sizes) as a JSON-safe dict."""
+def network_spec(config: Any, game: Game, value_outputs: int = 1) -> dict[str, Any]:
+    """The architecture for ``game`` under ``config`` (network, action_head, sizes) as a JSON-safe dict.
+
+    ``value_outputs``: 1 (a scalar value, PPO's) or one value per seat (search-guided training with more than two
+    players); recorded in the spec only when it is not 1, so that specs (and checkpoints) without it still
+    mean a scalar value."""
+    spec = _architecture(config, game)
+    if value_outputs != 1:
+        spec["value_outputs"] = int(value_outputs)
+    return spec
+
+
+def _architecture(config: Any, game: Game) -> dict[str, Any]:
     shape = tuple(game.observation_shape)
     kind = config.network
     if kind == "auto":
@@ -174,14 +196,16 @@ def network_spec(config: Any, game: Game) -> dict[str, Any]:
 def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
     """The network of ``spec`` (from :func:`network_spec`) for ``game``'s spaces, freshly initialised."""
     shape = tuple(game.observation_shape)
+    value_outputs = int(spec.get("value_outputs", 1))
     if spec["kind"] == "mlp":
-        return MLPNet(shape, game.num_actions, hidden=spec["hidden"], layers=spec["layers"])
+        return MLPNet(shape, game.num_actions, hidden=spec["hidden"], layers=spec["layers"],
+                      value_outputs=value_outputs)
     if spec["kind"] == "conv":
         layout = action_layout(game) if spec["head"] == "cell" else None
         if spec["head"] == "cell" and layout is None:
             raise ValueError(f"{game.name} exposes no action layout for a per-cell head")
         return ConvNet(shape, game.num_actions, channels=spec["channels"], layers=spec["layers"],
-                       hidden=spec["hidden"], layout=layout)
+                       hidden=spec["hidden"], layout=layout, value_outputs=value_outputs)
     raise ValueError(f"unknown network kind {spec.get('kind')!r}")
 
 
