@@ -103,7 +103,7 @@ COLOURS = {"random": "tab:blue", "greedy": "tab:red", "snapshot": "tab:green", "
 
 
 def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = None,
-                eval_games: int | None = None) -> Path | None:
+                eval_games: int | None = None, x_label: str = "samples (learner decisions trained on)") -> Path | None:
     """Draw a run's learning curve from its ``log.csv`` into ``png_path``; None for an empty log.
 
     Top: the greedy policy's win rate against each baseline at every evaluation, with its 95% Wilson interval
@@ -112,7 +112,7 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
     lines; shared first places count half). Bottom: the policy's entropy over legal actions. The x axis counts
     samples (learner decisions trained on); the top axis shows the wall time of the run's rollouts and updates
     (``time_s``, without evaluations) where it is logged.
-    ``title``: the run's name (default: the run directory's name).
+    ``title``: the run's name (default: the run directory's name); ``x_label``: what ``global_step`` counts.
     """
     from matplotlib.ticker import EngFormatter
 
@@ -155,7 +155,7 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
     steps, values = _column(rows, "entropy")
     entropy.plot(steps, values, color="black", linewidth=1.0, label="policy entropy")
     entropy.set_ylabel("entropy (nats)")
-    entropy.set_xlabel("samples (learner decisions trained on)")
+    entropy.set_xlabel(x_label)
     entropy.grid(True, alpha=0.3)
     entropy.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
     entropy.xaxis.set_major_formatter(EngFormatter())

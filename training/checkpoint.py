@@ -3,8 +3,10 @@
 A policy checkpoint is two files side by side::
 
     policy.pt    torch.save({"format", "game", "spaces", "network", "model"})   loaded with weights_only=True
-    policy.json  {"format", "game", "options", "spaces", "network", "config", "steps", "updates",
+    policy.json  {"format", "game", "algo", "options", "spaces", "network", "config", "steps", "updates",
                   "evaluation", "weights_sha256", "torch_version", "saved_at"}
+
+``algo`` is the algorithm that trained it (``ppo`` or ``alphazero``; sidecars without it are PPO's).
 
 ``spaces`` is the observation/action signature: observation shape and dtype, number of actions, players.
 :func:`load_policy` refuses (with :class:`CheckpointError`) a checkpoint for another game, for other options or
@@ -62,13 +64,14 @@ def save_checkpoint(path: str | Path, net: nn.Module, spec: dict[str, Any], game
     weights, sidecar = _paths(path)
     weights.parent.mkdir(parents=True, exist_ok=True)
     signature = space_signature(game)
+    settings = config.to_dict() if hasattr(config, "to_dict") else dict(config)
     state = {k: v.detach().clone() for k, v in net.state_dict().items()}
     tmp = weights.with_suffix(".pt.tmp")
     torch.save({"format": FORMAT, "game": game.name, "spaces": signature, "network": spec, "model": state}, tmp)
     tmp.replace(weights)
     meta = {
-        "format": FORMAT, "game": game.name, "options": game.options(), "spaces": signature, "network": spec,
-        "config": config.to_dict() if hasattr(config, "to_dict") else dict(config),
+        "format": FORMAT, "game": game.name, "algo": settings.get("algo", "ppo"), "options": game.options(),
+        "spaces": signature, "network": spec, "config": settings,
         "steps": int(steps), "updates": int(updates), "evaluation": evaluation or {},
         "weights_sha256": _sha256(weights), "torch_version": torch.__version__,
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -232,6 +235,38 @@ def load_policy(path: str | Path, game: str | None = None, options: dict[str, An
     prefix = "ppo-sym" if symmetric else "ppo"
     return CheckpointPolicy(net, the_game, greedy=greedy, seed=seed, symmetric=symmetric,
                             name=f"{prefix}:{Path(path).with_suffix('').name}")
+
+
+def load_search_policy(path: str | Path, game: str | None = None, options: dict[str, Any] | None = None,
+                       seed: int | None = None, simulations: int | None = None) -> Any:
+    """The network-guided search over a checkpoint (harness spec ``mcts:PATH:N``): a
+    :class:`training.search.SearchPolicy` with ``simulations`` per decision (default: the training run's), the
+    search kind and constants of the run that trained it (Gumbel for a PPO checkpoint), no root noise. Refuses
+    (:class:`CheckpointError`) a hidden-information game, and a checkpoint whose single value output cannot value
+    every seat of a game with more than two players."""
+    from training.search import NetworkEvaluator, SearchConfig, SearchError, SearchPolicy, check_searchable
+
+    net, meta, the_game = load_network(path, game, options)
+    try:
+        check_searchable(the_game)
+    except SearchError as err:
+        raise CheckpointError(str(err)) from None
+    outputs = int(meta.get("network", {}).get("value_outputs", 1))
+    if outputs == 1 and the_game.num_players != 2:
+        raise CheckpointError(f"{path}: its single value output cannot value each of {the_game.num_players} seats "
+                              "for the search (train it with --algo alphazero)")
+    trained = meta.get("config", {})
+    alphazero = meta.get("algo") == "alphazero"
+    sims = int(simulations if simulations is not None else trained.get("simulations", 16) if alphazero else 16)
+    if sims < 1:
+        raise CheckpointError(f"mcts:{path}:{sims}: the search needs at least 1 simulation")
+    config = SearchConfig(
+        kind=trained.get("search", "gumbel") if alphazero else "gumbel", simulations=sims,
+        max_considered=int(trained.get("max_considered", 16)), gumbel_scale=0.0,
+        c_visit=float(trained.get("c_visit", 50.0)), c_scale=float(trained.get("c_scale", 0.1)),
+        c_puct=float(trained.get("c_puct", 1.25)), dirichlet_fraction=0.0)
+    return SearchPolicy(the_game, NetworkEvaluator(net, the_game.num_players), config,
+                        name=f"mcts{sims}:{Path(path).with_suffix('').name}", seed=seed)
 
 
 # ----- resume files ---------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """The training configuration: one dataclass, one docstring per field, per-game defaults.
 
 ``make_config(game, **overrides)`` is the one place defaults are chosen: the dataclass defaults, then the game's
-entry in :data:`GAME_DEFAULTS`, then the caller's overrides. The CLI (``python -m training train``) exposes every
-field as ``--field-name value``.
+entry in :data:`GAME_DEFAULTS` (PPO) or :data:`ALPHAZERO_DEFAULTS` (``algo="alphazero"``), then the caller's
+overrides. The CLI (``python -m training train``) exposes every field as ``--field-name value``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,13 @@ from typing import Any
 
 @dataclass
 class TrainConfig:
-    """Everything a PPO self-play run depends on. Saved in every checkpoint's sidecar."""
+    """Everything a training run depends on (PPO or search-guided self-play). Saved in every checkpoint's
+    sidecar."""
 
     # ----- what and where -------------------------------------------------------------------------------
+    algo: str = "ppo"
+    """``ppo`` (policy-gradient self-play, :mod:`training.loop`) or ``alphazero`` (self-play guided by a
+    network-guided tree search, :mod:`training.alphazero`; perfect-information games only, so not Boaring)."""
     game: str = "battle_sheep"
     """Game id from ``envs.GAMES``."""
     env_options: dict[str, Any] = field(default_factory=dict)
@@ -25,13 +29,20 @@ class TrainConfig:
     seed: int = 1
     """Seeds everything: torch, the envs, opponent draws, minibatch shuffles. Same seed, same run."""
     total_steps: int = 2_000_000
-    """Learner decisions (trained samples) to collect over the whole run."""
+    """Learner decisions (trained samples) to collect over the whole run (alphazero: searched self-play
+    positions)."""
+    time_budget_min: float = 0.0
+    """Stop after this many minutes of training and evaluation (0: no limit; ``total_steps`` still caps the run).
+    A run stopped by the clock depends on the machine's speed: same seed, same run holds for ``total_steps``."""
+    device: str = "cpu"
+    """Where the network runs: ``cpu``, ``cuda``, or ``auto`` (cuda when torch sees a GPU, else cpu)."""
     out: str = ""
     """Run directory (TensorBoard events, CSV, PNG, checkpoints); empty: ``runs/<game>-s<seed>``."""
 
     # ----- rollouts -------------------------------------------------------------------------------------
     num_envs: int = 32
-    """Games played in lockstep; the learner's decisions across them form one batched forward pass."""
+    """Games played in lockstep; the learner's decisions across them form one batched forward pass (alphazero:
+    the games searched together, every simulation step evaluating one leaf of each in one forward pass)."""
     num_steps: int = 64
     """Learner decisions per env per update: an update trains on about ``num_envs * num_steps`` samples."""
     num_workers: int = 2
@@ -112,9 +123,50 @@ class TrainConfig:
     learning-rate schedule and the counters start fresh (unlike ``--resume``). It must be for this game with
     these options, spaces and network, else :class:`~training.checkpoint.CheckpointError`."""
 
+    # ----- search-guided self-play (algo alphazero; learning_rate, adam_eps, vf_coef, max_grad_norm, anneal_lr,
+    # num_envs and the network fields above apply too) -----------------------------------------------------
+    search: str = "gumbel"
+    """The search that plays and makes the policy targets: ``gumbel`` (Gumbel root with sequential halving, the
+    completed-Q improved policy as target) or ``puct`` (AlphaZero: PUCT, Dirichlet root noise, visit counts as
+    target); :mod:`training.search`."""
+    simulations: int = 16
+    """Simulations per searched self-play move."""
+    max_considered: int = 16
+    """Gumbel: actions sampled at the root (Gumbel-top-k) for sequential halving."""
+    c_visit: float = 50.0
+    """Gumbel: ``sigma(q) = (c_visit + max N) * c_scale * q``'s visit offset."""
+    c_scale: float = 0.1
+    """Gumbel: ``sigma``'s scale."""
+    c_puct: float = 1.25
+    """PUCT: exploration constant."""
+    dirichlet_alpha: float = 0.3
+    """PUCT: concentration of the Dirichlet noise on the root's prior."""
+    dirichlet_fraction: float = 0.25
+    """PUCT: weight of that noise."""
+    temperature_plies: int = 16
+    """PUCT: the first plies of every self-play game draw the move in proportion to the visit counts, later ones
+    take the most visited (Gumbel explores through its root noise and plays sequential halving's choice)."""
+    replay_size: int = 50_000
+    """Positions kept in the replay buffer (the oldest are dropped)."""
+    train_batch_size: int = 256
+    """Positions per gradient step."""
+    replay_ratio: float = 4.0
+    """Gradient steps are taken so that each self-play position is trained on this many times on average."""
+    iteration_moves: int = 8
+    """Self-play moves per game between training phases (an iteration: one log row, ``eval_every`` counts
+    these)."""
+    weight_decay: float = 1e-4
+    """AdamW's decoupled weight decay."""
+    augment: bool = True
+    """Turn each training position by a random symmetry of the board (``Game.symmetries``) where it has some."""
+    value_target_mix: float = 0.0
+    """Value target: ``(1 - mix) * the game's result + mix * the search's value of the position`` (0: the result
+    alone)."""
+
     # ----- evaluation, logging, checkpoints ----------------------------------------------------------
     eval_every: int = 20
-    """Updates between evaluations (greedy learner vs each baseline) and checkpoints (0: only at the end)."""
+    """Updates (alphazero: iterations) between evaluations (the greedy network alone vs each baseline) and
+    checkpoints (0: only at the end)."""
     eval_games: int = 100
     """Games per baseline in each evaluation (the learner takes every seat in turn; all games run in lockstep
     with batched forward passes: about 4 s for 100 Battle Sheep games against random)."""
@@ -192,9 +244,24 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
 """Per-game departures from the dataclass defaults (tuned so that each game learns on two CPU cores)."""
 
 
+ALPHAZERO_DEFAULTS: dict[str, dict[str, Any]] = {
+    "battle_sheep": {"num_envs": 32, "conv_channels": 32, "conv_layers": 4, "learning_rate": 1e-3,
+                     "torch_threads": 2, "eval_every": 10},
+    "bestiarium": {"num_envs": 64, "conv_channels": 32, "conv_layers": 3, "learning_rate": 1e-3, "torch_threads": 2,
+                   "eval_every": 10},
+    "beasty_borders": {"num_envs": 64, "hidden": 256, "learning_rate": 1e-3, "eval_every": 10},
+}
+"""Per-game departures from the dataclass defaults for ``algo="alphazero"`` (Boaring has hidden information:
+PPO is its learner)."""
+
+ALGOS = ("ppo", "alphazero")
+
+
 def make_config(game: str = "battle_sheep", **overrides: Any) -> TrainConfig:
-    """The config for ``game``: dataclass defaults, then :data:`GAME_DEFAULTS`, then ``overrides``."""
-    values: dict[str, Any] = dict(GAME_DEFAULTS.get(game, {}))
+    """The config for ``game``: dataclass defaults, then :data:`GAME_DEFAULTS` (or :data:`ALPHAZERO_DEFAULTS`
+    when ``overrides`` say ``algo="alphazero"``), then ``overrides``."""
+    algo = overrides.get("algo", "ppo")
+    values: dict[str, Any] = dict((ALPHAZERO_DEFAULTS if algo == "alphazero" else GAME_DEFAULTS).get(game, {}))
     values.update(overrides)
     values["game"] = game
     return TrainConfig.from_dict(values)

@@ -59,12 +59,24 @@ def baseline_names(game: str) -> list[str]:
 
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
     """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget),
-    the path of a trained checkpoint, or ``sym:PATH`` (that checkpoint averaged over the game's symmetries).
-    Raises :class:`UnknownPolicyError` with the choices otherwise."""
+    the path of a trained checkpoint (its network alone: the argmax of its policy), ``sym:PATH`` (that checkpoint
+    averaged over the game's symmetries), or ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that
+    checkpoint, N simulations a decision; default: its training run's). Raises :class:`UnknownPolicyError` with
+    the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
     if name == "random":
         return RandomPolicy(seed)
+    if name == "mcts":
+        checkpoint, _, count = arg.rpartition(":")
+        if not count.isdigit():
+            checkpoint, count = arg, ""
+        if not Path(checkpoint).exists():
+            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec mcts:PATH or mcts:PATH:N)")
+        from training.checkpoint import load_search_policy
+
+        return load_search_policy(checkpoint, game=game, options=options, seed=seed,
+                                  simulations=int(count) if count else None)
     symmetric = name == "sym"
     if not symmetric:
         try:
@@ -454,7 +466,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
     parser.add_argument("--policies", nargs="+", required=True,
                         help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths "
-                             "(sym:PATH: that checkpoint averaged over the game's symmetries)")
+                             "(the network alone; sym:PATH: averaged over the game's symmetries; mcts:PATH:N: "
+                             "the network-guided search with N simulations)")
     parser.add_argument("--games", type=int, default=100, help="games per pair of policies")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)

@@ -336,13 +336,16 @@ class BatchedSearch:
         self._schedules: dict[int, list[int]] = {}
         self.last_roots: list[Node] = []
         """The root nodes of the last search (its trees, for inspection)."""
+        self.last_observations: np.ndarray | None = None
+        """The roots' observations (from the player to move's view) of the last search."""
 
     # ----- evaluation -------------------------------------------------------------------------------------
-    def _evaluate(self, nodes: list[Node]) -> None:
+    def _evaluate(self, nodes: list[Node]) -> np.ndarray | None:
+        """Evaluate ``nodes`` in one batch; returns their observations."""
         import time
 
         if not nodes:
-            return
+            return None
         t0 = time.perf_counter()
         game = self.game
         obs = np.stack([game.observation(node.state, node.player) for node in nodes])
@@ -356,6 +359,7 @@ class BatchedSearch:
         self.stats.evaluate += t2 - t1
         self.stats.leaves += len(nodes)
         self.stats.batches += 1
+        return obs
 
     def _new_node(self, state: Any) -> Node:
         game = self.game
@@ -384,7 +388,7 @@ class BatchedSearch:
                 raise SearchError("cannot search a finished game")
             roots.append(node)
         self.last_roots = roots
-        self._evaluate(roots)
+        self.last_observations = self._evaluate(roots)
         gumbels: list[np.ndarray] = []
         for root in roots:
             k = len(root.actions)

@@ -1,9 +1,11 @@
-"""``python -m training train``: the command line of :func:`training.loop.train`.
+"""``python -m training train``: the command line of :func:`training.loop.train` (PPO) and
+:func:`training.alphazero.train` (``--algo alphazero``: search-guided self-play).
 
 ::
 
     python -m training train --game battle_sheep [--seed 1] [--total-steps N] [--out DIR]
                              [--env-option num_players=3 ...] [--<any-config-field> VALUE ...]
+    python -m training train --algo alphazero --game bestiarium [--time-budget-min 60] [--device auto]
     python -m training train --resume runs/battle_sheep-s1 [--total-steps N]
 
 Every field of :class:`training.config.TrainConfig` is an option (``learning_rate`` -> ``--learning-rate``);
@@ -48,7 +50,8 @@ SPECIAL = {"game", "env_options", "seed", "total_steps", "out"}
 def build_parser() -> argparse.ArgumentParser:
     """The ``train`` argument parser (every config field an option, defaults resolved per game later)."""
     parser = argparse.ArgumentParser(
-        prog="python -m training train", description="PPO self-play training of one Barnyard game.")
+        prog="python -m training train",
+        description="Self-play training of one Barnyard game: PPO (default) or --algo alphazero (search-guided).")
     parser.add_argument("--game", default=None, help="game id (default battle_sheep, or the resumed run's)")
     parser.add_argument("--seed", type=int, default=None, help="seed of everything (default 1)")
     parser.add_argument("--total-steps", type=int, default=None, help="learner samples to train on")
@@ -118,11 +121,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = config_from_args(args)
     import envs
 
+    from training.config import ALGOS
+
     if config.game not in envs.GAMES:
         raise SystemExit(f"unknown game {config.game!r}; available: {', '.join(envs.GAMES)}")
-    from training.loop import train
+    if config.algo not in ALGOS:
+        raise SystemExit(f"unknown --algo {config.algo!r}; available: {', '.join(ALGOS)}")
+    if config.device not in ("auto", "cpu", "cuda"):
+        raise SystemExit(f"unknown --device {config.device!r}; available: auto, cpu, cuda")
+    if config.algo == "alphazero":
+        from training.search import SearchError, check_searchable
 
-    path = train(config, resume=args.resume)
+        try:
+            check_searchable(envs.module(config.game).raw_env(**config.env_options).game)
+        except SearchError as err:
+            raise SystemExit(f"--algo alphazero: {err}") from None
+        if config.search not in ("gumbel", "puct"):
+            raise SystemExit(f"unknown --search {config.search!r}; available: gumbel, puct")
+        from training.alphazero import train
+    else:
+        from training.loop import train
+
+    try:
+        path = train(config, resume=args.resume)
+    except ValueError as err:
+        if "device=" not in str(err):
+            raise
+        raise SystemExit(f"error: {err}") from None
     print(f"policy checkpoint: {path} (sidecar {path.with_suffix('.json')})")
     return 0
 

@@ -1,0 +1,531 @@
+"""Search-guided self-play (AlphaZero; Gumbel AlphaZero): the self-play games, the replay buffer, the loss, and the
+training loop ``train(config) -> policy checkpoint``.
+
+Read top to bottom:
+
+1. :func:`search_config` - the search (:mod:`training.search`) a config asks for.
+2. :class:`ReplayBuffer` - searched positions: observation (float16), the legal actions with the search's improved
+   policy over them (the policy target), the value target per seat (observer-relative, as the network gives it),
+   and whether the board's symmetries hold there; minibatches turned by a random symmetry each.
+3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one :class:`~training.search.BatchedSearch`
+   over all their positions (one forward pass per simulation step); the search's choice is played, its improved
+   policy is the position's policy target, and when a game ends the result (optionally mixed with the search's
+   value) becomes the value target of each of its positions. Forced moves (one legal action) are played without
+   search or sample.
+4. :func:`alphazero_loss` - cross-entropy to the improved policy over the legal actions + ``vf_coef`` x squared
+   error of ``tanh(value)`` to the value target.
+5. :func:`train` - iterations of ``iteration_moves`` self-play moves per game, then gradient steps so that each
+   position is trained on ``replay_ratio`` times on average; evaluation of the network alone against the
+   baselines, ``log.csv``, TensorBoard, ``curve.png``, checkpoints with ``"algo": "alphazero"`` in the sidecar, and
+   exact resume.
+
+The network is one of :mod:`training.networks`: its policy head gives the prior logits, its value head ``tanh`` of
+each seat's expected return (one output for two-player zero-sum games, one per seat otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+import envs
+from envs.common.game import TERMINAL, Game, Symmetry
+from training.search import (
+    BatchedSearch,
+    NetworkEvaluator,
+    SearchConfig,
+    SearchStats,
+    check_searchable,
+    to_relative,
+)
+
+
+# ----- 1. the search --------------------------------------------------------------------------------------------
+def search_config(config: Any, evaluation: bool = False, simulations: int | None = None) -> SearchConfig:
+    """The search of ``config`` (``evaluation``: without root noise, as a player)."""
+    return SearchConfig(
+        kind=config.search, simulations=simulations or config.simulations, max_considered=config.max_considered,
+        gumbel_scale=0.0 if evaluation else 1.0, c_visit=config.c_visit, c_scale=config.c_scale,
+        c_puct=config.c_puct, dirichlet_alpha=config.dirichlet_alpha,
+        dirichlet_fraction=0.0 if evaluation else config.dirichlet_fraction)
+
+
+def value_outputs(game: Game) -> int:
+    """Value-head outputs: 1 for two players (zero-sum: the other seat's value is the negation), else one per
+    seat."""
+    return 1 if game.num_players == 2 else game.num_players
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``auto`` (cuda when available) as a torch device; a clear error for cuda without one."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device='cuda' but torch sees no GPU here (this torch build: "
+                         f"{torch.__version__}); use 'cpu' or 'auto'")
+    if name not in ("cpu", "cuda"):
+        raise ValueError(f"device={name!r}; allowed: 'auto', 'cpu', 'cuda'")
+    return torch.device(name)
+
+
+# ----- 2. the replay buffer ---------------------------------------------------------------------------------------
+@dataclass
+class TrainingBatch:
+    """A minibatch as tensors: observations, legal actions (padded with 0) and their target probabilities (0 on
+    padding), ``valid`` marks real entries, value targets."""
+
+    obs: torch.Tensor
+    actions: torch.Tensor
+    probs: torch.Tensor
+    valid: torch.Tensor
+    values: torch.Tensor
+
+    def to(self, device: torch.device) -> "TrainingBatch":
+        return TrainingBatch(*(t.to(device) for t in (self.obs, self.actions, self.probs, self.valid, self.values)))
+
+
+class ReplayBuffer:
+    """A ring buffer of searched positions (see the module docstring). Arrays grow to ``capacity`` as filled;
+    the legal-action width grows to the widest position seen."""
+
+    def __init__(self, capacity: int, obs_shape: Sequence[int], value_outputs: int):
+        self.capacity = int(capacity)
+        self.obs_shape = tuple(obs_shape)
+        self.obs_size = int(np.prod(obs_shape))
+        self.value_outputs = value_outputs
+        self.obs = np.zeros((0, self.obs_size), dtype=np.float16)
+        self.actions = np.zeros((0, 1), dtype=np.int32)
+        self.probs = np.zeros((0, 1), dtype=np.float32)
+        self.counts = np.zeros(0, dtype=np.int32)
+        self.values = np.zeros((0, value_outputs), dtype=np.float32)
+        self.symmetric = np.zeros(0, dtype=bool)
+        self.size = 0
+        self.next = 0
+        self.added = 0
+        self.symmetries: tuple[Symmetry, ...] = ()
+        """The game's symmetries (every symmetric position shares them), set with the first symmetric sample."""
+        self.symmetry_source: dict[str, Any] | None = None
+        """``state_to_json`` of the position that gave :attr:`symmetries` (to rebuild them on resume)."""
+
+    def __len__(self) -> int:
+        return self.size
+
+    def _grow(self, rows: int, width: int) -> None:
+        rows = min(self.capacity, max(rows, len(self.obs)))
+        width = max(width, self.actions.shape[1])
+        if rows == len(self.obs) and width == self.actions.shape[1]:
+            return
+        old = len(self.obs)
+
+        def grown(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+            out = np.zeros(shape, dtype=array.dtype)
+            out[tuple(slice(0, s) for s in array.shape)] = array
+            return out
+
+        self.obs = grown(self.obs, (rows, self.obs_size))
+        self.actions = grown(self.actions, (rows, width))
+        self.probs = grown(self.probs, (rows, width))
+        self.counts = grown(self.counts, (rows,))
+        self.values = grown(self.values, (rows, self.value_outputs))
+        self.symmetric = grown(self.symmetric, (rows,))
+        assert len(self.obs) >= old
+
+    def add(self, obs: np.ndarray, actions: np.ndarray, probs: np.ndarray, value: np.ndarray,
+            symmetric: bool) -> None:
+        """Store one position (overwriting the oldest once full)."""
+        if self.next >= len(self.obs) or len(actions) > self.actions.shape[1]:
+            self._grow(max(2 * len(self.obs), 1024) if self.next >= len(self.obs) else len(self.obs), len(actions))
+        i = self.next
+        k = len(actions)
+        self.obs[i] = obs.reshape(-1)
+        self.actions[i, :k] = actions
+        self.actions[i, k:] = 0
+        self.probs[i, :k] = probs
+        self.probs[i, k:] = 0.0
+        self.counts[i] = k
+        self.values[i] = value
+        self.symmetric[i] = symmetric
+        self.next = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+        self.added += 1
+
+    def set_symmetries(self, game: Game, state: Any) -> None:
+        """Remember the game's symmetries from a position that has them (once)."""
+        if not self.symmetries:
+            self.symmetries = tuple(game.symmetries(state))
+            self.symmetry_source = game.state_to_json(state)
+
+    def batch(self, index: np.ndarray, rng: np.random.Generator, augment: bool) -> TrainingBatch:
+        """The positions at ``index``; with ``augment`` each symmetric one turned by a random symmetry."""
+        obs = self.obs[index].astype(np.float32)
+        actions = self.actions[index].astype(np.int64)
+        counts = self.counts[index]
+        width = max(1, int(counts.max()))
+        actions = actions[:, :width]
+        valid = np.arange(width)[None, :] < counts[:, None]
+        if augment and self.symmetries:
+            turns = np.where(self.symmetric[index], rng.integers(len(self.symmetries), size=len(index)), 0)
+            for t in np.unique(turns):
+                if t == 0:
+                    continue
+                rows = np.flatnonzero(turns == t)
+                sym = self.symmetries[t]
+                obs[rows] = obs[rows][:, sym.observation_source]
+                actions[rows] = np.where(valid[rows], sym.actions[actions[rows]], 0)
+        return TrainingBatch(
+            obs=torch.from_numpy(obs.reshape((len(index),) + self.obs_shape)),
+            actions=torch.from_numpy(actions), probs=torch.from_numpy(self.probs[index, :width].copy()),
+            valid=torch.from_numpy(valid), values=torch.from_numpy(self.values[index].copy()))
+
+    def sample(self, batch_size: int, rng: np.random.Generator, augment: bool) -> TrainingBatch:
+        """A uniformly drawn minibatch."""
+        return self.batch(rng.integers(self.size, size=batch_size), rng, augment)
+
+    def state_dict(self) -> dict[str, Any]:
+        n = len(self.obs)
+        return {"obs": torch.from_numpy(self.obs[:n].copy()), "actions": torch.from_numpy(self.actions[:n].copy()),
+                "probs": torch.from_numpy(self.probs[:n].copy()), "counts": torch.from_numpy(self.counts[:n].copy()),
+                "values": torch.from_numpy(self.values[:n].copy()),
+                "symmetric": torch.from_numpy(self.symmetric[:n].copy()), "size": self.size, "next": self.next,
+                "added": self.added, "symmetry_source": json.dumps(self.symmetry_source)}
+
+    def load_state_dict(self, state: dict[str, Any], game: Game) -> None:
+        self.obs = state["obs"].numpy().copy()
+        self.actions = state["actions"].numpy().copy()
+        self.probs = state["probs"].numpy().copy()
+        self.counts = state["counts"].numpy().copy()
+        self.values = state["values"].numpy().copy()
+        self.symmetric = state["symmetric"].numpy().copy()
+        self.size, self.next, self.added = int(state["size"]), int(state["next"]), int(state["added"])
+        source = json.loads(state["symmetry_source"])
+        self.symmetries, self.symmetry_source = (), None
+        if source is not None:
+            self.set_symmetries(game, game.state_from_json(source))
+
+
+# ----- 3. self-play ----------------------------------------------------------------------------------------------------
+class SelfPlay:
+    """``config.num_envs`` games searched together (see the module docstring)."""
+
+    def __init__(self, game: Game, config: Any, evaluator: Any, seed: int):
+        check_searchable(game)
+        self.game = game
+        self.config = config
+        self.outputs = value_outputs(game)
+        self.search = BatchedSearch(game, evaluator, search_config(config), np.random.default_rng([seed, 11]))
+        count = config.num_envs
+        self.rngs = [np.random.default_rng([seed, 12, g]) for g in range(count)]
+        """Per game: its chance (set-up, dice) and nothing else."""
+        self.states = [game.initial_state(rng) for rng in self.rngs]
+        self.plies = [0] * count
+        self.pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, np.ndarray]]] = [
+            [] for _ in range(count)]
+        """Per game: its searched positions so far (observation, actions, policy, player, symmetric, value)."""
+        self.episodes = 0
+        self.lengths: deque[int] = deque(maxlen=200)
+        self.first_seat_wins: deque[float] = deque(maxlen=200)
+        self.stats = SearchStats()
+        self.record_seconds = 0.0
+
+    def _over(self, g: int) -> bool:
+        state = self.states[g]
+        return (self.game.current_player(state) == TERMINAL or self.game.is_truncated(state)
+                or self.plies[g] >= self.game.max_game_length)
+
+    def _advance(self, g: int, buffer: ReplayBuffer) -> None:
+        """Play game ``g``'s forced moves; finish and restart it when it is over, until a real decision."""
+        game = self.game
+        while True:
+            if self._over(g):
+                self._finish(g, buffer)
+                continue
+            legal = game.legal_actions(self.states[g])
+            if len(legal) > 1:
+                return
+            game.apply(self.states[g], legal[0], self.rngs[g])
+            self.plies[g] += 1
+
+    def _finish(self, g: int, buffer: ReplayBuffer) -> None:
+        """Turn game ``g``'s positions into samples and start a new game."""
+        game, state = self.game, self.states[g]
+        returns = np.asarray(game.returns(state), dtype=np.float64)
+        mix = self.config.value_target_mix
+        for obs, actions, policy, player, symmetric, value in self.pending[g]:
+            target = to_relative(returns, player)
+            if mix:
+                target = (1.0 - mix) * target + mix * to_relative(value, player)
+            buffer.add(obs, actions, policy, target[:self.outputs], symmetric)
+        self.pending[g] = []
+        self.episodes += 1
+        self.lengths.append(self.plies[g])
+        self.first_seat_wins.append(float(returns[0] > 0 and returns[0] == returns.max()))
+        self.states[g] = game.initial_state(self.rngs[g])
+        self.plies[g] = 0
+
+    def step(self, buffer: ReplayBuffer) -> int:
+        """One searched move in every game; returns the number of positions searched."""
+        for g in range(len(self.states)):
+            self._advance(g, buffer)
+        cfg = self.config
+        temperature = [1.0 if cfg.search == "puct" and p < cfg.temperature_plies else 0.0 for p in self.plies]
+        results = self.search.search(self.states, temperature)
+        start = time.perf_counter()
+        observations = self.search.last_observations
+        for g, result in enumerate(results):
+            state = self.states[g]
+            player = self.game.current_player(state)
+            symmetries = self.game.symmetries(state)
+            if symmetries:
+                buffer.set_symmetries(self.game, state)
+            self.pending[g].append((observations[g].astype(np.float16), result.actions.astype(np.int32),
+                                    result.policy.astype(np.float32), player, bool(symmetries), result.value))
+            self.game.apply(state, result.action, self.rngs[g])
+            self.plies[g] += 1
+        self.record_seconds += time.perf_counter() - start
+        return len(results)
+
+    def state_dict(self) -> dict[str, Any]:
+        game = self.game
+        pending = [[{"obs": torch.from_numpy(o.copy()), "actions": torch.from_numpy(a.copy()),
+                     "policy": torch.from_numpy(p.copy()), "player": pl, "symmetric": sy,
+                     "value": torch.from_numpy(np.asarray(v, dtype=np.float64))}
+                    for o, a, p, pl, sy, v in items] for items in self.pending]
+        return {"states": json.dumps([game.state_to_json(s) for s in self.states]), "plies": list(self.plies),
+                "pending": pending, "rngs": json.dumps([r.bit_generator.state for r in self.rngs], default=int),
+                "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
+                "episodes": self.episodes, "lengths": list(self.lengths),
+                "first_seat_wins": list(self.first_seat_wins)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        game = self.game
+        self.states = [game.state_from_json(s) for s in json.loads(state["states"])]
+        self.plies = [int(p) for p in state["plies"]]
+        self.pending = [[(d["obs"].numpy().copy(), d["actions"].numpy().copy(), d["policy"].numpy().copy(),
+                          int(d["player"]), bool(d["symmetric"]), d["value"].numpy().copy()) for d in items]
+                        for items in state["pending"]]
+        for rng, s in zip(self.rngs, json.loads(state["rngs"])):
+            rng.bit_generator.state = s
+        self.search.rng.bit_generator.state = json.loads(state["search_rng"])
+        self.episodes = int(state["episodes"])
+        self.lengths = deque(state["lengths"], maxlen=200)
+        self.first_seat_wins = deque(state["first_seat_wins"], maxlen=200)
+
+
+# ----- 4. the loss -------------------------------------------------------------------------------------------------------
+def alphazero_loss(net: nn.Module, batch: TrainingBatch, vf_coef: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
+    """``cross-entropy(target policy, network policy over the legal actions) + vf_coef * mean squared error of
+    tanh(value)``, and diagnostics: the network's entropy over legal actions, the target's entropy, and
+    ``KL(target || network)``."""
+    scores, values, columns = net.scores(batch.obs)
+    index = batch.actions if columns is None else columns[batch.actions]
+    logits = scores.gather(1, index).masked_fill(~batch.valid, -1e9)
+    logp = torch.log_softmax(logits, dim=1)
+    probs = batch.probs
+    policy_loss = -(probs * logp).masked_fill(~batch.valid, 0.0).sum(1).mean()
+    predicted = torch.tanh(values)
+    target = batch.values if predicted.dim() == 2 else batch.values[:, 0]
+    value_loss = ((predicted - target) ** 2).mean()
+    loss = policy_loss + vf_coef * value_loss
+    with torch.no_grad():
+        p = logp.exp()
+        entropy = -(p * logp).masked_fill(~batch.valid, 0.0).sum(1).mean()
+        plogp = torch.where(probs > 0, probs * torch.log(probs.clamp_min(1e-12)), torch.zeros_like(probs))
+        target_entropy = -plogp.sum(1).mean()
+    stats = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
+             "target_entropy": target_entropy.item(), "kl": policy_loss.item() - target_entropy.item()}
+    return loss, stats
+
+
+def train_step(net: nn.Module, optimizer: torch.optim.Optimizer, batch: TrainingBatch, config: Any) -> dict[str, float]:
+    """One gradient step on ``batch``; returns the loss diagnostics and the gradient norm."""
+    loss, stats = alphazero_loss(net, batch, config.vf_coef)
+    optimizer.zero_grad()
+    loss.backward()
+    stats["grad_norm"] = float(nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm))
+    optimizer.step()
+    return stats
+
+
+# ----- 5. the loop -------------------------------------------------------------------------------------------------------
+AZ_COLUMNS = ["update", "global_step", "time_s", "samples_per_s", "learning_rate", "gradient_steps", "policy_loss",
+              "value_loss", "entropy", "target_entropy", "kl", "grad_norm", "episode_length", "episodes",
+              "first_seat_win_rate", "buffer_size", "search_s", "engine_s", "forward_s", "backup_s", "select_s",
+              "update_s", "eval_s", "leaves_per_forward"]
+"""``log.csv``'s columns before the evaluation's: ``update`` counts iterations, ``global_step`` searched
+self-play positions, ``samples_per_s`` positions per second of the iteration; ``*_s`` are the iteration's
+seconds in self-play search (of which engine: cloning, applying, observations, legal actions; forward: the
+network's evaluations; backup and select: the tree bookkeeping), gradient steps and evaluation."""
+
+
+def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
+    """The game, network spec and fresh network of ``config`` (refuses hidden-information games)."""
+    from training.networks import build_network, network_spec
+
+    if config.algo != "alphazero":
+        raise ValueError(f"training.alphazero trains algo='alphazero', not {config.algo!r}")
+    game = envs.module(config.game).raw_env(**config.env_options).game
+    check_searchable(game)
+    spec = network_spec(config, game, value_outputs=value_outputs(game))
+    return game, spec, build_network(spec, game)
+
+
+def train(config: Any, resume: str | Path | None = None) -> Path:
+    """Run search-guided self-play for ``config``; returns the path of the final policy checkpoint.
+
+    Same seed, same run (for ``total_steps``; a ``time_budget_min`` stops wherever the clock says). With
+    ``resume`` (a run directory or its ``resume.pt``) the run continues exactly where it was saved: weights,
+    optimiser, generators, the games in progress with their searched positions, and the replay buffer.
+    """
+    from training.checkpoint import init_weights_from, load_resume, save_resume
+    from training.charts import plot_curves
+    from training.loop import (
+        RunLog,
+        evaluate,
+        evaluation_columns,
+        evaluation_due,
+        evaluation_kinds,
+        progress_bar,
+        run_directory,
+        save_policy,
+        seed_everything,
+    )
+    from training.networks import num_parameters
+
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    device = resolve_device(config.device)
+    run_dir = run_directory(config)
+    seed_everything(config.seed)
+    game, spec, net = build(config)
+    if config.init_from and resume is None:
+        init_weights_from(net, spec, config.init_from, config.game, config.env_options)
+    net.to(device)
+    optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, eps=config.adam_eps,
+                                  weight_decay=config.weight_decay)
+    sample_rng = np.random.default_rng([config.seed, 13])
+    selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players, device), config.seed)
+    buffer = ReplayBuffer(config.replay_size, game.observation_shape, value_outputs(game))
+    global_step, update, gradient_steps, elapsed, owed = 0, 0, 0, 0.0, 0.0
+    evaluation: dict[str, Any] = {}
+    if resume is not None:
+        saved = load_resume(resume, config, game)
+        net.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        torch.set_rng_state(saved["torch_rng"])
+        sample_rng.bit_generator.state = json.loads(saved["sample_rng"])
+        selfplay.load_state_dict(saved["selfplay"])
+        buffer.load_state_dict(saved["buffer"], game)
+        global_step, update = int(saved["global_step"]), int(saved["update"])
+        gradient_steps, elapsed, owed = int(saved["gradient_steps"]), float(saved["elapsed"]), float(saved["owed"])
+        evaluation = json.loads(saved["evaluation"])
+
+    log = RunLog(run_dir, AZ_COLUMNS + evaluation_columns(evaluation_kinds(config)), resumed=resume is not None,
+                 texts={"config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
+                        "network": f"{spec} ({num_parameters(net)} parameters)"})
+    bar = progress_bar(config, global_step)
+    budget = 60.0 * config.time_budget_min
+    policy_path = run_dir / "policy.pt"
+    try:
+        while global_step < config.total_steps and not (budget and elapsed >= budget):
+            start = time.perf_counter()
+            before = SearchStats()
+            before.add(selfplay.search.stats)
+            positions = 0
+            for _ in range(config.iteration_moves):
+                positions += selfplay.step(buffer)
+            search_end = time.perf_counter()
+            lr = config.learning_rate
+            if config.anneal_lr:
+                done = global_step / config.total_steps
+                if budget:
+                    done = max(done, elapsed / budget)
+                lr *= max(0.0, 1.0 - done)
+            for group in optimizer.param_groups:
+                group["lr"] = lr
+            owed += positions * config.replay_ratio / config.train_batch_size
+            steps = int(owed) if len(buffer) >= config.train_batch_size else 0
+            owed -= steps
+            sums: dict[str, float] = {}
+            net.train()
+            for _ in range(steps):
+                stats = train_step(net, optimizer, buffer.sample(config.train_batch_size, sample_rng,
+                                                                 config.augment).to(device), config)
+                for k, v in stats.items():
+                    sums[k] = sums.get(k, 0.0) + v
+            gradient_steps += steps
+            update_end = time.perf_counter()
+            global_step += positions
+            update += 1
+            final = global_step >= config.total_steps or bool(
+                budget and elapsed + (update_end - start) >= budget)
+            evaluated = evaluation_due(config, update, final=final)
+            if evaluated:
+                evaluation = {"global_step": global_step, "update": update,
+                              "vs": evaluate(net, config, seed=config.seed * 100_003 + update)}
+            end = time.perf_counter()
+            elapsed += end - start
+            searched = SearchStats()
+            searched.add(selfplay.search.stats)
+            for name in ("select", "engine", "evaluate", "backup", "leaves", "batches"):
+                setattr(searched, name, getattr(searched, name) - getattr(before, name))
+            samples_per_s = positions / max(update_end - start, 1e-9)
+            row: dict[str, Any] = {
+                "update": update, "global_step": global_step, "time_s": round(elapsed, 2),
+                "samples_per_s": round(samples_per_s, 1), "learning_rate": lr, "gradient_steps": gradient_steps,
+                **({k: v / steps for k, v in sums.items()} if steps else {}),
+                "episode_length": float(np.mean(selfplay.lengths)) if selfplay.lengths else "",
+                "episodes": selfplay.episodes,
+                "first_seat_win_rate": float(np.mean(selfplay.first_seat_wins)) if selfplay.first_seat_wins else "",
+                "buffer_size": len(buffer), "search_s": round(search_end - start, 3),
+                "engine_s": round(searched.engine, 3), "forward_s": round(searched.evaluate, 3),
+                "backup_s": round(searched.backup, 3), "select_s": round(searched.select, 3),
+                "update_s": round(update_end - search_end, 3), "eval_s": round(end - update_end, 3),
+                "leaves_per_forward": round(searched.leaves / max(searched.batches, 1), 1),
+            }
+            scalars = {f"losses/{k}": v / steps for k, v in sums.items()} if steps else {}
+            scalars.update({"charts/learning_rate": lr, "charts/samples_per_s": samples_per_s,
+                            "charts/buffer_size": float(len(buffer))})
+            for name in ("search_s", "engine_s", "forward_s", "backup_s", "select_s", "update_s"):
+                scalars[f"time/{name}"] = float(row[name])
+            if evaluated:
+                from training.loop import evaluation_row
+
+                eval_fields, eval_scalars = evaluation_row(evaluation["vs"])
+                row.update(eval_fields)
+                scalars.update(eval_scalars)
+            log.write(row, scalars, global_step)
+            postfix = {"pos/s": f"{samples_per_s:.0f}"}
+            if steps:
+                postfix["kl"] = f"{sums['kl'] / steps:.2f}"
+            for k, result in evaluation.get("vs", {}).items():
+                postfix[f"vs_{k}"] = f"{result['win_rate']:.2f}"
+            bar.set_postfix(postfix, refresh=False)
+            bar.update(min(positions, max(0, config.total_steps - bar.n)))
+            if evaluated:
+                save_policy(run_dir, net, spec, game, config, global_step, update, evaluation)
+                save_resume(run_dir / "resume.pt", {
+                    "config": config.to_dict(), "model": net.state_dict(), "optimizer": optimizer.state_dict(),
+                    "torch_rng": torch.get_rng_state(),
+                    "sample_rng": json.dumps(sample_rng.bit_generator.state, default=int),
+                    "selfplay": selfplay.state_dict(), "buffer": buffer.state_dict(),
+                    "global_step": global_step, "update": update, "gradient_steps": gradient_steps,
+                    "elapsed": elapsed, "owed": owed, "evaluation": json.dumps(evaluation),
+                })
+                plot_curves(log.csv_path, run_dir / "curve.png",
+                            title=f"{run_dir.name}: search-guided self-play ({config.search}, {config.simulations} "
+                                  f"simulations) on {config.game}, seed {config.seed}",
+                            x_label="self-play positions searched")
+    finally:
+        bar.close()
+        log.close()
+    if not policy_path.exists():  # nothing left to do when resuming
+        save_policy(run_dir, net, spec, game, config, global_step, update, evaluation)
+    return policy_path
