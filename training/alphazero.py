@@ -54,6 +54,7 @@ def search_config(config: Any, evaluation: bool = False, simulations: int | None
     return SearchConfig(
         kind=config.search, simulations=simulations or config.simulations, max_considered=config.max_considered,
         gumbel_scale=0.0 if evaluation else 1.0, c_visit=config.c_visit, c_scale=config.c_scale,
+        q_normalisation=config.q_normalisation,
         c_puct=config.c_puct, dirichlet_alpha=config.dirichlet_alpha,
         dirichlet_fraction=0.0 if evaluation else config.dirichlet_fraction)
 
@@ -366,7 +367,11 @@ network's evaluations; backup and select: the tree bookkeeping), gradient steps 
 
 
 def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
-    """The game, network spec and fresh network of ``config`` (refuses hidden-information games)."""
+    """The game, network spec and fresh network of ``config`` (refuses hidden-information games).
+
+    The value head's last layer starts at zero: every position is then worth 0 to every seat until the results
+    teach otherwise, so the first searches' Q-values differ only where they reached the end of a game (a random
+    value head made the first policy targets follow its noise)."""
     from training.networks import build_network, network_spec
 
     if config.algo != "alphazero":
@@ -374,7 +379,13 @@ def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
     game = envs.module(config.game).raw_env(**config.env_options).game
     check_searchable(game)
     spec = network_spec(config, game, value_outputs=value_outputs(game))
-    return game, spec, build_network(spec, game)
+    net = build_network(spec, game)
+    last = [m for m in net.value.modules() if isinstance(m, nn.Linear)][-1] if isinstance(net.value, nn.Sequential) \
+        else net.value
+    with torch.no_grad():
+        last.weight.zero_()
+        last.bias.zero_()
+    return game, spec, net
 
 
 def train(config: Any, resume: str | Path | None = None) -> Path:
@@ -407,7 +418,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     game, spec, net = build(config)
     if config.init_from and resume is None:
         init_weights_from(net, spec, config.init_from, config.game, config.env_options)
-    net.to(device)
+    net.to(device).eval()
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, eps=config.adam_eps,
                                   weight_decay=config.weight_decay)
     sample_rng = np.random.default_rng([config.seed, 13])
@@ -460,6 +471,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
                                                                  config.augment).to(device), config)
                 for k, v in stats.items():
                     sums[k] = sums.get(k, 0.0) + v
+            net.eval()
             gradient_steps += steps
             update_end = time.perf_counter()
             global_step += positions

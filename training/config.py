@@ -137,6 +137,10 @@ class TrainConfig:
     """Gumbel: ``sigma(q) = (c_visit + max N) * c_scale * q``'s visit offset."""
     c_scale: float = 0.1
     """Gumbel: ``sigma``'s scale."""
+    q_normalisation: str = "bounds"
+    """Gumbel: Q-values to [0, 1] before ``sigma``: ``bounds`` (the value range [-1, 1] mapped linearly) or
+    ``minmax`` (each node's Q-values stretched over [0, 1], as mctx does: noise-sized differences become the full
+    range, which made near one-hot targets from an untrained value head in short Bestiarium trials)."""
     c_puct: float = 1.25
     """PUCT: exploration constant."""
     dirichlet_alpha: float = 0.3

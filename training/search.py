@@ -43,6 +43,7 @@ import numpy as np
 from envs.common.game import TERMINAL, Game
 
 SEARCH_KINDS = ("gumbel", "puct")
+Q_NORMALISATIONS = ("bounds", "minmax")
 
 
 class SearchError(ValueError):
@@ -73,8 +74,10 @@ class SearchConfig:
     """Gumbel: ``sigma``'s visit offset."""
     c_scale: float = 0.1
     """Gumbel: ``sigma``'s scale."""
-    rescale_q: bool = True
-    """Gumbel: min-max normalise the completed Q-values of a node to [0, 1] before ``sigma`` (as mctx does)."""
+    q_normalisation: str = "bounds"
+    """Gumbel: how completed Q-values are brought to [0, 1] before ``sigma``: ``bounds`` maps the game's value
+    range [-1, 1] linearly (a Q difference keeps its size), ``minmax`` stretches each node's Q-values to fill
+    [0, 1] (mctx's default; any difference, however small, then becomes the full ``sigma`` range)."""
     c_puct: float = 1.25
     """PUCT: exploration constant."""
     dirichlet_alpha: float = 0.3
@@ -89,6 +92,8 @@ class SearchConfig:
             raise SearchError(f"simulations={self.simulations}: at least 1")
         if self.max_considered < 1:
             raise SearchError(f"max_considered={self.max_considered}: at least 1")
+        if self.q_normalisation not in Q_NORMALISATIONS:
+            raise SearchError(f"q_normalisation {self.q_normalisation!r}; allowed: {', '.join(Q_NORMALISATIONS)}")
 
 
 # ----- policy-improvement maths ----------------------------------------------------------------------------------
@@ -116,16 +121,19 @@ def considered_visit_sequence(max_considered: int, simulations: int) -> list[int
     return sequence[:simulations]
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 def mixed_value(raw_value: float, q: np.ndarray, visits: np.ndarray, prior: np.ndarray) -> float:
     """The value that completes unvisited actions' Q (Danihelka et al., appendix D):
     ``(v + sum_b N(b) * sum_{visited} pi(a) q(a) / sum_{visited} pi(a)) / (1 + sum_b N(b))``."""
-    total = visits.sum()
+    total = int(visits.sum())
     if total == 0:
         return float(raw_value)
     seen = visits > 0
-    p = np.maximum(prior[seen], np.finfo(np.float64).tiny)
-    weighted = float((p * q[seen]).sum() / p.sum())
-    return float((raw_value + total * weighted) / (total + 1))
+    p = np.maximum(prior[seen], _TINY)
+    weighted = float(p.dot(q[seen]) / p.sum())
+    return (float(raw_value) + total * weighted) / (total + 1)
 
 
 def completed_q(q: np.ndarray, visits: np.ndarray, value: float) -> np.ndarray:
@@ -134,12 +142,15 @@ def completed_q(q: np.ndarray, visits: np.ndarray, value: float) -> np.ndarray:
 
 
 def sigma(completed: np.ndarray, visits: np.ndarray, c_visit: float = 50.0, c_scale: float = 0.1,
-          rescale: bool = True) -> np.ndarray:
-    """``sigma(q) = (c_visit + max_b N(b)) * c_scale * q``; with ``rescale`` the q are first min-max normalised
-    to [0, 1] over the node's actions (all equal: 0)."""
-    if rescale:
+          normalisation: str | None = "bounds") -> np.ndarray:
+    """``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` after normalising q to [0, 1]: ``bounds`` maps the
+    value range [-1, 1] to it (``(q + 1) / 2``), ``minmax`` stretches the node's q over it (all equal: 0),
+    None leaves q as it is."""
+    if normalisation == "minmax":
         low, high = completed.min(), completed.max()
         completed = (completed - low) / max(high - low, 1e-8)
+    elif normalisation == "bounds":
+        completed = (completed + 1.0) * 0.5
     return (c_visit + visits.max()) * c_scale * completed
 
 
@@ -334,6 +345,9 @@ class BatchedSearch:
         self.n = game.num_players
         self.stats = SearchStats()
         self._schedules: dict[int, list[int]] = {}
+        self._relative_index = (np.arange(self.n)[None, :] - np.arange(self.n)[:, None]) % self.n
+        """``[player, seat]``: where seat's value sits in ``player``'s observer-relative order
+        (:func:`to_absolute` for a whole batch)."""
         self.last_roots: list[Node] = []
         """The root nodes of the last search (its trees, for inspection)."""
         self.last_observations: np.ndarray | None = None
@@ -353,8 +367,10 @@ class BatchedSearch:
         t1 = time.perf_counter()
         logits, values = self.evaluator(obs, legal)
         t2 = time.perf_counter()
-        for node, actions, lg, rel in zip(nodes, legal, logits, values):
-            node.set_evaluation(actions, lg, to_absolute(np.asarray(rel, dtype=np.float64), node.player), self.n)
+        players = np.array([node.player for node in nodes])
+        absolute = np.asarray(values, dtype=np.float64)[np.arange(len(nodes))[:, None], self._relative_index[players]]
+        for node, actions, lg, value in zip(nodes, legal, logits, absolute):
+            node.set_evaluation(actions, lg, value, self.n)
         self.stats.engine += t1 - t0
         self.stats.evaluate += t2 - t1
         self.stats.leaves += len(nodes)
@@ -463,11 +479,15 @@ class BatchedSearch:
         return found, True
 
     def _sigma_q(self, node: Node) -> np.ndarray:
+        """``sigma(completed q)`` of a node's actions (all zero before any visit: completed with one value, a
+        constant, which shifts no argmax or softmax)."""
         cfg = self.config
+        visits = node.child_visits
+        if not visits.any():
+            return np.zeros(len(visits))
         q = node.q()
-        v_mix = mixed_value(node.raw_value[node.player], q, node.child_visits, node.prior)
-        return sigma(completed_q(q, node.child_visits, v_mix), node.child_visits, cfg.c_visit, cfg.c_scale,
-                     cfg.rescale_q)
+        v_mix = mixed_value(node.raw_value[node.player], q, visits, node.prior)
+        return sigma(completed_q(q, visits, v_mix), visits, cfg.c_visit, cfg.c_scale, cfg.q_normalisation)
 
     def _schedule(self, considered: int) -> list[int]:
         table = self._schedules.get(considered)
@@ -481,6 +501,8 @@ class BatchedSearch:
         considered = min(self.config.max_considered, len(root.actions))
         simulation = int(root.child_visits.sum())
         visit = self._schedule(considered)[simulation]
+        if visit == 0:  # the unvisited actions all have the same completed Q: Gumbel-top-k on g + logits
+            return int(np.argmax(np.where(root.child_visits == 0, gumbel + root.logits, -np.inf)))
         return int(np.argmax(gumbel_root_scores(gumbel, root.logits, self._sigma_q(root), root.child_visits, visit)))
 
     def _select_interior(self, node: Node) -> int:
@@ -488,6 +510,8 @@ class BatchedSearch:
             return 0
         cfg = self.config
         if cfg.kind == "gumbel":
+            if not node.child_visits.any():
+                return int(np.argmax(node.logits))  # the improved policy is the prior before any visit
             return int(np.argmax(gumbel_interior_scores(node.logits, self._sigma_q(node), node.child_visits)))
         visits = node.child_visits
         total = int(visits.sum())
@@ -519,7 +543,9 @@ class BatchedSearch:
 class NetworkEvaluator:
     """A :mod:`training.networks` network as an :class:`Evaluator`: the legal actions' logits (gathered from the
     per-cell scores without building all of them) and ``tanh`` of the value head in observer-relative order
-    (a single output is the mover's value in a two-player zero-sum game: the other seat gets its negation)."""
+    (a single output is the mover's value in a two-player zero-sum game: the other seat gets its negation).
+    The network is used in the mode it is in (those networks have no layer that behaves differently in training
+    mode)."""
 
     def __init__(self, net: Any, num_players: int, device: Any = "cpu"):
         import torch
@@ -531,12 +557,9 @@ class NetworkEvaluator:
     def __call__(self, obs: np.ndarray, legal: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
         import torch
 
-        with torch.no_grad():
-            was_training = self.net.training
-            self.net.eval()
+        with torch.inference_mode():
             scores, raw_values, columns = self.net.scores(torch.from_numpy(np.asarray(obs, dtype=np.float32))
                                                           .to(self.device))
-            self.net.train(was_training)
             counts = [len(a) for a in legal]
             rows = torch.from_numpy(np.repeat(np.arange(len(legal)), counts)).to(self.device)
             flat = torch.from_numpy(np.concatenate(legal) if legal else np.zeros(0, np.int64)).to(self.device)

@@ -61,15 +61,19 @@ def test_mixed_value_completed_q_and_sigma_match_hand_computed_numbers():
     assert mixed_value(0.1, q, np.zeros(3, dtype=int), prior) == pytest.approx(0.1)
     done = completed_q(q, visits, v_mix)
     np.testing.assert_allclose(done, [0.5, 0.25, -0.2])
-    # (50 + max N = 2) * 0.1 = 5.2 times q; rescaled to [0, 1] first: (q + 0.2) / 0.7
-    np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, rescale=False), [2.6, 1.3, -1.04])
-    np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, rescale=True), [5.2, 5.2 * 0.45 / 0.7, 0.0])
-    np.testing.assert_allclose(sigma(np.full(3, 0.3), visits), [0.0, 0.0, 0.0])
+    # (50 + max N = 2) * 0.1 = 5.2 times q: as it is, mapped from [-1, 1] to [0, 1], or min-max stretched
+    np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, normalisation=None), [2.6, 1.3, -1.04])
+    np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, normalisation="bounds"), [3.9, 3.25, 2.08])
+    np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, normalisation="minmax"), [5.2, 5.2 * 0.45 / 0.7, 0.0])
+    np.testing.assert_allclose(sigma(np.full(3, 0.3), visits, normalisation="minmax"), [0.0, 0.0, 0.0])
     # the improved policy: prior * exp(sigma), normalised
-    target = gumbel_policy_target(np.log(prior), sigma(done, visits))
+    target = gumbel_policy_target(np.log(prior), sigma(done, visits, normalisation="minmax"))
     expected = np.array([0.5 * np.exp(5.2), 0.3 * np.exp(5.2 * 0.45 / 0.7), 0.2 * np.exp(0.0)])
     np.testing.assert_allclose(target, expected / expected.sum())
     assert target[0] == pytest.approx(0.91251, abs=1e-4)
+    target = gumbel_policy_target(np.log(prior), sigma(done, visits))  # bounds: exp(3.9), exp(3.25), exp(2.08)
+    expected = np.array([0.5 * np.exp(3.9), 0.3 * np.exp(3.25), 0.2 * np.exp(2.08)])
+    np.testing.assert_allclose(target, expected / expected.sum())
 
 
 def test_root_and_interior_selection_scores_by_hand():
