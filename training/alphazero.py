@@ -38,6 +38,7 @@ from torch import nn
 
 import envs
 from envs.common.game import TERMINAL, Game, Symmetry
+from training.loop import resolve_device
 from training.search import (
     BatchedSearch,
     NetworkEvaluator,
@@ -63,18 +64,6 @@ def value_outputs(game: Game) -> int:
     """Value-head outputs: 1 for two players (zero-sum: the other seat's value is the negation), else one per
     seat."""
     return 1 if game.num_players == 2 else game.num_players
-
-
-def resolve_device(name: str) -> torch.device:
-    """``cpu``, ``cuda`` or ``auto`` (cuda when available) as a torch device; a clear error for cuda without one."""
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' but torch sees no GPU here (this torch build: "
-                         f"{torch.__version__}); use 'cpu' or 'auto'")
-    if name not in ("cpu", "cuda"):
-        raise ValueError(f"device={name!r}; allowed: 'auto', 'cpu', 'cuda'")
-    return torch.device(name)
 
 
 # ----- 2. the replay buffer ---------------------------------------------------------------------------------------

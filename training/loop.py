@@ -46,6 +46,18 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``auto`` (cuda when torch sees a GPU, else cpu) as a torch device; ``ValueError``
+    for cuda without a GPU or an unknown name."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name not in ("cpu", "cuda"):
+        raise ValueError(f"device={name!r}; allowed: 'auto', 'cpu', 'cuda'")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device='cuda' but torch sees no GPU here (torch {torch.__version__}); use 'cpu' or 'auto'")
+    return torch.device(name)
+
+
 def run_directory(config: Any) -> Path:
     """The run directory (``config.out``, or ``runs/<game>-s<seed>``), created if missing."""
     run_dir = Path(config.out or f"runs/{config.game}-s{config.seed}")
@@ -156,6 +168,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     """
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
+    device = resolve_device(config.device)
     run_dir = run_directory(config)
     game = envs.module(config.game).raw_env(**config.env_options).game
     seed_everything(config.seed)
@@ -163,6 +176,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     net = build_network(spec, game)
     if config.init_from and resume is None:
         init_weights_from(net, spec, config.init_from, config.game, config.env_options)
+    net.to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
     generator = torch.Generator().manual_seed(config.seed)
     shuffle_rng = np.random.default_rng([config.seed, 3])
@@ -188,12 +202,13 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
                         "network": f"{spec} ({num_parameters(net)} parameters)"})
     bar = progress_bar(config, global_step)
     policy_path = run_dir / "policy.pt"
+    budget = 60.0 * config.time_budget_min
     try:
-        while global_step < config.total_steps:
+        while global_step < config.total_steps and not (budget and elapsed >= budget):
             start = time.perf_counter()
             lr = config.learning_rate
             if config.anneal_lr:
-                lr *= max(0.0, 1.0 - global_step / config.total_steps)
+                lr *= max(0.0, 1.0 - max(global_step / config.total_steps, elapsed / budget if budget else 0.0))
             for group in optimizer.param_groups:
                 group["lr"] = lr
 
@@ -209,7 +224,8 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
 
             if config.snapshot_every and update % config.snapshot_every == 0:
                 collector.add_snapshot(net)
-            evaluated = evaluation_due(config, update, final=global_step >= config.total_steps)
+            evaluated = evaluation_due(config, update, final=global_step >= config.total_steps
+                                       or bool(budget and elapsed >= budget))
             if evaluated:
                 evaluation = {"global_step": global_step, "update": update,
                               "vs": evaluate(net, config, seed=config.seed * 100_003 + update)}

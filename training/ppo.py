@@ -41,17 +41,18 @@ class MaskedCategorical:
         logit is column ``columns[a]`` (a per-cell head's planes: only the legal actions' logits are gathered,
         never all ``A``)."""
         mask = mask.bool()
+        device = logits.device
         rows, cols = mask.nonzero(as_tuple=True)
         counts = torch.bincount(rows, minlength=mask.shape[0])  # legal actions per row (a bool sum would
         # first copy the whole mask to int64)
         width = max(1, int(counts.max()) if counts.numel() else 1)
-        position = torch.arange(rows.numel()) - (counts.cumsum(0) - counts)[rows]
+        position = torch.arange(rows.numel(), device=device) - (counts.cumsum(0) - counts)[rows]
         self.num_actions = logits.shape[-1] if columns is None else columns.shape[0]
-        self.index = torch.zeros(logits.shape[0], width, dtype=torch.long)
+        self.index = torch.zeros(logits.shape[0], width, dtype=torch.long, device=device)
         self.index[rows, position] = cols
-        self.valid = torch.zeros(logits.shape[0], width, dtype=torch.bool)
+        self.valid = torch.zeros(logits.shape[0], width, dtype=torch.bool, device=device)
         self.valid[rows, position] = True
-        padding = torch.full(self.index.shape, MASK_LOGIT, dtype=logits.dtype)
+        padding = torch.full(self.index.shape, MASK_LOGIT, dtype=logits.dtype, device=device)
         source = self.index if columns is None else columns[self.index]
         legal = torch.where(self.valid, logits.gather(1, source), padding)
         self.legal_log_probs = legal - legal.logsumexp(dim=-1, keepdim=True)
@@ -61,14 +62,16 @@ class MaskedCategorical:
     def probs(self) -> torch.Tensor:
         """Dense probabilities ``(B, A)``, exactly 0 on illegal actions."""
         p = torch.where(self.valid, self.legal_log_probs.exp(), torch.zeros_like(self.legal_log_probs))
-        return torch.zeros(self.index.shape[0], self.num_actions, dtype=p.dtype).scatter_add(1, self.index, p)
+        return torch.zeros(self.index.shape[0], self.num_actions, dtype=p.dtype, device=p.device).scatter_add(
+            1, self.index, p)
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """One action per row (never an illegal one)."""
         if not bool(self.valid[:, 0].all()):
             raise ValueError("a row of the action mask has no legal action")
         p = torch.where(self.valid, self.legal_log_probs.exp(), torch.zeros_like(self.legal_log_probs))
-        choice = torch.multinomial(p, 1, generator=generator)
+        # drawn on the CPU with the (CPU) generator wherever the network runs: the same seed, the same draws
+        choice = torch.multinomial(p.cpu(), 1, generator=generator).to(p.device)
         return self.index.gather(1, choice).squeeze(-1)
 
     def mode(self) -> torch.Tensor:
@@ -91,7 +94,10 @@ class MaskedCategorical:
 def masked_policy(net: nn.Module, obs: torch.Tensor,
                   mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
     """``(distribution over the legal actions, value)`` of ``net`` (a :mod:`training.networks` network) for a
-    batch of observations and their action masks; gathers only the legal actions' logits."""
+    batch of observations and their action masks; gathers only the legal actions' logits. Both are moved to the
+    network's device (the results live there)."""
+    device = next(net.parameters()).device
+    obs, mask = obs.to(device), mask.to(device)
     scores, values, columns = net.scores(obs)
     return MaskedCategorical(scores, mask, columns), values
 
@@ -157,14 +163,16 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, con
     size = len(batch)
     sums: dict[str, float] = {}
     count = 0
+    device = next(net.parameters()).device
     for _epoch in range(config.update_epochs):
         order = rng.permutation(size)
         for idx in np.array_split(order, min(config.num_minibatches, size)):
             index = torch.from_numpy(idx)
             dist, values = masked_policy(net, batch.obs[index], batch.masks(idx))  # the stored mask, re-applied
             loss, stats = ppo_loss(
-                dist.log_prob(batch.actions[index]), batch.logp[index], batch.advantages[index], dist.entropy(),
-                values, batch.values[index], batch.returns[index], clip_coef=config.clip_coef,
+                dist.log_prob(batch.actions[index].to(device)), batch.logp[index].to(device),
+                batch.advantages[index].to(device), dist.entropy(), values, batch.values[index].to(device),
+                batch.returns[index].to(device), clip_coef=config.clip_coef,
                 vf_coef=config.vf_coef, ent_coef=config.ent_coef, clip_vloss=config.clip_vloss,
                 norm_adv=config.norm_adv)
             optimizer.zero_grad()

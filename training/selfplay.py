@@ -540,7 +540,7 @@ class SelfPlayCollector:
         for snap_id, rows in sorted(by_snapshot.items()):
             dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]),
                                     torch.from_numpy(report.masks[rows]))
-            actions[rows] = dist.sample(self.generator).numpy()
+            actions[rows] = dist.sample(self.generator).cpu().numpy()
         return actions
 
     def _record(self, episode: dict[str, Any]) -> None:
