@@ -14,10 +14,12 @@ Read top to bottom:
    search or sample.
 4. :func:`alphazero_loss` - cross-entropy to the improved policy over the legal actions + ``vf_coef`` x squared
    error of ``tanh(value)`` to the value target.
-5. :func:`train` - iterations of ``iteration_moves`` self-play moves per game, then gradient steps so that each
-   position is trained on ``replay_ratio`` times on average; evaluation of the network alone against the
-   baselines, ``log.csv``, TensorBoard, ``curve.png``, checkpoints with ``"algo": "alphazero"`` in the sidecar, and
-   exact resume.
+5. :func:`train` - iterations of ``iteration_moves`` self-play moves per game and the gradient steps owed for the
+   previous iteration's positions (each position is trained on ``replay_ratio`` times on average); with
+   ``num_workers`` = 1 the games are searched in a worker process (:class:`RemoteActor`) while this process
+   takes the gradient steps, so both cores work. Evaluation of the network alone against the baselines,
+   ``log.csv``, TensorBoard, ``curve.png``, checkpoints with ``"algo": "alphazero"`` in the sidecar, and exact
+   resume.
 
 The network is one of :mod:`training.networks`: its policy head gives the prior logits, its value head ``tanh`` of
 each seat's expected return (one output for two-player zero-sum games, one per seat otherwise).
@@ -202,8 +204,13 @@ class ReplayBuffer:
 
 
 # ----- 3. self-play ----------------------------------------------------------------------------------------------------
+Sample = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
+"""A finished position: observation (float16), legal actions, policy target, value target, symmetric."""
+
+
 class SelfPlay:
-    """``config.num_envs`` games searched together (see the module docstring)."""
+    """``config.num_envs`` games searched together (see the module docstring). :meth:`play` returns the positions
+    of the games that ended; a game's positions wait in :attr:`pending` until its result is known."""
 
     def __init__(self, game: Game, config: Any, evaluator: Any, seed: int):
         check_searchable(game)
@@ -219,10 +226,12 @@ class SelfPlay:
         self.pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, np.ndarray]]] = [
             [] for _ in range(count)]
         """Per game: its searched positions so far (observation, actions, policy, player, symmetric, value)."""
+        self.finished: list[Sample] = []
+        self.symmetry_source: dict[str, Any] | None = None
+        """``state_to_json`` of the first position with symmetries (they are the game's, shared by all)."""
         self.episodes = 0
         self.lengths: deque[int] = deque(maxlen=200)
         self.first_seat_wins: deque[float] = deque(maxlen=200)
-        self.stats = SearchStats()
         self.record_seconds = 0.0
 
     def _over(self, g: int) -> bool:
@@ -230,12 +239,12 @@ class SelfPlay:
         return (self.game.current_player(state) == TERMINAL or self.game.is_truncated(state)
                 or self.plies[g] >= self.game.max_game_length)
 
-    def _advance(self, g: int, buffer: ReplayBuffer) -> None:
+    def _advance(self, g: int) -> None:
         """Play game ``g``'s forced moves; finish and restart it when it is over, until a real decision."""
         game = self.game
         while True:
             if self._over(g):
-                self._finish(g, buffer)
+                self._finish(g)
                 continue
             legal = game.legal_actions(self.states[g])
             if len(legal) > 1:
@@ -243,7 +252,7 @@ class SelfPlay:
             game.apply(self.states[g], legal[0], self.rngs[g])
             self.plies[g] += 1
 
-    def _finish(self, g: int, buffer: ReplayBuffer) -> None:
+    def _finish(self, g: int) -> None:
         """Turn game ``g``'s positions into samples and start a new game."""
         game, state = self.game, self.states[g]
         returns = np.asarray(game.returns(state), dtype=np.float64)
@@ -252,7 +261,7 @@ class SelfPlay:
             target = to_relative(returns, player)
             if mix:
                 target = (1.0 - mix) * target + mix * to_relative(value, player)
-            buffer.add(obs, actions, policy, target[:self.outputs], symmetric)
+            self.finished.append((obs, actions, policy, target[:self.outputs].astype(np.float32), symmetric))
         self.pending[g] = []
         self.episodes += 1
         self.lengths.append(self.plies[g])
@@ -260,10 +269,10 @@ class SelfPlay:
         self.states[g] = game.initial_state(self.rngs[g])
         self.plies[g] = 0
 
-    def step(self, buffer: ReplayBuffer) -> int:
+    def step(self) -> int:
         """One searched move in every game; returns the number of positions searched."""
         for g in range(len(self.states)):
-            self._advance(g, buffer)
+            self._advance(g)
         cfg = self.config
         temperature = [1.0 if cfg.search == "puct" and p < cfg.temperature_plies else 0.0 for p in self.plies]
         results = self.search.search(self.states, temperature)
@@ -272,15 +281,31 @@ class SelfPlay:
         for g, result in enumerate(results):
             state = self.states[g]
             player = self.game.current_player(state)
-            symmetries = self.game.symmetries(state)
-            if symmetries:
-                buffer.set_symmetries(self.game, state)
+            symmetric = bool(self.game.symmetries(state))
+            if symmetric and self.symmetry_source is None:
+                self.symmetry_source = self.game.state_to_json(state)
             self.pending[g].append((observations[g].astype(np.float16), result.actions.astype(np.int32),
-                                    result.policy.astype(np.float32), player, bool(symmetries), result.value))
+                                    result.policy.astype(np.float32), player, symmetric, result.value))
             self.game.apply(state, result.action, self.rngs[g])
             self.plies[g] += 1
         self.record_seconds += time.perf_counter() - start
         return len(results)
+
+    def play(self, moves: int) -> dict[str, Any]:
+        """``moves`` searched moves in every game: the finished samples, the positions searched, and where the
+        time went."""
+        self.search.stats = SearchStats()
+        self.record_seconds = 0.0
+        start = time.perf_counter()
+        positions = sum(self.step() for _ in range(moves))
+        samples, self.finished = self.finished, []
+        stats = self.search.stats
+        return {"samples": samples, "positions": positions, "seconds": time.perf_counter() - start,
+                "select_s": stats.select, "engine_s": stats.engine, "forward_s": stats.evaluate,
+                "backup_s": stats.backup, "record_s": self.record_seconds,
+                "leaves_per_forward": stats.leaves / max(stats.batches, 1), "episodes": self.episodes,
+                "lengths": list(self.lengths), "first_seat_wins": list(self.first_seat_wins),
+                "symmetry_source": self.symmetry_source}
 
     def state_dict(self) -> dict[str, Any]:
         game = self.game
@@ -292,7 +317,7 @@ class SelfPlay:
                 "pending": pending, "rngs": json.dumps([r.bit_generator.state for r in self.rngs], default=int),
                 "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
                 "episodes": self.episodes, "lengths": list(self.lengths),
-                "first_seat_wins": list(self.first_seat_wins)}
+                "first_seat_wins": list(self.first_seat_wins), "symmetry_source": json.dumps(self.symmetry_source)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         game = self.game
@@ -307,6 +332,90 @@ class SelfPlay:
         self.episodes = int(state["episodes"])
         self.lengths = deque(state["lengths"], maxlen=200)
         self.first_seat_wins = deque(state["first_seat_wins"], maxlen=200)
+        self.symmetry_source = json.loads(state["symmetry_source"])
+
+
+class LocalActor:
+    """Self-play in this process, behind the same ``send``/``recv`` interface as :class:`RemoteActor`: ``send``
+    does the work at once with the network as it is then (the trainer's own)."""
+
+    def __init__(self, game: Game, config: Any, net: nn.Module, device: Any, seed: int):
+        self.selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players, device), seed)
+        self._answer: Any = None
+
+    def send(self, command: str, data: Any = None) -> None:
+        self._answer = _serve(self.selfplay, None, command, data)
+
+    def recv(self) -> Any:
+        answer, self._answer = self._answer, None
+        return answer
+
+    def close(self) -> None:
+        pass
+
+
+def _serve(selfplay: SelfPlay, net: nn.Module | None, command: str, data: Any) -> Any:
+    """One actor command: ``play`` ((weights or None, moves)), ``state``, ``load``."""
+    if command == "play":
+        weights, moves = data
+        if weights is not None and net is not None:
+            net.load_state_dict(weights)
+        return selfplay.play(moves)
+    if command == "state":
+        return selfplay.state_dict()
+    if command == "load":
+        return selfplay.load_state_dict(data)
+    raise ValueError(f"unknown actor command {command!r}")
+
+
+def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
+    """Worker process: a :class:`SelfPlay` over its own copy of the network, one torch thread."""
+    from training.config import TrainConfig
+
+    torch.set_num_threads(1)
+    config = TrainConfig.from_dict(config_data)
+    game, _, net = build(config)
+    net.eval()
+    selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players), seed)
+    try:
+        while True:
+            command, data = conn.recv()
+            if command == "close":
+                break
+            conn.send(_serve(selfplay, net, command, data))
+    except (EOFError, KeyboardInterrupt):
+        pass
+    finally:
+        conn.close()
+
+
+class RemoteActor:
+    """Self-play in a worker process (``send`` returns at once, ``recv`` waits), so that the games are searched
+    on one core while the trainer takes gradient steps on the other. Each ``play`` carries the weights to use."""
+
+    def __init__(self, config: Any, seed: int):
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_actor_process, args=(child, config.to_dict(), seed), daemon=True)
+        self.process.start()
+        child.close()
+
+    def send(self, command: str, data: Any = None) -> None:
+        self.conn.send((command, data))
+
+    def recv(self) -> Any:
+        return self.conn.recv()
+
+    def close(self) -> None:
+        try:
+            self.conn.send(("close", None))
+        except (BrokenPipeError, OSError):
+            pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.terminate()
 
 
 # ----- 4. the loss -------------------------------------------------------------------------------------------------------
@@ -411,7 +520,8 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, eps=config.adam_eps,
                                   weight_decay=config.weight_decay)
     sample_rng = np.random.default_rng([config.seed, 13])
-    selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players, device), config.seed)
+    actor: Any = (RemoteActor(config, config.seed) if config.num_workers > 0
+                  else LocalActor(game, config, net, device, config.seed))
     buffer = ReplayBuffer(config.replay_size, game.observation_shape, value_outputs(game))
     global_step, update, gradient_steps, elapsed, owed = 0, 0, 0, 0.0, 0.0
     evaluation: dict[str, Any] = {}
@@ -421,7 +531,8 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
         optimizer.load_state_dict(saved["optimizer"])
         torch.set_rng_state(saved["torch_rng"])
         sample_rng.bit_generator.state = json.loads(saved["sample_rng"])
-        selfplay.load_state_dict(saved["selfplay"])
+        actor.send("load", saved["selfplay"])
+        actor.recv()
         buffer.load_state_dict(saved["buffer"], game)
         global_step, update = int(saved["global_step"]), int(saved["update"])
         gradient_steps, elapsed, owed = int(saved["gradient_steps"]), float(saved["elapsed"]), float(saved["owed"])
@@ -433,27 +544,25 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     bar = progress_bar(config, global_step)
     budget = 60.0 * config.time_budget_min
     policy_path = run_dir / "policy.pt"
+    remote = config.num_workers > 0
     try:
         while global_step < config.total_steps and not (budget and elapsed >= budget):
+            # An iteration: (A) the actor plays iteration_moves moves in every game with the weights as they are
+            # now, (B) meanwhile the trainer takes the gradient steps owed for the positions of the previous
+            # iteration, (C) the new positions join the replay buffer, (D) log, evaluate, save. The actor is idle
+            # at (D), so a resume file holds everything; with or without a worker process the run is the same.
             start = time.perf_counter()
-            before = SearchStats()
-            before.add(selfplay.search.stats)
-            positions = 0
-            for _ in range(config.iteration_moves):
-                positions += selfplay.step(buffer)
-            search_end = time.perf_counter()
+            weights = {k: v.detach().cpu() for k, v in net.state_dict().items()} if remote else None
+            actor.send("play", (weights, config.iteration_moves))
             lr = config.learning_rate
             if config.anneal_lr:
-                done = global_step / config.total_steps
-                if budget:
-                    done = max(done, elapsed / budget)
-                lr *= max(0.0, 1.0 - done)
+                lr *= max(0.0, 1.0 - max(global_step / config.total_steps, elapsed / budget if budget else 0.0))
             for group in optimizer.param_groups:
                 group["lr"] = lr
-            owed += positions * config.replay_ratio / config.train_batch_size
             steps = int(owed) if len(buffer) >= config.train_batch_size else 0
             owed -= steps
             sums: dict[str, float] = {}
+            train_start = time.perf_counter()
             net.train()
             for _ in range(steps):
                 stats = train_step(net, optimizer, buffer.sample(config.train_batch_size, sample_rng,
@@ -461,35 +570,37 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
                 for k, v in stats.items():
                     sums[k] = sums.get(k, 0.0) + v
             net.eval()
+            update_seconds = time.perf_counter() - train_start
             gradient_steps += steps
-            update_end = time.perf_counter()
+            played = actor.recv()
+            if played["symmetry_source"] is not None and not buffer.symmetries:
+                buffer.set_symmetries(game, game.state_from_json(played["symmetry_source"]))
+            for sample in played["samples"]:
+                buffer.add(*sample)
+            positions = played["positions"]
+            owed += positions * config.replay_ratio / config.train_batch_size
             global_step += positions
             update += 1
-            final = global_step >= config.total_steps or bool(
-                budget and elapsed + (update_end - start) >= budget)
+            work_end = time.perf_counter()
+            final = global_step >= config.total_steps or bool(budget and elapsed + (work_end - start) >= budget)
             evaluated = evaluation_due(config, update, final=final)
             if evaluated:
                 evaluation = {"global_step": global_step, "update": update,
                               "vs": evaluate(net, config, seed=config.seed * 100_003 + update)}
             end = time.perf_counter()
             elapsed += end - start
-            searched = SearchStats()
-            searched.add(selfplay.search.stats)
-            for name in ("select", "engine", "evaluate", "backup", "leaves", "batches"):
-                setattr(searched, name, getattr(searched, name) - getattr(before, name))
-            samples_per_s = positions / max(update_end - start, 1e-9)
+            samples_per_s = positions / max(work_end - start, 1e-9)
+            lengths, wins = played["lengths"], played["first_seat_wins"]
             row: dict[str, Any] = {
                 "update": update, "global_step": global_step, "time_s": round(elapsed, 2),
                 "samples_per_s": round(samples_per_s, 1), "learning_rate": lr, "gradient_steps": gradient_steps,
                 **({k: v / steps for k, v in sums.items()} if steps else {}),
-                "episode_length": float(np.mean(selfplay.lengths)) if selfplay.lengths else "",
-                "episodes": selfplay.episodes,
-                "first_seat_win_rate": float(np.mean(selfplay.first_seat_wins)) if selfplay.first_seat_wins else "",
-                "buffer_size": len(buffer), "search_s": round(search_end - start, 3),
-                "engine_s": round(searched.engine, 3), "forward_s": round(searched.evaluate, 3),
-                "backup_s": round(searched.backup, 3), "select_s": round(searched.select, 3),
-                "update_s": round(update_end - search_end, 3), "eval_s": round(end - update_end, 3),
-                "leaves_per_forward": round(searched.leaves / max(searched.batches, 1), 1),
+                "episode_length": float(np.mean(lengths)) if lengths else "", "episodes": played["episodes"],
+                "first_seat_win_rate": float(np.mean(wins)) if wins else "", "buffer_size": len(buffer),
+                "search_s": round(played["seconds"], 3), "engine_s": round(played["engine_s"], 3),
+                "forward_s": round(played["forward_s"], 3), "backup_s": round(played["backup_s"], 3),
+                "select_s": round(played["select_s"], 3), "update_s": round(update_seconds, 3),
+                "eval_s": round(end - work_end, 3), "leaves_per_forward": round(played["leaves_per_forward"], 1),
             }
             scalars = {f"losses/{k}": v / steps for k, v in sums.items()} if steps else {}
             scalars.update({"charts/learning_rate": lr, "charts/samples_per_s": samples_per_s,
@@ -512,11 +623,12 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             bar.update(min(positions, max(0, config.total_steps - bar.n)))
             if evaluated:
                 save_policy(run_dir, net, spec, game, config, global_step, update, evaluation)
+                actor.send("state")
                 save_resume(run_dir / "resume.pt", {
                     "config": config.to_dict(), "model": net.state_dict(), "optimizer": optimizer.state_dict(),
                     "torch_rng": torch.get_rng_state(),
                     "sample_rng": json.dumps(sample_rng.bit_generator.state, default=int),
-                    "selfplay": selfplay.state_dict(), "buffer": buffer.state_dict(),
+                    "selfplay": actor.recv(), "buffer": buffer.state_dict(),
                     "global_step": global_step, "update": update, "gradient_steps": gradient_steps,
                     "elapsed": elapsed, "owed": owed, "evaluation": json.dumps(evaluation),
                 })
@@ -527,6 +639,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     finally:
         bar.close()
         log.close()
+        actor.close()
     if not policy_path.exists():  # nothing left to do when resuming
         save_policy(run_dir, net, spec, game, config, global_step, update, evaluation)
     return policy_path

@@ -24,7 +24,7 @@ import torch
 
 from training.alphazero import ReplayBuffer, SelfPlay, build, train_step, value_outputs
 from training.config import make_config
-from training.search import NetworkEvaluator, SearchStats
+from training.search import NetworkEvaluator
 
 
 def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = None,
@@ -38,26 +38,26 @@ def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = 
         from training.checkpoint import init_weights_from
 
         init_weights_from(net, spec, checkpoint, config.game, config.env_options)
+    net.eval()
     selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players), config.seed)
     buffer = ReplayBuffer(100_000, game.observation_shape, value_outputs(game))
     profiler = cProfile.Profile() if profile else None
-    selfplay.step(buffer)  # warm-up (first allocations, caches)
-    selfplay.search.stats = SearchStats()
-    selfplay.record_seconds = 0.0
-    start = time.perf_counter()
+    selfplay.play(1)  # warm-up (first allocations, caches)
     if profiler:
         profiler.enable()
-    positions = sum(selfplay.step(buffer) for _ in range(moves))
+    played = selfplay.play(moves)
     if profiler:
         profiler.disable()
-    seconds = time.perf_counter() - start
-    stats = selfplay.search.stats
-    out = {"positions": positions, "seconds": seconds, "positions_per_s": positions / seconds,
-           "select_s": stats.select, "backup_s": stats.backup, "engine_s": stats.engine, "forward_s": stats.evaluate,
-           "record_s": selfplay.record_seconds, "leaves_per_forward": stats.leaves / max(stats.batches, 1),
-           "other_s": seconds - stats.select - stats.backup - stats.engine - stats.evaluate - selfplay.record_seconds}
+    seconds = played["seconds"]
+    out = {key: played[key] for key in ("positions", "select_s", "backup_s", "engine_s", "forward_s", "record_s",
+                                        "leaves_per_forward")}
+    out.update(seconds=seconds, positions_per_s=played["positions"] / seconds,
+               other_s=seconds - sum(played[k] for k in ("select_s", "backup_s", "engine_s", "forward_s", "record_s")))
     while len(buffer) < config.train_batch_size:
-        selfplay.step(buffer)
+        for sample in selfplay.play(1)["samples"]:
+            buffer.add(*sample)
+        if selfplay.symmetry_source is not None and not buffer.symmetries:
+            buffer.set_symmetries(game, game.state_from_json(selfplay.symmetry_source))
     if train_steps:
         optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
         rng = np.random.default_rng(0)

@@ -49,7 +49,10 @@ class TrainConfig:
     num_workers: int = 2
     """Env worker processes (0: step the envs in this process). With k > 0 the envs are split into k groups,
     one per worker; while a worker steps its group, this process runs the network for another group (and the
-    workers step during the update), so 2 workers keep two cores busy."""
+    workers step during the update), so 2 workers keep two cores busy. alphazero: 0 searches the games in this
+    process between gradient steps; 1 (or more) searches them in one worker process (one torch thread, its own
+    copy of the network, on the CPU) while this process takes the gradient steps; the run is the same either
+    way. With a GPU, 0 keeps the search's forward passes on it."""
     torch_threads: int = 1
     """Threads for torch's CPU kernels (0: torch's default). 1 is fastest on a shared two-core machine, where
     OpenMP threads spin against the env workers and other processes."""
@@ -251,10 +254,13 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
 
 ALPHAZERO_DEFAULTS: dict[str, dict[str, Any]] = {
     "battle_sheep": {"num_envs": 32, "conv_channels": 32, "conv_layers": 4, "learning_rate": 1e-3,
-                     "torch_threads": 2, "eval_every": 10},
-    "bestiarium": {"num_envs": 64, "conv_channels": 32, "conv_layers": 3, "learning_rate": 1e-3, "torch_threads": 2,
+                     "num_workers": 1, "torch_threads": 1, "train_batch_size": 128, "replay_ratio": 16,
+                     "eval_every": 10},
+    "bestiarium": {"num_envs": 32, "conv_channels": 32, "conv_layers": 3, "learning_rate": 1e-3,
+                   "num_workers": 1, "torch_threads": 1, "train_batch_size": 128, "replay_ratio": 16,
                    "eval_every": 10},
-    "beasty_borders": {"num_envs": 64, "hidden": 256, "learning_rate": 1e-3, "eval_every": 10},
+    "beasty_borders": {"num_envs": 64, "hidden": 256, "learning_rate": 1e-3, "num_workers": 1, "torch_threads": 1,
+                       "train_batch_size": 128, "replay_ratio": 16, "eval_every": 10},
 }
 """Per-game departures from the dataclass defaults for ``algo="alphazero"`` (Boaring has hidden information:
 PPO is its learner)."""

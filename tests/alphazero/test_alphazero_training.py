@@ -24,7 +24,7 @@ from training.train_cli import main as train_main
 OPTIONS = {"board_size": 5}
 TINY = dict(algo="alphazero", env_options=OPTIONS, num_envs=16, simulations=8, max_considered=8, replay_ratio=16,
             train_batch_size=64, iteration_moves=4, eval_every=0, eval_games=2, eval_opponents="random",
-            conv_channels=16, conv_layers=2, hidden=64, progress=False, torch_threads=1)
+            conv_channels=16, conv_layers=2, hidden=64, progress=False, torch_threads=1, num_workers=0)
 
 
 def tiny(tmp_path: Path, name: str, **overrides) -> object:
@@ -107,6 +107,10 @@ def test_the_same_seed_gives_the_same_run_and_resume_continues_exactly(tmp_path:
                     resume=tmp_path / "part")
     for k, v in weights(whole).items():
         assert torch.equal(v, weights(resumed)[k]), k
+    in_worker = train(tiny(tmp_path, "worker", total_steps=600, seed=2, eval_every=2, anneal_lr=False,
+                           num_workers=1))
+    for k, v in weights(whole).items():  # the games searched in a worker process: the same run
+        assert torch.equal(v, weights(in_worker)[k]), k
     log_whole = (tmp_path / "whole" / "log.csv").read_text().splitlines()
     log_resumed = (tmp_path / "part" / "log.csv").read_text().splitlines()
     column = log_whole[0].split(",").index("gradient_steps")
@@ -148,7 +152,7 @@ def test_per_seat_value_heads_for_more_than_two_players(tmp_path: Path):
     config = make_config("battle_sheep", algo="alphazero", env_options={"num_players": 3, "canvas_radius": 5},
                          num_envs=2, simulations=2, max_considered=2, total_steps=6, iteration_moves=3,
                          train_batch_size=4, conv_channels=8, conv_layers=1, hidden=16, eval_every=0, eval_games=1,
-                         eval_opponents="random", progress=False, out=str(tmp_path / "bs3"))
+                         eval_opponents="random", progress=False, num_workers=0, out=str(tmp_path / "bs3"))
     path = train(config)
     net, meta, game = load_network(path)
     assert meta["network"]["value_outputs"] == 3

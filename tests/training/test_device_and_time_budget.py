@@ -41,6 +41,7 @@ def test_a_time_budget_stops_the_run_and_device_auto_trains(tmp_path: Path, algo
                              simulations=2, max_considered=2, iteration_moves=2, train_batch_size=4,
                              conv_channels=8, conv_layers=1, hidden=16, eval_every=0, eval_games=2,
                              eval_opponents="random", progress=False, total_steps=10**9, time_budget_min=1e-4,
+                             num_workers=0,
                              device="auto", out=str(tmp_path / algo))
         path = train(config)
     meta = json.loads(path.with_suffix(".json").read_text())
