@@ -221,6 +221,8 @@ class SelfPlay:
         count = config.num_envs
         self.rngs = [np.random.default_rng([seed, 12, g]) for g in range(count)]
         """Per game: its chance (set-up, dice) and nothing else."""
+        self.coin = np.random.default_rng([seed, 14])
+        """Which moves get the full search (``full_search_fraction``)."""
         self.states = [game.initial_state(rng) for rng in self.rngs]
         self.plies = [0] * count
         self.pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, np.ndarray]]] = [
@@ -270,26 +272,35 @@ class SelfPlay:
         self.plies[g] = 0
 
     def step(self) -> int:
-        """One searched move in every game; returns the number of positions searched."""
+        """One move in every game, searched with the full budget (and kept as a training position) or, with
+        probability ``1 - full_search_fraction``, with ``fast_simulations`` (played, not kept: more games, and so
+        more results for the value head, for the same compute; KataGo's playout cap randomisation). Returns the
+        number of positions kept."""
         for g in range(len(self.states)):
             self._advance(g)
         cfg = self.config
         temperature = [1.0 if cfg.search == "puct" and p < cfg.temperature_plies else 0.0 for p in self.plies]
-        results = self.search.search(self.states, temperature)
+        full = ([True] * len(self.states) if cfg.full_search_fraction >= 1.0
+                else list(self.coin.random(len(self.states)) < cfg.full_search_fraction))
+        results = self.search.search(self.states, temperature,
+                                     [cfg.simulations if f else cfg.fast_simulations for f in full])
         start = time.perf_counter()
         observations = self.search.last_observations
+        kept = 0
         for g, result in enumerate(results):
             state = self.states[g]
-            player = self.game.current_player(state)
-            symmetric = bool(self.game.symmetries(state))
-            if symmetric and self.symmetry_source is None:
-                self.symmetry_source = self.game.state_to_json(state)
-            self.pending[g].append((observations[g].astype(np.float16), result.actions.astype(np.int32),
-                                    result.policy.astype(np.float32), player, symmetric, result.value))
+            if full[g]:
+                player = self.game.current_player(state)
+                symmetric = bool(self.game.symmetries(state))
+                if symmetric and self.symmetry_source is None:
+                    self.symmetry_source = self.game.state_to_json(state)
+                self.pending[g].append((observations[g].astype(np.float16), result.actions.astype(np.int32),
+                                        result.policy.astype(np.float32), player, symmetric, result.value))
+                kept += 1
             self.game.apply(state, result.action, self.rngs[g])
             self.plies[g] += 1
         self.record_seconds += time.perf_counter() - start
-        return len(results)
+        return kept
 
     def play(self, moves: int) -> dict[str, Any]:
         """``moves`` searched moves in every game: the finished samples, the positions searched, and where the
@@ -316,7 +327,7 @@ class SelfPlay:
         return {"states": json.dumps([game.state_to_json(s) for s in self.states]), "plies": list(self.plies),
                 "pending": pending, "rngs": json.dumps([r.bit_generator.state for r in self.rngs], default=int),
                 "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
-                "episodes": self.episodes, "lengths": list(self.lengths),
+                "coin": json.dumps(self.coin.bit_generator.state, default=int), "episodes": self.episodes, "lengths": list(self.lengths),
                 "first_seat_wins": list(self.first_seat_wins), "symmetry_source": json.dumps(self.symmetry_source)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -329,6 +340,7 @@ class SelfPlay:
         for rng, s in zip(self.rngs, json.loads(state["rngs"])):
             rng.bit_generator.state = s
         self.search.rng.bit_generator.state = json.loads(state["search_rng"])
+        self.coin.bit_generator.state = json.loads(state["coin"])
         self.episodes = int(state["episodes"])
         self.lengths = deque(state["lengths"], maxlen=200)
         self.first_seat_wins = deque(state["first_seat_wins"], maxlen=200)

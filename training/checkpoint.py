@@ -264,7 +264,7 @@ def load_search_policy(path: str | Path, game: str | None = None, options: dict[
         kind=trained.get("search", "gumbel") if alphazero else "gumbel", simulations=sims,
         max_considered=int(trained.get("max_considered", 16)), gumbel_scale=0.0,
         c_visit=float(trained.get("c_visit", 50.0)), c_scale=float(trained.get("c_scale", 0.1)),
-        q_normalisation=str(trained.get("q_normalisation", "bounds")),
+        q_normalisation=str(trained.get("q_normalisation", "minmax")),
         c_puct=float(trained.get("c_puct", 1.25)), dirichlet_fraction=0.0)
     return SearchPolicy(the_game, NetworkEvaluator(net, the_game.num_players), config,
                         name=f"mcts{sims}:{Path(path).with_suffix('').name}", seed=seed)

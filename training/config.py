@@ -29,8 +29,8 @@ class TrainConfig:
     seed: int = 1
     """Seeds everything: torch, the envs, opponent draws, minibatch shuffles. Same seed, same run."""
     total_steps: int = 2_000_000
-    """Learner decisions (trained samples) to collect over the whole run (alphazero: searched self-play
-    positions)."""
+    """Learner decisions (trained samples) to collect over the whole run (alphazero: self-play positions kept
+    for training, i.e. searched with the full budget)."""
     time_budget_min: float = 0.0
     """Stop once the run's time (``log.csv``'s ``time_s``) reaches this many minutes (0: no limit;
     ``total_steps`` still caps the run, and the learning rate anneals over whichever ends it first). A run
@@ -135,16 +135,24 @@ class TrainConfig:
     target); :mod:`training.search`."""
     simulations: int = 16
     """Simulations per searched self-play move."""
+    full_search_fraction: float = 1.0
+    """Share of self-play moves searched with ``simulations`` and kept as training positions; the others are
+    searched with ``fast_simulations`` and only played (KataGo's playout cap randomisation: more finished games,
+    so more results for the value head, for the same compute). 1: every move is a full search."""
+    fast_simulations: int = 0
+    """Simulations of the moves that are not full searches (0: decided from the network's evaluation of the
+    position alone: Gumbel draws from the policy, PUCT takes or draws from the prior)."""
     max_considered: int = 16
     """Gumbel: actions sampled at the root (Gumbel-top-k) for sequential halving."""
     c_visit: float = 50.0
     """Gumbel: ``sigma(q) = (c_visit + max N) * c_scale * q``'s visit offset."""
     c_scale: float = 0.1
     """Gumbel: ``sigma``'s scale."""
-    q_normalisation: str = "bounds"
-    """Gumbel: Q-values to [0, 1] before ``sigma``: ``bounds`` (the value range [-1, 1] mapped linearly) or
-    ``minmax`` (each node's Q-values stretched over [0, 1], as mctx does: noise-sized differences become the full
-    range, which made near one-hot targets from an untrained value head in short Bestiarium trials)."""
+    q_normalisation: str = "minmax"
+    """Gumbel: Q-values to [0, 1] before ``sigma``: ``minmax`` (each node's Q-values stretched over [0, 1], as
+    mctx does) or ``bounds`` (the value range [-1, 1] mapped linearly, so that a small lead stays a small push).
+    Bestiarium side 5, 6 min each, three runs side by side (8 simulations, network alone over 100 games):
+    minmax 0.79 vs random / 0.51 vs greedy; bounds 0.63 / 0.32; bounds with c_scale 0.5: 0.70 / 0.47."""
     c_puct: float = 1.25
     """PUCT: exploration constant."""
     dirichlet_alpha: float = 0.3

@@ -74,10 +74,10 @@ class SearchConfig:
     """Gumbel: ``sigma``'s visit offset."""
     c_scale: float = 0.1
     """Gumbel: ``sigma``'s scale."""
-    q_normalisation: str = "bounds"
-    """Gumbel: how completed Q-values are brought to [0, 1] before ``sigma``: ``bounds`` maps the game's value
-    range [-1, 1] linearly (a Q difference keeps its size), ``minmax`` stretches each node's Q-values to fill
-    [0, 1] (mctx's default; any difference, however small, then becomes the full ``sigma`` range)."""
+    q_normalisation: str = "minmax"
+    """Gumbel: how completed Q-values are brought to [0, 1] before ``sigma``: ``minmax`` stretches each node's
+    Q-values to fill [0, 1] (mctx's default: the best action gets the full ``sigma`` range, however small its
+    lead), ``bounds`` maps the game's value range [-1, 1] linearly (a Q difference keeps its size)."""
     c_puct: float = 1.25
     """PUCT: exploration constant."""
     dirichlet_alpha: float = 0.3
@@ -142,7 +142,7 @@ def completed_q(q: np.ndarray, visits: np.ndarray, value: float) -> np.ndarray:
 
 
 def sigma(completed: np.ndarray, visits: np.ndarray, c_visit: float = 50.0, c_scale: float = 0.1,
-          normalisation: str | None = "bounds") -> np.ndarray:
+          normalisation: str | None = "minmax") -> np.ndarray:
     """``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` after normalising q to [0, 1]: ``bounds`` maps the
     value range [-1, 1] to it (``(q + 1) / 2``), ``minmax`` stretches the node's q over it (all equal: 0),
     None leaves q as it is."""
@@ -344,7 +344,8 @@ class BatchedSearch:
         self.rng = rng
         self.n = game.num_players
         self.stats = SearchStats()
-        self._schedules: dict[int, list[int]] = {}
+        self._schedules: dict[tuple[int, int], list[int]] = {}
+        self._budgets: list[int] = []
         self._relative_index = (np.arange(self.n)[None, :] - np.arange(self.n)[:, None]) % self.n
         """``[player, seat]``: where seat's value sits in ``player``'s observer-relative order
         (:func:`to_absolute` for a whole batch)."""
@@ -388,15 +389,21 @@ class BatchedSearch:
         return node
 
     # ----- the search -----------------------------------------------------------------------------------------
-    def search(self, states: Sequence[Any], temperature: Sequence[float] | float = 0.0) -> list[SearchResult]:
+    def search(self, states: Sequence[Any], temperature: Sequence[float] | float = 0.0,
+               simulations: Sequence[int] | None = None) -> list[SearchResult]:
         """Search every state (each a live decision; the states are not changed) and return one result each.
 
         ``temperature`` (PUCT only; per state or one for all): 0 plays the most visited action, ``t > 0`` draws
-        an action with probability proportional to ``N(a) ** (1 / t)``.
+        an action with probability proportional to ``N(a) ** (1 / t)``. ``simulations``: a budget per state
+        (default: the config's for all); a state whose budget is spent waits while the others go on, and a budget
+        of 0 decides from the root's evaluation alone (Gumbel: the top action by g + logits, a draw from the
+        policy; PUCT: the prior's best, or a draw from it with a temperature).
         """
         import time
 
         cfg = self.config
+        budgets = [cfg.simulations] * len(states) if simulations is None else [int(n) for n in simulations]
+        self._budgets = budgets
         roots = []
         for state in states:
             node = self._new_node(self.game.clone(state))
@@ -413,8 +420,10 @@ class BatchedSearch:
             elif cfg.dirichlet_fraction > 0 and k > 1:
                 noise = self.rng.dirichlet([cfg.dirichlet_alpha] * k)
                 root.prior = (1 - cfg.dirichlet_fraction) * root.prior + cfg.dirichlet_fraction * noise
-        live = [i for i, root in enumerate(roots) if len(root.actions) > 1]
-        for _ in range(cfg.simulations if live else 0):
+        for step in range(max(budgets, default=0)):
+            live = [i for i, root in enumerate(roots) if len(root.actions) > 1 and budgets[i] > step]
+            if not live:
+                break
             t0 = time.perf_counter()
             paths: list[list[tuple[Node, int]]] = []
             leaves: list[Node] = []
@@ -426,7 +435,7 @@ class BatchedSearch:
                 path: list[tuple[Node, int]] = []
                 while True:
                     if node is root:
-                        a = self._select_root(root, gumbels[i] if cfg.kind == "gumbel" else None)
+                        a = self._select_root(root, gumbels[i] if cfg.kind == "gumbel" else None, budgets[i])
                     else:
                         a = self._select_interior(node)
                     path.append((node, a))
@@ -489,18 +498,18 @@ class BatchedSearch:
         v_mix = mixed_value(node.raw_value[node.player], q, visits, node.prior)
         return sigma(completed_q(q, visits, v_mix), visits, cfg.c_visit, cfg.c_scale, cfg.q_normalisation)
 
-    def _schedule(self, considered: int) -> list[int]:
-        table = self._schedules.get(considered)
+    def _schedule(self, considered: int, simulations: int) -> list[int]:
+        table = self._schedules.get((considered, simulations))
         if table is None:
-            table = self._schedules[considered] = considered_visit_sequence(considered, self.config.simulations)
+            table = self._schedules[(considered, simulations)] = considered_visit_sequence(considered, simulations)
         return table
 
-    def _select_root(self, root: Node, gumbel: np.ndarray | None) -> int:
+    def _select_root(self, root: Node, gumbel: np.ndarray | None, simulations: int) -> int:
         if gumbel is None:
             return self._select_interior(root)
         considered = min(self.config.max_considered, len(root.actions))
         simulation = int(root.child_visits.sum())
-        visit = self._schedule(considered)[simulation]
+        visit = self._schedule(considered, simulations)[simulation]
         if visit == 0:  # the unvisited actions all have the same completed Q: Gumbel-top-k on g + logits
             return int(np.argmax(np.where(root.child_visits == 0, gumbel + root.logits, -np.inf)))
         return int(np.argmax(gumbel_root_scores(gumbel, root.logits, self._sigma_q(root), root.child_visits, visit)))
@@ -531,7 +540,7 @@ class BatchedSearch:
         else:
             policy = visit_count_target(visits)
             if temperature > 0:
-                weights = visits.astype(np.float64) ** (1.0 / temperature)
+                weights = (visits if visits.any() else root.prior).astype(np.float64) ** (1.0 / temperature)
                 choice = int(self.rng.choice(k, p=weights / weights.sum()))
             else:
                 choice = int(np.argmax(visits + 1e-6 * root.prior))

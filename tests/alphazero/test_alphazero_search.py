@@ -65,13 +65,13 @@ def test_mixed_value_completed_q_and_sigma_match_hand_computed_numbers():
     np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, normalisation=None), [2.6, 1.3, -1.04])
     np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, normalisation="bounds"), [3.9, 3.25, 2.08])
     np.testing.assert_allclose(sigma(done, visits, 50.0, 0.1, normalisation="minmax"), [5.2, 5.2 * 0.45 / 0.7, 0.0])
-    np.testing.assert_allclose(sigma(np.full(3, 0.3), visits, normalisation="minmax"), [0.0, 0.0, 0.0])
+    np.testing.assert_allclose(sigma(np.full(3, 0.3), visits), [0.0, 0.0, 0.0])
     # the improved policy: prior * exp(sigma), normalised
-    target = gumbel_policy_target(np.log(prior), sigma(done, visits, normalisation="minmax"))
+    target = gumbel_policy_target(np.log(prior), sigma(done, visits))
     expected = np.array([0.5 * np.exp(5.2), 0.3 * np.exp(5.2 * 0.45 / 0.7), 0.2 * np.exp(0.0)])
     np.testing.assert_allclose(target, expected / expected.sum())
     assert target[0] == pytest.approx(0.91251, abs=1e-4)
-    target = gumbel_policy_target(np.log(prior), sigma(done, visits))  # bounds: exp(3.9), exp(3.25), exp(2.08)
+    target = gumbel_policy_target(np.log(prior), sigma(done, visits, normalisation="bounds"))
     expected = np.array([0.5 * np.exp(3.9), 0.3 * np.exp(3.25), 0.2 * np.exp(2.08)])
     np.testing.assert_allclose(target, expected / expected.sum())
 
@@ -335,3 +335,16 @@ def test_many_games_share_one_forward_pass_per_simulation():
     for state, result in zip(states, results):
         assert game.legal_mask(state)[result.action] == 1
         assert result.policy.sum() == pytest.approx(1.0) and len(result.policy) == len(result.actions)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_root_gets_its_own_budget(kind: str):
+    game = TicTacToe()
+    states = [game.from_text("XX./OO./..."), game.from_text("XX./OO./..."), game.from_text("X../.../...")]
+    search = BatchedSearch(game, UniformEvaluator(2), SearchConfig(kind=kind, simulations=8, gumbel_scale=0.0,
+                                                                   dirichlet_fraction=0.0),
+                           np.random.default_rng(0))
+    results = search.search(states, simulations=[0, 30, 3])
+    assert [int(r.visits.sum()) for r in results] == [0, 30, 3]
+    assert results[1].action == 2  # the win in one, found with its budget
+    assert all(game.legal_mask(s)[r.action] for s, r in zip(states, results))
