@@ -203,7 +203,7 @@ class ReplayBuffer:
             self.set_symmetries(game, game.state_from_json(source))
 
 
-# ----- 3. self-play ----------------------------------------------------------------------------------------------------
+# ----- 3. self-play -----------------------------------------------------------------------------------------------
 Sample = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
 """A finished position: observation (float16), legal actions, policy target, value target, symmetric."""
 
@@ -327,8 +327,9 @@ class SelfPlay:
         return {"states": json.dumps([game.state_to_json(s) for s in self.states]), "plies": list(self.plies),
                 "pending": pending, "rngs": json.dumps([r.bit_generator.state for r in self.rngs], default=int),
                 "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
-                "coin": json.dumps(self.coin.bit_generator.state, default=int), "episodes": self.episodes, "lengths": list(self.lengths),
-                "first_seat_wins": list(self.first_seat_wins), "symmetry_source": json.dumps(self.symmetry_source)}
+                "coin": json.dumps(self.coin.bit_generator.state, default=int), "episodes": self.episodes,
+                "lengths": list(self.lengths), "first_seat_wins": list(self.first_seat_wins),
+                "symmetry_source": json.dumps(self.symmetry_source)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         game = self.game
@@ -430,7 +431,7 @@ class RemoteActor:
             self.process.terminate()
 
 
-# ----- 4. the loss -------------------------------------------------------------------------------------------------------
+# ----- 4. the loss ------------------------------------------------------------------------------------------------
 def alphazero_loss(net: nn.Module, batch: TrainingBatch, vf_coef: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
     """``cross-entropy(target policy, network policy over the legal actions) + vf_coef * mean squared error of
     tanh(value)``, and diagnostics: the network's entropy over legal actions, the target's entropy, and
@@ -465,7 +466,7 @@ def train_step(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Training
     return stats
 
 
-# ----- 5. the loop -------------------------------------------------------------------------------------------------------
+# ----- 5. the loop ------------------------------------------------------------------------------------------------
 AZ_COLUMNS = ["update", "global_step", "time_s", "samples_per_s", "learning_rate", "gradient_steps", "policy_loss",
               "value_loss", "entropy", "target_entropy", "kl", "grad_norm", "episode_length", "episodes",
               "first_seat_win_rate", "buffer_size", "search_s", "engine_s", "forward_s", "backup_s", "select_s",

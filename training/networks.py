@@ -133,8 +133,8 @@ class ConvNet(nn.Module):
         )
 
     def scores(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        """``(scores, value (B,) or (B, value_outputs), columns)``: action ``a``'s logit is ``scores[:, columns[a]]`` (``columns``
-        None: the scores are the logits). With the per-cell head the scores are the per-cell logits,
+        """``(scores, value (B,) or (B, value_outputs), columns)``: action ``a``'s logit is
+        ``scores[:, columns[a]]`` (``columns`` None: the scores are the logits). With the per-cell head the scores are the per-cell logits,
         cell-major ``(H*W, choices)``, then the global logits, so a caller that needs only the legal actions'
         logits gathers those few instead of all of Battle Sheep's 25k (see :func:`training.ppo.masked_policy`).
 

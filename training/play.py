@@ -1,6 +1,7 @@
 """Play against a policy in the terminal, or watch two policies play.
 
-``python -m training play --game battle_sheep [--opponent random|greedy|search|CHECKPOINT|mcts:CHECKPOINT:N] [--seat 0]``
+``python -m training play --game battle_sheep [--opponent random|greedy|search|CHECKPOINT|mcts:CHECKPOINT:N]
+[--seat 0]``
 ``python -m training play --game bestiarium --watch --policies greedy search``
 
 Moves are typed in the game's notation (``help`` lists the legal moves with their notation, ``quit`` stops);
@@ -108,8 +109,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m training play", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
-    parser.add_argument("--opponent", default="greedy", help="random, greedy, search[:BUDGET], a checkpoint path (the network alone) "
-                        "or mcts:PATH:N (the network-guided search, N simulations)")
+    parser.add_argument("--opponent", default="greedy",
+                        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone) or mcts:PATH:N "
+                             "(the network-guided search, N simulations)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     parser.add_argument("--watch", action="store_true", help="watch policies play instead of playing")
     parser.add_argument("--policies", nargs="+", help="with --watch: one spec per seat (default: the opponent)")
