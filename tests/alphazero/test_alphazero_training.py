@@ -242,3 +242,11 @@ def test_cli_trains_and_refuses_clearly(tmp_path: Path, capsys):
             train_main(["--algo", "alphazero", "--device", "cuda", "--game", "bestiarium",
                         "--out", str(tmp_path / "v")])
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
+
+
+def test_init_from_starts_from_a_checkpoints_weights(runs, tmp_path: Path):
+    started = train(tiny(tmp_path, "warm", total_steps=0, seed=9, init_from=str(runs["trained"])))
+    for k, v in weights(runs["trained"]).items():
+        assert torch.equal(v, weights(started)[k]), k
+    with pytest.raises(CheckpointError, match="holds the network"):
+        train(tiny(tmp_path, "other", total_steps=0, conv_channels=8, init_from=str(runs["trained"])))
