@@ -32,9 +32,10 @@ class TrainConfig:
     """Learner decisions (trained samples) to collect over the whole run (alphazero: self-play positions kept
     for training, i.e. searched with the full budget)."""
     time_budget_min: float = 0.0
-    """Stop once the run's time (``log.csv``'s ``time_s``) reaches this many minutes (0: no limit;
-    ``total_steps`` still caps the run, and the learning rate anneals over whichever ends it first). A run
-    stopped by the clock depends on the machine's speed: same seed, same run holds for ``total_steps``."""
+    """Stop once the run's time (``log.csv``'s ``time_s``: rollouts or self-play and updates, evaluations not
+    counted) reaches this many minutes (0: no limit; ``total_steps`` still caps the run, and the learning rate
+    anneals over whichever ends it first). A run stopped by the clock depends on the machine's speed: same seed,
+    same run holds for ``total_steps``."""
     device: str = "cpu"
     """Where the network runs: ``cpu``, ``cuda``, or ``auto`` (cuda when torch sees a GPU, else cpu)."""
     out: str = ""

@@ -91,12 +91,18 @@ class MaskedCategorical:
         return -torch.where(self.valid, p_log_p, torch.zeros_like(p_log_p)).sum(dim=-1)
 
 
+def network_device(net: nn.Module, default: torch.device) -> torch.device:
+    """The device of ``net``'s parameters (``default`` for a network without any)."""
+    first = next(net.parameters(), None)
+    return default if first is None else first.device
+
+
 def masked_policy(net: nn.Module, obs: torch.Tensor,
                   mask: torch.Tensor) -> tuple[MaskedCategorical, torch.Tensor]:
     """``(distribution over the legal actions, value)`` of ``net`` (a :mod:`training.networks` network) for a
     batch of observations and their action masks; gathers only the legal actions' logits. Both are moved to the
     network's device (the results live there)."""
-    device = next(net.parameters()).device
+    device = network_device(net, obs.device)
     obs, mask = obs.to(device), mask.to(device)
     scores, values, columns = net.scores(obs)
     return MaskedCategorical(scores, mask, columns), values
@@ -163,7 +169,7 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, con
     size = len(batch)
     sums: dict[str, float] = {}
     count = 0
-    device = next(net.parameters()).device
+    device = network_device(net, torch.device("cpu"))
     for _epoch in range(config.update_epochs):
         order = rng.permutation(size)
         for idx in np.array_split(order, min(config.num_minibatches, size)):

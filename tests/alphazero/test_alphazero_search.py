@@ -249,7 +249,7 @@ def test_battle_sheep_four_players_the_mover_finds_its_forced_win(kind: str):
     """Seat C (2) to move among four: one move wins outright (+1 to C) whatever the others do; after any other
     move C cannot win even if the others help. The search, fed only terminal results, must credit each seat its
     own return to find it."""
-    game = BattleSheepGame(num_players=4, canvas_radius=6)
+    game = BattleSheepGame(num_players=4, canvas_radius=7)
     state = board_from_text(game, SHEEP_4P_FORCED_WIN, to_move=2)
     assert game.current_player(state) == 2
     bounds = action_bounds(game, state)

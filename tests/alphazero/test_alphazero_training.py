@@ -149,7 +149,7 @@ def test_a_ppo_checkpoint_can_be_searched_too():
 
 
 def test_per_seat_value_heads_for_more_than_two_players(tmp_path: Path):
-    config = make_config("battle_sheep", algo="alphazero", env_options={"num_players": 3, "canvas_radius": 5},
+    config = make_config("battle_sheep", algo="alphazero", env_options={"num_players": 3, "canvas_radius": 7},
                          num_envs=2, simulations=2, max_considered=2, total_steps=6, iteration_moves=3,
                          train_batch_size=4, conv_channels=8, conv_layers=1, hidden=16, eval_every=0, eval_games=1,
                          eval_opponents="random", progress=False, num_workers=0, out=str(tmp_path / "bs3"))
@@ -158,7 +158,7 @@ def test_per_seat_value_heads_for_more_than_two_players(tmp_path: Path):
     assert meta["network"]["value_outputs"] == 3
     obs = torch.from_numpy(game.observation(game.initial_state(np.random.default_rng(0)), 0))[None]
     assert net(obs)[1].shape == (1, 3)
-    policy = make_policy(f"mcts:{path}:2", "battle_sheep", {"num_players": 3, "canvas_radius": 5})
+    policy = make_policy(f"mcts:{path}:2", "battle_sheep", {"num_players": 3, "canvas_radius": 7})
     state = game.initial_state(np.random.default_rng(1))
     decision = decision_from_state(game, state)
     assert decision.action_mask[policy.act(decision)] == 1

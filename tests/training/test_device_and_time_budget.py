@@ -13,7 +13,7 @@ from training.config import make_config
 from training.loop import resolve_device
 from training.loop import train as ppo_train
 
-PPO_TINY = dict(env_options={"canvas_radius": 4}, num_envs=4, num_steps=16, conv_channels=8, conv_layers=1,
+PPO_TINY = dict(env_options={"canvas_radius": 6}, num_envs=4, num_steps=16, conv_channels=8, conv_layers=1,
                 hidden=32, update_epochs=1, num_minibatches=2, eval_games=2, eval_every=0, eval_opponents="random",
                 opponent_fraction=0.0, progress=False, num_workers=0)
 
