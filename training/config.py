@@ -34,6 +34,12 @@ class TrainConfig:
     """Games played in lockstep; the learner's decisions across them form one batched forward pass."""
     num_steps: int = 64
     """Learner decisions per env per update: an update trains on about ``num_envs * num_steps`` samples."""
+    engine: str = "auto"
+    """Which rule engine the rollouts step: ``reference`` (each env a raw AEC env on ``rules.py``), ``batched``
+    (every env of a worker group one row of the game's compiled batched engine, ``envs/<game>/fast.py``: the same
+    rules, observations and credit assignment, chance from each env's own SplitMix64 generator, so other deals
+    than ``reference`` from the same seed) or ``auto`` (batched where the game has one). Same seed and engine,
+    same run; a resumed run keeps the engine it was saved with."""
     num_workers: int = 2
     """Env worker processes (0: step the envs in this process). With k > 0 the envs are split into k groups,
     one per worker; while a worker steps its group, this process runs the network for another group (and the
