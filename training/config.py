@@ -40,10 +40,13 @@ class TrainConfig:
     rules, observations and credit assignment, chance from each env's own SplitMix64 generator, so other deals
     than ``reference`` from the same seed) or ``auto`` (batched where the game has one). Same seed and engine,
     same run; a resumed run keeps the engine it was saved with."""
-    num_workers: int = 2
-    """Env worker processes (0: step the envs in this process). With k > 0 the envs are split into k groups,
-    one per worker; while a worker steps its group, this process runs the network for another group (and the
-    workers step during the update), so 2 workers keep two cores busy."""
+    num_workers: int = -1
+    """Env worker processes (0: step the envs in this process; -1: 2 with the reference engine, 0 with the
+    batched one). With k > 0 the envs are split into k groups, one per worker; while a worker steps its group,
+    this process runs the network for another group (and the workers step during the update), so 2 workers keep
+    two cores busy on the reference engine. The batched engine steps a whole group in a few compiled calls: in
+    this process it trained as fast as with 1 or 2 workers on Beasty Borders and faster on Boaring (60k-sample
+    runs on a loaded 2-core machine, README)."""
     torch_threads: int = 1
     """Threads for torch's CPU kernels (0: torch's default). 1 is fastest on a shared two-core machine, where
     OpenMP threads spin against the env workers and other processes."""

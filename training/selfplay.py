@@ -6,10 +6,13 @@ How a batch is collected
     greedy). Most games are pure self-play (every seat is the learner, each from its own point of view); a
     fraction ``opponent_fraction`` of games seat the learner once against opponents of one kind.
 
-    A :class:`GameSlots` owns a group of envs. It plays the scripted seats itself and stops each env at a
-    decision of a network seat, then reports all of them at once (:class:`Report`): one batched forward pass
-    per network answers every env of the group. With ``num_workers`` > 0 each group lives in a worker process,
-    and while one group steps its envs the main process runs the network for the other.
+    A group of envs plays the scripted seats itself and stops each env at a decision of a network seat, then
+    reports all of them at once (:class:`Report`): one batched forward pass per network answers every env of the
+    group. A :class:`GameSlots` group is a list of raw AEC envs on the reference engine (``rules.py``); a
+    :class:`BatchedSlots` group is the rows of one state of the game's compiled batched engine
+    (``envs/<game>/fast.py``, config ``engine``). Both give the same reports, so everything below is one code
+    path. With ``num_workers`` > 0 each group lives in a worker process, and while one group steps its envs the
+    main process runs the network for the other.
 
 Credit assignment (the :class:`SelfPlayCollector`)
     Each learner seat keeps one *pending* transition (its last decision). Every reward the env pays that seat
@@ -50,7 +53,7 @@ from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, Policy, RandomPolicy
 from envs.common.vector import batched_game_class, sample_legal
-from training.buffer import RolloutBuffer, Transition, pack_mask
+from training.buffer import RolloutBuffer, Transition, pack_masks
 from training.ppo import masked_policy
 
 LEARNER = "learner"
@@ -123,6 +126,15 @@ def resolve_engine(game: str, engine: str) -> str:
         raise ValueError(f"engine='batched': {game} has no batched engine (envs/{game}/fast.py); use 'reference'"
                          " or 'auto'")
     return "batched" if has_batched else "reference"
+
+
+def resolve_workers(num_workers: int, engine: str) -> int:
+    """Config ``num_workers`` for ``engine`` (``reference`` / ``batched``): -1 is 2 and 0 respectively."""
+    if num_workers >= 0:
+        return int(num_workers)
+    if num_workers != -1:
+        raise ValueError(f"num_workers={num_workers}; allowed: -1 (by engine) or an integer >= 0")
+    return 2 if engine == "reference" else 0
 
 
 # ----- a group of envs in one process ---------------------------------------------------------------------
@@ -719,13 +731,14 @@ class SelfPlayCollector:
             hooks = {"make_engine": make_engine}
         seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(config.seed).spawn(config.num_envs)]
         mix = parse_mix(config.opponent_mix, config.game)
-        groups = max(1, config.num_workers)
+        self.num_workers = resolve_workers(config.num_workers, self.engine)
+        groups = max(1, self.num_workers)
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
         self.handles: list[Any] = []
         for ids in self.group_envs:
             args = (config.game, dict(config.env_options), [seeds[i] for i in ids], config.opponent_fraction, mix,
                     config.score_shaping)
-            if config.num_workers > 0 and not hooks:
+            if self.num_workers > 0 and not hooks:
                 self.handles.append(RemoteHandle(self.engine, args))
             else:
                 self.handles.append(LocalHandle(make_slots(self.engine, args, **hooks)))
@@ -795,7 +808,11 @@ class SelfPlayCollector:
         n = report.rewards.shape[1]
         gamma = self.config.gamma
         cut_rows: list[tuple[tuple[int, int], Transition, np.ndarray]] = []
-        for j, i in enumerate(env_ids):
+        # only envs with news: rewards paid, a game ended or begun (adding a 0 reward changes nothing)
+        news = report.rewards.any(axis=1) | report.ended
+        news[[j for j, c in enumerate(report.new_controllers) if c is not None]] = True
+        for j in np.flatnonzero(news).tolist():
+            i = env_ids[j]
             for seat in range(n):
                 pending = self.pending.get((i, seat))
                 if pending is not None:
@@ -834,19 +851,22 @@ class SelfPlayCollector:
             masks = report.masks[learner]
             dist, values = masked_policy(self.net, torch.from_numpy(obs), torch.from_numpy(masks))
             chosen = dist.sample(self.generator)
-            logps = dist.log_prob(chosen)
+            logps = dist.log_prob(chosen).tolist()
+            packed = pack_masks(masks)
+            seats = report.seats[learner].tolist()
+            potentials = report.potential[learner].tolist()
+            values = values.tolist()
+            chosen = chosen.tolist()
             for k, j in enumerate(learner):
-                key = (env_ids[j], int(report.seats[j]))
-                value = float(values[k])
-                potential = float(report.potential[j])
+                key = (env_ids[j], seats[k])
+                value, potential = values[k], potentials[k]
                 previous = self.pending.pop(key, None)
                 if previous is not None:
                     previous.reward += gamma * potential - previous.potential
                     previous.next_value = value
                     buffer.add(key, previous)
-                self.pending[key] = Transition(obs[k], pack_mask(masks[k]), int(chosen[k]), float(logps[k]), value,
-                                               potential=potential)
-                actions[j] = int(chosen[k])
+                self.pending[key] = Transition(obs[k], packed[k], chosen[k], logps[k], value, potential=potential)
+                actions[j] = chosen[k]
         by_snapshot: dict[int, list[int]] = {}
         for j, kind in enumerate(report.kinds):
             if kind == SNAPSHOT:

@@ -25,7 +25,7 @@ from training.buffer import RolloutBuffer
 from training.config import make_config
 from training.loop import train
 from training.networks import build_network, network_spec
-from training.selfplay import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine
+from training.selfplay import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine, resolve_workers
 from training.train_cli import main as train_main
 
 BATCHED_GAMES = [g for g in envs.GAMES if batched_game_class(g) is not None]
@@ -230,6 +230,10 @@ def test_engine_choice():
             resolve_engine(other, "batched")
     with pytest.raises(ValueError, match="allowed"):
         resolve_engine(game, "fast")
+    assert resolve_workers(-1, "reference") == 2 and resolve_workers(-1, "batched") == 0
+    assert resolve_workers(1, "batched") == 1
+    with pytest.raises(ValueError, match="num_workers"):
+        resolve_workers(-2, "batched")
 
 
 TINY = dict(num_envs=4, num_steps=16, hidden=16, mlp_layers=1, update_epochs=1, num_minibatches=2,
