@@ -10,7 +10,8 @@ A tile is the 4-hex rhombus: the anchor ``a``, its neighbour ``b = a + dir[o]`` 
 ``a + dir[o-1]`` and ``a + dir[o+1]`` (orientation ``o`` in 0..2 is the direction of ``a -> b``).
 
 Notation: tiles ``T q,r/o`` (``T 0,0/1``), stacks ``S q,r``, moves ``q,r NE 5`` (5 sheep from (q, r) towards
-north-east, sliding as far as they go). Coordinates are axial, (0, 0) the canvas centre.
+north-east, sliding as far as they go). Coordinates are axial, (0, 0) the canvas centre (during the build, of
+the frame re-centred on the pasture after each placement).
 """
 
 from __future__ import annotations

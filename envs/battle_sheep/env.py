@@ -7,8 +7,9 @@ Options
     each, as in the rulebook) or ``"random"`` (the env builds a legal random pasture from the same tiles, seeded,
     and the game starts with stack placement); ``end_rule`` ``"battle_sheep"`` (default: blocked players are
     skipped, the game ends when nobody can move, most pastures wins, tie: largest herd, still tied: draw) or
-    ``"splits"`` (2 players only: the first player unable to move loses); ``canvas_radius`` (default 9, 10, 11 for
-    2, 3, 4 players): the radius of the fixed hexagonal canvas the pasture is built on.
+    ``"splits"`` (2 players only: the first player unable to move loses); ``canvas_radius`` (default 11, 13, 15 for
+    2, 3, 4 players; at least 6, 7, 7, at most 16): the radius of the hexagonal canvas the pasture is built on.
+    Its frame follows the pasture: after every tile placement the pasture is re-centred (RULES.md).
 
 Agents
     ``player_0 .. player_{n-1}`` in clockwise turn order; ``player_0`` places the first tile and the first stack,

@@ -1,7 +1,9 @@
 """Battle Sheep rule engine: pasture building, stack placement, split-and-slide moves, scoring.
 
-Pure rules over a mutable :class:`SheepState`; no PettingZoo inside. The pasture lies on a fixed hexagonal
-canvas (see RULES.md for its radius per player count); cells are indexed as in :class:`HexGrid`.
+Pure rules over a mutable :class:`SheepState`; no PettingZoo inside. The pasture lies on a hexagonal canvas
+whose frame follows it: after every tile placement the pasture is translated so that its smallest enclosing
+hexagon is centred (RULES.md, "The frame"; radius per player count and the smallest allowed: "Canvas size").
+Cells are indexed as in :class:`HexGrid`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from envs.common.game import (
     check_int_range,
     pairwise_rewards,
 )
-from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, transforms
+from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, enclosing_hexagon, hexagon_around, transforms
 
 BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("build", "place", "move", "over")
@@ -32,7 +34,13 @@ NO_PASTURE, EMPTY = -2, -1
 
 SHEEP_PER_PLAYER = 16
 TILES_PER_PLAYER = 4
-DEFAULT_CANVAS_RADIUS = {2: 9, 3: 10, 4: 11}
+DEFAULT_CANVAS_RADIUS = {2: 11, 3: 13, 4: 15}
+"""The smallest canvases on which random builds lose no placement to the edge in at least 99.9% of games (RULES.md)."""
+MIN_CANVAS_RADIUS = {2: 6, 3: 7, 4: 7}
+"""The smallest canvas per player count: the smallest radius on which ``python -m
+envs.battle_sheep.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
+for it), plus one as a margin, since no proof covers it (RULES.md, "Canvas size")."""
+MAX_CANVAS_RADIUS = 16
 SEAT_LETTERS = "ABCD"
 NUM_DERIVED_PLANES = 9
 """Observation planes derived from the others (RULES.md): free neighbours, slide destinations per direction,
@@ -47,8 +55,8 @@ class SheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`."""
 
     __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
-                 "can_move", "num_pasture", "plies", "last_action", "border", "tile_blocked", "tile_touch",
-                 "_moves")
+                 "can_move", "num_pasture", "pasture", "extent", "plies", "last_action", "border",
+                 "tile_blocked", "tile_touch", "_moves")
 
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
@@ -62,6 +70,10 @@ class SheepState:
         self.can_move = [True] * num_players
         """False once a seat has no legal move: cells only ever fill up, so it never moves again."""
         self.num_pasture = 0
+        self.pasture: list[int] = []
+        """The pasture's cells (any order; kept for re-centring the frame during the build)."""
+        self.extent: tuple[int, int, int, int, int, int] | None = None
+        """While building: the pasture's (min q, max q, min r, max r, min s, max s), None if not known."""
         self.plies = 0
         self.last_action = -1
         self.border: tuple[int, ...] = ()
@@ -84,6 +96,8 @@ class SheepState:
         other.stacks_placed = self.stacks_placed
         other.can_move = self.can_move[:]
         other.num_pasture = self.num_pasture
+        other.pasture = self.pasture[:]
+        other.extent = self.extent
         other.plies = self.plies
         other.last_action = self.last_action
         other.border = self.border
@@ -93,11 +107,37 @@ class SheepState:
         return other
 
 
+def tile_geometry(grid: HexGrid) -> tuple[list[tuple[int, ...] | None], np.ndarray, np.ndarray, np.ndarray]:
+    """The tiles of a hex grid: ``(tile_cells, tile_ids, tile_table, tile_ring)``.
+
+    ``tile_cells[3a + o]``: the 4 cells of the tile with anchor ``a`` and orientation ``o``, or None where it
+    leaves the grid; ``tile_ids``: the ids of the tiles on the grid; ``tile_table[m]`` / ``tile_ring[m]``: the
+    cells of tile ``tile_ids[m]`` / the (up to 10) cells around it, padded with the sentinel ``num_cells``
+    (never pasture), for vectorised legality checks.
+    """
+    n = grid.num_cells
+    tile_cells: list[tuple[int, ...] | None] = []
+    for a in range(n):
+        for o in range(3):
+            cells = [a if d is None else int(grid.neighbors[a, d]) for d in (None, o, (o - 1) % 6, (o + 1) % 6)]
+            tile_cells.append(tuple(cells) if min(cells) >= 0 else None)
+    tile_ids = np.array([i for i, t in enumerate(tile_cells) if t is not None], dtype=np.int64)
+    tile_table = np.array([tile_cells[a] for a in tile_ids], dtype=np.int64)
+    rings = []
+    for a in tile_ids:
+        inside = set(tile_cells[a])
+        around = sorted({j for c in inside for j in grid.neighbor_lists[c]} - inside)
+        rings.append(around + [n] * (10 - len(around)))
+    return tile_cells, tile_ids, tile_table, np.array(rings, dtype=np.int64)
+
+
 class BattleSheepGame(Game[SheepState]):
     """Battle Sheep for 2-4 players. Options: num_players, pasture, end_rule, canvas_radius."""
 
     name = "battle_sheep"
     observation_dtype = np.float32
+    min_canvas_radius: dict[int, int] = MIN_CANVAS_RADIUS
+    """Smallest accepted canvas radius per player count (a subclass may lower it to study refused sizes)."""
 
     def __init__(self, num_players: int = 2, pasture: str = "build", end_rule: str = "battle_sheep",
                  canvas_radius: int | None = None):
@@ -110,31 +150,26 @@ class BattleSheepGame(Game[SheepState]):
         self.end_rule = end_rule
         if canvas_radius is None:
             canvas_radius = DEFAULT_CANVAS_RADIUS[self.num_players]
-        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, 4, 16)
+        smallest = self.min_canvas_radius[self.num_players]
+        if isinstance(canvas_radius, (int, np.integer)) and not isinstance(canvas_radius, bool) \
+                and canvas_radius < smallest:
+            raise ConfigError(
+                f"canvas_radius={canvas_radius!r} is too small for {self.num_players} players: a build could get "
+                f"stuck with no room for a tile; allowed: an integer from {smallest} to {MAX_CANVAS_RADIUS} "
+                "(RULES.md, 'Canvas size')")
+        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, smallest, MAX_CANVAS_RADIUS)
         self.grid = grid = HexGrid(self.canvas_radius)
         n = grid.num_cells
         self.center = grid.index[(0, 0)]
         self.codec = ActionCodec(n)
         self.num_actions = self.codec.num_actions
-        # tile_cells[a*3+o] = the 4 cells of that tile, or None if it leaves the canvas
-        self.tile_cells: list[tuple[int, ...] | None] = []
-        for a in range(n):
-            for o in range(3):
-                cells = []
-                for d in (None, o, (o - 1) % 6, (o + 1) % 6):
-                    cells.append(a if d is None else int(grid.neighbors[a, d]))
-                self.tile_cells.append(tuple(cells) if min(cells) >= 0 else None)
+        self.tile_cells, self.tile_ids, self.tile_table, self.tile_ring = tile_geometry(grid)
         self.tile_on_canvas = np.array([t is not None for t in self.tile_cells])
-        # For the vectorised legality check: the on-canvas tiles, their cells, and the cells around each tile
-        # (padded with the sentinel index n, which is never pasture).
-        self.tile_ids = np.flatnonzero(self.tile_on_canvas)
-        self.tile_table = np.array([self.tile_cells[a] for a in self.tile_ids], dtype=np.int64)
-        rings = []
-        for a in self.tile_ids:
-            inside = set(self.tile_cells[a])
-            around = sorted({j for c in inside for j in grid.neighbor_lists[c]} - inside)
-            rings.append(around + [n] * (10 - len(around)))
-        self.tile_ring = np.array(rings, dtype=np.int64)
+        self._cell_q = np.array([q for q, _ in grid.coords], dtype=np.int64)
+        self._cell_r = np.array([r for _, r in grid.coords], dtype=np.int64)
+        self._pad = self.canvas_radius  # _cell_at[q + pad, r + pad]: the cell at (q, r), -1 off the canvas
+        self._cell_at = np.full((2 * self._pad + 1, 2 * self._pad + 1), -1, dtype=np.int64)
+        self._cell_at[self._cell_q + self._pad, self._cell_r + self._pad] = np.arange(grid.num_cells)
         in_tile = [[] for _ in range(n + 1)]
         in_ring = [[] for _ in range(n + 1)]
         for m, (cells, ring) in enumerate(zip(self.tile_table, self.tile_ring)):
@@ -194,10 +229,10 @@ class BattleSheepGame(Game[SheepState]):
             state.tile_blocked = np.zeros(len(self.tile_ids), dtype=bool)
             state.tile_touch = np.zeros(len(self.tile_ids), dtype=bool)
             return
-        pasture = np.zeros(self.grid.num_cells + 1, dtype=bool)
-        pasture[:-1] = np.array(state.cells) != NO_PASTURE
-        state.tile_blocked = pasture[self.tile_table].any(axis=1)
-        state.tile_touch = pasture[self.tile_ring].any(axis=1)
+        state.tile_blocked = np.zeros(len(self.tile_ids), dtype=bool)
+        state.tile_touch = np.zeros(len(self.tile_ids), dtype=bool)
+        state.tile_blocked[np.concatenate([self.tiles_covering[c] for c in state.pasture])] = True
+        state.tile_touch[np.concatenate([self.tiles_around[c] for c in state.pasture])] = True
 
     def outer_border(self, state: SheepState) -> tuple[int, ...]:
         """Pasture cells touching the unbounded exterior (not only an interior hole)."""
@@ -266,7 +301,8 @@ class BattleSheepGame(Game[SheepState]):
         if state.phase == MOVE:
             base = self.codec.move_base
             out = []
-            for c, d, _, k in self.legal_moves(state):
+            # ascending ids: the moves come in stack order; (cell, direction) order is id order
+            for c, d, _, k in sorted(self.legal_moves(state)):
                 start = base + (c * 6 + d) * MAX_MOVE
                 out.extend(range(start, start + k))
             return out
@@ -292,12 +328,20 @@ class BattleSheepGame(Game[SheepState]):
                     "pasture and share an edge with it (the first tile covers the centre)")
             if state.tile_blocked is None:
                 self._init_tile_arrays(state)
-            for c in self.tile_cells[action]:
+            tile = self.tile_cells[action]
+            for c in tile:
                 state.cells[c] = EMPTY
+                state.pasture.append(c)
                 state.tile_blocked[self.tiles_covering[c]] = True
                 state.tile_touch[self.tiles_around[c]] = True
+            if state.extent is not None:
+                q0, q1, r0, r1, s0, s1 = self.extent(tile)
+                e = state.extent
+                state.extent = (min(e[0], q0), max(e[1], q1), min(e[2], r0), max(e[3], r1), min(e[4], s0),
+                                max(e[5], s1))
             state.num_pasture += 4
             state.tiles_left[seat] -= 1
+            self._recentre(state)
             if state.num_pasture == 4 * self.total_tiles:
                 state.phase = PLACE
                 state.border = self.outer_border(state)
@@ -342,6 +386,41 @@ class BattleSheepGame(Game[SheepState]):
         state.plies += 1
         state.last_action = action
         state._moves = None if state.phase != MOVE else state._moves
+
+    def extent(self, cells: list[int]) -> tuple[int, int, int, int, int, int]:
+        """(min q, max q, min r, max r, min s, max s) of some cells (non-empty)."""
+        coords = self.grid.coords
+        qs = [coords[c][0] for c in cells]
+        rs = [coords[c][1] for c in cells]
+        ss = [-coords[c][0] - coords[c][1] for c in cells]
+        return min(qs), max(qs), min(rs), max(rs), min(ss), max(ss)
+
+    def frame_shift(self, pasture: list[int]) -> tuple[int, int]:
+        """The translation ``(dq, dr)`` that puts the centre of the pasture's smallest enclosing hexagon (with
+        :func:`enclosing_hexagon`'s tie-break) on the canvas centre; ``(0, 0)`` when it is there already."""
+        (cq, cr), _ = hexagon_around(*self.extent(pasture))
+        return -cq, -cr
+
+    def _recentre(self, state: SheepState) -> None:
+        """Translate the pasture so that its enclosing hexagon is centred (RULES.md, "The frame"). A translation
+        keeps every adjacency; the pasture still fits, as it fitted where it was and the centred hexagon is
+        the smallest one."""
+        if state.extent is None:
+            state.extent = self.extent(state.pasture)
+        (cq, cr), _ = hexagon_around(*state.extent)
+        if cq == 0 and cr == 0:
+            return
+        dq, dr = -cq, -cr
+        q0, q1, r0, r1, s0, s1 = state.extent
+        state.extent = (q0 + dq, q1 + dq, r0 + dr, r1 + dr, s0 - dq - dr, s1 - dq - dr)
+        cells, old = state.cells, np.array(state.pasture, dtype=np.int64)
+        moved = self._cell_at[self._cell_q[old] + dq + self._pad, self._cell_r[old] + dr + self._pad].tolist()
+        for c in state.pasture:
+            cells[c] = NO_PASTURE
+        for c in moved:
+            cells[c] = EMPTY
+        state.pasture = moved
+        state.tile_blocked = state.tile_touch = None  # rebuilt from the moved pasture when next needed
 
     def _advance_mover(self, state: SheepState, first: int) -> None:
         """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can."""
@@ -457,8 +536,9 @@ class BattleSheepGame(Game[SheepState]):
         """The 12 rotations and reflections of the canvas about its centre, in the move phase only.
 
         The rules are symmetric there (the canvas is a hexagon round the centre). The build phase is not (the
-        first tile is anchored on the centre in 3 orientations, RULES.md); stack placement is, but averaging a
-        policy over the symmetries in the set-up phases measured worse against greedy (RULES.md, "Symmetries").
+        first tile covers the centre in 3 orientations and the frame's tie-break is not symmetric, RULES.md);
+        stack placement is, but averaging a policy over the symmetries in the set-up phases measured worse
+        against greedy (RULES.md, "Symmetries").
         """
         if state.phase != MOVE:
             return ()
@@ -581,7 +661,11 @@ class BattleSheepGame(Game[SheepState]):
                 or any(not NO_PASTURE <= c < n for c in state.cells)
                 or any(state.cells[c] != s for s in range(n) for c in state.stacks[s])):
             raise SnapshotError("damaged Battle Sheep state: sizes or cell owners do not fit these options")
-        state.num_pasture = sum(c != NO_PASTURE for c in state.cells)
+        state.pasture = [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
+        state.num_pasture = len(state.pasture)
+        if state.phase == BUILD and state.pasture and self.frame_shift(state.pasture) != (0, 0):
+            raise SnapshotError("damaged Battle Sheep state: during the build the pasture is centred on the canvas "
+                                "(RULES.md, 'The frame'); this one is not")
         if state.phase != BUILD:
             state.border = self.outer_border(state)
         return state
@@ -645,7 +729,8 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
 
     Rows are lines; tokens are separated by spaces; odd rows are read as shifted half a cell to the right
     (odd-r offset layout), so indent them for readability. Tokens: ``.`` empty pasture, ``_`` no pasture,
-    ``A16`` / ``b3`` a stack of seat A (0), B (1), ... with that many sheep. The board is centred on the canvas.
+    ``A16`` / ``b3`` a stack of seat A (0), B (1), ... with that many sheep. The board is centred on the canvas
+    as the build phase centres a pasture (its smallest enclosing hexagon's centre, RULES.md "The frame").
     All tiles count as placed. ``to_move`` is the seat to act; the game ends at once if nobody can move.
     """
     entries = []
@@ -654,8 +739,8 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
             q = col - (r - (r & 1)) // 2
             entries.append((q, r, tok))
     used = [(q, r) for q, r, t in entries if t != "_"]
-    dq = -round(sum(q for q, _ in used) / len(used))
-    dr = -round(sum(r for _, r in used) / len(used))
+    (cq, cr), _ = enclosing_hexagon(used)
+    dq, dr = -cq, -cr
     state = SheepState(game.num_players, game.grid.num_cells)
     for q, r, tok in entries:
         if tok == "_":
@@ -672,7 +757,8 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
             state.cells[cell] = seat
             state.heights[cell] = int(tok[1:])
             state.stacks[seat].append(cell)
-    state.num_pasture = sum(c != NO_PASTURE for c in state.cells)
+    state.pasture = [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
+    state.num_pasture = len(state.pasture)
     state.tiles_left = [0] * game.num_players
     state.border = game.outer_border(state)
     placed = [bool(s) for s in state.stacks]

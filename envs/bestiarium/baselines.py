@@ -15,6 +15,15 @@ cascade comparison as it stands, ``tanh(d / (2 s^2))`` for the first player at t
 values differ by d (the second player gets the negation; 0 when every size ties; the true +-1 at a finished
 game). Bestiarium has no chance and no hidden information, so every simulation starts from a plain copy.
 
+By default the whole search runs compiled (:class:`CompiledSearchPolicy` over
+:class:`envs.bestiarium.fast.CompiledSearch`): the same algorithm, budget, playouts and leaf values in one numba
+kernel per decision, with its random draws from a SplitMix64 stream seeded by the policy's generator (seeded
+searches stay deterministic; the moves differ from the Python search's). Same run, the same 64 positions from
+random side-6 games, 60 simulations, alternating: 21.6 ms a move in Python, 2.0 ms compiled (10.5x). Against
+greedy (``python -m training evaluate --game bestiarium --policies search greedy --games 100 --seed 1 --versus
+--workers 1``): Python search 95 of 100 (0.950 [0.888, 0.978]), compiled search 98 of 100 (0.980 [0.930,
+0.994]). ``search_policy(game, compiled=False)`` is the Python search.
+
 Tuning (side 6, free shapes; 40 games per setting vs greedy, seats alternated; s / move measured on a shared
 2-core machine, so only roughly comparable):
 
@@ -38,6 +47,7 @@ at a lower cost. Greedy vs random: 30-34 of 40 (0.75-0.85).
 Final ladder (``python -m training evaluate --game bestiarium --policies random greedy --games 200 --workers 1
 --seed 1``, and the same for ``greedy search``): greedy beats random 159 of 200 (0.795, 95% [0.734, 0.845]);
 search beats greedy 194 of 200 (0.970, 95% [0.936, 0.986]); search 0.041 s / move, greedy 0.003-0.004 s / move.
+The compiled search, same command: 194 of 200 (0.970, 95% [0.936, 0.986]), 0.0019 s / move (greedy 0.0019).
 """
 
 from __future__ import annotations
@@ -117,8 +127,37 @@ def cascade_value(game: BestiariumGame, state: BestiariumState, scale: float = E
     return np.zeros(2)
 
 
-def search_policy(game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET) -> MCTSPolicy:
-    """MCTS, ``budget`` simulations a decision, random playouts cut after 20 plies and scored by the cascade."""
+class CompiledSearchPolicy(SeededPolicy):
+    """The search baseline with the whole search compiled (:class:`envs.bestiarium.fast.CompiledSearch`): the
+    same UCT, budget, random playouts and cascade leaf values as ``MCTSPolicy`` with :func:`cascade_value`."""
+
+    name = "search"
+
+    def __init__(self, game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET,
+                 exploration: float = 1.4):
+        from envs.bestiarium.fast import CompiledSearch
+
+        super().__init__(game, seed)
+        self.budget = budget
+        self._search = CompiledSearch(game, budget, exploration, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions()
+        if legal.size == 1:
+            return int(legal[0])
+        return self._search(decision.info_state, self.rng)
+
+
+def search_policy(
+    game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, compiled: bool = True,
+) -> SeededPolicy:
+    """MCTS, ``budget`` simulations a decision, random playouts cut after 20 plies and scored by the cascade.
+
+    ``compiled`` (default) runs the whole search in one numba kernel (:class:`CompiledSearchPolicy`); False runs
+    ``envs.common.mcts.MCTSPolicy`` over the Python engine (same algorithm, other random draws).
+    """
+    if compiled:
+        return CompiledSearchPolicy(game, seed=seed, budget=budget)
     return MCTSPolicy(
         game, budget=budget, seed=seed, rollout_depth=ROLLOUT_DEPTH,
         evaluate=lambda state: cascade_value(game, state),

@@ -21,11 +21,16 @@ idx   plane (the observer is "me")
 
 Planes 7-9 are derived from the stones (nothing hidden); a convolution sees only a few cells around each cell,
 and a creature's size and the merge rule decide every eat, so they are given outright.
+
+:meth:`ObservationEncoder.encode_numpy` is the readable definition in numpy; :meth:`ObservationEncoder.encode`
+builds the same planes in one compiled kernel (creature sizes by a flood fill over the colours), about ten times
+faster, which is most of an ``env()`` step; the tests check that both agree on random games.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from envs.common.hexgrid import HexGrid
 
@@ -53,8 +58,35 @@ class ObservationEncoder:
             np.array([[1], [2], [0]], dtype=np.uint8),
             np.array([[2], [1], [0]], dtype=np.uint8),
         )
+        # tables of the compiled encoder
+        n = grid.num_cells
+        self.square_cell = np.full(self.num_squares, -1, dtype=np.int64)
+        self.square_cell[self.sq] = np.arange(n)
+        self.nbrs = np.full((n, 6), -1, dtype=np.int64)
+        for i, row in enumerate(grid.neighbor_lists):
+            self.nbrs[i, : len(row)] = row
+        self.size_plane = np.minimum(np.arange(n + 1, dtype=np.float32), np.float32(10.0))
+        np.multiply(self.size_plane, SIZE_SCALE, out=self.size_plane)
+        """Planes 7/8's value for a creature of each size, computed as :meth:`encode_numpy` computes it."""
+        self._no_legal = np.zeros(n, dtype=np.uint8)
 
     def encode(
+        self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
+        creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
+        legal: bytearray | None = None,
+    ) -> np.ndarray:
+        """The planes of :meth:`encode_numpy`, built by a compiled kernel (same arguments; the creatures are
+        recomputed from ``color`` as its connected components, which they are)."""
+        derived = creatures is not None and legal is not None
+        out = np.empty(self.shape, dtype=np.float32)
+        _encode_kernel(
+            np.asarray(color, dtype=np.uint8), np.frombuffer(legal, dtype=np.uint8) if derived else self._no_legal,
+            seat, chain_cells[0] if chain_cells else -1, grow_phase, pass_pending, derived, self.square_cell,
+            self.nbrs, self.size_plane, out.reshape(NUM_PLANES, self.num_squares),
+        )
+        return out
+
+    def encode_numpy(
         self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
         creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
         legal: bytearray | None = None,
@@ -88,3 +120,62 @@ class ObservationEncoder:
             extra[2] = np.frombuffer(legal, dtype=np.uint8)
             out[PLANE_MY_SIZE:, self.sq] = extra
         return out.reshape(self.shape)
+
+
+@njit(cache=True)
+def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane,
+                   out):
+    """:meth:`ObservationEncoder.encode_numpy`'s planes into ``out`` (10, S*S)."""
+    n = color.shape[0]
+    comp = np.full(n, -1, dtype=np.int64)
+    comp_size = np.zeros(n, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    for x in range(n):  # creatures: the connected components of each colour
+        if color[x] == 0 or comp[x] >= 0:
+            continue
+        comp[x] = x
+        top = 1
+        stack[0] = x
+        while top > 0:
+            top -= 1
+            y = stack[top]
+            comp_size[x] += 1
+            for d in range(6):
+                j = nbrs[y, d]
+                if j < 0:
+                    break
+                if color[j] == color[x] and comp[j] < 0:
+                    comp[j] = x
+                    stack[top] = j
+                    top += 1
+    chain = comp[chain_cell] if chain_cell >= 0 else -2
+    me = seat + 1
+    grow_v = np.float32(1.0) if grow_phase else np.float32(0.0)
+    pass_v = np.float32(1.0) if pass_pending else np.float32(0.0)
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    for k in range(square_cell.shape[0]):
+        x = square_cell[k]
+        out[5, k] = grow_v
+        out[6, k] = pass_v
+        for p in (0, 1, 2, 3, 4, 7, 8, 9):
+            out[p, k] = zero
+        if x < 0:
+            continue
+        v = color[x]
+        out[3, k] = one
+        if derived and legal[x]:
+            out[9, k] = one
+        if v == 0:
+            out[2, k] = one
+            continue
+        c = comp[x]
+        if c == chain:
+            out[4, k] = one
+        s = size_plane[comp_size[c]] if derived else zero
+        if v == me:
+            out[0, k] = one
+            out[7, k] = s
+        else:
+            out[1, k] = one
+            out[8, k] = s

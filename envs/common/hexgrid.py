@@ -69,6 +69,42 @@ def transforms(group: str) -> list:
     raise ValueError(f"unknown symmetry group {group!r}; allowed: 'fixed', 'one_sided', 'free'")
 
 
+def enclosing_hexagon(cells: Iterable[Coord]) -> tuple[Coord, int]:
+    """``(centre, radius)`` of the smallest hexagon (a hex-distance ball) holding every cell; ``cells`` non-empty.
+
+    A hexagon of radius ``rho`` about ``c`` holds a cell exactly when each cube coordinate (q, r, s = -q-r) of
+    the cell lies within ``rho`` of ``c``'s, so the smallest radius is the largest of the half-widths
+    ``ceil((max - min) / 2)`` per axis and ``ceil(sum of maxima / 3)``, ``ceil(-sum of minima / 3)`` (the
+    centre's coordinates must add up to zero). Several centres can reach it; the tie-break picks the one
+    closest to the middle of every axis's extent (least sum of squared ``2 c - (min + max)``), then the
+    smallest ``r``, then the smallest ``q``. It depends only on the cells' shape: translate the cells and the
+    centre moves with them.
+    """
+    pts = list(cells)
+    qs = [q for q, _ in pts]
+    rs = [r for _, r in pts]
+    ss = [-q - r for q, r in pts]
+    return hexagon_around(min(qs), max(qs), min(rs), max(rs), min(ss), max(ss))
+
+
+def hexagon_around(q0: int, q1: int, r0: int, r1: int, s0: int, s1: int) -> tuple[Coord, int]:
+    """:func:`enclosing_hexagon` of any cells whose cube coordinates span ``[q0, q1]``, ``[r0, r1]``, ``[s0, s1]``
+    (only the extents matter)."""
+    radius = max(-((q0 - q1) // 2), -((r0 - r1) // 2), -((s0 - s1) // 2),
+                 -(-(q1 + r1 + s1) // 3), -((q0 + r0 + s0) // 3))
+    best: tuple[int, int, int] | None = None
+    centre = (0, 0)
+    for cr in range(r1 - radius, r0 + radius + 1):
+        for cq in range(q1 - radius, q0 + radius + 1):
+            cs = -cq - cr
+            if not s1 - radius <= cs <= s0 + radius:
+                continue
+            key = ((2 * cq - q0 - q1) ** 2 + (2 * cr - r0 - r1) ** 2 + (2 * cs - s0 - s1) ** 2, cr, cq)
+            if best is None or key < best:
+                best, centre = key, (cq, cr)
+    return centre, radius
+
+
 def canonical_shape(cells: Iterable[Coord], group: str = "free") -> tuple[Coord, ...]:
     """A canonical form of a set of cells up to translation and the given symmetry group.
 

@@ -12,8 +12,8 @@ give identical legal masks, observations, rewards and results.
   ``step(actions) -> (obs, rewards, terminated, truncated, info)``, ``num_envs``, ``single_observation_space``,
   ``single_action_space``, and same-step auto-reset (``metadata["autoreset_mode"]``): a game that ends in a step
   is restarted in that step; the returned observation is the new game's, and ``info["final_obs"]`` (with the
-  boolean ``info["_final_obs"]`` marking the rows that ended) holds the final position seen by the seat that
-  made the last move (:meth:`VectorEnv.observe` gives any seat's view of the current positions).
+  boolean ``info["_final_obs"]`` marking the rows that ended; other rows hold stale values) holds the final
+  position seen by the seat that made the last move (:meth:`VectorEnv.observe` gives any seat's view of the current positions).
 - pgx's multi-agent fields where they don't: the observation is from the point of view of the seat to move,
   ``info["current_player"]`` (B,) says which seat that is, ``rewards`` is ``(B, num_players)`` (each seat's
   reward for this step: the terminal returns when a game ends, else 0, as the AEC env pays them), and
@@ -174,6 +174,7 @@ class VectorEnv:
         self.state = game.new_state(self.num_envs)
         self._mask = np.zeros((self.num_envs, game.num_actions), dtype=bool)
         self._obs = np.zeros((self.num_envs, *game.observation_shape), dtype=np.float32)
+        self._final = np.zeros_like(self._obs)
         self.copy = bool(copy)
         self._all_rows = np.arange(self.num_envs)
         self._has_reset = False
@@ -228,11 +229,11 @@ class VectorEnv:
         info: dict[str, Any] = {}
         if done.any():
             rows = np.flatnonzero(done)
-            final = np.zeros((self.num_envs, *game.observation_shape), dtype=np.float32)
             view = np.empty((rows.size, *game.observation_shape), dtype=np.float32)
             game.observe(game.take(state, rows), acting[rows], view)
-            final[rows] = view
-            info["final_obs"], info["_final_obs"] = final, done
+            self._final[rows] = view  # rows that did not end keep stale values: read only where _final_obs
+            info["final_obs"] = self._final.copy() if self.copy else self._final
+            info["_final_obs"] = done
             game.reset_rows(state, rows)
         obs = self._observe_movers()
         info.update(self._info())

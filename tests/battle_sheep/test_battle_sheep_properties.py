@@ -4,6 +4,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from envs.battle_sheep.rules import BUILD, NO_PASTURE, OVER, PLACE, SHEEP_PER_PLAYER, BattleSheepGame
+from envs.common.hexgrid import enclosing_hexagon
 from envs.common.testing import check_mask_matches_apply, check_snapshot_roundtrip, random_playout
 
 GAMES = {(n, p, e): BattleSheepGame(num_players=n, pasture=p, end_rule=e)
@@ -28,6 +29,10 @@ def check_invariants(game: BattleSheepGame, state) -> None:
     assert owned == sum(c >= 0 for c in state.cells)
     assert all(state.heights[i] == 0 for i, c in enumerate(state.cells) if c < 0)
     assert state.num_pasture == sum(c != NO_PASTURE for c in state.cells)
+    assert sorted(state.pasture) == [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
+    if state.pasture:  # the frame follows the pasture: its enclosing hexagon is centred (RULES.md)
+        assert enclosing_hexagon([game.grid.coords[c] for c in state.pasture])[0] == (0, 0)
+        assert state.extent is None or state.extent == game.extent(state.pasture)  # kept incrementally
     if state.phase == BUILD and state.num_pasture:
         # the incrementally kept tile legality equals a from-scratch computation
         fresh = state.clone()

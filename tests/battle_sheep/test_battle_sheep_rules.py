@@ -33,7 +33,8 @@ def move_str(game, cell, direction, count):
     ({"pasture": "hex"}, "'build', 'random'"),
     ({"end_rule": "chess"}, "'battle_sheep', 'splits'"),
     ({"num_players": 3, "end_rule": "splits"}, "num_players=2"),
-    ({"canvas_radius": 2}, "from 4 to 16"),
+    ({"canvas_radius": 2}, "too small for 2 players.*from 6 to 16"),
+    ({"canvas_radius": 17}, "from 6 to 16"),
 ])
 def test_bad_options_raise_clear_errors(kwargs, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -303,7 +304,7 @@ def test_splits_end_rule_first_player_unable_to_move_loses():
 
 # ----- codec and notation -----------------------------------------------------------------------------------------
 def test_codec_round_trips_every_action():
-    game = BattleSheepGame(num_players=2, canvas_radius=4)
+    game = BattleSheepGame(num_players=2, canvas_radius=6)
     state = game.initial_state(RNG)
     seen = set()
     for action in range(game.num_actions):
@@ -344,7 +345,7 @@ def test_render_shows_stacks_and_status():
 
 
 def test_action_layout_puts_every_action_on_its_own_cell():
-    game = BattleSheepGame(canvas_radius=4)
+    game = BattleSheepGame(canvas_radius=6)
     layout = game.action_layout()
     assert layout.shape == (game.num_actions, 2)
     seen = set()

@@ -83,7 +83,7 @@ def test_network_samples_only_legal_battle_sheep_actions():
     from training.config import make_config
     from training.networks import build_network, network_spec
 
-    env = envs.module("battle_sheep").raw_env(canvas_radius=4)
+    env = envs.module("battle_sheep").raw_env(canvas_radius=6)
     net = build_network(network_spec(make_config("battle_sheep", conv_channels=8, conv_layers=2), env.game),
                         env.game)
     gen = torch.Generator().manual_seed(1)
@@ -135,7 +135,7 @@ def test_ppo_loss_clips_the_surrogate_and_the_value():
 def test_battle_sheep_per_cell_layout_matches_the_codec():
     from training.networks import action_layout
 
-    game = envs.module("battle_sheep").raw_env(canvas_radius=5).game
+    game = envs.module("battle_sheep").raw_env(canvas_radius=7).game
     layout = action_layout(game)
     assert layout.shape == (game.num_actions, 2)
     pairs = layout[:, 1] * 10_000 + layout[:, 0]

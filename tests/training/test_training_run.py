@@ -17,7 +17,7 @@ from training.config import make_config
 from training.loop import train
 from training.train_cli import main as train_main
 
-TINY = dict(env_options={"canvas_radius": 4}, num_envs=4, num_steps=16, total_steps=128, conv_channels=8,
+TINY = dict(env_options={"canvas_radius": 6}, num_envs=4, num_steps=16, total_steps=128, conv_channels=8,
             conv_layers=1, hidden=32, update_epochs=2, num_minibatches=2, eval_games=2, eval_every=0,
             eval_opponents="random", opponent_fraction=0.5, opponent_mix="snapshot:1,random:1",
             snapshot_every=1, pool_size=2, progress=False, num_workers=0)
@@ -36,7 +36,7 @@ def run(tmp_path_factory) -> Path:
     """One tiny run through the CLI (shared by the checkpoint tests)."""
     out = tmp_path_factory.mktemp("run") / "bs"
     args = ["--game", "battle_sheep", "--seed", "3", "--total-steps", "128", "--out", str(out),
-            "--env-option", "canvas_radius=4"]
+            "--env-option", "canvas_radius=6"]
     for key, value in TINY.items():
         if key not in ("env_options", "total_steps"):
             args += ["--" + key.replace("_", "-"), str(value)]
@@ -49,8 +49,8 @@ def test_tiny_run_writes_logs_and_a_checkpoint(run: Path):
         assert (run / name).exists(), name
     assert list(run.glob("events.out.tfevents.*"))
     meta = json.loads((run / "policy.json").read_text())
-    assert meta["game"] == "battle_sheep" and meta["options"]["canvas_radius"] == 4
-    assert meta["spaces"]["num_actions"] == 94 * 61 and meta["steps"] >= 128
+    assert meta["game"] == "battle_sheep" and meta["options"]["canvas_radius"] == 6
+    assert meta["spaces"]["num_actions"] == 94 * 127 and meta["steps"] >= 128
     assert meta["config"]["seed"] == 3 and meta["network"]["head"] == "cell"
     assert set(meta["evaluation"]["vs"]) == {"random"}
     rows = (run / "log.csv").read_text().splitlines()
@@ -58,9 +58,9 @@ def test_tiny_run_writes_logs_and_a_checkpoint(run: Path):
 
 
 def test_checkpoint_is_a_policy_that_plays_legal_moves(run: Path):
-    policy = load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 4}, seed=1)
+    policy = load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 6}, seed=1)
     sampled = load_policy(run / "policy.json", greedy=False, seed=1)
-    game = envs.module("battle_sheep").raw_env(canvas_radius=4).game
+    game = envs.module("battle_sheep").raw_env(canvas_radius=6).game
     rng = np.random.default_rng(0)
     state = game.initial_state(rng)
     while not game.is_terminal(state):
@@ -86,7 +86,7 @@ def test_checkpoint_rejects_another_game_and_other_options(run: Path):
     with pytest.raises(CheckpointError, match="battle_sheep.*not for 'bestiarium'"):
         load_policy(run / "policy.pt", game="bestiarium")
     with pytest.raises(CheckpointError, match="options"):
-        load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 5})
+        load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 7})
     with pytest.raises(CheckpointError, match="options"):
         load_policy(run / "policy.pt", game="battle_sheep", options={})  # the default canvas is larger
 
@@ -158,7 +158,7 @@ def test_init_from_starts_from_the_checkpoint_weights(run: Path, tmp_path: Path)
     with pytest.raises(CheckpointError, match="network"):
         train(tiny(tmp_path, "wider", init_from=str(source), hidden=64))
     with pytest.raises(CheckpointError, match="options"):
-        train(tiny(tmp_path, "bigger", init_from=str(source), env_options={"canvas_radius": 5}))
+        train(tiny(tmp_path, "bigger", init_from=str(source), env_options={"canvas_radius": 7}))
     with pytest.raises(CheckpointError, match="not for 'boaring'"):
         train(make_config("boaring", init_from=str(source), out=str(tmp_path / "boaring"), progress=False))
 
@@ -181,10 +181,10 @@ def test_tournament_with_a_checkpoint_over_two_worker_processes(run: Path):
     """Regression: forked workers deadlocked once the parent had loaded a checkpoint (torch threads)."""
     from training.evaluate import run_tournament
 
-    result = run_tournament("battle_sheep", {"canvas_radius": 4}, [str(run / "policy.pt"), "random"], games=4,
+    result = run_tournament("battle_sheep", {"canvas_radius": 6}, [str(run / "policy.pt"), "random"], games=4,
                             seed=0, workers=2, progress=False)
     assert result.pairs[0].games == 4
-    single = run_tournament("battle_sheep", {"canvas_radius": 4}, [str(run / "policy.pt"), "random"], games=4,
+    single = run_tournament("battle_sheep", {"canvas_radius": 6}, [str(run / "policy.pt"), "random"], games=4,
                             seed=0, workers=1, progress=False)
     assert [r.actions for r in result.records] == [r.actions for r in single.records]
 
@@ -196,7 +196,7 @@ def test_keep_checkpoints_saves_every_evaluated_policy(tmp_path: Path):
     assert [p.name for p in kept] == ["policy-000002.pt", "policy-000004.pt"]
     meta = json.loads(kept[0].with_suffix(".json").read_text())
     assert meta["updates"] == 2 and "random" in meta["evaluation"]["vs"]
-    assert load_policy(kept[0], game="battle_sheep", options={"canvas_radius": 4}).name
+    assert load_policy(kept[0], game="battle_sheep", options={"canvas_radius": 6}).name
     # the final policy.pt is the last update's, the kept one is an earlier network
     assert not all(torch.equal(a, b) for a, b in zip(params(kept[0]).values(),
                                                        params(tmp_path / "kept" / "policy.pt").values()))

@@ -1,0 +1,920 @@
+"""Bestiarium's batched engine: B games per call on struct-of-arrays state, every rule in numba kernels.
+
+``rules.py`` is the readable reference; ``tests/bestiarium/test_bestiarium_fast.py`` checks this engine against
+it move by move (legal masks, both seats' observations, rewards, ends). The public face is
+``envs.bestiarium_v0.vector_env(num_envs, **options)`` (:class:`~envs.common.vector.VectorEnv`).
+
+State, one row per game (:class:`BestiariumBatch`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
+per seat and cell whether that seat may place there (kept up to date around each change, as ``rules.py`` does).
+Creatures never merge and never split (see ``rules.py``), so a creature is a linked list of its cells and is named
+by its **slot**: the cell where it was born. That cell stays in the creature for its whole life (stones leave a
+creature only when the whole creature is eaten), so two live creatures never share a slot and a new creature,
+born on an empty cell, can always take the slot of the cell it is born on: no allocation, no ids to recycle.
+
+Shapes. Two creatures are compared only when they have the same size (eating, and counting a fauna's distinct
+shapes at the end). The engine compares their *canonical forms*: for each symmetry of the chosen equivalence
+(12, 6 or 1 maps of the hexagon onto itself, ``hexgrid.transforms``), the creature's mapped cells, translated
+so that their smallest q and r are 0, encoded as ``r * stride + q`` and sorted; the form is the
+lexicographically smallest of these code lists. Two cell sets have equal forms exactly when one is a translated
+image of the other under the group, whatever the encoding's order. The forms are computed when needed (a few
+hundred operations for the small creatures of real play; no table, no cache to invalidate), except that sizes
+with a single shape skip the work: size 1 always, size 2 unless ``"fixed"``. The tests check the forms against
+``hexgrid.canonical_shape`` on random polyhexes and count every polyhex up to size 6 under each equivalence.
+
+Chance: Bestiarium has none. Each row still carries a SplitMix64 generator (``rng``, :mod:`envs.common.fastrng`,
+not numpy's streams), used by the compiled search baseline's random choices (:class:`CompiledSearch`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE
+from envs.bestiarium.rules import GROW, PLACE, STONE_CHARS, BestiariumGame, BestiariumState
+from envs.common.fastrng import below
+from envs.common.game import TERMINAL
+from envs.common.hexgrid import transforms
+from envs.common.vector import BatchedGame
+
+_BIG = 1 << 30
+
+
+class BestiariumBatch(NamedTuple):
+    """B Bestiarium games (first axis = game). A creature is named by its slot, the cell it was born on."""
+
+    color: np.ndarray
+    """(B, N) uint8: 0 empty, 1 Black, 2 White."""
+    cid: np.ndarray
+    """(B, N) int16: the slot of the creature on the cell, -1 if empty."""
+    link: np.ndarray
+    """(B, N) int16: the next cell of the same creature, -1 at the end of the list."""
+    head: np.ndarray
+    """(B, N) int16 per slot: the creature's first listed cell (-1 for a free slot)."""
+    size: np.ndarray
+    """(B, N) int16 per slot: the creature's size (0 for a free slot)."""
+    legal: np.ndarray
+    """(B, 2, N) uint8: per seat, 1 where it may place (empty, touching at most one of its creatures)."""
+    to_move: np.ndarray
+    """(B,) int8 seat to act (kept through an eating chain)."""
+    phase: np.ndarray
+    """(B,) int8 ``PLACE`` or ``GROW``."""
+    chain: np.ndarray
+    """(B,) int16 slot of the creature that must grow (grow phase), else -1."""
+    passes: np.ndarray
+    """(B,) int8 consecutive passes just made (2 ends the game)."""
+    first_passer: np.ndarray
+    """(B,) int8 seat that made the first of the pending/final passes, else -1."""
+    plies: np.ndarray
+    """(B,) int32 placements + growths + passes."""
+    over: np.ndarray
+    """(B,) bool: the game ended (two passes in a row)."""
+    rng: np.ndarray
+    """(B,) uint64 the row's SplitMix64 state."""
+
+
+class Tables(NamedTuple):
+    """Per-board constants the kernels read."""
+
+    nbrs: np.ndarray
+    """(N, 6) int64: the on-board neighbours first, then -1."""
+    tq: np.ndarray
+    """(T, N) int64: q of each cell under each symmetry of the shape equivalence."""
+    tr: np.ndarray
+    """(T, N) int64: r likewise."""
+    stride: int
+    """Code stride of canonical forms (> any translated q)."""
+    single_shape_max: int
+    """Sizes up to this have a single shape under the equivalence (2; 1 for 'fixed')."""
+    square_cell: np.ndarray
+    """(S*S,) int64: the cell on each square of the observation plane, -1 off the hexagon."""
+    size_plane: np.ndarray
+    """(N+1,) float32: planes 7/8's value for a creature of each size (min(size, 10) / 10, as the reference)."""
+
+
+class Scratch(NamedTuple):
+    """Work buffers of one kernel call (shared by its rows; ``mark`` is all False between uses)."""
+
+    cells: np.ndarray
+    other: np.ndarray
+    form: np.ndarray
+    other_form: np.ndarray
+    work: np.ndarray
+    cand: np.ndarray
+    freed: np.ndarray
+    mark: np.ndarray
+
+
+def _scratch(n: int) -> Scratch:
+    e = np.empty(n, dtype=np.int64)
+    return Scratch(e, e.copy(), e.copy(), e.copy(), e.copy(), e.copy(), e.copy(), np.zeros(n, dtype=np.bool_))
+
+
+# ----- small row helpers ----------------------------------------------------------------------------------------
+# The small helpers called many times a step are inlined by numba (``inline="always"``): a call passes the whole
+# state tuple (14 arrays, reference counts included). Inlining them made random play's apply about 1.3x faster;
+# inlining the step itself too gained another 1.2x but tripled the first-call compile time (85 s CPU, not 28 s).
+@njit(cache=True, inline="always")
+def _legal_at(st, b, j, col, nbrs):
+    """1 if empty cell ``j`` touches at most one creature of colour ``col``."""
+    found = -1
+    for d in range(6):
+        k = nbrs[j, d]
+        if k < 0:
+            break
+        if st.color[b, k] == col:
+            c = st.cid[b, k]
+            if found < 0:
+                found = c
+            elif c != found:
+                return 0
+    return 1
+
+
+@njit(cache=True, inline="always")
+def _cells_of(st, b, c, out):
+    """Write creature ``c``'s cells into ``out``; returns how many."""
+    n = 0
+    x = st.head[b, c]
+    while x >= 0:
+        out[n] = x
+        n += 1
+        x = st.link[b, x]
+    return n
+
+
+@njit(cache=True)
+def _canonical(cells, n, tab, out, work):
+    """The canonical form of ``cells[:n]`` into ``out[:n]`` (see the module docstring)."""
+    tq, tr, stride = tab.tq, tab.tr, tab.stride
+    for t in range(tq.shape[0]):
+        mq = _BIG
+        mr = _BIG
+        for i in range(n):
+            q = tq[t, cells[i]]
+            r = tr[t, cells[i]]
+            if q < mq:
+                mq = q
+            if r < mr:
+                mr = r
+        for i in range(n):  # insertion sort while encoding (creatures are small)
+            v = (tr[t, cells[i]] - mr) * stride + (tq[t, cells[i]] - mq)
+            k = i
+            while k > 0 and work[k - 1] > v:
+                work[k] = work[k - 1]
+                k -= 1
+            work[k] = v
+        better = t == 0
+        if not better:
+            for i in range(n):
+                if work[i] != out[i]:
+                    better = work[i] < out[i]
+                    break
+        if better:
+            for i in range(n):
+                out[i] = work[i]
+
+
+@njit(cache=True, inline="always")
+def _add_stone(st, b, x, seat, c, nbrs):
+    """Put a stone of ``seat`` on empty ``x`` into creature ``c`` and refresh the mover's legality around it."""
+    col = seat + 1
+    st.color[b, x] = col
+    st.cid[b, x] = c
+    st.link[b, x] = st.head[b, c]
+    st.head[b, c] = x
+    st.size[b, c] += 1
+    st.legal[b, 0, x] = 0
+    st.legal[b, 1, x] = 0
+    for d in range(6):
+        j = nbrs[x, d]
+        if j < 0:
+            break
+        if st.color[b, j] == 0 and st.legal[b, seat, j]:
+            st.legal[b, seat, j] = _legal_at(st, b, j, col, nbrs)
+
+
+@njit(cache=True, inline="always")
+def _can_grow_after(st, b, seat, c, cells, n, mark, nbrs):
+    """Whether C (``cells[:n]``) has a growth cell once the marked creatures are removed (freed cells included)."""
+    own = seat + 1
+    for i in range(n):
+        x = cells[i]
+        for d in range(6):
+            j = nbrs[x, d]
+            if j < 0:
+                break
+            cj = st.color[b, j]
+            if cj == 0:
+                if st.legal[b, seat, j]:
+                    return True
+            elif cj != own and mark[st.cid[b, j]]:
+                ok = True
+                for d2 in range(6):
+                    k = nbrs[j, d2]
+                    if k < 0:
+                        break
+                    if st.color[b, k] == own and st.cid[b, k] != c:
+                        ok = False
+                        break
+                if ok:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _eat_and_continue(st, b, seat, c, tab, sc):
+    """After C grew: eat every adjacent enemy creature of its size and another shape if C can then grow (grow
+    phase, same seat), else end the turn."""
+    nbrs = tab.nbrs
+    size = st.size[b, c]
+    enemy = 2 - seat
+    cells, cand, mark = sc.cells, sc.cand, sc.mark
+    n = _cells_of(st, b, c, cells)
+    ncand = 0
+    for i in range(n):
+        x = cells[i]
+        for d in range(6):
+            j = nbrs[x, d]
+            if j < 0:
+                break
+            if st.color[b, j] == enemy:
+                e = st.cid[b, j]
+                if st.size[b, e] == size and not mark[e]:
+                    mark[e] = True
+                    cand[ncand] = e
+                    ncand += 1
+    for i in range(ncand):
+        mark[cand[i]] = False
+    eaten = 0
+    if ncand > 0 and size > tab.single_shape_max:
+        _canonical(cells, n, tab, sc.form, sc.work)
+        for i in range(ncand):
+            e = cand[i]
+            m = _cells_of(st, b, e, sc.other)
+            _canonical(sc.other, m, tab, sc.other_form, sc.work)
+            for k in range(m):
+                if sc.other_form[k] != sc.form[k]:
+                    cand[eaten] = e
+                    eaten += 1
+                    break
+    if eaten > 0:
+        for i in range(eaten):
+            mark[cand[i]] = True
+        grows = _can_grow_after(st, b, seat, c, cells, n, mark, nbrs)
+        for i in range(eaten):
+            mark[cand[i]] = False
+        if grows:
+            freed = sc.freed
+            nf = 0
+            for i in range(eaten):
+                e = cand[i]
+                x = st.head[b, e]
+                while x >= 0:
+                    nxt = st.link[b, x]
+                    st.color[b, x] = 0
+                    st.cid[b, x] = -1
+                    st.link[b, x] = -1
+                    freed[nf] = x
+                    nf += 1
+                    x = nxt
+                st.size[b, e] = 0
+                st.head[b, e] = -1
+            for i in range(nf):
+                x = freed[i]
+                for d in range(-1, 6):
+                    j = x if d < 0 else nbrs[x, d]
+                    if j < 0:
+                        break
+                    if st.color[b, j] == 0:
+                        st.legal[b, 0, j] = _legal_at(st, b, j, 1, nbrs)
+                        st.legal[b, 1, j] = _legal_at(st, b, j, 2, nbrs)
+            st.phase[b] = GROW
+            st.chain[b] = c
+            return
+    st.phase[b] = PLACE
+    st.chain[b] = -1
+    st.to_move[b] = 1 - seat
+
+
+@njit(cache=True)
+def _step_row(st, b, a, tab, sc):
+    """Play legal action ``a`` in live row ``b``."""
+    nbrs = tab.nbrs
+    n_cells = st.color.shape[1]
+    seat = st.to_move[b]
+    if st.phase[b] == GROW:
+        c = st.chain[b]
+        _add_stone(st, b, a, seat, c, nbrs)
+        st.plies[b] += 1
+        _eat_and_continue(st, b, seat, c, tab, sc)
+        return
+    if a == n_cells:  # pass
+        st.plies[b] += 1
+        st.passes[b] += 1
+        if st.passes[b] == 1:
+            st.first_passer[b] = seat
+        else:
+            st.over[b] = True
+        st.to_move[b] = 1 - seat
+        return
+    col = seat + 1
+    c = -1
+    for d in range(6):
+        k = nbrs[a, d]
+        if k < 0:
+            break
+        if st.color[b, k] == col:
+            c = st.cid[b, k]
+            break
+    if c < 0:  # a new creature, in the slot of the cell it is born on
+        c = a
+        st.head[b, c] = -1
+        st.size[b, c] = 0
+    _add_stone(st, b, a, seat, c, nbrs)
+    st.plies[b] += 1
+    st.passes[b] = 0
+    st.first_passer[b] = -1
+    _eat_and_continue(st, b, seat, c, tab, sc)
+
+
+# ----- batch kernels --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _apply_kernel(st, actions, tab, sc):
+    for b in range(st.color.shape[0]):
+        if not st.over[b]:
+            _step_row(st, b, actions[b], tab, sc)
+
+
+@njit(cache=True)
+def _reset_kernel(st, rows):
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        st.color[b, :] = 0
+        st.cid[b, :] = -1
+        st.link[b, :] = -1
+        st.head[b, :] = -1
+        st.size[b, :] = 0
+        st.legal[b, :, :] = 1
+        st.to_move[b] = 0
+        st.phase[b] = PLACE
+        st.chain[b] = -1
+        st.passes[b] = 0
+        st.first_passer[b] = -1
+        st.plies[b] = 0
+        st.over[b] = False
+
+
+@njit(cache=True)
+def _mask_row(st, b, out_row, nbrs):
+    """The mover's legal mask of row ``b`` into ``out_row`` (length N + 1); returns the number of legal actions."""
+    n_cells = st.color.shape[1]
+    for a in range(n_cells + 1):
+        out_row[a] = False
+    if st.over[b]:
+        return 0
+    seat = st.to_move[b]
+    count = 0
+    if st.phase[b] == GROW:
+        x = st.head[b, st.chain[b]]
+        while x >= 0:
+            for d in range(6):
+                j = nbrs[x, d]
+                if j < 0:
+                    break
+                if st.color[b, j] == 0 and st.legal[b, seat, j] and not out_row[j]:
+                    out_row[j] = True
+                    count += 1
+            x = st.link[b, x]
+        return count
+    for j in range(n_cells):
+        if st.legal[b, seat, j]:
+            out_row[j] = True
+            count += 1
+    if count == 0:
+        out_row[n_cells] = True
+        count = 1
+    return count
+
+
+@njit(cache=True)
+def _mask_kernel(st, out, nbrs):
+    for b in range(st.color.shape[0]):
+        _mask_row(st, b, out[b], nbrs)
+
+
+@njit(cache=True)
+def _observe_row(st, b, seat, out, tab):
+    """Row ``b``'s planes from ``seat``'s view into ``out`` (10, S*S), as ``observation.py`` builds them."""
+    me = seat + 1
+    grow = st.phase[b] == GROW and not st.over[b]
+    chain = st.chain[b] if grow else -2
+    grow_v = np.float32(1.0) if grow else np.float32(0.0)
+    pass_v = np.float32(1.0) if st.passes[b] == 1 else np.float32(0.0)
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    sizes = tab.size_plane
+    for k in range(tab.square_cell.shape[0]):
+        x = tab.square_cell[k]
+        out[5, k] = grow_v
+        out[6, k] = pass_v
+        if x < 0:
+            out[0, k] = zero
+            out[1, k] = zero
+            out[2, k] = zero
+            out[3, k] = zero
+            out[4, k] = zero
+            out[7, k] = zero
+            out[8, k] = zero
+            out[9, k] = zero
+            continue
+        v = st.color[b, x]
+        out[3, k] = one
+        out[9, k] = one if st.legal[b, seat, x] else zero
+        if v == 0:
+            out[0, k] = zero
+            out[1, k] = zero
+            out[2, k] = one
+            out[4, k] = zero
+            out[7, k] = zero
+            out[8, k] = zero
+            continue
+        c = st.cid[b, x]
+        s = sizes[st.size[b, c]]
+        out[2, k] = zero
+        out[4, k] = one if c == chain else zero
+        if v == me:
+            out[0, k] = one
+            out[1, k] = zero
+            out[7, k] = s
+            out[8, k] = zero
+        else:
+            out[0, k] = zero
+            out[1, k] = one
+            out[7, k] = zero
+            out[8, k] = s
+
+
+@njit(cache=True)
+def _observe_kernel(st, seats, out, tab):
+    for b in range(st.color.shape[0]):
+        _observe_row(st, b, seats[b], out[b], tab)
+
+
+@njit(cache=True)
+def _size_values_row(st, b, tab, sc, values):
+    """``values[seat, s]``: the cascade value of ``seat`` at size ``s`` (+k s^2 for a fauna of k >= 2 shapes, else
+    -n s^2 for n creatures of one shape, 0 for none); returns the largest size present (0 on an empty board)."""
+    n_cells = st.color.shape[1]
+    values[:, :] = 0
+    count = np.zeros((2, n_cells + 1), dtype=np.int64)
+    top = 0
+    for x in range(n_cells):  # a live creature's slot is one of its own cells
+        v = st.color[b, x]
+        if v != 0 and st.cid[b, x] == x:
+            s = st.size[b, x]
+            count[v - 1, s] += 1
+            if s > top:
+                top = s
+    forms = np.empty((0, 0), dtype=np.int64)
+    for seat in range(2):
+        for s in range(1, top + 1):
+            n = count[seat, s]
+            if n == 0:
+                continue
+            kinds = 1
+            if n >= 2 and s > tab.single_shape_max:
+                if forms.shape[0] < n or forms.shape[1] < s:
+                    forms = np.empty((max(n, forms.shape[0]), max(s, forms.shape[1])), dtype=np.int64)
+                m = 0
+                for x in range(n_cells):
+                    if st.color[b, x] == seat + 1 and st.cid[b, x] == x and st.size[b, x] == s:
+                        _cells_of(st, b, x, sc.cells)
+                        _canonical(sc.cells, s, tab, sc.form, sc.work)
+                        fresh = True
+                        for i in range(m):
+                            same = True
+                            for k in range(s):
+                                if forms[i, k] != sc.form[k]:
+                                    same = False
+                                    break
+                            if same:
+                                fresh = False
+                                break
+                        if fresh:
+                            for k in range(s):
+                                forms[m, k] = sc.form[k]
+                            m += 1
+                kinds = m
+            values[seat, s] = kinds * s * s if kinds >= 2 else -n * s * s
+    return top
+
+
+@njit(cache=True)
+def _winner_row(st, b, tab, sc, values):
+    """The winning seat of finished row ``b``: the cascade from the largest size down, then the first passer."""
+    top = _size_values_row(st, b, tab, sc, values)
+    for s in range(top, 0, -1):
+        if values[0, s] != values[1, s]:
+            return 0 if values[0, s] > values[1, s] else 1
+    return st.first_passer[b]
+
+
+@njit(cache=True)
+def _returns_kernel(st, tab, sc, out):
+    n_cells = st.color.shape[1]
+    values = np.zeros((2, n_cells + 1), dtype=np.int64)
+    for b in range(st.color.shape[0]):
+        out[b, 0] = 0.0
+        out[b, 1] = 0.0
+        if st.over[b]:
+            winner = _winner_row(st, b, tab, sc, values)
+            out[b, winner] = 1.0
+            out[b, 1 - winner] = -1.0
+
+
+@njit(cache=True)
+def _scores_kernel(st, tab, sc, out):
+    n_cells = st.color.shape[1]
+    values = np.zeros((2, n_cells + 1), dtype=np.int64)
+    for b in range(st.color.shape[0]):
+        out[b, 0] = 0.0
+        out[b, 1] = 0.0
+        top = _size_values_row(st, b, tab, sc, values)
+        for s in range(top, 0, -1):
+            if values[0, s] != values[1, s]:
+                out[b, 0] = values[0, s]
+                out[b, 1] = values[1, s]
+                break
+
+
+@njit(cache=True)
+def _load_row(st, b, color, to_move, phase, chain_cell, passes, first_passer, plies, over, nbrs):
+    """Rebuild row ``b`` from a colour vector and the turn books (creatures by flood fill, legality recomputed).
+
+    A creature's slot is its smallest cell."""
+    n_cells = st.color.shape[1]
+    for x in range(n_cells):
+        st.color[b, x] = color[x]
+        st.cid[b, x] = -1
+        st.link[b, x] = -1
+        st.head[b, x] = -1
+        st.size[b, x] = 0
+    stack = np.empty(n_cells, dtype=np.int64)
+    for x in range(n_cells):
+        v = color[x]
+        if v == 0 or st.cid[b, x] >= 0:
+            continue
+        st.cid[b, x] = x
+        top = 1
+        stack[0] = x
+        while top > 0:
+            top -= 1
+            y = stack[top]
+            st.link[b, y] = st.head[b, x]
+            st.head[b, x] = y
+            st.size[b, x] += 1
+            for d in range(6):
+                j = nbrs[y, d]
+                if j < 0:
+                    break
+                if color[j] == v and st.cid[b, j] < 0:
+                    st.cid[b, j] = x
+                    stack[top] = j
+                    top += 1
+    for x in range(n_cells):
+        if color[x] == 0:
+            st.legal[b, 0, x] = _legal_at(st, b, x, 1, nbrs)
+            st.legal[b, 1, x] = _legal_at(st, b, x, 2, nbrs)
+        else:
+            st.legal[b, 0, x] = 0
+            st.legal[b, 1, x] = 0
+    st.to_move[b] = to_move
+    st.phase[b] = phase
+    st.chain[b] = st.cid[b, chain_cell] if chain_cell >= 0 else -1
+    st.passes[b] = passes
+    st.first_passer[b] = first_passer
+    st.plies[b] = plies
+    st.over[b] = over
+
+
+@njit(cache=True)
+def _shape_form_kernel(cells, tab, out):
+    work = np.empty(cells.shape[0], dtype=np.int64)
+    _canonical(cells, cells.shape[0], tab, out, work)
+
+
+# ----- the search baseline, compiled ---------------------------------------------------------------------------
+@njit(cache=True)
+def _copy_row(st, src, dst):
+    """Row ``src`` into row ``dst`` (all but the generator)."""
+    st.color[dst, :] = st.color[src, :]
+    st.cid[dst, :] = st.cid[src, :]
+    st.link[dst, :] = st.link[src, :]
+    st.head[dst, :] = st.head[src, :]
+    st.size[dst, :] = st.size[src, :]
+    st.legal[dst, :, :] = st.legal[src, :, :]
+    st.to_move[dst] = st.to_move[src]
+    st.phase[dst] = st.phase[src]
+    st.chain[dst] = st.chain[src]
+    st.passes[dst] = st.passes[src]
+    st.first_passer[dst] = st.first_passer[src]
+    st.plies[dst] = st.plies[src]
+    st.over[dst] = st.over[src]
+
+
+@njit(cache=True)
+def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
+    """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
+    moves (``st.rng[b]``) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
+    ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade values differ
+    by d (0 when none does): ``baselines.cascade_value``."""
+    n_cells = st.color.shape[1]
+    out[0] = 0.0
+    out[1] = 0.0
+    steps = 0
+    while True:
+        if st.over[b]:
+            winner = _winner_row(st, b, tab, sc, values)
+            out[winner] = 1.0
+            out[1 - winner] = -1.0
+            return
+        if st.plies[b] >= max_plies:
+            return
+        if steps >= depth:
+            break
+        k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
+        for a in range(n_cells + 1):
+            if mask[a]:
+                if k == 0:
+                    _step_row(st, b, a, tab, sc)
+                    break
+                k -= 1
+        steps += 1
+    top = _size_values_row(st, b, tab, sc, values)
+    for s in range(top, 0, -1):
+        d = values[0, s] - values[1, s]
+        if d != 0:
+            x = np.tanh(d / (scale * s * s))
+            out[0] = x
+            out[1] = -x
+            return
+
+
+@njit(cache=True)
+def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc):
+    """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
+    choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
+    without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
+    descend by ``value/visits + exploration * sqrt(log(avail) / visits)`` (the player to move's value; ties to
+    the lowest action), value the leaf with :func:`_leaf_value`, add it along the path. The answer is the most
+    visited root child, ties to the one expanded first (with a budget near the number of legal moves most
+    children tie; a fixed order such as the lowest action would skew play towards one corner of the board)."""
+    n_actions = st.color.shape[1] + 1
+    # the two rows as run-time values: a literal row number would make numba compile every callee once more
+    work = st.color.shape[0] - 1
+    root = work - 1
+    nodes = budget + 1
+    children = np.full((nodes, n_actions), -1, dtype=np.int64)
+    visits = np.zeros(nodes, dtype=np.int64)
+    avail = np.zeros(nodes, dtype=np.int64)
+    value = np.zeros((nodes, 2), dtype=np.float64)
+    path = np.empty(nodes + 1, dtype=np.int64)
+    untried = np.empty(n_actions, dtype=np.int64)
+    mask = np.zeros(n_actions, dtype=np.bool_)
+    values = np.zeros((2, n_actions), dtype=np.int64)
+    leaf = np.zeros(2, dtype=np.float64)
+    used = 1
+    for _ in range(budget):
+        _copy_row(st, root, work)
+        node = 0
+        path[0] = 0
+        plen = 1
+        while not st.over[work] and st.plies[work] < max_plies:
+            player = st.to_move[work]
+            _mask_row(st, work, mask, tab.nbrs)
+            n_untried = 0
+            for a in range(n_actions):
+                if mask[a]:
+                    child = children[node, a]
+                    if child >= 0:
+                        avail[child] += 1
+                    else:
+                        untried[n_untried] = a
+                        n_untried += 1
+            if n_untried > 0:
+                a = untried[below(st.rng, work, n_untried)]
+                children[node, a] = used
+                avail[used] = 1
+                _step_row(st, work, a, tab, sc)
+                path[plen] = used
+                plen += 1
+                used += 1
+                break
+            best = -1
+            best_score = -np.inf
+            for a in range(n_actions):
+                if mask[a]:
+                    child = children[node, a]
+                    score = value[child, player] / visits[child] + exploration * np.sqrt(
+                        np.log(avail[child]) / visits[child])
+                    if score > best_score:
+                        best = a
+                        best_score = score
+            _step_row(st, work, best, tab, sc)
+            node = children[node, best]
+            path[plen] = node
+            plen += 1
+        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
+        for i in range(plen):
+            visits[path[i]] += 1
+            value[path[i], 0] += leaf[0]
+            value[path[i], 1] += leaf[1]
+    _mask_row(st, root, mask, tab.nbrs)
+    best = -1
+    most = -1
+    first = nodes
+    for a in range(n_actions):  # ties go to the child expanded first, as MCTSPolicy's max over its children dict
+        child = children[0, a]
+        if mask[a] and child >= 0 and (visits[child] > most or (visits[child] == most and child < first)):
+            best = a
+            most = visits[child]
+            first = child
+    return best
+
+
+# ----- the Python face ------------------------------------------------------------------------------------------
+class FastBestiarium(BatchedGame):
+    """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
+
+    name = "bestiarium"
+    num_players = 2
+
+    def __init__(self, board_size: int = 6, shape_equivalence: str = "free"):
+        self.reference = ref = BestiariumGame(board_size=board_size, shape_equivalence=shape_equivalence)
+        self.num_cells = n = ref.num_cells
+        self.num_actions = ref.num_actions
+        self.observation_shape = tuple(ref.observation_shape)
+        self.max_game_length = ref.max_game_length
+        grid = ref.grid
+        nbrs = np.full((n, 6), -1, dtype=np.int64)
+        for i, row in enumerate(grid.neighbor_lists):
+            nbrs[i, : len(row)] = row
+        maps = transforms(shape_equivalence)
+        tq = np.array([[f(c)[0] for c in grid.coords] for f in maps], dtype=np.int64)
+        tr = np.array([[f(c)[1] for c in grid.coords] for f in maps], dtype=np.int64)
+        side = grid.square_shape[0]
+        square_cell = np.full(side * side, -1, dtype=np.int64)
+        square_cell[grid.square_index] = np.arange(n)
+        size_plane = np.minimum(np.arange(n + 1, dtype=np.float32), np.float32(10.0))
+        np.multiply(size_plane, SIZE_SCALE, out=size_plane)
+        self.tables = Tables(
+            nbrs=nbrs, tq=tq, tr=tr, stride=2 * grid.radius + 1,
+            single_shape_max=1 if shape_equivalence == "fixed" else 2,
+            square_cell=square_cell, size_plane=size_plane,
+        )
+        self._scratch = _scratch(n)
+        self._side = side
+
+    def options(self) -> dict[str, Any]:
+        """The options (JSON-safe), as the reference reports them."""
+        return self.reference.options()
+
+    # ----- BatchedGame ------------------------------------------------------------------------------------
+    def new_state(self, batch: int) -> BestiariumBatch:
+        """Zeroed state for ``batch`` games (``reset_rows`` starts them)."""
+        n = self.num_cells
+        return BestiariumBatch(
+            color=np.zeros((batch, n), dtype=np.uint8),
+            cid=np.full((batch, n), -1, dtype=np.int16),
+            link=np.full((batch, n), -1, dtype=np.int16),
+            head=np.full((batch, n), -1, dtype=np.int16),
+            size=np.zeros((batch, n), dtype=np.int16),
+            legal=np.ones((batch, 2, n), dtype=np.uint8),
+            to_move=np.zeros(batch, dtype=np.int8),
+            phase=np.zeros(batch, dtype=np.int8),
+            chain=np.full(batch, -1, dtype=np.int16),
+            passes=np.zeros(batch, dtype=np.int8),
+            first_passer=np.full(batch, -1, dtype=np.int8),
+            plies=np.zeros(batch, dtype=np.int32),
+            over=np.zeros(batch, dtype=np.bool_),
+            rng=np.zeros(batch, dtype=np.uint64),
+        )
+
+    def reset_rows(self, state: BestiariumBatch, rows: np.ndarray) -> None:
+        """The empty board, Black to place, in each of ``rows`` (no chance: the generators are not drawn from)."""
+        _reset_kernel(state, np.asarray(rows, dtype=np.int64))
+
+    def legal_mask(self, state: BestiariumBatch, out: np.ndarray) -> None:
+        """The mover's mask per row into ``out`` (B, N + 1) bool; all False for a finished game."""
+        _mask_kernel(state, out, self.tables.nbrs)
+
+    def apply(self, state: BestiariumBatch, actions: np.ndarray) -> None:
+        """Play ``actions[b]`` (legal) in every live row."""
+        _apply_kernel(state, np.asarray(actions, dtype=np.int64), self.tables, self._scratch)
+
+    def observe(self, state: BestiariumBatch, seats: np.ndarray, out: np.ndarray) -> None:
+        """Row ``b``'s planes from ``seats[b]``'s view into ``out[b]`` (B, 10, S, S) float32."""
+        if not out.flags.c_contiguous:
+            raise ValueError("observe needs a C-contiguous output array")
+        flat = out.reshape(out.shape[0], NUM_PLANES, self._side * self._side)
+        _observe_kernel(state, np.asarray(seats, dtype=np.int64), flat, self.tables)
+
+    def current_player(self, state: BestiariumBatch) -> np.ndarray:
+        """Seat to move per row, TERMINAL where the game is over (the eater keeps the turn through a chain)."""
+        return np.where(state.over, TERMINAL, state.to_move.astype(np.int64))
+
+    def returns(self, state: BestiariumBatch) -> np.ndarray:
+        """(B, 2) float64: +1 / -1 for finished games (the cascade, then the first of the final passes), else 0."""
+        out = np.zeros((state.color.shape[0], 2), dtype=np.float64)
+        if state.over.any():
+            _returns_kernel(state, self.tables, self._scratch, out)
+        return out
+
+    def truncated(self, state: BestiariumBatch) -> np.ndarray:
+        """(B,) bool: the ply cap (20 x cells plies, the reference's ``max_game_length``) reached unfinished."""
+        return ~state.over & (state.plies >= self.max_game_length)
+
+    def scores(self, state: BestiariumBatch) -> np.ndarray:
+        """(B, 2) float64: the cascade values at the first size where the players differ (0, 0 if none does)."""
+        out = np.zeros((state.color.shape[0], 2), dtype=np.float64)
+        _scores_kernel(state, self.tables, self._scratch, out)
+        return out
+
+    def shaping_potential(self, state: BestiariumBatch) -> np.ndarray:
+        """(B, 2) as the reference's ``shaping_potential`` (its ``scores``)."""
+        return self.scores(state)
+
+    # ----- shapes ------------------------------------------------------------------------------------------
+    def shape_form(self, cells: Any) -> tuple[int, ...]:
+        """The compiled canonical form of a set of cell ids (equal forms = same shape under the equivalence)."""
+        arr = np.array(sorted(set(int(c) for c in cells)), dtype=np.int64)
+        out = np.empty(arr.size, dtype=np.int64)
+        if arr.size:
+            _shape_form_kernel(arr, self.tables, out)
+        return tuple(out.tolist())
+
+    # ----- the bridge to rules.py --------------------------------------------------------------------------
+    def to_reference(self, state: BestiariumBatch, row: int) -> BestiariumState:
+        """Row ``row`` as a reference state (through the reference's own snapshot loader)."""
+        color = state.color[row]
+        chain: list[int] = []
+        if state.phase[row] == GROW and not state.over[row]:
+            chain = sorted(np.flatnonzero(state.cid[row] == state.chain[row]).tolist())
+        data = {
+            "board": "".join(STONE_CHARS[v] for v in color.tolist()),
+            "to_move": int(state.to_move[row]),
+            "phase": "grow" if chain else "place",
+            "chain": chain,
+            "passes": int(state.passes[row]),
+            "first_passer": int(state.first_passer[row]),
+            "plies": int(state.plies[row]),
+            "over": bool(state.over[row]),
+        }
+        return self.reference.state_from_json(data)
+
+    def from_reference(self, reference_state: BestiariumState, state: BestiariumBatch, row: int) -> None:
+        """Write a reference state into row ``row`` (creatures and legality rebuilt; the row's generator kept)."""
+        s = reference_state
+        grow = s.phase == GROW and not s.over
+        chain_cell = s.members[s.chain][0] if grow else -1
+        _load_row(
+            state, row, np.frombuffer(s.color, dtype=np.uint8), s.to_move, GROW if grow else PLACE, chain_cell,
+            s.passes, s.first_passer, s.plies, s.over, self.tables.nbrs,
+        )
+
+
+class CompiledSearch:
+    """The ``search`` baseline's whole decision in one kernel call (:func:`_search_kernel`): the position is
+    loaded into a two-game batch (row 0 the root, row 1 each simulation's copy) and searched with the algorithm,
+    budget, playouts and leaf values of ``MCTSPolicy`` + ``baselines.cascade_value``. Random choices come from a
+    SplitMix64 stream seeded by one draw from the caller's generator per decision: a seeded search is
+    deterministic, but draws other moves than the Python search with the same seed."""
+
+    def __init__(self, game: BestiariumGame, budget: int, exploration: float, depth: int, scale: float):
+        self.engine = FastBestiarium(**game.options())
+        self.budget = int(budget)
+        self.exploration = float(exploration)
+        self.depth = int(depth)
+        self.scale = float(scale)
+        self._state = self.engine.new_state(2)
+
+    def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
+        """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
+        self.engine.from_reference(state, self._state, 1)
+        self._state.rng[1] = np.uint64(seed)
+        n = self.engine.num_cells
+        out = np.zeros(2, dtype=np.float64)
+        _leaf_value(self._state, 1, self.depth if depth is None else depth, self.engine.max_game_length,
+                    self.scale, self.engine.tables, self.engine._scratch, np.zeros(n + 1, dtype=np.bool_),
+                    np.zeros((2, n + 1), dtype=np.int64), out)
+        return out
+
+    def __call__(self, state: BestiariumState, rng: np.random.Generator) -> int:
+        """The most visited root action after ``budget`` simulations from ``state`` (unchanged)."""
+        self.engine.from_reference(state, self._state, 0)
+        self._state.rng[1] = np.uint64(rng.integers(1 << 63))
+        return int(_search_kernel(self._state, self.budget, self.exploration, self.depth,
+                                  self.engine.max_game_length, self.scale, self.engine.tables, self.engine._scratch))

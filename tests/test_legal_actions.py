@@ -1,0 +1,40 @@
+"""``Game.legal_actions`` keeps its promise for every game and option set: the legal ids, ascending, exactly the
+ones ``legal_mask`` marks (search and the baselines rely on the order)."""
+
+import numpy as np
+import pytest
+
+import envs
+from envs.common.testing import random_playout
+
+OPTION_SETS = {
+    "battle_sheep": [dict(num_players=n, pasture=p) for n in (2, 3, 4) for p in ("build", "random")]
+    + [dict(end_rule="splits")],
+    "bestiarium": [dict(board_size=s, shape_equivalence=e) for s in (5, 6, 7)
+                   for e in ("free", "one_sided", "fixed")],
+    "boaring": [dict(num_players=n, reward=r) for n in (2, 4, 7, 10) for r in ("pairwise", "score")],
+    "beasty_borders": [dict(variant=v, path_order=p) for v in ("main", "without_luck")
+                       for p in ("typewriter", "snake")],
+}
+CASES = [(game, options) for game in envs.GAMES for options in OPTION_SETS[game]]
+
+
+def test_every_game_is_covered():
+    assert set(OPTION_SETS) == set(envs.GAMES)
+
+
+@pytest.mark.parametrize("game_id, options", CASES,
+                         ids=[f"{g}-" + "-".join(str(v) for v in o.values()) for g, o in CASES])
+def test_legal_actions_are_ascending_and_equal_the_mask(game_id, options):
+    game = envs.module(game_id).raw_env(**options).game
+    checked = [0]
+
+    def check(state):
+        legal = game.legal_actions(state)
+        assert legal == sorted(legal), f"not ascending: {legal}"
+        assert legal == np.flatnonzero(game.legal_mask(state)).tolist()
+        checked[0] += 1
+
+    for seed in range(3):
+        random_playout(game, np.random.default_rng(seed), on_state=check)
+    assert checked[0] > 3
