@@ -617,7 +617,8 @@ class BatchedSlots(_Slots):
         check_engine_state(state, "batched")
         arrays = state["arrays"]
         if sorted(arrays) != sorted(self.state._fields):
-            raise ValueError(f"saved engine state has fields {sorted(arrays)}, this engine {sorted(self.state._fields)}")
+            raise ValueError(f"saved engine state has fields {sorted(arrays)}, this engine "
+                             f"{sorted(self.state._fields)}")
         for name, target in zip(self.state._fields, self.state):
             saved = _decode_array(arrays[name])
             if saved.shape != target.shape or saved.dtype != target.dtype:
