@@ -52,6 +52,11 @@ def pack_mask(mask: np.ndarray) -> np.ndarray:
     return np.packbits(mask.astype(bool, copy=False))
 
 
+def pack_masks(masks: np.ndarray) -> np.ndarray:
+    """Bit-pack each row of ``(B, A)`` int8/bool masks (row ``k`` is ``pack_mask(masks[k])``)."""
+    return np.packbits(masks.astype(bool, copy=False), axis=1)
+
+
 def unpack_masks(packed: np.ndarray, num_actions: int) -> np.ndarray:
     """Bool masks ``(B, num_actions)`` from packed rows ``(B, ceil(num_actions / 8))``."""
     return np.unpackbits(packed, axis=1, count=num_actions).view(bool)

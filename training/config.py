@@ -47,10 +47,19 @@ class TrainConfig:
     the games searched together, every simulation step evaluating one leaf of each in one forward pass)."""
     num_steps: int = 64
     """Learner decisions per env per update: an update trains on about ``num_envs * num_steps`` samples."""
-    num_workers: int = 2
-    """Env worker processes (0: step the envs in this process). With k > 0 the envs are split into k groups,
-    one per worker; while a worker steps its group, this process runs the network for another group (and the
-    workers step during the update), so 2 workers keep two cores busy. alphazero: 0 searches the games in this
+    engine: str = "auto"
+    """Which rule engine the rollouts step: ``reference`` (each env a raw AEC env on ``rules.py``), ``batched``
+    (every env of a worker group one row of the game's compiled batched engine, ``envs/<game>/fast.py``: the same
+    rules, observations and credit assignment, chance from each env's own SplitMix64 generator, so other deals
+    than ``reference`` from the same seed) or ``auto`` (batched where the game has one). Same seed and engine,
+    same run; a resumed run keeps the engine it was saved with."""
+    num_workers: int = -1
+    """Env worker processes (0: step the envs in this process; -1: 2 with the reference engine, 0 with the
+    batched one). With k > 0 the envs are split into k groups, one per worker; while a worker steps its group,
+    this process runs the network for another group (and the workers step during the update), so 2 workers keep
+    two cores busy on the reference engine. The batched engine steps a whole group in a few compiled calls: in
+    this process it trained as fast as with 1 or 2 workers on Beasty Borders and faster on Boaring (60k-sample
+    runs on a loaded 2-core machine, README). alphazero (per-game default 1): 0 or -1 searches the games in this
     process between gradient steps; 1 (or more) searches them in one worker process (one torch thread, its own
     copy of the network, on the CPU) while this process takes the gradient steps; the run is the same either
     way. With a GPU, 0 keeps the search's forward passes on it."""

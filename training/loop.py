@@ -180,13 +180,17 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
     generator = torch.Generator().manual_seed(config.seed)
     shuffle_rng = np.random.default_rng([config.seed, 3])
-    collector = SelfPlayCollector(config, net, generator)
+    state = load_resume(resume, config, game) if resume is not None else None
+    engine = None
+    if state is not None:  # the saved engine, unless the config names the other (then the collector refuses it)
+        saved_engine = state["collector"].get("engine", "reference")
+        engine = saved_engine if config.engine in ("auto", saved_engine) else None
+    collector = SelfPlayCollector(config, net, generator, engine=engine)
     buffer = RolloutBuffer(game.num_actions)
     global_step, update, elapsed = 0, 0, 0.0
     evaluation: dict[str, Any] = {}
 
-    if resume is not None:
-        state = load_resume(resume, config, game)
+    if state is not None:
         net.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         torch.set_rng_state(state["torch_rng"])

@@ -6,10 +6,13 @@ How a batch is collected
     greedy). Most games are pure self-play (every seat is the learner, each from its own point of view); a
     fraction ``opponent_fraction`` of games seat the learner once against opponents of one kind.
 
-    A :class:`GameSlots` owns a group of envs. It plays the scripted seats itself and stops each env at a
-    decision of a network seat, then reports all of them at once (:class:`Report`): one batched forward pass
-    per network answers every env of the group. With ``num_workers`` > 0 each group lives in a worker process,
-    and while one group steps its envs the main process runs the network for the other.
+    A group of envs plays the scripted seats itself and stops each env at a decision of a network seat, then
+    reports all of them at once (:class:`Report`): one batched forward pass per network answers every env of the
+    group. A :class:`GameSlots` group is a list of raw AEC envs on the reference engine (``rules.py``); a
+    :class:`BatchedSlots` group is the rows of one state of the game's compiled batched engine
+    (``envs/<game>/fast.py``, config ``engine``). Both give the same reports, so everything below is one code
+    path. With ``num_workers`` > 0 each group lives in a worker process, and while one group steps its envs the
+    main process runs the network for the other.
 
 Credit assignment (the :class:`SelfPlayCollector`)
     Each learner seat keeps one *pending* transition (its last decision). Every reward the env pays that seat
@@ -32,6 +35,7 @@ Score shaping (``score_shaping`` > 0)
 
 from __future__ import annotations
 
+import base64
 import copy
 import importlib
 import json
@@ -45,8 +49,11 @@ import torch
 from torch import nn
 
 import envs
+from envs.common.fastrng import seed_states
+from envs.common.game import TERMINAL
 from envs.common.policies import Decision, Policy, RandomPolicy
-from training.buffer import RolloutBuffer, Transition, pack_mask
+from envs.common.vector import batched_game_class, sample_legal
+from training.buffer import RolloutBuffer, Transition, pack_masks
 from training.ppo import masked_policy
 
 LEARNER = "learner"
@@ -104,6 +111,32 @@ def outcome(returns: np.ndarray, seat: int) -> float:
     return 1.0 if (returns == best).sum() == 1 else 0.5
 
 
+ENGINES = ("auto", "reference", "batched")
+
+
+def resolve_engine(game: str, engine: str) -> str:
+    """``reference`` or ``batched`` for config ``engine`` (``auto``: batched where ``envs/<game>/fast.py``
+    exists); ValueError for an unknown name or ``batched`` on a game without a batched engine."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r} is not valid; allowed: {', '.join(repr(e) for e in ENGINES)}")
+    if engine == "reference":
+        return engine
+    has_batched = batched_game_class(game) is not None
+    if engine == "batched" and not has_batched:
+        raise ValueError(f"engine='batched': {game} has no batched engine (envs/{game}/fast.py); use 'reference'"
+                         " or 'auto'")
+    return "batched" if has_batched else "reference"
+
+
+def resolve_workers(num_workers: int, engine: str) -> int:
+    """Config ``num_workers`` for ``engine`` (``reference`` / ``batched``): -1 is 2 and 0 respectively."""
+    if num_workers >= 0:
+        return int(num_workers)
+    if num_workers != -1:
+        raise ValueError(f"num_workers={num_workers}; allowed: -1 (by engine) or an integer >= 0")
+    return 2 if engine == "reference" else 0
+
+
 # ----- a group of envs in one process ---------------------------------------------------------------------
 @dataclass
 class Cut:
@@ -143,37 +176,120 @@ class Report:
     """Finished games: ``{"env", "returns", "length", "controllers", "truncated"}`` (``env`` local index)."""
 
 
-class GameSlots:
-    """Envs of one group: scripted seats are played here; each env stops at a network seat's decision."""
+def relative_potential(progress: np.ndarray, score_shaping: float) -> np.ndarray:
+    """``score_shaping * (my progress - mean of the others')`` per seat, over the last axis of ``progress``."""
+    n = progress.shape[-1]
+    others = (progress.sum(axis=-1, keepdims=True) - progress) / max(1, n - 1)
+    return score_shaping * (progress - others)
 
-    def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
-                 opponent_mix: dict[str, float] | None = None, score_shaping: float = 0.0, make_env: Any = None):
-        make_env = make_env or envs.module(game).raw_env
+
+class _Slots:
+    """What both kinds of env group share: seat-controller draws, reward accumulators and the report's events."""
+
+    def __init__(self, game: str, num_players: int, seeds: list[int], opponent_fraction: float,
+                 opponent_mix: dict[str, float] | None, score_shaping: float):
         self.game_name = game
-        self.envs = [make_env(**options) for _ in seeds]
-        self.game = self.envs[0].game
-        self.n = self.game.num_players
+        self.n = num_players
         self.seeds = [int(s) for s in seeds]
+        self.num_envs = len(self.seeds)
         self.rngs = [np.random.default_rng([s, 1]) for s in self.seeds]
         """Per env: draws of the seat controllers and of the scripted policies' per-game seeds."""
         self.opponent_fraction = float(opponent_fraction)
         mix = opponent_mix or {SNAPSHOT: 1.0}
         self.mix_kinds = list(mix)
         self.mix_weights = np.array([mix[k] for k in self.mix_kinds], dtype=np.float64)
-        self.policies: list[dict[str, Policy]] = [{} for _ in seeds]
         self.controllers: list[list[str]] = [[LEARNER] * self.n for _ in seeds]
-        self.acc = np.zeros((len(seeds), self.n))
-        self.ep_return = np.zeros((len(seeds), self.n))
+        self.acc = np.zeros((self.num_envs, self.n))
+        self.ep_return = np.zeros((self.num_envs, self.n))
         self.score_shaping = float(score_shaping)
         self._clear_events()
 
     def _clear_events(self) -> None:
-        e = len(self.envs)
+        e = self.num_envs
         self.ev_rewards = np.zeros((e, self.n))
         self.ev_ended = np.zeros(e, dtype=bool)
         self.ev_new: list[list[str] | None] = [None] * e
         self.ev_cuts: list[Cut | None] = [None] * e
         self.ev_episodes: list[dict[str, Any]] = []
+
+    def report(self) -> Report:
+        """The current decisions and the events since the last report (clears the reward accumulators)."""
+        self.ev_rewards = np.where(self.ev_ended[:, None], self.ev_rewards, self.acc)
+        self.acc[:] = 0.0
+        return self._build_report()
+
+    def _build_report(self) -> Report:
+        raise NotImplementedError
+
+    def _draw_controllers(self, i: int) -> tuple[list[str], int | None]:
+        """Env ``i``'s new game: its seat controllers (recorded as an event) and, when its opponents are scripted,
+        their seed for this game."""
+        rng = self.rngs[i]
+        controllers = [LEARNER] * self.n
+        seed = None
+        if self.opponent_fraction > 0 and rng.random() < self.opponent_fraction:
+            kind = self.mix_kinds[int(rng.choice(len(self.mix_kinds), p=self.mix_weights))]
+            controllers = [kind] * self.n
+            controllers[int(rng.integers(self.n))] = LEARNER
+            if kind in SCRIPTED_KINDS:
+                seed = int(rng.integers(2**31))
+        self.controllers[i] = controllers
+        self.ev_new[i] = controllers
+        self.acc[i] = 0.0
+        self.ep_return[i] = 0.0
+        return controllers, seed
+
+    def _end_game(self, i: int, truncated: bool, length: int, cut: Any = None) -> None:
+        """Record the end of env ``i``'s game (its rewards are in ``acc``); ``cut``: a callable giving the
+        :class:`Cut` of a truncated game (called only when this is the first game of ``i`` to end since the
+        last report)."""
+        if not self.ev_ended[i]:
+            self.ev_ended[i] = True
+            self.ev_rewards[i] = self.acc[i]
+            if truncated:
+                self.ev_cuts[i] = cut()
+        self.ev_episodes.append({
+            "env": i, "returns": self.ep_return[i].tolist(), "length": int(length),
+            "controllers": list(self.controllers[i]), "truncated": truncated,
+        })
+
+    def _common_state(self) -> dict[str, Any]:
+        return {
+            "rngs": [rng.bit_generator.state for rng in self.rngs],
+            "controllers": self.controllers,
+            "acc": self.acc.tolist(), "ep_return": self.ep_return.tolist(),
+            "ev_rewards": self.ev_rewards.tolist(), "ev_ended": self.ev_ended.tolist(),
+            "ev_new": self.ev_new, "ev_episodes": self.ev_episodes,
+            "ev_cuts": [None if c is None else {"obs": c.obs.tolist(), "dtype": c.obs.dtype.name,
+                                                "potential": c.potential.tolist()} for c in self.ev_cuts],
+        }
+
+    def _set_common_state(self, state: dict[str, Any]) -> None:
+        for rng, s in zip(self.rngs, state["rngs"]):
+            rng.bit_generator.state = s
+        self.controllers = [list(c) for c in state["controllers"]]
+        self.acc = np.array(state["acc"], dtype=np.float64)
+        self.ep_return = np.array(state["ep_return"], dtype=np.float64)
+        self.ev_rewards = np.array(state["ev_rewards"], dtype=np.float64)
+        self.ev_ended = np.array(state["ev_ended"], dtype=bool)
+        self.ev_new = [None if c is None else list(c) for c in state["ev_new"]]
+        self.ev_episodes = list(state["ev_episodes"])
+        self.ev_cuts = [None if c is None else Cut(np.array(c["obs"], dtype=c["dtype"]),
+                                                    np.array(c["potential"], dtype=np.float64))
+                        for c in state.get("ev_cuts", [None] * self.num_envs)]
+
+
+class GameSlots(_Slots):
+    """Envs of one group, each a raw AEC env on the reference engine (``rules.py``): scripted seats are played
+    here; each env stops at a network seat's decision."""
+
+    def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
+                 opponent_mix: dict[str, float] | None = None, score_shaping: float = 0.0, make_env: Any = None):
+        make_env = make_env or envs.module(game).raw_env
+        self.envs = [make_env(**options) for _ in seeds]
+        self.game = self.envs[0].game
+        self.policies: list[dict[str, Policy]] = [{} for _ in seeds]
+        super().__init__(game, self.game.num_players, seeds, opponent_fraction, opponent_mix, score_shaping)
 
     # ----- commands -----------------------------------------------------------------------------------
     def reset(self, _: Any = None) -> Report:
@@ -193,12 +309,6 @@ class GameSlots:
             self._advance(i)
         return self.report()
 
-    def report(self) -> Report:
-        """The current decisions and the events since the last report (clears the reward accumulators)."""
-        self.ev_rewards = np.where(self.ev_ended[:, None], self.ev_rewards, self.acc)
-        self.acc[:] = 0.0
-        return self._build_report()
-
     def _build_report(self) -> Report:
         seats, kinds, obs, masks, potential = [], [], [], [], []
         for i, env in enumerate(self.envs):
@@ -217,20 +327,12 @@ class GameSlots:
     # ----- inner workings -------------------------------------------------------------------------------
     def _begin(self, i: int) -> None:
         """Draw the seat controllers of env ``i``'s new game."""
-        rng = self.rngs[i]
-        controllers = [LEARNER] * self.n
-        if self.opponent_fraction > 0 and rng.random() < self.opponent_fraction:
-            kind = self.mix_kinds[int(rng.choice(len(self.mix_kinds), p=self.mix_weights))]
-            controllers = [kind] * self.n
-            controllers[int(rng.integers(self.n))] = LEARNER
-            if kind in SCRIPTED_KINDS:
-                if kind not in self.policies[i]:
-                    self.policies[i][kind] = make_scripted(self.game_name, kind, engine=self.game)
-                self.policies[i][kind].reset(int(rng.integers(2**31)))
-        self.controllers[i] = controllers
-        self.ev_new[i] = controllers
-        self.acc[i] = 0.0
-        self.ep_return[i] = 0.0
+        controllers, seed = self._draw_controllers(i)
+        if seed is not None:
+            kind = next(c for c in controllers if c != LEARNER)
+            if kind not in self.policies[i]:
+                self.policies[i][kind] = make_scripted(self.game_name, kind, engine=self.game)
+            self.policies[i][kind].reset(seed)
 
     def _potential(self, env: Any) -> np.ndarray:
         """Shaping potential per seat: ``score_shaping * (my progress - mean of the others')``, progress being
@@ -238,9 +340,8 @@ class GameSlots:
         (a game cut by a ply cap is not over: its potential stays)."""
         if not self.score_shaping or not env.agents or all(env.terminations.values()):
             return np.zeros(self.n)
-        scores = np.asarray(self.game.shaping_potential(env.game_state), dtype=np.float64)
-        others = (scores.sum() - scores) / max(1, self.n - 1)
-        return self.score_shaping * (scores - others)
+        return relative_potential(np.asarray(self.game.shaping_potential(env.game_state), dtype=np.float64),
+                                  self.score_shaping)
 
     def _play(self, i: int, action: int) -> None:
         env = self.envs[i]
@@ -259,16 +360,8 @@ class GameSlots:
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
                 truncated = bool(env.truncations[agent] and not env.terminations[agent])
-                if not self.ev_ended[i]:
-                    self.ev_ended[i] = True
-                    self.ev_rewards[i] = self.acc[i]
-                    if truncated:
-                        self.ev_cuts[i] = Cut(np.stack([env.observe(a)["observation"] for a in env.possible_agents]),
-                                              self._potential(env))
-                self.ev_episodes.append({
-                    "env": i, "returns": self.ep_return[i].tolist(), "length": int(env.num_plies),
-                    "controllers": list(self.controllers[i]), "truncated": truncated,
-                })
+                self._end_game(i, truncated, env.num_plies, lambda: Cut(
+                    np.stack([env.observe(a)["observation"] for a in env.possible_agents]), self._potential(env)))
                 env.reset()  # the env's generator runs on: a new, different game
                 self._begin(i)
                 continue
@@ -291,45 +384,266 @@ class GameSlots:
                 rng = getattr(policy, "rng", None)
                 states[kind] = rng.bit_generator.state if isinstance(rng, np.random.Generator) else None
             policies.append(states)
-        state = {
-            "envs": [env.snapshot() for env in self.envs],
-            "rngs": [rng.bit_generator.state for rng in self.rngs],
-            "policies": policies,
-            "controllers": self.controllers,
-            "acc": self.acc.tolist(), "ep_return": self.ep_return.tolist(),
-            "ev_rewards": self.ev_rewards.tolist(), "ev_ended": self.ev_ended.tolist(),
-            "ev_new": self.ev_new, "ev_episodes": self.ev_episodes,
-            "ev_cuts": [None if c is None else {"obs": c.obs.tolist(), "dtype": c.obs.dtype.name,
-                                                "potential": c.potential.tolist()} for c in self.ev_cuts],
-        }
+        state = {"engine": "reference", "envs": [env.snapshot() for env in self.envs], "policies": policies,
+                 **self._common_state()}
         return json.loads(json.dumps(state, default=int))
 
     def set_state(self, state: dict[str, Any]) -> Report:
         """Restore :meth:`get_state`'s picture; returns the report that was pending then."""
+        check_engine_state(state, "reference")
         for env, snap in zip(self.envs, state["envs"]):
             env.restore(snap)
-        for rng, s in zip(self.rngs, state["rngs"]):
-            rng.bit_generator.state = s
         for i, states in enumerate(state["policies"]):
             for kind, rng_state in states.items():
                 policy = self.policies[i].setdefault(kind, make_scripted(self.game_name, kind, engine=self.game))
                 if rng_state is not None:
                     policy.rng.bit_generator.state = rng_state
-        self.controllers = [list(c) for c in state["controllers"]]
-        self.acc = np.array(state["acc"], dtype=np.float64)
-        self.ep_return = np.array(state["ep_return"], dtype=np.float64)
-        self.ev_rewards = np.array(state["ev_rewards"], dtype=np.float64)
-        self.ev_ended = np.array(state["ev_ended"], dtype=bool)
-        self.ev_new = [None if c is None else list(c) for c in state["ev_new"]]
-        self.ev_episodes = list(state["ev_episodes"])
-        self.ev_cuts = [None if c is None else Cut(np.array(c["obs"], dtype=c["dtype"]),
-                                                    np.array(c["potential"], dtype=np.float64))
-                        for c in state.get("ev_cuts", [None] * len(self.envs))]
+        self._set_common_state(state)
         return self._build_report()
 
     def close(self, _: Any = None) -> None:
         for env in self.envs:
             env.close()
+
+
+def check_engine_state(state: dict[str, Any], engine: str) -> None:
+    """ValueError unless a saved group ``state`` was collected on ``engine`` (``reference`` or ``batched``)."""
+    saved = state.get("engine", "reference")
+    if saved != engine:
+        raise ValueError(f"the saved collector ran on the {saved} engine, this one on the {engine} engine: "
+                         f"resume with --engine {saved}")
+
+
+KIND_CODES = {LEARNER: 0, SNAPSHOT: 1, "random": 2, "greedy": 3}
+"""Seat controllers as small ints in :class:`BatchedSlots`' ``(E, n)`` table (>= 2: scripted)."""
+
+
+def _encode_array(a: np.ndarray) -> dict[str, Any]:
+    """An array as JSON-safe, exact data (dtype, shape, base64 of the bytes)."""
+    a = np.ascontiguousarray(a)
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode("ascii")}
+
+
+def _decode_array(d: dict[str, Any]) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(d["data"]), dtype=np.dtype(d["dtype"])).reshape(d["shape"]).copy()
+
+
+class BatchedSlots(_Slots):
+    """Envs of one group as rows of one :class:`~envs.common.vector.BatchedGame` state (``envs/<game>/fast.py``),
+    with :class:`GameSlots`' behaviour and reports: scripted seats are played here, every env stops at a
+    network seat's decision, each env's games come from its own seed.
+
+    The engine is driven directly (not through ``VectorEnv``), so that an ended game can be observed from every
+    seat and its potentials read before its row restarts. Scripted seats: ``random`` draws uniformly from the
+    legal mask with a compiled sampler (:func:`~envs.common.vector.sample_legal`) on a SplitMix64 generator per
+    env, seeded per game as :class:`GameSlots` seeds its ``RandomPolicy``; ``greedy`` is the game's
+    ``GreedyPolicy`` on the row as a reference state (:meth:`~envs.common.vector.BatchedGame.to_reference`): exact
+    and slow. Chance comes from each row's generator, so the games are not those :class:`GameSlots` deals from
+    the same seeds.
+    """
+
+    def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
+                 opponent_mix: dict[str, float] | None = None, score_shaping: float = 0.0,
+                 make_engine: Any = None):
+        """``make_engine``: a factory ``(**options) -> BatchedGame`` to use instead of the game's (tests)."""
+        if make_engine is None:
+            make_engine = batched_game_class(game)
+            if make_engine is None:
+                raise ValueError(f"{game} has no batched engine (envs/{game}/fast.py); use engine 'reference'")
+        self.engine = make_engine(**options)
+        self.options = dict(options)
+        super().__init__(game, self.engine.num_players, seeds, opponent_fraction, opponent_mix, score_shaping)
+        e, eng = self.num_envs, self.engine
+        self.state = eng.new_state(e)
+        self.kind_codes = np.zeros((e, self.n), dtype=np.int8)
+        self.random_rng = np.zeros(e, dtype=np.uint64)
+        """Per env: the generator of its ``random`` seats in the current game."""
+        self.greedy: list[Policy | None] = [None] * e
+        self.plies = np.zeros(e, dtype=np.int64)
+        """Per env: plies played in the current game (an episode's ``length``)."""
+        self._reference_game: Any = None
+        self._rows = np.arange(e)
+        self._mask = np.zeros((e, eng.num_actions), dtype=bool)
+        self._obs = np.zeros((e, *eng.observation_shape), dtype=np.float32)
+
+    @property
+    def reference_game(self) -> Any:
+        """The reference engine's ``Game`` with these options (for the greedy policy's decisions)."""
+        if self._reference_game is None:
+            self._reference_game = envs.module(self.game_name).raw_env(**self.options).game
+        return self._reference_game
+
+    # ----- commands -----------------------------------------------------------------------------------
+    def reset(self, _: Any = None) -> Report:
+        """Start every env (seeded) and play to the first network decisions."""
+        self._clear_events()
+        for i, seed in enumerate(self.seeds):
+            self.state.rng[i] = seed_states(seed, 1)[0]
+        self.engine.reset_rows(self.state, self._rows)
+        self.plies[:] = 0
+        for i in range(self.num_envs):
+            self._begin(i)
+        self._advance()
+        return self.report()
+
+    def step(self, actions: Any) -> Report:
+        """Play one action per env (for the seat of the last report), then on to the next network decisions."""
+        self._clear_events()
+        self.engine.apply(self.state, np.asarray(actions, dtype=np.int64))
+        self.plies += 1
+        self._advance()
+        return self.report()
+
+    def _build_report(self) -> Report:
+        eng, state = self.engine, self.state
+        seats = eng.current_player(state).astype(np.int64)
+        eng.legal_mask(state, self._mask)
+        eng.observe(state, seats, self._obs)
+        codes = self.kind_codes[self._rows, seats]
+        potential = np.zeros(self.num_envs, dtype=np.float64)
+        if self.score_shaping:
+            learner = codes == KIND_CODES[LEARNER]
+            potential[learner] = self._potentials(state)[self._rows, seats][learner]
+        kinds = [self.controllers[i][seat] for i, seat in enumerate(seats.tolist())]
+        return Report(seats, kinds, self._obs.copy(), self._mask.view(np.int8).copy(), potential,
+                      self.ev_rewards.copy(), self.ev_ended.copy(), list(self.ev_new), list(self.ev_cuts),
+                      list(self.ev_episodes))
+
+    # ----- inner workings -------------------------------------------------------------------------------
+    def _begin(self, i: int) -> None:
+        """Draw the seat controllers of env ``i``'s new game (its row has just been reset)."""
+        controllers, seed = self._draw_controllers(i)
+        self.kind_codes[i] = [KIND_CODES[c] for c in controllers]
+        self.plies[i] = 0
+        if seed is None:
+            return
+        if "random" in controllers:
+            self.random_rng[i] = seed_states(seed, 1)[0]
+        else:
+            if self.greedy[i] is None:
+                self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
+            self.greedy[i].reset(seed)
+
+    def _potentials(self, state: Any) -> np.ndarray:
+        """``(rows, n)`` shaping potentials of live games (:meth:`GameSlots._potential`)."""
+        return relative_potential(np.asarray(self.engine.shaping_potential(state), dtype=np.float64),
+                                  self.score_shaping)
+
+    def _advance(self) -> None:
+        """Play scripted seats and restart finished games until every env has a network seat to decide."""
+        eng, state = self.engine, self.state
+        while True:
+            seats = eng.current_player(state)
+            over = seats == TERMINAL
+            cut = ~over & eng.truncated(state)
+            if over.any() or cut.any():
+                self._finish(np.flatnonzero(over | cut), over, cut)
+                continue
+            scripted = np.flatnonzero(self.kind_codes[self._rows, seats] >= KIND_CODES["random"])
+            if scripted.size == 0:
+                return
+            self._play_scripted(scripted, seats[scripted].astype(np.int64))
+
+    def _finish(self, rows: np.ndarray, over: np.ndarray, cut: np.ndarray) -> None:
+        """Close the games of ``rows`` (ended or cut), then start new ones there."""
+        eng, state = self.engine, self.state
+        returns = np.asarray(eng.returns(state), dtype=np.float64)
+        cuts: dict[int, Cut] = {}
+        cut_rows = np.flatnonzero(cut)
+        if cut_rows.size:  # every seat's view and the potentials at the cut, before the rows restart
+            every = np.repeat(cut_rows, self.n)
+            views = np.empty((every.size, *eng.observation_shape), dtype=np.float32)
+            eng.observe(eng.take(state, every), np.tile(np.arange(self.n), cut_rows.size), views)
+            potential = (self._potentials(state)[cut_rows] if self.score_shaping
+                         else np.zeros((cut_rows.size, self.n)))
+            for k, i in enumerate(cut_rows.tolist()):
+                cuts[i] = Cut(views[k * self.n:(k + 1) * self.n], potential[k])
+        for i in rows.tolist():
+            if over[i]:
+                self.acc[i] += returns[i]
+                self.ep_return[i] += returns[i]
+            self._end_game(i, bool(cut[i]), self.plies[i], lambda: cuts[i])
+        eng.reset_rows(state, rows)  # each row's generator runs on: a new, different game
+        for i in rows.tolist():
+            self._begin(i)
+
+    def _play_scripted(self, rows: np.ndarray, seats: np.ndarray) -> None:
+        """One move of the scripted seat to move in each of ``rows``."""
+        eng = self.engine
+        whole = rows.size == self.num_envs
+        sub = self.state if whole else eng.take(self.state, rows)
+        mask = self._mask[:rows.size]
+        eng.legal_mask(sub, mask)
+        actions = np.empty(rows.size, dtype=np.int64)
+        codes = self.kind_codes[rows, seats]
+        randoms = np.flatnonzero(codes == KIND_CODES["random"])
+        if randoms.size:
+            rng = self.random_rng[rows[randoms]]
+            chosen = np.empty(randoms.size, dtype=np.int64)
+            sample_legal(np.ascontiguousarray(mask[randoms]), rng, chosen)
+            self.random_rng[rows[randoms]] = rng
+            actions[randoms] = chosen
+        greedy = np.flatnonzero(codes == KIND_CODES["greedy"])
+        if greedy.size:
+            game = self.reference_game
+            views = np.empty((greedy.size, *eng.observation_shape), dtype=np.float32)
+            eng.observe(eng.take(sub, greedy), seats[greedy], views)
+            for k, j in enumerate(greedy.tolist()):
+                seat = int(seats[j])
+                reference = eng.to_reference(sub, j)
+                decision = Decision(game, seat, game.information_state(reference, seat), views[k],
+                                    mask[j].view(np.int8).copy())
+                actions[j] = self.greedy[int(rows[j])].act(decision)
+        eng.apply(sub, actions)
+        if not whole:
+            eng.put(self.state, rows, sub)
+        self.plies[rows] += 1
+
+    # ----- exact state, for --resume ----------------------------------------------------------------------
+    def get_state(self, _: Any = None) -> dict[str, Any]:
+        """A JSON-safe picture of the group (the engine's state arrays, generators, controllers, events)."""
+        state = {
+            "engine": "batched",
+            "arrays": {name: _encode_array(a) for name, a in zip(self.state._fields, self.state)},
+            "random_rng": _encode_array(self.random_rng), "plies": self.plies.tolist(),
+            "kind_codes": self.kind_codes.tolist(),
+            "greedy": [None if p is None else p.rng.bit_generator.state for p in self.greedy],
+            **self._common_state(),
+        }
+        return json.loads(json.dumps(state, default=int))
+
+    def set_state(self, state: dict[str, Any]) -> Report:
+        """Restore :meth:`get_state`'s picture; returns the report that was pending then."""
+        check_engine_state(state, "batched")
+        arrays = state["arrays"]
+        if sorted(arrays) != sorted(self.state._fields):
+            raise ValueError(f"saved engine state has fields {sorted(arrays)}, this engine "
+                             f"{sorted(self.state._fields)}")
+        for name, target in zip(self.state._fields, self.state):
+            saved = _decode_array(arrays[name])
+            if saved.shape != target.shape or saved.dtype != target.dtype:
+                raise ValueError(f"saved engine field {name!r} is {saved.dtype}{saved.shape}, expected "
+                                 f"{target.dtype}{target.shape}")
+            target[...] = saved
+        self.random_rng[:] = _decode_array(state["random_rng"])
+        self.plies[:] = state["plies"]
+        self.kind_codes[:] = state["kind_codes"]
+        for i, rng_state in enumerate(state["greedy"]):
+            if rng_state is None:
+                self.greedy[i] = None
+                continue
+            self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
+            self.greedy[i].rng.bit_generator.state = rng_state
+        self._set_common_state(state)
+        return self._build_report()
+
+    def close(self, _: Any = None) -> None:
+        pass
+
+
+def make_slots(engine: str, args: tuple, **hooks: Any) -> GameSlots | BatchedSlots:
+    """The env group for ``engine`` (``reference`` or ``batched``) over :class:`GameSlots`' arguments ``args``."""
+    return BatchedSlots(*args, **hooks) if engine == "batched" else GameSlots(*args, **hooks)
 
 
 class LocalHandle:
@@ -350,10 +664,10 @@ class LocalHandle:
         self.slots.close()
 
 
-def _worker(conn: Any, args: tuple) -> None:
-    """Worker process: serve commands on a :class:`GameSlots` until ``close``."""
+def _worker(conn: Any, engine: str, args: tuple) -> None:
+    """Worker process: serve commands on a :func:`make_slots` group until ``close``."""
     torch.set_num_threads(1)
-    slots = GameSlots(*args)
+    slots = make_slots(engine, args)
     try:
         while True:
             command, data = conn.recv()
@@ -369,10 +683,10 @@ def _worker(conn: Any, args: tuple) -> None:
 class RemoteHandle:
     """A :class:`GameSlots` in a worker process; ``send`` returns at once, ``recv`` waits for the answer."""
 
-    def __init__(self, args: tuple):
+    def __init__(self, engine: str, args: tuple):
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child, args), daemon=True)
+        self.process = ctx.Process(target=_worker, args=(child, engine, args), daemon=True)
         self.process.start()
         child.close()
 
@@ -397,24 +711,38 @@ class SelfPlayCollector:
     """Runs the envs, the learner and the snapshot pool; fills a :class:`RolloutBuffer` with complete
     transitions credited per seat."""
 
-    def __init__(self, config: Any, net: nn.Module, generator: torch.Generator, make_env: Any = None):
-        """``make_env``: a raw-env factory to use instead of the game's (tests; in-process groups only)."""
+    def __init__(self, config: Any, net: nn.Module, generator: torch.Generator, make_env: Any = None,
+                 make_engine: Any = None, engine: str | None = None):
+        """``make_env`` / ``make_engine``: a raw-env / batched-engine factory to use instead of the game's (tests;
+        in-process groups only; ``make_env`` implies the reference engine, ``make_engine`` the batched one).
+        ``engine``: ``reference`` or ``batched``, instead of what ``config.engine`` resolves to (a resumed run
+        keeps the engine it was saved with)."""
         self.config = config
         self.net = net
         self.generator = generator
         self.game_name = config.game
+        if make_env is not None:
+            self.engine = "reference"
+        elif make_engine is not None:
+            self.engine = "batched"
+        else:
+            self.engine = engine or resolve_engine(config.game, config.engine)
+        hooks = {"make_env": make_env} if make_env is not None else {}
+        if make_engine is not None:
+            hooks = {"make_engine": make_engine}
         seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(config.seed).spawn(config.num_envs)]
         mix = parse_mix(config.opponent_mix, config.game)
-        groups = max(1, config.num_workers)
+        self.num_workers = resolve_workers(config.num_workers, self.engine)
+        groups = max(1, self.num_workers)
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
         self.handles: list[Any] = []
         for ids in self.group_envs:
             args = (config.game, dict(config.env_options), [seeds[i] for i in ids], config.opponent_fraction, mix,
                     config.score_shaping)
-            if config.num_workers > 0 and make_env is None:
-                self.handles.append(RemoteHandle(args))
+            if self.num_workers > 0 and not hooks:
+                self.handles.append(RemoteHandle(self.engine, args))
             else:
-                self.handles.append(LocalHandle(GameSlots(*args, make_env=make_env)))
+                self.handles.append(LocalHandle(make_slots(self.engine, args, **hooks)))
         self.ready: list[Report | None] = [None] * groups
         self.in_flight = [False] * groups
         self.started = False
@@ -481,7 +809,11 @@ class SelfPlayCollector:
         n = report.rewards.shape[1]
         gamma = self.config.gamma
         cut_rows: list[tuple[tuple[int, int], Transition, np.ndarray]] = []
-        for j, i in enumerate(env_ids):
+        # only envs with news: rewards paid, a game ended or begun (adding a 0 reward changes nothing)
+        news = report.rewards.any(axis=1) | report.ended
+        news[[j for j, c in enumerate(report.new_controllers) if c is not None]] = True
+        for j in np.flatnonzero(news).tolist():
+            i = env_ids[j]
             for seat in range(n):
                 pending = self.pending.get((i, seat))
                 if pending is not None:
@@ -520,19 +852,22 @@ class SelfPlayCollector:
             masks = report.masks[learner]
             dist, values = masked_policy(self.net, torch.from_numpy(obs), torch.from_numpy(masks))
             chosen = dist.sample(self.generator)
-            logps = dist.log_prob(chosen)
+            logps = dist.log_prob(chosen).tolist()
+            packed = pack_masks(masks)
+            seats = report.seats[learner].tolist()
+            potentials = report.potential[learner].tolist()
+            values = values.tolist()
+            chosen = chosen.tolist()
             for k, j in enumerate(learner):
-                key = (env_ids[j], int(report.seats[j]))
-                value = float(values[k])
-                potential = float(report.potential[j])
+                key = (env_ids[j], seats[k])
+                value, potential = values[k], potentials[k]
                 previous = self.pending.pop(key, None)
                 if previous is not None:
                     previous.reward += gamma * potential - previous.potential
                     previous.next_value = value
                     buffer.add(key, previous)
-                self.pending[key] = Transition(obs[k], pack_mask(masks[k]), int(chosen[k]), float(logps[k]), value,
-                                               potential=potential)
-                actions[j] = int(chosen[k])
+                self.pending[key] = Transition(obs[k], packed[k], chosen[k], logps[k], value, potential=potential)
+                actions[j] = chosen[k]
         by_snapshot: dict[int, list[int]] = {}
         for j, kind in enumerate(report.kinds):
             if kind == SNAPSHOT:
@@ -570,7 +905,7 @@ class SelfPlayCollector:
                     "value": t.value, "reward": t.reward, "potential": t.potential}
                    for (i, s), t in self.pending.items()]
         return {
-            "groups": json.dumps(groups), "started": self.started, "pending": pending,
+            "engine": self.engine, "groups": json.dumps(groups), "started": self.started, "pending": pending,
             "controllers": json.dumps(self.controllers), "snapshot_of": list(self.snapshot_of),
             "pool": {int(k): v.state_dict() for k, v in self.pool.items()},
             "next_snapshot_id": self.next_snapshot_id,
@@ -580,7 +915,8 @@ class SelfPlayCollector:
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        """Inverse of :meth:`state_dict`."""
+        """Inverse of :meth:`state_dict`; ValueError for a state collected on the other engine."""
+        check_engine_state(state, self.engine)
         self.started = bool(state["started"])
         if self.started:
             for g, (handle, group_state) in enumerate(zip(self.handles, json.loads(state["groups"]))):

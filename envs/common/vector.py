@@ -114,6 +114,26 @@ _SAMPLE_BLOCK = 256
 the compiler vectorises)."""
 
 
+def batched_game_class(game: str) -> type[BatchedGame] | None:
+    """The :class:`BatchedGame` subclass defined in ``envs/<game>/fast.py``, or None when the game has no batched
+    engine (no such module). Imports the module (numba compiles nothing until a kernel is first called)."""
+    import importlib
+    import importlib.util
+
+    name = f"envs.{game}.fast"
+    try:
+        if importlib.util.find_spec(name) is None:
+            return None
+    except ModuleNotFoundError:
+        return None
+    module = importlib.import_module(name)
+    found = [v for v in vars(module).values()
+             if isinstance(v, type) and issubclass(v, BatchedGame) and v.__module__ == name]
+    if len(found) != 1:
+        raise TypeError(f"{name} should define one BatchedGame subclass, found {[c.__name__ for c in found]}")
+    return found[0]
+
+
 @njit(cache=True)
 def sample_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """``out[b]``: a uniformly random legal action of row ``b`` of the bool ``mask`` (-1 if none), from ``rng[b]``:

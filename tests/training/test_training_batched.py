@@ -1,0 +1,269 @@
+"""The PPO collector on a game's batched engine (BatchedSlots) against the same collector on the reference engine.
+
+The two engines draw chance from different generators, so the reference side plays *shadow* envs: the game's own
+raw AEC env (its books, rewards, truncation, observations and legal masks all the reference's), whose engine state
+is dealt and moved on by a one-row batched engine (:func:`shadow_env`): each position is the batched row turned
+into a reference state. Both collectors then see the same games, and with the same controllers and the same
+network they must produce the same transitions bit for bit: observations, masks, actions, log-probabilities,
+values, rewards (shaping included), dones, bootstraps at cuts, and the same episode records.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import envs
+from envs.common.fastrng import seed_states
+from envs.common.vector import batched_game_class
+from training.buffer import RolloutBuffer
+from training.config import make_config
+from training.loop import train
+from training.networks import build_network, network_spec
+from training.selfplay import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine, resolve_workers
+from training.train_cli import main as train_main
+
+BATCHED_GAMES = [g for g in envs.GAMES if batched_game_class(g) is not None]
+
+
+class ShadowGame:
+    """The reference game, except that the env's own position is dealt and moved by a one-row batched engine."""
+
+    def __init__(self, env: Any, reference: Any, engine: Any):
+        self._env, self._reference, self.engine = env, reference, engine
+        self.row = engine.new_state(1)
+        self.max_game_length = engine.max_game_length
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reference, name)
+
+    def initial_state(self, rng: Any) -> Any:
+        self.engine.reset_rows(self.row, np.array([0]))
+        return self.engine.to_reference(self.row, 0)
+
+    def apply(self, state: Any, action: int, *rng: Any) -> None:
+        if state is not self._env.game_state:  # a policy's own look-ahead: the reference engine
+            self._reference.apply(state, action, *rng)
+            return
+        self.engine.apply(self.row, np.array([action], dtype=np.int64))
+        self._env.game_state = self.engine.to_reference(self.row, 0)
+
+
+def shadow_env(game: str, max_game_length: int | None = None) -> Any:
+    """A raw-env factory of ``game`` whose positions come from its batched engine (module docstring); its ply cap
+    (``max_game_length``, both engines alike) can be lowered to cut games."""
+    base = envs.module(game).raw_env
+
+    class Shadow(base):  # type: ignore[misc, valid-type]
+        def __init__(self, **options: Any):
+            super().__init__(**options)
+            engine = batched_engine(game, max_game_length)(**options)
+            self.game = ShadowGame(self, self.game, engine)
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            if seed is not None:  # as BatchedSlots seeds an env's row
+                self.game.row.rng[0] = seed_states(seed, 1)[0]
+            super().reset(seed=seed, options=options)
+
+    return Shadow
+
+
+def batched_engine(game: str, max_game_length: int | None = None) -> Any:
+    """The game's batched-engine class, with a lower ply cap if asked."""
+    cls = batched_game_class(game)
+
+    def make(**options: Any) -> Any:
+        engine = cls(**options)
+        if max_game_length is not None:
+            engine.max_game_length = max_game_length
+        return engine
+
+    return make
+
+
+def collector_pair(game: str, cap: int | None = None, **overrides: Any) -> tuple[SelfPlayCollector, ...]:
+    """A reference collector over shadow envs and a batched one, same config, same network, same generator."""
+    config = make_config(game, **{"num_envs": 3, "num_workers": 0, "hidden": 16, "mlp_layers": 1,
+                                  "conv_channels": 4, "conv_layers": 1, **overrides})
+    reference_game = envs.module(game).raw_env(**config.env_options).game
+    pair = []
+    for hooks in ({"make_env": shadow_env(game, cap)}, {"make_engine": batched_engine(game, cap)}):
+        torch.manual_seed(0)
+        net = build_network(network_spec(config, reference_game), reference_game)
+        pair.append(SelfPlayCollector(config, net, torch.Generator().manual_seed(1), **hooks))
+    return tuple(pair)
+
+
+def transitions(buffer: RolloutBuffer) -> list[tuple]:
+    return [(key, t.obs.tobytes(), t.packed_mask.tobytes(), t.action, t.logp, t.value, t.reward, t.done,
+             t.next_value, t.potential, t.cut) for key, stream in sorted(buffer.streams.items()) for t in stream]
+
+
+def assert_same_collection(reference: SelfPlayCollector, batched: SelfPlayCollector, target: int,
+                           episodes: int = 2) -> list[tuple]:
+    """Both collect ``target`` samples, and more until ``episodes`` more games have ended; everything equal."""
+    assert reference.engine == "reference" and batched.engine == "batched"
+    a, b = RolloutBuffer(1), RolloutBuffer(1)
+    goal = reference.episodes + episodes
+    while len(a) < target or reference.episodes < goal:
+        reference.collect(a, len(a) + 1)
+        batched.collect(b, len(b) + 1)
+    ta, tb = transitions(a), transitions(b)
+    assert len(ta) >= target and len(ta) == len(tb)
+    for x, y in zip(ta, tb):
+        assert x == y
+    assert reference.episodes == batched.episodes >= goal
+    assert list(reference.lengths) == list(batched.lengths)
+    assert {k: list(v) for k, v in reference.results.items()} == {k: list(v) for k, v in batched.results.items()}
+    assert reference.controllers == batched.controllers
+    return ta
+
+
+@pytest.mark.parametrize("game", BATCHED_GAMES)
+def test_batched_collector_gives_the_reference_collectors_transitions(game: str):
+    """Self-play, snapshot and greedy games with the game's default shaping: every transition equal."""
+    reference, batched = collector_pair(game, opponent_fraction=0.6, opponent_mix="snapshot:1,greedy:1",
+                                        snapshot_every=1)
+    got = assert_same_collection(reference, batched, 120)
+    shaping = make_config(game).score_shaping
+    if shaping:
+        assert any(t[9] != 0.0 for t in got)  # potentials were paid
+    kinds = {c for row in reference.controllers for c in row}
+    assert kinds  # the controllers drawn so far are the same on both sides (checked above)
+    # snapshot seats play too: a snapshot added and more collected, still equal
+    for collector in (reference, batched):
+        collector.add_snapshot(collector.net)
+    assert_same_collection(reference, batched, 80)
+
+
+@pytest.mark.parametrize("game", BATCHED_GAMES)
+def test_batched_collector_bootstraps_cut_games_as_the_reference_does(game: str):
+    """A ply cap of 9 cuts every game: each learner seat's pending transition is completed with its own value at
+    the cut and gamma * the potential there, not done; the same on both engines."""
+    reference, batched = collector_pair(game, cap=9, score_shaping=0.3, opponent_fraction=0.5,
+                                        opponent_mix="greedy:1")
+    got = assert_same_collection(reference, batched, 120)
+    cuts = [t for t in got if t[10]]
+    assert cuts and not any(t[7] for t in got)  # games are cut, never finished
+    assert all(t[8] != 0.0 for t in cuts)  # bootstrapped on a value
+    assert all(e for e in reference.lengths) and set(reference.lengths) == {9}
+
+
+def checking_engine(game: str, played: list) -> Any:
+    """The game's batched engine, asserting that every action applied to a live row is legal (and recording it)."""
+    cls = batched_game_class(game)
+
+    class Checking(cls):  # type: ignore[misc, valid-type]
+        def apply(self, state: Any, actions: np.ndarray) -> None:
+            mask = np.zeros((len(actions), self.num_actions), dtype=bool)
+            self.legal_mask(state, mask)
+            live = self.current_player(state) >= 0
+            assert mask[np.flatnonzero(live), actions[live]].all(), "an illegal action"
+            played.extend(actions[live].tolist())
+            super().apply(state, actions)
+
+    return Checking
+
+
+@pytest.mark.parametrize("game", BATCHED_GAMES)
+def test_random_seats_draw_legal_actions_per_env_reproducibly(game: str):
+    played: list = []
+    args = (game, {}, [11, 12, 13], 1.0, {"random": 1.0}, 0.0)
+    one = BatchedSlots(*args, make_engine=checking_engine(game, played))
+    two = BatchedSlots(*args)
+    r1, r2 = one.reset(), two.reset()
+    for _ in range(60):
+        assert r1.kinds == ["learner"] * 3  # the other seats are played inside the slots
+        actions = np.array([np.flatnonzero(m)[-1] for m in r1.masks])
+        r1, r2 = one.step(actions), two.step(actions)
+        assert r1.obs.tobytes() == r2.obs.tobytes() and r1.masks.tobytes() == r2.masks.tobytes()
+    assert np.array_equal(one.random_rng, two.random_rng)
+    assert len(played) > 3 * 60 * (one.n - 1) // 2  # the random seats moved
+    assert len(set(played)) > 3  # not one fixed choice
+    # one env's games do not depend on the others': the same seed alone gives the same first position
+    alone = BatchedSlots(game, {}, [12], 1.0, {"random": 1.0}, 0.0).reset()
+    fresh = BatchedSlots(*args).reset()
+    assert alone.obs[0].tobytes() == fresh.obs[1].tobytes()
+
+
+@pytest.mark.parametrize("game", BATCHED_GAMES)
+def test_batched_slots_state_round_trip_continues_exactly(game: str):
+    args = (game, {}, [3, 4], 0.7, {"random": 0.5, "greedy": 0.5}, 0.2)
+    straight, first = BatchedSlots(*args), BatchedSlots(*args)
+
+    def play(slots: BatchedSlots, report: Any, steps: int, seed: int) -> tuple[Any, list]:
+        rng = np.random.default_rng(seed)
+        seen = []
+        for _ in range(steps):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in report.masks])
+            report = slots.step(actions)
+            seen.append((report.obs.tobytes(), report.masks.tobytes(), report.rewards.tolist(),
+                         report.potential.tolist(), report.ended.tolist(), report.kinds, report.new_controllers,
+                         report.episodes))
+        return report, seen
+
+    ra, _ = play(straight, straight.reset(), 30, 0)
+    rb, _ = play(first, first.reset(), 30, 0)
+    resumed = BatchedSlots(*args)
+    rr = resumed.set_state(json.loads(json.dumps(first.get_state())))
+    assert rr.obs.tobytes() == ra.obs.tobytes() and rr.masks.tobytes() == ra.masks.tobytes()
+    _, a = play(straight, ra, 200, 5)
+    _, b = play(resumed, rr, 200, 5)
+    assert a == b
+    assert sum(len(x[-1]) for x in a) >= 2  # games ended and restarted after the restore
+    reference = GameSlots(*args)
+    reference.reset()
+    with pytest.raises(ValueError, match="resume with --engine reference"):
+        resumed.set_state(reference.get_state())
+    with pytest.raises(ValueError, match="resume with --engine batched"):
+        reference.set_state(first.get_state())
+
+
+def test_engine_choice():
+    game = BATCHED_GAMES[0]
+    assert resolve_engine(game, "auto") == "batched" and resolve_engine(game, "reference") == "reference"
+    plain = [g for g in envs.GAMES if g not in BATCHED_GAMES]
+    for other in plain:
+        assert resolve_engine(other, "auto") == "reference"
+        with pytest.raises(ValueError, match="no batched engine"):
+            resolve_engine(other, "batched")
+    with pytest.raises(ValueError, match="allowed"):
+        resolve_engine(game, "fast")
+    assert resolve_workers(-1, "reference") == 2 and resolve_workers(-1, "batched") == 0
+    assert resolve_workers(1, "batched") == 1
+    with pytest.raises(ValueError, match="num_workers"):
+        resolve_workers(-2, "batched")
+
+
+TINY = dict(num_envs=4, num_steps=16, hidden=16, mlp_layers=1, conv_channels=4, conv_layers=1, update_epochs=1,
+            num_minibatches=2, eval_games=2, eval_every=0, eval_opponents="random", opponent_fraction=0.5,
+            opponent_mix="snapshot:1,random:1,greedy:1", snapshot_every=1, pool_size=2, progress=False,
+            num_workers=0, anneal_lr=False)
+
+
+def params(path: Path) -> dict[str, torch.Tensor]:
+    return torch.load(path, weights_only=True)["model"]
+
+
+@pytest.mark.parametrize("game", BATCHED_GAMES)
+def test_tiny_batched_run_is_reproducible_and_resumes_exactly(game: str, tmp_path: Path):
+    """A tiny training run on the batched engine: same seed, same weights; a run saved after its first update and
+    resumed to 128 samples ends with the weights of the uninterrupted run."""
+    def config(name: str, **overrides: Any) -> Any:
+        return make_config(game, **{**TINY, "engine": "batched", "out": str(tmp_path / name), **overrides})
+
+    straight = params(train(config("straight", total_steps=128)))
+    first = train(config("split", total_steps=64))
+    early, again = params(first), params(train(config("again", total_steps=64)))
+    assert all(torch.equal(early[k], again[k]) for k in early)
+    assert not all(torch.equal(early[k], straight[k]) for k in early)
+    with pytest.raises(ValueError, match="resume with --engine batched"):
+        train_main(["--resume", str(first.parent), "--total-steps", "128", "--engine", "reference"])
+    assert train_main(["--resume", str(first.parent), "--total-steps", "128"]) == 0
+    resumed = params(first.parent / "policy.pt")
+    assert all(torch.equal(straight[k], resumed[k]) for k in straight)
