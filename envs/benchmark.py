@@ -8,6 +8,9 @@ observation). A step is one decision; the dead steps at the end of an AEC game a
 random legal actions drawn from the masks inside the timed loop, observations and masks built every step.
 ``--connect-four`` adds PettingZoo's ``connect_four_v3.env()`` under the same loop as the yardstick (measured in
 the same run, since these machines drift from hour to hour; needs pygame).
+
+``python -m envs.benchmark all --seconds S`` measures every game at its default options: connect four, the
+game's ``env()`` and its batched engine one after the other, and prints one markdown table (the README's).
 """
 
 from __future__ import annotations
@@ -104,15 +107,39 @@ def bench_connect_four(seconds: float) -> float | None:
     return bench_aec(connect_four_v3.env, seconds)[0]
 
 
+def table(seconds: float, num_envs: int) -> str:
+    """Every game at its default options beside PettingZoo's connect four, measured just before it (markdown)."""
+    rows = ["| game | `env()` steps/s | connect four `env()`, same run | ratio | batched steps/s "
+            f"(B = {num_envs}) |", "|---|---|---|---|---|"]
+    names = {"battle_sheep": "Battle Sheep", "bestiarium": "Bestiarium", "beasty_borders": "Beasty Borders",
+             "boaring": "Boaring"}
+    for game in envs.GAMES:
+        mod = envs.module(game)
+        c4 = bench_connect_four(seconds)
+        if c4 is None:
+            raise SystemExit("connect four needs pygame: pip install pygame")
+        wrapped = bench_aec(mod.env, seconds)[0]
+        batched = bench_batched(lambda b: mod.vector_env(b), num_envs, seconds)[0]
+        players = mod.raw_env().game.num_players
+        rows.append(f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
+                    f"{wrapped / c4:.1f}x | {batched:,.0f} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=envs.GAMES)
+    parser.add_argument("game", choices=[*envs.GAMES, "all"])
     parser.add_argument("options", nargs="*", help="env options as key=value, e.g. num_players=4")
     parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
     parser.add_argument("--batched", action="store_true", help="also measure the batched engine")
     parser.add_argument("--num-envs", type=int, default=1024, help="games per batched step")
     parser.add_argument("--connect-four", action="store_true", help="also measure PettingZoo's connect four env()")
     args = parser.parse_args(argv)
+    if args.game == "all":
+        if args.options:
+            raise SystemExit("'all' measures every game at its default options; give no key=value options")
+        print(table(args.seconds, args.num_envs))
+        return
     options = parse_options(args.options)
     mod = envs.module(args.game)
     if args.connect_four:
