@@ -40,6 +40,7 @@ from torch import nn
 
 import envs
 from envs.common.game import TERMINAL, Game, Symmetry
+from envs.common.policies import decision_from_state
 from training.loop import resolve_device
 from training.search import (
     BatchedSearch,
@@ -208,6 +209,27 @@ Sample = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
 """A finished position: observation (float16), legal actions, policy target, value target, symmetric."""
 
 
+def make_expert(game: Game, spec: str, rng: np.random.Generator) -> Any:
+    """The game's baseline named by ``spec`` (``search`` or ``search:N``; empty: None), seeded from ``rng``.
+
+    Expert Iteration's apprentice step: the self-play moves and policy targets come from that baseline (for
+    Battle Sheep and Bestiarium a compiled MCTS that costs milliseconds a move) instead of the network-guided
+    search, so the network learns to play like it; a network-guided run can then start from that network."""
+    if not spec:
+        return None
+    name, _, budget = spec.partition(":")
+    try:
+        table = __import__(f"envs.{game.name}.baselines", fromlist=["POLICIES"]).POLICIES
+    except ModuleNotFoundError:
+        table = {}
+    if name not in table or (budget and not budget.isdigit()):
+        raise ValueError(f"expert {spec!r}: choose one of {', '.join(sorted(table))} (optionally NAME:BUDGET)")
+    policy = table[name](game, seed=int(rng.integers(1 << 31)), **({"budget": int(budget)} if budget else {}))
+    if not isinstance(getattr(policy, "rng", None), np.random.Generator):
+        raise ValueError(f"expert {spec!r} has no seeded generator to save and restore")
+    return policy
+
+
 class SelfPlay:
     """``config.num_envs`` games searched together (see the module docstring). :meth:`play` returns the positions
     of the games that ended; a game's positions wait in :attr:`pending` until its result is known."""
@@ -218,6 +240,10 @@ class SelfPlay:
         self.config = config
         self.outputs = value_outputs(game)
         self.search = BatchedSearch(game, evaluator, search_config(config), np.random.default_rng([seed, 11]))
+        if config.expert and config.value_target_mix:
+            raise ValueError("value_target_mix needs the search's values; an expert gives none (set it to 0)")
+        self.expert = make_expert(game, config.expert, np.random.default_rng([seed, 15]))
+        """The baseline that plays and sets the policy targets instead of the search (``config.expert``), or None."""
         count = config.num_envs
         self.rngs = [np.random.default_rng([seed, 12, g]) for g in range(count)]
         """Per game: its chance (set-up, dice) and nothing else."""
@@ -279,6 +305,8 @@ class SelfPlay:
         for g in range(len(self.states)):
             self._advance(g)
         cfg = self.config
+        if self.expert is not None:
+            return self._expert_step()
         temperature = [1.0 if cfg.search == "puct" and p < cfg.temperature_plies else 0.0 for p in self.plies]
         full = ([True] * len(self.states) if cfg.full_search_fraction >= 1.0
                 else list(self.coin.random(len(self.states)) < cfg.full_search_fraction))
@@ -300,6 +328,29 @@ class SelfPlay:
             self.game.apply(state, result.action, self.rngs[g])
             self.plies[g] += 1
         self.record_seconds += time.perf_counter() - start
+        return kept
+
+    def _expert_step(self) -> int:
+        """One move in every game chosen by the expert baseline; its move is the position's policy target
+        (one-hot over the legal actions) and the game's result its value target."""
+        game, kept = self.game, 0
+        for g, state in enumerate(self.states):
+            start = time.perf_counter()
+            decision = decision_from_state(game, state)
+            self.search.stats.engine += time.perf_counter() - start
+            start = time.perf_counter()
+            action = int(self.expert.act(decision))
+            self.search.stats.select += time.perf_counter() - start
+            legal = np.flatnonzero(decision.action_mask).astype(np.int32)
+            symmetric = bool(game.symmetries(state))
+            if symmetric and self.symmetry_source is None:
+                self.symmetry_source = game.state_to_json(state)
+            self.pending[g].append((np.asarray(decision.observation, dtype=np.float16), legal,
+                                    (legal == action).astype(np.float32), decision.seat, symmetric,
+                                    np.zeros(game.num_players)))
+            kept += 1
+            game.apply(state, action, self.rngs[g])
+            self.plies[g] += 1
         return kept
 
     def play(self, moves: int) -> dict[str, Any]:
@@ -329,7 +380,8 @@ class SelfPlay:
                 "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
                 "coin": json.dumps(self.coin.bit_generator.state, default=int), "episodes": self.episodes,
                 "lengths": list(self.lengths), "first_seat_wins": list(self.first_seat_wins),
-                "symmetry_source": json.dumps(self.symmetry_source)}
+                "symmetry_source": json.dumps(self.symmetry_source),
+                "expert_rng": json.dumps(self.expert.rng.bit_generator.state if self.expert else None, default=int)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         game = self.game
@@ -346,6 +398,8 @@ class SelfPlay:
         self.lengths = deque(state["lengths"], maxlen=200)
         self.first_seat_wins = deque(state["first_seat_wins"], maxlen=200)
         self.symmetry_source = json.loads(state["symmetry_source"])
+        if self.expert is not None:
+            self.expert.rng.bit_generator.state = json.loads(state["expert_rng"])
 
 
 class LocalActor:

@@ -185,6 +185,11 @@ class TrainConfig:
     """AdamW's decoupled weight decay."""
     augment: bool = True
     """Turn each training position by a random symmetry of the board (``Game.symmetries``) where it has some."""
+    expert: str = ""
+    """Who plays the self-play moves and sets the policy targets: empty for the network-guided search, or a
+    baseline of the game (``search`` or ``search:N``: for Battle Sheep and Bestiarium the compiled MCTS baseline,
+    milliseconds a move). With a baseline the network learns its moves (one-hot targets) and its games' results:
+    Expert Iteration's apprentice step, a fast start that a network-guided run can continue (``--init-from``)."""
     value_target_mix: float = 0.0
     """Value target: ``(1 - mix) * the game's result + mix * the search's value of the position`` (0: the result
     alone)."""

@@ -22,6 +22,8 @@ import json
 import sys
 from typing import Any, Sequence
 
+import numpy as np
+
 from training.config import TrainConfig, make_config
 
 
@@ -138,7 +140,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(f"--algo alphazero: {err}") from None
         if config.search not in ("gumbel", "puct"):
             raise SystemExit(f"unknown --search {config.search!r}; available: gumbel, puct")
-        from training.alphazero import train
+        from training.alphazero import make_expert, train
+
+        try:
+            make_expert(envs.module(config.game).raw_env(**config.env_options).game, config.expert,
+                        np.random.default_rng(0))
+        except ValueError as err:
+            raise SystemExit(f"--expert: {err}") from None
+        if config.expert and config.value_target_mix:
+            raise SystemExit("--expert gives no search values: --value-target-mix must be 0")
     else:
         from training.loop import train
 

@@ -250,3 +250,39 @@ def test_init_from_starts_from_a_checkpoints_weights(runs, tmp_path: Path):
         assert torch.equal(v, weights(started)[k]), k
     with pytest.raises(CheckpointError, match="holds the network"):
         train(tiny(tmp_path, "other", total_steps=0, conv_channels=8, init_from=str(runs["trained"])))
+
+
+def test_an_expert_baseline_plays_and_sets_one_hot_targets(tmp_path: Path):
+    """--expert search: the game's search baseline picks every self-play move; each position's policy target is
+    one-hot on that move among the legal actions, its value target the game's result; seeded and resumable."""
+    from training.alphazero import SelfPlay, make_expert
+
+    config = tiny(tmp_path, "expert", expert="search:20", num_envs=3)
+    game = envs.module("bestiarium").raw_env(**OPTIONS).game
+    selfplay = SelfPlay(game, config, evaluator=None, seed=4)
+    twin = SelfPlay(game, config, evaluator=None, seed=4)
+    first = selfplay.play(100)
+    assert first["samples"], "100 moves in each of 3 side-5 games finish some games"
+    for obs, actions, policy, value, _ in first["samples"]:
+        assert policy.sum() == 1.0 and set(np.unique(policy)) == {0.0, 1.0}
+        assert len(actions) == len(policy) and value.shape == (1,) and value[0] in (-1.0, 0.0, 1.0)
+    # same seed, same games and targets; a restored state continues them exactly
+    assert [s[2].tolist() for s in twin.play(100)["samples"]] == [s[2].tolist() for s in first["samples"]]
+    saved = selfplay.state_dict()
+    after = selfplay.play(60)["samples"]
+    restored = SelfPlay(game, config, evaluator=None, seed=99)
+    restored.load_state_dict(saved)
+    assert [s[2].tolist() for s in restored.play(60)["samples"]] == [s[2].tolist() for s in after]
+    assert after, "60 more moves finish more games"
+
+    path = train(tiny(tmp_path, "run", expert="search:20", total_steps=200, seed=1))
+    assert json.loads(path.with_suffix(".json").read_text())["config"]["expert"] == "search:20"
+    with pytest.raises(ValueError, match="choose one of"):
+        make_expert(game, "oracle", np.random.default_rng(0))
+    with pytest.raises(SystemExit, match="--expert"):
+        train_main(["--algo", "alphazero", "--expert", "greedy:x", "--game", "bestiarium",
+                    "--out", str(tmp_path / "bad")])
+    with pytest.raises(SystemExit, match="value-target-mix"):
+        train_main(["--algo", "alphazero", "--expert", "search", "--value-target-mix", "0.5",
+                    "--game", "bestiarium", "--out", str(tmp_path / "bad2")])
+    assert not (tmp_path / "bad").exists() and not (tmp_path / "bad2").exists()
