@@ -42,6 +42,7 @@ import envs
 from envs.common.game import TERMINAL, Game, Symmetry
 from envs.common.policies import decision_from_state
 from training.loop import resolve_device
+from training.workers import PipeWorker
 from training.search import (
     BatchedSearch,
     NetworkEvaluator,
@@ -456,33 +457,12 @@ def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
         conn.close()
 
 
-class RemoteActor:
+class RemoteActor(PipeWorker):
     """Self-play in a worker process (``send`` returns at once, ``recv`` waits), so that the games are searched
     on one core while the trainer takes gradient steps on the other. Each ``play`` carries the weights to use."""
 
     def __init__(self, config: Any, seed: int):
-        import multiprocessing as mp
-
-        ctx = mp.get_context("spawn")
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_actor_process, args=(child, config.to_dict(), seed), daemon=True)
-        self.process.start()
-        child.close()
-
-    def send(self, command: str, data: Any = None) -> None:
-        self.conn.send((command, data))
-
-    def recv(self) -> Any:
-        return self.conn.recv()
-
-    def close(self) -> None:
-        try:
-            self.conn.send(("close", None))
-        except (BrokenPipeError, OSError):
-            pass
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.terminate()
+        super().__init__(_actor_process, (config.to_dict(), seed))
 
 
 # ----- 4. the loss ------------------------------------------------------------------------------------------------

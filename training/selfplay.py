@@ -39,7 +39,6 @@ import base64
 import copy
 import importlib
 import json
-import multiprocessing as mp
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +54,7 @@ from envs.common.policies import Decision, Policy, RandomPolicy
 from envs.common.vector import batched_game_class, sample_legal
 from training.buffer import RolloutBuffer, Transition, pack_masks
 from training.ppo import masked_policy
+from training.workers import PipeWorker
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -680,30 +680,11 @@ def _worker(conn: Any, engine: str, args: tuple) -> None:
         conn.close()
 
 
-class RemoteHandle:
+class RemoteHandle(PipeWorker):
     """A :class:`GameSlots` in a worker process; ``send`` returns at once, ``recv`` waits for the answer."""
 
     def __init__(self, engine: str, args: tuple):
-        ctx = mp.get_context("spawn")
-        self.conn, child = ctx.Pipe()
-        self.process = ctx.Process(target=_worker, args=(child, engine, args), daemon=True)
-        self.process.start()
-        child.close()
-
-    def send(self, command: str, data: Any = None) -> None:
-        self.conn.send((command, data))
-
-    def recv(self) -> Any:
-        return self.conn.recv()
-
-    def close(self) -> None:
-        try:
-            self.conn.send(("close", None))
-        except (BrokenPipeError, OSError):
-            pass
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.terminate()
+        super().__init__(_worker, (engine, args))
 
 
 # ----- the collector: networks, credit assignment, opponent pool ----------------------------------------
