@@ -11,7 +11,8 @@ Read top to bottom:
    over all their positions (one forward pass per simulation step); the search's choice is played, its improved
    policy is the position's policy target, and when a game ends the result (optionally mixed with the search's
    value) becomes the value target of each of its positions. Forced moves (one legal action) are played without
-   search or sample.
+   search or sample. With ``config.expert`` (:func:`make_expert`) a scripted baseline plays instead and its
+   move is the (one-hot) policy target.
 4. :func:`alphazero_loss` - cross-entropy to the improved policy over the legal actions + ``vf_coef`` x squared
    error of ``tanh(value)`` to the value target.
 5. :func:`train` - iterations of ``iteration_moves`` self-play moves per game and the gradient steps owed for the
