@@ -7,7 +7,7 @@ observation). A step is one decision; the dead steps at the end of an AEC game a
 ``--batched [--num-envs B]`` adds the batched engine (``envs.<game>_v0.vector_env``): B games per ``step``, the
 random legal actions drawn from the masks inside the timed loop, observations and masks built every step.
 ``--connect-four`` adds PettingZoo's ``connect_four_v3.env()`` under the same loop as the yardstick (measured in
-the same run, since these machines drift from hour to hour; needs pygame).
+the same run, since these machines drift from hour to hour; needs pygame, which the `test` extra installs).
 
 ``python -m envs.benchmark all --seconds S`` measures every game at its default options: connect four, the
 game's ``env()`` and its batched engine one after the other, and prints one markdown table (the README's).

@@ -12,7 +12,6 @@ def test_all_refuses_options():
 
 
 def test_table_has_a_row_per_game_with_positive_speeds():
-    pytest.importorskip("pygame")  # PettingZoo's connect four draws with pygame
     lines = benchmark.table(seconds=0.05, num_envs=4).splitlines()
     assert len(lines) == 2 + len(envs.GAMES)
     for line in lines[2:]:
