@@ -41,7 +41,7 @@ from torch import nn
 
 import envs
 from envs.common.game import TERMINAL, Game, Symmetry
-from envs.common.policies import decision_from_state
+from envs.common.policies import baseline_policies, decision_from_state, make_baseline
 from training.loop import resolve_device
 from training.workers import PipeWorker
 from training.search import (
@@ -211,6 +211,14 @@ Sample = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]
 """A finished position: observation (float16), legal actions, policy target, value target, symmetric."""
 
 
+def check_expert(game: str, spec: str) -> None:
+    """Raise ``ValueError`` unless ``spec`` is empty or ``NAME`` / ``NAME:BUDGET`` of one of ``game``'s baselines."""
+    name, _, budget = spec.partition(":")
+    table = baseline_policies(game)
+    if spec and (name not in table or (budget and not budget.isdigit())):
+        raise ValueError(f"expert {spec!r}: choose one of {', '.join(sorted(table))} (optionally NAME:BUDGET)")
+
+
 def make_expert(game: Game, spec: str, rng: np.random.Generator) -> Any:
     """The game's baseline named by ``spec`` (``search`` or ``search:N``; empty: None), seeded from ``rng``.
 
@@ -219,14 +227,8 @@ def make_expert(game: Game, spec: str, rng: np.random.Generator) -> Any:
     search, so the network learns to play like it; a network-guided run can then start from that network."""
     if not spec:
         return None
-    name, _, budget = spec.partition(":")
-    try:
-        table = __import__(f"envs.{game.name}.baselines", fromlist=["POLICIES"]).POLICIES
-    except ModuleNotFoundError:
-        table = {}
-    if name not in table or (budget and not budget.isdigit()):
-        raise ValueError(f"expert {spec!r}: choose one of {', '.join(sorted(table))} (optionally NAME:BUDGET)")
-    policy = table[name](game, seed=int(rng.integers(1 << 31)), **({"budget": int(budget)} if budget else {}))
+    check_expert(game.name, spec)
+    policy = make_baseline(game.name, spec, seed=int(rng.integers(1 << 31)), engine=game)
     if not isinstance(getattr(policy, "rng", None), np.random.Generator):
         raise ValueError(f"expert {spec!r} has no seeded generator to save and restore")
     return policy

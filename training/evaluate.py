@@ -32,7 +32,7 @@ import numpy as np
 
 import envs
 from envs.common.game import TERMINAL, Game
-from envs.common.policies import Policy, RandomPolicy, decision_from_state
+from envs.common.policies import Policy, RandomPolicy, baseline_policies, decision_from_state, make_baseline
 from training.charts import plot_win_matrix
 from training.stats import wilson_interval
 
@@ -48,13 +48,7 @@ class UnknownPolicyError(ValueError):
 # ----- policies by name -------------------------------------------------------------------------------------------
 def baseline_names(game: str) -> list[str]:
     """The scripted baselines a game offers (``random`` always, then its ``baselines.POLICIES``)."""
-    names = ["random"]
-    try:
-        module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
-        names += list(module.POLICIES)
-    except ModuleNotFoundError:
-        pass
-    return names
+    return ["random", *baseline_policies(game)]
 
 
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
@@ -79,15 +73,9 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
                                   simulations=int(count) if count else None)
     symmetric = name == "sym"
     if not symmetric:
-        try:
-            module = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"])
-            table = module.POLICIES
-        except ModuleNotFoundError:
-            table = {}
-        if name in table:
-            engine = envs.module(game).raw_env(**options).game
-            kwargs = {"budget": int(arg)} if arg else {}
-            return table[name](engine, seed=seed, **kwargs)
+        baseline = make_baseline(game, spec, options, seed)
+        if baseline is not None:
+            return baseline
     checkpoint = arg if symmetric else spec
     path = Path(checkpoint)
     if symmetric or path.suffix in (".pt", ".json") or path.exists():

@@ -22,8 +22,6 @@ import json
 import sys
 from typing import Any, Sequence
 
-import numpy as np
-
 from training.config import TrainConfig, make_config
 
 
@@ -140,11 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(f"--algo alphazero: {err}") from None
         if config.search not in ("gumbel", "puct"):
             raise SystemExit(f"unknown --search {config.search!r}; available: gumbel, puct")
-        from training.alphazero import make_expert, train
+        from training.alphazero import check_expert, train
 
         try:
-            make_expert(envs.module(config.game).raw_env(**config.env_options).game, config.expert,
-                        np.random.default_rng(0))
+            check_expert(config.game, config.expert)
         except ValueError as err:
             raise SystemExit(f"--expert: {err}") from None
         if config.expert and config.value_target_mix:

@@ -1,64 +1,20 @@
 """Seconds per move of the Battle Sheep ``search`` baseline, compiled and on ``rules.py``, on the same decisions.
 
 ``python -m envs.battle_sheep.search_speed [--players 2] [--games 2] [--budget 600] [--seed 0] [--every 1]``
-collects every decision with more than one legal action from ``--games`` random games (every ``--every``-th of
-them), then times both searches over them, alternating in blocks so that a busy machine slows both alike. The
-compiled search's first call (numba's compile or cache load) is outside the timing.
+(:mod:`envs.common.search_speed`): every decision with a choice from ``--games`` random games, both searches
+timed over them in alternating blocks, the compiled search's first call outside the timing.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
-
-import numpy as np
-
 from envs.battle_sheep.baselines import search_policy
 from envs.battle_sheep.rules import BattleSheepGame
-from envs.common.game import TERMINAL
-from envs.common.policies import Decision, decision_from_state
-
-
-def decisions(game: BattleSheepGame, games: int, seed: int) -> list[Decision]:
-    """The decisions with a choice met in ``games`` random games."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(games):
-        state = game.initial_state(rng)
-        while game.current_player(state) != TERMINAL:
-            d = decision_from_state(game, state)
-            if d.legal_actions().size > 1:
-                out.append(d)
-            legal = game.legal_actions(state)
-            game.apply(state, legal[rng.integers(len(legal))], rng)
-    return out
+from envs.common import search_speed
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=2)
-    parser.add_argument("--budget", type=int, default=600)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--every", type=int, default=1, help="time every n-th decision only")
-    args = parser.parse_args(argv)
-    game = BattleSheepGame(num_players=args.players)
-    todo = decisions(game, args.games, args.seed)[:: args.every]
-    policies = {"compiled": search_policy(game, seed=1, budget=args.budget),
-                "python": search_policy(game, seed=1, budget=args.budget, compiled=False)}
-    policies["compiled"].act(todo[0])
-    spent = dict.fromkeys(policies, 0.0)
-    block = max(1, len(todo) // 8)
-    for start in range(0, len(todo), block):
-        for name, policy in policies.items():
-            t0 = time.perf_counter()
-            for d in todo[start:start + block]:
-                policy.act(d)
-            spent[name] += time.perf_counter() - t0
-    for name, seconds in spent.items():
-        print(f"search ({name}, budget {args.budget}, {args.players} players): {seconds / len(todo):.4f} s/move "
-              f"over {len(todo)} decisions")
-    print(f"speed-up: {spent['python'] / spent['compiled']:.1f}x")
+    search_speed.main(lambda players: BattleSheepGame(num_players=players), search_policy, players=2, budget=600,
+                      doc=__doc__, argv=argv)
 
 
 if __name__ == "__main__":

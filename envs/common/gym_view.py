@@ -49,7 +49,7 @@ from gymnasium import spaces
 import envs
 from envs.common.aec import BarnyardAECEnv, agent_name
 from envs.common.game import TERMINAL, ConfigError
-from envs.common.policies import Policy, RandomPolicy, decision_from_state
+from envs.common.policies import Policy, RandomPolicy, baseline_policies, decision_from_state, make_baseline
 
 _MAX_SEED = 2**31 - 1
 POLICY_SPEC_GROUP = "barnyard.policy_specs"
@@ -68,23 +68,17 @@ def resolve_policy(spec: Policy | str, game: str, options: dict[str, Any] | None
         if not isinstance(spec, Policy):
             raise TypeError(f"opponent {spec!r} is neither a Policy (name, reset, act) nor a spec string")
         return spec
-    name, _, arg = spec.partition(":")
-    if name == "random":
+    if spec.partition(":")[0] == "random":
         return RandomPolicy(seed)
-    try:
-        table = __import__(f"envs.{game}.baselines", fromlist=["POLICIES"]).POLICIES
-    except ModuleNotFoundError:
-        table = {}
-    if name in table:
-        engine = envs.module(game).raw_env(**(options or {})).game
-        kwargs = {"budget": int(arg)} if arg else {}
-        return table[name](engine, seed=seed, **kwargs)
+    baseline = make_baseline(game, spec, options, seed)
+    if baseline is not None:
+        return baseline
     # A checkpoint path (or an unknown name: the resolver's error lists the choices), through the installed
     # resolvers: envs names no module of training, the dependency points one way.
     resolvers = entry_points(group=POLICY_SPEC_GROUP)
     if not resolvers:
         raise ValueError(f"policy spec {spec!r}: not 'random' or a baseline of {game} "
-                         f"({', '.join(sorted(table)) or 'none'}), and no '{POLICY_SPEC_GROUP}' resolver is installed "
+                         f"({', '.join(sorted(baseline_policies(game))) or 'none'}), and no '{POLICY_SPEC_GROUP}' resolver is installed "
                          "(pip install -e '.[train]' provides checkpoints)")
     return next(iter(resolvers)).load()(spec, game, options, seed=seed)
 

@@ -86,3 +86,27 @@ class RandomPolicy:
         if legal.size == 0:
             raise ValueError("no legal action to choose from")
         return int(legal[self.rng.integers(legal.size)])
+
+
+def baseline_policies(game: str) -> dict[str, Any]:
+    """The scripted baselines of ``game`` by name, ``envs/<game>/baselines.py``'s ``POLICIES`` (``random`` is not
+    among them: it is :class:`RandomPolicy` for every game); empty for a game without that module."""
+    try:
+        return dict(__import__(f"envs.{game}.baselines", fromlist=["POLICIES"]).POLICIES)
+    except ModuleNotFoundError:
+        return {}
+
+
+def make_baseline(game: str, spec: str, options: dict[str, Any] | None = None, seed: int | None = None,
+                  engine: Game | None = None) -> Any:
+    """The baseline ``NAME`` or ``NAME:BUDGET`` of ``game`` (``search:400``), on ``engine`` or an engine built with
+    ``options``; None when ``NAME`` is not one of :func:`baseline_policies`."""
+    name, _, budget = spec.partition(":")
+    table = baseline_policies(game)
+    if name not in table:
+        return None
+    if engine is None:
+        import envs
+
+        engine = envs.module(game).raw_env(**(options or {})).game
+    return table[name](engine, seed=seed, **({"budget": int(budget)} if budget else {}))
