@@ -71,6 +71,13 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
 
         return load_search_policy(checkpoint, game=game, options=options, seed=seed,
                                   simulations=int(count) if count else None)
+    if name == "guided":
+        from training.guided import load_guided_policy, parse_guided_spec
+
+        if not Path(parse_guided_spec(arg)[0]).exists():
+            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or "
+                                     "guided:PATH:K:N)")
+        return load_guided_policy(arg, game, options, seed)
     symmetric = name == "sym"
     if not symmetric:
         baseline = make_baseline(game, spec, options, seed)

@@ -534,8 +534,8 @@ def _playout_kernel(b, max_depth, cells, heights, stacks, num_stacks, tiles_left
 
 
 @njit(cache=True)
-def _search_kernel(budget, exploration, root_legal, root_visits, cells, heights, stacks, num_stacks, tiles_left,
-                   phase, to_move, stacks_placed, can_move, num_pasture, pasture, extent, on_border, plies,
+def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, cells, heights, stacks, num_stacks,
+                   tiles_left, phase, to_move, stacks_placed, can_move, num_pasture, pasture, extent, on_border, plies,
                    last_action, rng, n, splits, total_tiles, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
     """The ``search`` baseline's decision for the mover of row 0, compiled: ``envs.common.mcts.MCTSPolicy.act`` (UCT;
     each simulation copies row 0 into row 1 and draws from ``rng[1]``) with ``baselines.move_candidates`` in the
@@ -543,7 +543,9 @@ def _search_kernel(budget, exploration, root_legal, root_visits, cells, heights,
     once, when a simulation first passes through it (the game has no chance after the set-up, so they never
     change), each with its child node or -1 while untried. ``root_visits[a]``: the visits of the root's child
     ``a`` (0 if none). Returns the most visited root child that ``root_legal`` allows (the first expanded on
-    ties), -1 if none."""
+    ties), -1 if none. ``root_actions``: when not empty, the root's children are exactly these actions (any
+    legal ones, such as a network's most likely moves: ``training/guided.py``) instead of
+    ``baselines.move_candidates``."""
     num_cells = cells.shape[1]
     max_nodes = budget + 1
     visits = np.zeros(max_nodes, dtype=np.int64)
@@ -576,8 +578,12 @@ def _search_kernel(budget, exploration, root_legal, root_visits, cells, heights,
         while phase[1] != OVER:
             player = to_move[1]
             if edge_start[node] < 0:
-                m = _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border,
-                                1, tiles, cell_tiles, nbr, centre, code, near, tile_ok, found)
+                if node == 0 and root_actions.size > 0:
+                    m = root_actions.size
+                    found[:m] = root_actions
+                else:
+                    m = _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture,
+                                    on_border, 1, tiles, cell_tiles, nbr, centre, code, near, tile_ok, found)
                 if used + m > capacity:
                     capacity = 2 * capacity + m
                     grown = np.empty(capacity, dtype=np.int64)
@@ -783,15 +789,21 @@ class BattleSheepBatch(BatchedGame):
                                    t.centre))
 
     def search(self, state: SheepBatchState, legal: np.ndarray, budget: int, exploration: float,
-               root_visits: np.ndarray | None = None) -> int:
+               root_visits: np.ndarray | None = None, root_actions: np.ndarray | None = None) -> int:
         """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
         scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with uniformly random playouts (see
         :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
-        root children's visit counts. Returns the action, -1 if no legal child."""
+        root children's visit counts; ``root_actions`` (distinct legal ids, at most ``3 * num_cells``), when
+        given, the root's only children instead of the candidate moves. Returns the action, -1 if no legal
+        child."""
         if root_visits is None:
             root_visits = np.zeros(self.num_actions, dtype=np.int64)
         t = self.tables
-        return int(_search_kernel(budget, exploration, legal, root_visits, *self._rules(state), state.rng,
+        root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
+        if root_actions.size > 3 * self.num_cells:
+            raise ValueError(f"at most {3 * self.num_cells} root actions, got {root_actions.size}")
+        return int(_search_kernel(budget, exploration, legal, root_visits, root_actions, *self._rules(state),
+                                  state.rng,
                                   self.num_players, self.splits, self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q,
                                   t.r, t.cell_at, self.radius, t.centre))
 

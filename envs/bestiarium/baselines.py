@@ -147,6 +147,11 @@ class CompiledSearchPolicy(SeededPolicy):
             return int(legal[0])
         return self._search(decision.info_state, self.rng)
 
+    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None) -> int:
+        """The search's move with the root's children restricted to ``root_actions`` (legal ids; None: all) and
+        ``budget`` simulations (default: the policy's)."""
+        return self._search(decision.info_state, self.rng, root_actions=root_actions, budget=budget)
+
 
 def search_policy(
     game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, compiled: bool = True,

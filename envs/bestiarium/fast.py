@@ -664,14 +664,15 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
 
 
 @njit(cache=True)
-def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc):
+def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed):
     """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
     choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
     without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
     descend by ``value/visits + exploration * sqrt(log(avail) / visits)`` (the player to move's value; ties to
     the lowest action), value the leaf with :func:`_leaf_value`, add it along the path. The answer is the most
     visited root child, ties to the one expanded first (with a budget near the number of legal moves most
-    children tie; a fixed order such as the lowest action would skew play towards one corner of the board)."""
+    children tie; a fixed order such as the lowest action would skew play towards one corner of the board).
+    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps."""
     n_actions = st.color.shape[1] + 1
     # the two rows as run-time values: a literal row number would make numba compile every callee once more
     work = st.color.shape[0] - 1
@@ -695,6 +696,8 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc):
         while not st.over[work] and st.plies[work] < max_plies:
             player = st.to_move[work]
             _mask_row(st, work, mask, tab.nbrs)
+            if node == 0:
+                mask &= root_allowed
             n_untried = 0
             for a in range(n_actions):
                 if mask[a]:
@@ -912,9 +915,16 @@ class CompiledSearch:
                     np.zeros((2, n + 1), dtype=np.int64), out)
         return out
 
-    def __call__(self, state: BestiariumState, rng: np.random.Generator) -> int:
-        """The most visited root action after ``budget`` simulations from ``state`` (unchanged)."""
+    def __call__(self, state: BestiariumState, rng: np.random.Generator, root_actions: np.ndarray | None = None,
+                 budget: int | None = None) -> int:
+        """The most visited root action after ``budget`` (default: the search's) simulations from ``state``
+        (unchanged); ``root_actions`` (legal ids), when given, are the root's only children."""
         self.engine.from_reference(state, self._state, 0)
         self._state.rng[1] = np.uint64(rng.integers(1 << 63))
-        return int(_search_kernel(self._state, self.budget, self.exploration, self.depth,
-                                  self.engine.max_game_length, self.scale, self.engine.tables, self.engine._scratch))
+        allowed = np.ones(self.engine.num_actions, dtype=np.bool_)
+        if root_actions is not None:
+            allowed[:] = False
+            allowed[np.asarray(root_actions, dtype=np.int64)] = True
+        return int(_search_kernel(self._state, self.budget if budget is None else int(budget), self.exploration,
+                                  self.depth, self.engine.max_game_length, self.scale, self.engine.tables,
+                                  self.engine._scratch, allowed))

@@ -1,0 +1,97 @@
+"""Network-pruned search: the game's compiled ``search`` baseline with its root restricted to a network's most
+likely moves (harness spec ``guided:PATH``, ``guided:PATH:K`` or ``guided:PATH:K:N``).
+
+The search baselines spread their simulations over every candidate at the root. A trained policy ranks the
+legal moves in one forward pass; keeping its ``K`` most likely and handing the simulations to them is the policy
+network's role in AlphaGo's search (the network narrows the tree, playouts value its leaves). The value head is
+not used: one forward pass a decision keeps the policy near the search baseline's time per move, which a
+network evaluation at every leaf (``mcts:PATH:N``) does not on a CPU.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from envs.common.policies import Decision, make_baseline
+
+GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {"battle_sheep": (16, 420), "bestiarium": (24, 40)}
+"""Per game: (K root moves kept, simulations a decision). Battle Sheep: K = 16 did best of 8 / 12 / 16 / 20 / 32
+(``checkpoints/README.md``), and 420 simulations (the baseline runs 600) keep a decision within the baseline's
+time with the forward pass included. Bestiarium: 40 of the baseline's 60, for the same reason."""
+
+
+class GuidedSearchError(ValueError):
+    """A ``guided:`` spec that cannot be built (a game without a compiled search to restrict, bad K or N)."""
+
+
+class GuidedSearchPolicy:
+    """``search`` with the root's children restricted to the ``top_k`` legal moves that ``net_policy``'s network
+    finds most likely (ties: the lower action id), ``budget`` simulations a decision."""
+
+    def __init__(self, net_policy: Any, search: Any, top_k: int, budget: int, name: str = "guided"):
+        if top_k < 1 or budget < 1:
+            raise GuidedSearchError(f"guided search needs K >= 1 and N >= 1 (got K={top_k}, N={budget})")
+        if not hasattr(search, "act_among"):
+            raise GuidedSearchError(f"{net_policy.game.name}'s search baseline cannot restrict its root")
+        self.net_policy = net_policy
+        self.search = search
+        self.top_k = top_k
+        self.budget = budget
+        self.name = name
+
+    def reset(self, seed: int | None = None) -> None:
+        self.net_policy.reset(seed)
+        self.search.reset(seed)
+
+    @torch.inference_mode()
+    def root_moves(self, decision: Decision) -> np.ndarray:
+        """The ``top_k`` legal actions by the network's logits, most likely first (only the legal actions' logits
+        are gathered)."""
+        if decision.game.name != self.net_policy.game.name:
+            raise ValueError(f"policy {self.name} plays {self.net_policy.game.name}, not {decision.game.name}")
+        legal = decision.legal_actions()
+        obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
+        scores, _, columns = self.net_policy.net.scores(obs)
+        index = torch.as_tensor(legal)
+        logits = scores[0, index if columns is None else columns[index]].double().numpy()
+        order = np.lexsort((legal, -logits))[: self.top_k]
+        return legal[order].astype(np.int64)
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions()
+        if legal.size == 1:
+            return int(legal[0])
+        return int(self.search.act_among(decision, self.root_moves(decision), budget=self.budget))
+
+
+def parse_guided_spec(arg: str) -> tuple[str, int | None, int | None]:
+    """``PATH``, ``PATH:K`` or ``PATH:K:N`` -> (PATH, K or None, N or None)."""
+    parts = arg.split(":")
+    numbers: list[int] = []
+    while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
+        numbers.insert(0, int(parts.pop()))
+    return ":".join(parts), (numbers[0] if numbers else None), (numbers[1] if len(numbers) > 1 else None)
+
+
+def load_guided_policy(arg: str, game: str, options: dict[str, Any] | None = None,
+                       seed: int | None = None) -> GuidedSearchPolicy:
+    """The policy of spec ``guided:ARG`` (:func:`parse_guided_spec`; defaults :data:`GUIDED_DEFAULTS`). Raises
+    :class:`GuidedSearchError` for a game without a restrictable compiled search, ``CheckpointError`` for a
+    checkpoint of another game or options."""
+    from training.checkpoint import load_policy
+
+    if game not in GUIDED_DEFAULTS:
+        raise GuidedSearchError(f"guided search is built for {', '.join(GUIDED_DEFAULTS)}, not {game}")
+    path, top_k, budget = parse_guided_spec(arg)
+    default_k, default_n = GUIDED_DEFAULTS[game]
+    net_policy = load_policy(path, game=game, options=options, seed=seed)
+    search = make_baseline(game, "search", options, seed, engine=net_policy.game)
+    # One position per forward pass: one torch thread is fastest (as training.checkpoint.load_search_policy).
+    torch.set_num_threads(1)
+    k = default_k if top_k is None else top_k
+    n = default_n if budget is None else budget
+    return GuidedSearchPolicy(net_policy, search, k, n, name=f"guided{k}x{n}:{Path(path).with_suffix('').name}")
