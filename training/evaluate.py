@@ -54,9 +54,10 @@ def baseline_names(game: str) -> list[str]:
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
     """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget),
     the path of a trained checkpoint (its network alone: the argmax of its policy), ``sym:PATH`` (that checkpoint
-    averaged over the game's symmetries), or ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that
-    checkpoint, N simulations a decision; default: its training run's). Raises :class:`UnknownPolicyError` with
-    the choices otherwise."""
+    averaged over the game's symmetries), ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that
+    checkpoint, N simulations a decision; default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
+    compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
+    :mod:`training.guided`). Raises :class:`UnknownPolicyError` with the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
     if name == "random":
@@ -462,7 +463,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--policies", nargs="+", required=True,
                         help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths "
                              "(the network alone; sym:PATH: averaged over the game's symmetries; mcts:PATH:N: "
-                             "the network-guided search with N simulations)")
+                             "the network-guided search with N simulations; guided:PATH:K:N: the compiled search "
+                             "baseline over the network's K most likely moves, N simulations)")
     parser.add_argument("--games", type=int, default=100, help="games per pair of policies")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)

@@ -18,10 +18,12 @@ import torch
 
 from envs.common.policies import Decision, make_baseline
 
-GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {"battle_sheep": (16, 420), "bestiarium": (24, 40)}
-"""Per game: (K root moves kept, simulations a decision). Battle Sheep: K = 16 did best of 8 / 12 / 16 / 20 / 32
-(``checkpoints/README.md``), and 420 simulations (the baseline runs 600) keep a decision within the baseline's
-time with the forward pass included. Bestiarium: 40 of the baseline's 60, for the same reason."""
+GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {"battle_sheep": (16, 420), "bestiarium": (24, 30),
+                                              "beasty_borders": (3, 80)}
+"""Per game: (K root moves kept, simulations a decision), N so that a decision, the forward pass included, takes
+about the ``search`` baseline's time (which runs 600 / 60 / 120 simulations). K: Battle Sheep's best of 8-32,
+Bestiarium's least bad of 4-24, Beasty Borders' better of 2-3 (of at most 4 legal moves); the measurements are in
+``checkpoints/README.md``."""
 
 
 class GuidedSearchError(ValueError):

@@ -110,8 +110,9 @@ def main(argv: list[str] | None = None) -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
     parser.add_argument("--opponent", default="greedy",
-                        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone) or mcts:PATH:N "
-                             "(the network-guided search, N simulations)")
+                        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone), mcts:PATH:N "
+                             "(the network-guided search, N simulations) or guided:PATH:K:N (the compiled search "
+                             "over the network's K most likely moves)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     parser.add_argument("--watch", action="store_true", help="watch policies play instead of playing")
     parser.add_argument("--policies", nargs="+", help="with --watch: one spec per seat (default: the opponent)")

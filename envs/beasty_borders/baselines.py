@@ -237,12 +237,21 @@ class BordersMCTS(MCTSPolicy):
         legal = decision.legal_actions()
         if self.fast is None or legal.size == 1:
             return super().act(decision)
+        return self.act_among(decision, None)
+
+    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None) -> int:
+        """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
+        the candidates) and ``budget`` simulations (default: the policy's)."""
+        if self.fast is None:
+            raise ValueError("act_among needs the compiled search (compiled=True, the default playouts)")
+        legal = decision.legal_actions()
         fast, rows = self.fast, self._rows
         fast.from_reference(decision.info_state, rows, 0)
         rows.rng[1] = self.rng.bit_generator.random_raw()
-        action = fast.search(rows, decision.action_mask.astype(bool), self.budget, self.exploration,
-                             self.margin_weight, EVAL_SCALE,
-                             -1 if self.rollout_depth is None else self.rollout_depth, self.rollout_epsilon)
+        action = fast.search(rows, decision.action_mask.astype(bool), self.budget if budget is None else budget,
+                             self.exploration, self.margin_weight, EVAL_SCALE,
+                             -1 if self.rollout_depth is None else self.rollout_depth, self.rollout_epsilon,
+                             root_actions=root_actions)
         return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
     def _leaf_value(self, state: Any) -> np.ndarray:

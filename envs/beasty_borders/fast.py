@@ -658,7 +658,8 @@ def _copy_row(src, dst, board, pos, roll, roller, phase, choice, remaining, plac
 
 
 @njit(cache=True)
-def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_legal, root_visits, board, pos,
+def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_legal, root_visits, root_actions,
+                   board, pos,
                    roll, roller,
                    phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp, rng, luck, types,
                    pass_action, path, rank, nbr, row_owner, row_type, eval_scale, max_plies, greedy):
@@ -668,7 +669,8 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
     blended with the result by ``margin_weight``; a playout cut after ``max_depth`` plies is valued by the
     vp lead as baselines.vp_evaluate). ``root_visits[a]``: the visits of the root's child ``a`` (0 if none). The
     root's children are restricted to ``root_legal`` when choosing; returns the most visited (the first expanded
-    on ties), -1 if none."""
+    on ties), -1 if none. ``root_actions``: when not empty, the root's children are exactly these (legal) actions
+    instead of the candidates."""
     actions = pass_action + 1
     max_nodes = budget + 1
     children = np.full((max_nodes, actions), -1, dtype=np.int64)
@@ -690,6 +692,9 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
             player = _mover(roller[1], phase[1])
             n = _candidates(remaining, row, roller, phase, choice, empty_count, 1, luck, types, row_owner, row_type,
                             mask, acts)
+            if node == 0 and root_actions.size > 0:
+                n = root_actions.size
+                acts[:n] = root_actions
             free = 0
             for i in range(n):
                 child = children[node, acts[i]]
@@ -928,14 +933,19 @@ class BeastyBordersBatch(BatchedGame):
 
     def search(self, state: BordersBatchState, legal: np.ndarray, budget: int, exploration: float,
                margin_weight: float, eval_scale: float, max_depth: int = -1, epsilon: float = 0.1,
-               root_visits: np.ndarray | None = None) -> int:
+               root_visits: np.ndarray | None = None, root_actions: np.ndarray | None = None) -> int:
         """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
         scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with greedy playouts (see
         :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
-        root children's visit counts. Returns the action, -1 if no legal child."""
+        root children's visit counts; ``root_actions`` (legal ids), when given, the only root children the
+        search considers. Returns the action, -1 if no legal child."""
         if root_visits is None:
             root_visits = np.zeros(self.num_actions, dtype=np.int64)
+        root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
+        if root_actions.size > self.num_actions:
+            raise ValueError(f"at most {self.num_actions} root actions, got {root_actions.size}")
         return int(_search_kernel(budget, exploration, margin_weight, max_depth, epsilon, legal, root_visits,
+                                  root_actions,
                                   *self._fields(state), self.luck, self.num_types, self.pass_action, self.path,
                                   self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, eval_scale, self.max_game_length,
                                   self.greedy))

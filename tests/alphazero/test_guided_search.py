@@ -11,6 +11,7 @@ import pytest
 
 import envs
 from envs.battle_sheep.baselines import move_candidates
+from envs.beasty_borders.baselines import EVAL_SCALE
 from envs.battle_sheep.rules import MOVE
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state, make_baseline
@@ -115,3 +116,26 @@ def test_guided_specs_refuse_what_they_cannot_do():
         make_policy(f"guided:{ROOT / 'checkpoints' / 'boaring' / 'policy.pt'}", "boaring")
     with pytest.raises(CheckpointError):
         make_policy(f"guided:{BESTIARIUM}", "battle_sheep")
+
+
+def test_beasty_borders_search_keeps_to_the_given_root_moves():
+    search = make_baseline("beasty_borders", "search:40", seed=0)
+    for decision in positions("beasty_borders", 10, seed=6):
+        legal = decision.legal_actions()  # more than three: all four
+        fast, rows = search.fast, search._rows
+        fast.from_reference(decision.info_state, rows, 0)
+        rows.rng[1] = 11
+        visits = np.zeros(fast.num_actions, dtype=np.int64)
+        action = fast.search(rows, decision.action_mask.astype(bool), 40, search.exploration, search.margin_weight,
+                             EVAL_SCALE, root_visits=visits, root_actions=legal[1:3])
+        assert action in legal[1:3] and set(np.flatnonzero(visits)) == set(legal[1:3].tolist())
+        assert search.act_among(decision, legal[3:], budget=5) == legal[3]
+
+
+def test_ranking_agreement_counts_shares_that_grow_with_k():
+    from training.ranking_agreement import KS, agreement
+
+    shares = agreement("bestiarium", str(BESTIARIUM), "search:20", positions=9, seed=1)
+    values = [shares[k] for k in KS]
+    assert all(0.0 <= v <= 1.0 for v in values) and values == sorted(values)
+    assert all(abs(v * 9 - round(v * 9)) < 1e-9 for v in values)  # shares of nine positions
