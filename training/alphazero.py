@@ -511,7 +511,8 @@ AZ_COLUMNS = ["update", "global_step", "time_s", "samples_per_s", "learning_rate
 """``log.csv``'s columns before the evaluation's: ``update`` counts iterations, ``global_step`` searched
 self-play positions, ``samples_per_s`` positions per second of the iteration; ``*_s`` are the iteration's
 seconds in self-play search (of which engine: cloning, applying, observations, legal actions; forward: the
-network's evaluations; backup and select: the tree bookkeeping), gradient steps and evaluation."""
+network's evaluations; backup and select: the tree bookkeeping; with ``config.expert``, select is the expert's
+time choosing its moves and forward and backup stay 0), gradient steps and evaluation."""
 
 
 def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
