@@ -139,3 +139,13 @@ def test_ranking_agreement_counts_shares_that_grow_with_k():
     values = [shares[k] for k in KS]
     assert all(0.0 <= v <= 1.0 for v in values) and values == sorted(values)
     assert all(abs(v * 9 - round(v * 9)) < 1e-9 for v in values)  # shares of nine positions
+
+
+def test_search_ranked_cut_plays_legal_games_among_its_ranked_moves():
+    from training.ranking_agreement import SearchRankedCut, cut_ceiling
+
+    cut = SearchRankedCut(seed=0, top_k=3, ranker_budget=60, budget=30)
+    for decision in positions("battle_sheep", 4, seed=8, keep=lambda game, state: state.phase == MOVE):
+        assert cut.act(decision) in decision.legal_actions()
+    score = cut_ceiling(games=2, seed=1, top_k=3, ranker_budget=40, budget=20)  # play_game checks every move
+    assert score in (0.0, 0.25, 0.5, 0.75, 1.0)
