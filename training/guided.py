@@ -18,7 +18,7 @@ import torch
 
 from envs.common.policies import Decision, make_baseline
 
-GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {"battle_sheep": (16, 420), "bestiarium": (24, 30),
+GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {"battle_sheep": (16, 420), "bestiarium": (24, 20),
                                               "beasty_borders": (3, 80)}
 """Per game: (K root moves kept, simulations a decision), N so that a decision, the forward pass included, takes
 about the ``search`` baseline's time (which runs 600 / 60 / 120 simulations). K: Battle Sheep's best of 8-32,
