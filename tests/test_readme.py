@@ -18,7 +18,8 @@ def bash_blocks(text: str) -> list[str]:
 
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
-    ci_lines = [l for l in (ROOT / ".ci" / "run").read_text().splitlines() if l and not l.startswith(("#", "set ", "cd "))]
+    ci_lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+                if line and not line.startswith(("#", "set ", "cd "))]
     assert len(ci_lines) == 1
     assert any(ci_lines[0] == block.strip() for block in bash_blocks(readme))
 

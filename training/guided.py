@@ -30,6 +30,18 @@ class GuidedSearchError(ValueError):
     """A ``guided:`` spec that cannot be built (a game without a compiled search to restrict, bad K or N)."""
 
 
+@torch.inference_mode()
+def ranked_moves(net: torch.nn.Module, decision: Decision) -> np.ndarray:
+    """The decision's legal actions by ``net``'s logits (a :mod:`training.networks` network), most likely first,
+    ties to the lower id; only the legal actions' logits are gathered."""
+    legal = decision.legal_actions()
+    obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
+    scores, _, columns = net.scores(obs)
+    index = torch.as_tensor(legal)
+    logits = scores[0, index if columns is None else columns[index]].double().numpy()
+    return legal[np.lexsort((legal, -logits))].astype(np.int64)
+
+
 class GuidedSearchPolicy:
     """``search`` with the root's children restricted to the ``top_k`` legal moves that ``net_policy``'s network
     finds most likely (ties: the lower action id), ``budget`` simulations a decision."""
@@ -49,19 +61,11 @@ class GuidedSearchPolicy:
         self.net_policy.reset(seed)
         self.search.reset(seed)
 
-    @torch.inference_mode()
     def root_moves(self, decision: Decision) -> np.ndarray:
-        """The ``top_k`` legal actions by the network's logits, most likely first (only the legal actions' logits
-        are gathered)."""
+        """The ``top_k`` legal actions by the network's logits, most likely first (:func:`ranked_moves`)."""
         if decision.game.name != self.net_policy.game.name:
             raise ValueError(f"policy {self.name} plays {self.net_policy.game.name}, not {decision.game.name}")
-        legal = decision.legal_actions()
-        obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
-        scores, _, columns = self.net_policy.net.scores(obs)
-        index = torch.as_tensor(legal)
-        logits = scores[0, index if columns is None else columns[index]].double().numpy()
-        order = np.lexsort((legal, -logits))[: self.top_k]
-        return legal[order].astype(np.int64)
+        return ranked_moves(self.net_policy.net, decision)[: self.top_k]
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions()

@@ -20,20 +20,18 @@ import argparse
 
 import numpy as np
 
-import envs
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, decision_from_state, make_baseline
 from training.evaluate import play_game
-from training.guided import load_guided_policy
+from training.checkpoint import load_network
+from training.guided import ranked_moves
 
 KS = (1, 2, 4, 8, 16, 24, 32)
 
 
 def agreement(game_name: str, checkpoint: str, reference: str, positions: int, seed: int = 3) -> dict[int, float]:
     """{K: share of positions whose ``reference`` move is among the checkpoint's K most likely}."""
-    game = envs.module(game_name).raw_env().game
-    ranker = load_guided_policy(f"{checkpoint}:{max(KS)}:1", game_name, seed=0)
-    ranker.top_k = game.num_actions
+    net, _, game = load_network(checkpoint, game_name, {})
     judge = make_baseline(game_name, reference, seed=seed + 1, engine=game)
     player = make_baseline(game_name, "search", seed=seed + 2, engine=game)
     if judge is None or player is None:
@@ -45,7 +43,7 @@ def agreement(game_name: str, checkpoint: str, reference: str, positions: int, s
         while game.current_player(state) != TERMINAL and not game.is_truncated(state) and len(ranks) < positions:
             decision = decision_from_state(game, state)
             if decision.legal_actions().size > 1:
-                order = ranker.root_moves(decision)
+                order = ranked_moves(net, decision)
                 move = int(judge.act(decision))
                 ranks.append(int(np.flatnonzero(order == move)[0]))
                 if len(ranks) % 3 == 0:
@@ -65,7 +63,7 @@ class SearchRankedCut:
     def __init__(self, seed: int, top_k: int, ranker_budget: int, budget: int):
         self.ranker = make_baseline("battle_sheep", f"search:{ranker_budget}", seed=seed)
         self.search = make_baseline("battle_sheep", "search", seed=seed + 1)
-        self.top_k, self.ranker_budget, self.budget = top_k, ranker_budget, budget
+        self.top_k, self.budget = top_k, budget
 
     def reset(self, seed: int | None = None) -> None:
         self.ranker.reset(seed)
@@ -75,12 +73,8 @@ class SearchRankedCut:
         legal = decision.legal_actions()
         if legal.size == 1:
             return int(legal[0])
-        fast, rows = self.ranker.fast, self.ranker._rows
-        fast.from_reference(decision.info_state, rows, 0)
-        rows.rng[1] = self.ranker.rng.bit_generator.random_raw()
-        visits = np.zeros(fast.num_actions, dtype=np.int64)
-        fast.search(rows, decision.action_mask.astype(bool), self.ranker_budget, self.ranker.exploration,
-                    root_visits=visits)
+        visits = np.zeros(decision.game.num_actions, dtype=np.int64)
+        self.ranker.act_among(decision, None, root_visits=visits)
         top = np.argsort(-visits, kind="stable")[: self.top_k]
         return int(self.search.act_among(decision, top[visits[top] > 0].astype(np.int64), budget=self.budget))
 

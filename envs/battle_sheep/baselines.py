@@ -131,9 +131,11 @@ class SheepMCTS(MCTSPolicy):
             return super().act(decision)
         return self.act_among(decision, None)
 
-    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None) -> int:
+    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None,
+                  root_visits: np.ndarray | None = None) -> int:
         """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
-        ``move_candidates``) and ``budget`` simulations (default: the policy's)."""
+        ``move_candidates``) and ``budget`` simulations (default: the policy's); ``root_visits`` (int64, one per
+        action), when given, receives the root children's visit counts."""
         if self.fast is None:
             raise ValueError("act_among needs the compiled search (compiled=True, the default candidates)")
         legal = decision.legal_actions()
@@ -141,7 +143,7 @@ class SheepMCTS(MCTSPolicy):
         fast.from_reference(decision.info_state, rows, 0)
         rows.rng[1] = self.rng.bit_generator.random_raw()
         action = fast.search(rows, decision.action_mask.astype(bool), self.budget if budget is None else budget,
-                             self.exploration, root_actions=root_actions)
+                             self.exploration, root_visits=root_visits, root_actions=root_actions)
         return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
 

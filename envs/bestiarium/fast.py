@@ -903,6 +903,7 @@ class CompiledSearch:
         self.depth = int(depth)
         self.scale = float(scale)
         self._state = self.engine.new_state(2)
+        self._every_action = np.ones(self.engine.num_actions, dtype=np.bool_)
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
@@ -921,9 +922,9 @@ class CompiledSearch:
         (unchanged); ``root_actions`` (legal ids), when given, are the root's only children."""
         self.engine.from_reference(state, self._state, 0)
         self._state.rng[1] = np.uint64(rng.integers(1 << 63))
-        allowed = np.ones(self.engine.num_actions, dtype=np.bool_)
+        allowed = self._every_action
         if root_actions is not None:
-            allowed[:] = False
+            allowed = np.zeros(self.engine.num_actions, dtype=np.bool_)
             allowed[np.asarray(root_actions, dtype=np.int64)] = True
         return int(_search_kernel(self._state, self.budget if budget is None else int(budget), self.exploration,
                                   self.depth, self.engine.max_game_length, self.scale, self.engine.tables,

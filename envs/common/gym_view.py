@@ -77,8 +77,9 @@ def resolve_policy(spec: Policy | str, game: str, options: dict[str, Any] | None
     # resolvers: envs names no module of training, the dependency points one way.
     resolvers = entry_points(group=POLICY_SPEC_GROUP)
     if not resolvers:
-        raise ValueError(f"policy spec {spec!r}: not 'random' or a baseline of {game} "
-                         f"({', '.join(sorted(baseline_policies(game))) or 'none'}), and no '{POLICY_SPEC_GROUP}' resolver is installed "
+        names = ", ".join(sorted(baseline_policies(game))) or "none"
+        raise ValueError(f"policy spec {spec!r}: not 'random' or a baseline of {game} ({names}), and no "
+                         f"'{POLICY_SPEC_GROUP}' resolver is installed "
                          "(pip install -e '.[train]' provides checkpoints)")
     return next(iter(resolvers)).load()(spec, game, options, seed=seed)
 
