@@ -58,7 +58,7 @@ def test_every_game_is_registered_and_documented(game):
     env = pettingzoo.make("aec", envs.ENV_IDS[game])
     env.reset(seed=0)
     raw = env.unwrapped
-    assert raw.metadata["name"] == f"{game}_v0"
+    assert raw.metadata["name"] == envs.MODULES[game]
     assert raw.game.name == game
     assert envs.module(game).__doc__ and "Observation" in envs.module(game).__doc__
     obs = env.observe(env.agent_selection)

@@ -27,7 +27,7 @@ def test_ci_runs_the_readme_test_command():
 def test_readme_lists_every_game_and_its_rules():
     readme = (ROOT / "README.md").read_text()
     for game in envs.GAMES:
-        assert f"`envs.{game}_v0`" in readme
+        assert f"`envs.{envs.MODULES[game]}`" in readme
         assert f"envs/{game}/RULES.md" in readme and (ROOT / "envs" / game / "RULES.md").exists()
 
 

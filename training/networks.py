@@ -6,7 +6,8 @@
 * ``(C, H, W)`` planes (hex canvases in their square embedding, grids): a conv trunk. Each layer is a 3x3 conv,
   a ReLU, and a *global-pooling bias* (the layer's channel means through a linear layer, added to every cell),
   so that a cell's features also see the whole board (a slide along a hex ray can cross the board). The value
-  head reads the channel means and maxima.
+  head reads the channel means and maxima, and the game's global features where it has them (``global_planes``:
+  the observation's last planes are constants, read as a vector).
 * Per-cell action head: where the flat action space is cells x choices, a 1x1 conv gives ``K`` logits per cell
   and a fixed index table gathers them into the flat action order. The table comes from
   :func:`action_layout`: ``(num_actions, 2)`` rows of (cell index into the flattened ``H x W`` plane, channel);
@@ -103,10 +104,16 @@ class ConvNet(nn.Module):
     """Conv trunk over (C, H, W) planes; a per-cell policy head (with a layout) or a dense one."""
 
     def __init__(self, obs_shape: tuple[int, ...], num_actions: int, channels: int = 32, layers: int = 4,
-                 hidden: int = 256, layout: np.ndarray | None = None, value_outputs: int = 1):
+                 hidden: int = 256, layout: np.ndarray | None = None, value_outputs: int = 1,
+                 global_planes: int = 0):
         super().__init__()
         c_in, height, width = obs_shape
         self.value_outputs = value_outputs
+        self.global_planes = int(global_planes)
+        """The observation's last ``global_planes`` planes are constants (a game's global features, e.g.
+        Bestiarium's scoring cascade): read as one vector, they go straight into the value head and the global
+        (pass) logits beside the pooled trunk features, as well as through the trunk's convolutions."""
+        pooled_width = 2 * channels + self.global_planes
         self.trunk = nn.Sequential(*[ConvLayer(c_in if i == 0 else channels, channels) for i in range(layers)])
         self.per_cell = layout is not None
         if layout is not None:
@@ -114,7 +121,7 @@ class ConvNet(nn.Module):
             choices = int(layout[on_cell, 1].max()) + 1
             self.policy = layer_init(nn.Conv2d(channels, choices, 1), std=0.01)
             num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
-            self.global_policy = (layer_init(nn.Linear(2 * channels, num_global), std=0.01)
+            self.global_policy = (layer_init(nn.Linear(pooled_width, num_global), std=0.01)
                                   if num_global else None)
             # flat index of each action (in action order) into the cell-major (H*W, choices) logits followed by
             # the global logits
@@ -128,7 +135,7 @@ class ConvNet(nn.Module):
                 layer_init(nn.Linear(hidden, num_actions), std=0.01),
             )
         self.value = nn.Sequential(
-            layer_init(nn.Linear(2 * channels, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(pooled_width, hidden)), nn.ReLU(),
             layer_init(nn.Linear(hidden, value_outputs), std=1.0),
         )
 
@@ -142,7 +149,10 @@ class ConvNet(nn.Module):
         The trunk runs in channels-last memory order: oneDNN's convolutions (forward and backward) are about
         twice as fast on CPU that way for these small channel counts."""
         h = self.trunk(obs.contiguous(memory_format=torch.channels_last))
-        pooled = torch.cat([h.mean(dim=(2, 3)), h.amax(dim=(2, 3))], dim=1)
+        parts = [h.mean(dim=(2, 3)), h.amax(dim=(2, 3))]
+        if self.global_planes:
+            parts.append(obs[:, -self.global_planes:].mean(dim=(2, 3)))
+        pooled = torch.cat(parts, dim=1)
         value = _values(self.value(pooled), self.value_outputs)
         if not self.per_cell:
             return self.policy(h), value, None
@@ -190,8 +200,12 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
     if head == "cell" and not has_layout:
         raise ValueError(f"action_head='cell': {game.name} exposes no action layout")
     per_cell = has_layout if head == "auto" else head == "cell"
-    return {"kind": "conv", "channels": config.conv_channels, "layers": config.conv_layers,
+    spec = {"kind": "conv", "channels": config.conv_channels, "layers": config.conv_layers,
             "hidden": config.hidden, "head": "cell" if per_cell else "linear"}
+    global_planes = int(getattr(game, "global_planes", 0))
+    if global_planes:
+        spec["global_planes"] = global_planes  # absent in older specs: no global vector
+    return spec
 
 
 def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
@@ -205,8 +219,12 @@ def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
         layout = action_layout(game) if spec["head"] == "cell" else None
         if spec["head"] == "cell" and layout is None:
             raise ValueError(f"{game.name} exposes no action layout for a per-cell head")
+        global_planes = int(spec.get("global_planes", 0))
+        if not 0 <= global_planes <= shape[0]:
+            raise ValueError(f"global_planes={global_planes} does not fit {shape[0]} observation planes")
         return ConvNet(shape, game.num_actions, channels=spec["channels"], layers=spec["layers"],
-                       hidden=spec["hidden"], layout=layout, value_outputs=value_outputs)
+                       hidden=spec["hidden"], layout=layout, value_outputs=value_outputs,
+                       global_planes=global_planes)
     raise ValueError(f"unknown network kind {spec.get('kind')!r}")
 
 

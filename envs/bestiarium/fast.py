@@ -2,7 +2,7 @@
 
 ``rules.py`` is the readable reference; ``tests/bestiarium/test_bestiarium_fast.py`` checks this engine against
 it move by move (legal masks, both seats' observations, rewards, ends). The public face is
-``envs.bestiarium_v0.vector_env(num_envs, **options)`` (:class:`~envs.common.vector.VectorEnv`).
+``envs.bestiarium_v1.vector_env(num_envs, **options)`` (:class:`~envs.common.vector.VectorEnv`).
 
 State, one row per game (:class:`BestiariumBatch`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
 per seat and cell whether that seat may place there (kept up to date around each change, as ``rules.py`` does).
@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
+from envs.bestiarium.features import canonical_form, score_planes
 from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE
 from envs.bestiarium.rules import GROW, PLACE, STONE_CHARS, BestiariumGame, BestiariumState
 from envs.common.fastrng import below
@@ -145,36 +146,10 @@ def _cells_of(st, b, c, out):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _canonical(cells, n, tab, out, work):
     """The canonical form of ``cells[:n]`` into ``out[:n]`` (see the module docstring)."""
-    tq, tr, stride = tab.tq, tab.tr, tab.stride
-    for t in range(tq.shape[0]):
-        mq = _BIG
-        mr = _BIG
-        for i in range(n):
-            q = tq[t, cells[i]]
-            r = tr[t, cells[i]]
-            if q < mq:
-                mq = q
-            if r < mr:
-                mr = r
-        for i in range(n):  # insertion sort while encoding (creatures are small)
-            v = (tr[t, cells[i]] - mr) * stride + (tq[t, cells[i]] - mq)
-            k = i
-            while k > 0 and work[k - 1] > v:
-                work[k] = work[k - 1]
-                k -= 1
-            work[k] = v
-        better = t == 0
-        if not better:
-            for i in range(n):
-                if work[i] != out[i]:
-                    better = work[i] < out[i]
-                    break
-        if better:
-            for i in range(n):
-                out[i] = work[i]
+    canonical_form(cells, n, tab.tq, tab.tr, tab.stride, out, work)
 
 
 @njit(cache=True, inline="always")
@@ -407,7 +382,7 @@ def _mask_kernel(st, out, nbrs):
 
 @njit(cache=True)
 def _observe_row(st, b, seat, out, tab):
-    """Row ``b``'s planes from ``seat``'s view into ``out`` (10, S*S), as ``observation.py`` builds them."""
+    """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as ``observation.py`` builds them."""
     me = seat + 1
     grow = st.phase[b] == GROW and not st.over[b]
     chain = st.chain[b] if grow else -2
@@ -455,6 +430,8 @@ def _observe_row(st, b, seat, out, tab):
             out[1, k] = one
             out[7, k] = zero
             out[8, k] = s
+    score_planes(st.color[b], st.legal[b, 0], st.legal[b, 1], seat, st.to_move[b], grow, st.chain[b] if grow else -1,
+                 tab.nbrs, tab.tq, tab.tr, tab.stride, tab.single_shape_max, tab.square_cell, out)
 
 
 @njit(cache=True)
@@ -819,7 +796,7 @@ class FastBestiarium(BatchedGame):
         _apply_kernel(state, np.asarray(actions, dtype=np.int64), self.tables, self._scratch)
 
     def observe(self, state: BestiariumBatch, seats: np.ndarray, out: np.ndarray) -> None:
-        """Row ``b``'s planes from ``seats[b]``'s view into ``out[b]`` (B, 10, S, S) float32."""
+        """Row ``b``'s planes from ``seats[b]``'s view into ``out[b]`` (B, 56, S, S) float32."""
         if not out.flags.c_contiguous:
             raise ValueError("observe needs a C-contiguous output array")
         flat = out.reshape(out.shape[0], NUM_PLANES, self._side * self._side)

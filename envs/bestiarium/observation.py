@@ -1,8 +1,10 @@
-"""Bestiarium's observation: float32 planes ``(10, 2R+1, 2R+1)`` over the square embedding of the hexhex board.
+"""Bestiarium's observation: float32 planes ``(56, 2R+1, 2R+1)`` over the square embedding of the hexhex board.
 
 The embedding puts cell ``(q, r)`` at row ``r + R``, column ``q + R`` (see :mod:`envs.common.hexgrid`); the
 six hex neighbours of a cell are six of its eight square neighbours (all but the ``(-1,-1)`` and ``(+1,+1)``
 diagonals). Squares outside the hexagon are 0 in every plane but the constant ones.
+
+Planes 0-9, the stones (this module):
 
 ====  ==========================================================================================
 idx   plane (the observer is "me")
@@ -19,12 +21,16 @@ idx   plane (the observer is "me")
 9     cells where I may place a stone (empty, touching at most one of my creatures), whoever is to move
 ====  ==========================================================================================
 
+Planes 10-55, the score (``bestiarium_v1``; :mod:`envs.bestiarium.features`, which documents each plane): fauna
+and twin membership, what one added stone would eat, prey, and 38 constant planes with the scoring cascade now.
+
 Planes 7-9 are derived from the stones (nothing hidden); a convolution sees only a few cells around each cell,
 and a creature's size and the merge rule decide every eat, so they are given outright.
 
-:meth:`ObservationEncoder.encode_numpy` is the readable definition in numpy; :meth:`ObservationEncoder.encode`
-builds the same planes in one compiled kernel (creature sizes by a flood fill over the colours), about ten times
-faster, which is most of an ``env()`` step; the tests check that both agree on random games.
+:meth:`ObservationEncoder.encode_numpy` is the readable definition of planes 0-9 in numpy;
+:meth:`ObservationEncoder.encode` builds the same planes in one compiled kernel (creature sizes by a flood fill
+over the colours), about ten times faster; the tests check that both agree on random games.
+:meth:`ObservationEncoder.observation` is the whole observation (both kernels).
 """
 
 from __future__ import annotations
@@ -32,23 +38,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from envs.common.hexgrid import HexGrid
+from envs.bestiarium import features
+from envs.common.hexgrid import HexGrid, transforms
 
-NUM_PLANES = 10
+NUM_STONE_PLANES = 10
+NUM_PLANES = NUM_STONE_PLANES + features.NUM_SCORE_PLANES
 (PLANE_ME, PLANE_OPP, PLANE_EMPTY, PLANE_BOARD, PLANE_CHAIN, PLANE_GROW, PLANE_PASS, PLANE_MY_SIZE, PLANE_OPP_SIZE,
- PLANE_LEGAL) = range(NUM_PLANES)
+ PLANE_LEGAL) = range(NUM_STONE_PLANES)
 SIZE_SCALE = 0.1
 
 
 class ObservationEncoder:
-    """Builds the planes from a cell colour vector (0 empty, 1 Black, 2 White) for one board."""
+    """Builds the planes from a cell colour vector (0 empty, 1 Black, 2 White) for one board and shape
+    equivalence (``shape_equivalence`` decides which creatures have the same shape, for planes 10-55)."""
 
-    def __init__(self, grid: HexGrid):
+    def __init__(self, grid: HexGrid, shape_equivalence: str = "free"):
         side = grid.square_shape[0]
         self.shape = (NUM_PLANES, side, side)
+        self.stone_shape = (NUM_STONE_PLANES, side, side)
         self.sq = grid.square_index
         self.num_squares = side * side
-        blank = np.zeros((NUM_PLANES, self.num_squares), dtype=np.float32)
+        blank = np.zeros((NUM_STONE_PLANES, self.num_squares), dtype=np.float32)
         blank[PLANE_BOARD, self.sq] = 1.0
         self.blank = blank
         self.off_board = np.full(self.num_squares, 3, dtype=np.uint8)
@@ -69,20 +79,45 @@ class ObservationEncoder:
         np.multiply(self.size_plane, SIZE_SCALE, out=self.size_plane)
         """Planes 7/8's value for a creature of each size, computed as :meth:`encode_numpy` computes it."""
         self._no_legal = np.zeros(n, dtype=np.uint8)
+        maps = transforms(shape_equivalence)
+        self.tq = np.array([[f(c)[0] for c in grid.coords] for f in maps], dtype=np.int64)
+        self.tr = np.array([[f(c)[1] for c in grid.coords] for f in maps], dtype=np.int64)
+        """Each cell's axial coordinates under each symmetry of the equivalence (canonical shape forms)."""
+        self.stride = 2 * grid.radius + 1
+        self.single_shape_max = 1 if shape_equivalence == "fixed" else 2
+        """Sizes up to this have a single shape under the equivalence."""
+
+    def observation(
+        self, color: np.ndarray, seat: int, to_move: int, chain_cells: list[int] | None, grow_phase: bool,
+        pass_pending: bool, legal: tuple[bytearray, bytearray],
+    ) -> np.ndarray:
+        """The whole observation (``shape``) for ``seat``: planes 0-9 as :meth:`encode` with the derived planes,
+        planes 10-55 by :func:`envs.bestiarium.features.score_planes`. ``legal``: both seats' placement bytes."""
+        color = np.asarray(color, dtype=np.uint8)
+        out = np.empty(self.shape, dtype=np.float32)
+        flat = out.reshape(NUM_PLANES, self.num_squares)
+        legal0 = np.frombuffer(legal[0], dtype=np.uint8)
+        legal1 = np.frombuffer(legal[1], dtype=np.uint8)
+        chain_cell = chain_cells[0] if chain_cells else -1
+        _encode_kernel(color, legal1 if seat else legal0, seat, chain_cell, grow_phase, pass_pending, True,
+                       self.square_cell, self.nbrs, self.size_plane, flat)
+        features.score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, self.nbrs, self.tq,
+                              self.tr, self.stride, self.single_shape_max, self.square_cell, flat)
+        return out
 
     def encode(
         self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
         creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
         legal: bytearray | None = None,
     ) -> np.ndarray:
-        """The planes of :meth:`encode_numpy`, built by a compiled kernel (same arguments; the creatures are
+        """Planes 0-9 of :meth:`encode_numpy`, built by a compiled kernel (same arguments; the creatures are
         recomputed from ``color`` as its connected components, which they are)."""
         derived = creatures is not None and legal is not None
-        out = np.empty(self.shape, dtype=np.float32)
+        out = np.empty(self.stone_shape, dtype=np.float32)
         _encode_kernel(
             np.asarray(color, dtype=np.uint8), np.frombuffer(legal, dtype=np.uint8) if derived else self._no_legal,
             seat, chain_cells[0] if chain_cells else -1, grow_phase, pass_pending, derived, self.square_cell,
-            self.nbrs, self.size_plane, out.reshape(NUM_PLANES, self.num_squares),
+            self.nbrs, self.size_plane, out.reshape(NUM_STONE_PLANES, self.num_squares),
         )
         return out
 
@@ -91,7 +126,7 @@ class ObservationEncoder:
         creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
         legal: bytearray | None = None,
     ) -> np.ndarray:
-        """The planes for ``seat``; ``color`` is the per-cell colour vector (uint8), ``creatures`` the cells of
+        """Planes 0-9 for ``seat``; ``color`` is the per-cell colour vector (uint8), ``creatures`` the cells of
         every creature, ``creature_ids`` the creature id per cell (-1 empty), ``legal`` the seat's placement
         bytes per cell."""
         squares = self.off_board.copy()
@@ -119,13 +154,13 @@ class ObservationEncoder:
             np.multiply(extra[0], mine, out=extra[0])
             extra[2] = np.frombuffer(legal, dtype=np.uint8)
             out[PLANE_MY_SIZE:, self.sq] = extra
-        return out.reshape(self.shape)
+        return out.reshape(self.stone_shape)
 
 
 @njit(cache=True)
 def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane,
                    out):
-    """:meth:`ObservationEncoder.encode_numpy`'s planes into ``out`` (10, S*S)."""
+    """:meth:`ObservationEncoder.encode_numpy`'s planes into ``out[:10]`` (``out``: (planes, S*S))."""
     n = color.shape[0]
     comp = np.full(n, -1, dtype=np.int64)
     comp_size = np.zeros(n, dtype=np.int64)

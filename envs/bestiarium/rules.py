@@ -28,6 +28,7 @@ from envs.common.game import (
     pairwise_rewards,
 )
 from envs.common.hexgrid import HexGrid, canonical_shape, transforms
+from envs.bestiarium import features
 from envs.bestiarium.actions import ActionCodec
 from envs.bestiarium.observation import ObservationEncoder
 
@@ -131,8 +132,11 @@ class BestiariumGame(Game[BestiariumState]):
         self.codec = ActionCodec(grid)
         self.num_actions = n + 1
         self.pass_action = n
-        self.encoder = ObservationEncoder(grid)
+        self.encoder = ObservationEncoder(grid, shape_equivalence)
         self.observation_shape = self.encoder.shape
+        self.global_planes = features.NUM_GLOBAL_PLANES
+        """The observation's last 38 planes are constants (the scoring cascade): networks may read them as a
+        vector (``training.networks``)."""
         self.max_game_length = PLY_CAP_PER_CELL * n
         radius = grid.radius
         # Shape keys: a stride wide enough that translation-normalised offsets decode uniquely.
@@ -445,17 +449,11 @@ class BestiariumGame(Game[BestiariumState]):
 
     # ----- observation, notation -----------------------------------------------------------------
     def observation(self, state: BestiariumState, seat: int) -> np.ndarray:
-        """Planes (10, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py``."""
+        """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py`` and ``features.py``."""
         grow = state.phase == GROW and not state.over
-        return self.encoder.encode(
-            np.frombuffer(state.color, dtype=np.uint8),
-            seat,
-            state.members[state.chain] if grow else None,
-            grow,
-            state.passes == 1,
-            state.members,
-            state.cid,
-            state.legal[seat],
+        return self.encoder.observation(
+            np.frombuffer(state.color, dtype=np.uint8), seat, state.to_move,
+            state.members[state.chain] if grow else None, grow, state.passes == 1, state.legal,
         )
 
     has_symmetries = True

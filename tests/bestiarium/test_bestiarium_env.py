@@ -9,7 +9,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
-from envs import bestiarium_v0
+from envs import bestiarium_v1
 from envs.common.game import IllegalActionError
 from envs.common.testing import play_env_randomly
 
@@ -36,30 +36,30 @@ OPTION_SETS = [
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()))
 def test_pettingzoo_api(options):
-    api_test(bestiarium_v0.env(**options), num_cycles=300)
+    api_test(bestiarium_v1.env(**options), num_cycles=300)
 
 
 @pytest.mark.parametrize("size", [5, 6, 7])
 def test_pettingzoo_seed(size):
-    seed_test(functools.partial(bestiarium_v0.env, board_size=size), num_cycles=300)
+    seed_test(functools.partial(bestiarium_v1.env, board_size=size), num_cycles=300)
 
 
 @pytest.mark.parametrize("size", [5, 6, 7])
 def test_pettingzoo_render(size):
-    render_test(functools.partial(bestiarium_v0.env, board_size=size))
+    render_test(functools.partial(bestiarium_v1.env, board_size=size))
 
 
 def test_registered_and_named():
     assert "bestiarium" in envs.GAMES
-    assert envs.module("bestiarium") is bestiarium_v0
-    raw = bestiarium_v0.raw_env()
-    assert raw.metadata["name"] == "bestiarium_v0"
+    assert envs.module("bestiarium") is bestiarium_v1
+    raw = bestiarium_v1.raw_env()
+    assert raw.metadata["name"] == "bestiarium_v1"
     assert raw.possible_agents == ["player_0", "player_1"]
 
 
 def test_random_games_finish_through_the_wrapped_env():
     for seed in range(3):
-        env = bestiarium_v0.env(board_size=5)
+        env = bestiarium_v1.env(board_size=5)
         steps = play_env_randomly(env, seed)
         assert steps > 30
         raw = env.unwrapped
@@ -68,7 +68,7 @@ def test_random_games_finish_through_the_wrapped_env():
 
 
 def test_final_rewards_reach_both_agents():
-    env = bestiarium_v0.env(board_size=5)
+    env = bestiarium_v1.env(board_size=5)
     env.reset(seed=3)
     rng = np.random.default_rng(3)
     final = {}
@@ -87,7 +87,7 @@ def test_final_rewards_reach_both_agents():
 
 def feast_env(**kwargs):
     """A raw env restored into the FEAST position, Black to move."""
-    env = bestiarium_v0.raw_env(board_size=5, **kwargs)
+    env = bestiarium_v1.raw_env(board_size=5, **kwargs)
     env.reset(seed=1)
     snap = env.snapshot()
     snap["state"] = env.game.state_to_json(env.game.state_from_text(FEAST))
@@ -132,7 +132,7 @@ def test_illegal_actions():
     raw = feast_env()
     with pytest.raises(IllegalActionError):
         raw.step(raw.str_to_action("e4"))  # occupied
-    wrapped = bestiarium_v0.env(board_size=5)
+    wrapped = bestiarium_v1.env(board_size=5)
     wrapped.reset(seed=0)
     wrapped.step(0)
     wrapped.step(0)  # a1 is taken: the wrapper ends the game, -1 to the mover
@@ -141,12 +141,12 @@ def test_illegal_actions():
 
 
 def test_renders_text_and_picture():
-    env = bestiarium_v0.env(board_size=6, render_mode="ansi")
+    env = bestiarium_v1.env(board_size=6, render_mode="ansi")
     env.reset(seed=0)
     env.step(env.unwrapped.str_to_action("f6"))
     text = env.render()
     assert "X" in text and "White (O) to place" in text
-    pic = bestiarium_v0.env(render_mode="rgb_array")
+    pic = bestiarium_v1.env(render_mode="rgb_array")
     pic.reset(seed=0)
     img = pic.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3 and img.shape[0] > 100

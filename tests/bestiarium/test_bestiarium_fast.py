@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import bestiarium_v0
+from envs import bestiarium_v1
+from envs.bestiarium.features import score_planes_reference
+from envs.bestiarium.observation import NUM_STONE_PLANES
 from envs.bestiarium.fast import FastBestiarium
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.fastrng import seed_states
@@ -257,7 +259,7 @@ def test_eating_rotated_and_mirrored_rivals_matches_the_reference():
 @pytest.mark.parametrize("size,eq", [(5, "fixed"), (6, "free"), (7, "one_sided")])
 def test_vector_env_matches_the_reference_with_autoreset(size, eq):
     num = 12
-    venv = bestiarium_v0.vector_env(num, board_size=size, shape_equivalence=eq)
+    venv = bestiarium_v1.vector_env(num, board_size=size, shape_equivalence=eq)
     ref = venv.game.reference
     obs, info = venv.reset(seed=3)
     refs = [ref.initial_state() for _ in range(num)]
@@ -293,7 +295,7 @@ def test_vector_env_matches_the_reference_with_autoreset(size, eq):
 
 def test_same_seed_same_games():
     def run(seed):
-        venv = bestiarium_v0.vector_env(6)
+        venv = bestiarium_v1.vector_env(6)
         obs, info = venv.reset(seed=seed)
         rng = seed_states(seed, 6)
         actions = np.empty(6, dtype=np.int64)
@@ -313,7 +315,7 @@ def test_same_seed_same_games():
 
 
 def test_illegal_action_is_refused_and_changes_nothing():
-    venv = bestiarium_v0.vector_env(3)
+    venv = bestiarium_v1.vector_env(3)
     _, info = venv.reset(seed=0)
     rng = seed_states(0, 3)
     actions = np.empty(3, dtype=np.int64)
@@ -339,20 +341,20 @@ def test_illegal_action_is_refused_and_changes_nothing():
 def test_bad_options_raise_the_references_config_error():
     for opts in ({"board_size": 8}, {"board_size": "6"}, {"shape_equivalence": "mirror"}, {"shape_equivalence": 1}):
         with pytest.raises(ConfigError) as fast_err:
-            bestiarium_v0.vector_env(2, **opts)
+            bestiarium_v1.vector_env(2, **opts)
         with pytest.raises(ConfigError) as ref_err:
-            bestiarium_v0.raw_env(**opts)
+            bestiarium_v1.raw_env(**opts)
         assert str(fast_err.value) == str(ref_err.value)
     with pytest.raises(TypeError):
-        bestiarium_v0.vector_env(2, num_players=3)
+        bestiarium_v1.vector_env(2, num_players=3)
     with pytest.raises(ValueError, match="num_envs"):
-        bestiarium_v0.vector_env(0)
-    assert bestiarium_v0.vector_env(1, board_size=7, shape_equivalence="fixed").game.options() == {
+        bestiarium_v1.vector_env(0)
+    assert bestiarium_v1.vector_env(1, board_size=7, shape_equivalence="fixed").game.options() == {
         "board_size": 7, "shape_equivalence": "fixed"}
 
 
 def test_ply_cap_truncates_as_the_aec_env_does():
-    venv = bestiarium_v0.vector_env(2, board_size=5)
+    venv = bestiarium_v1.vector_env(2, board_size=5)
     ref = venv.game.reference
     venv.reset(seed=0)
     cap = ref.max_game_length
@@ -367,7 +369,7 @@ def test_ply_cap_truncates_as_the_aec_env_does():
     assert np.array_equal(info["final_obs"][1], ref.observation(s, 0))
     assert venv.state.plies[1] == 0 and venv.state.color[1].sum() == 0  # restarted
     # the AEC env cuts at the same ply
-    aec = bestiarium_v0.raw_env(board_size=5)
+    aec = bestiarium_v1.raw_env(board_size=5)
     aec.reset(seed=0)
     aec.state = ref.state_from_text("\n".join([". " * n for n in (5, 6, 7, 8, 9, 8, 7, 6, 5)]), plies=cap - 1)
     aec.num_plies = cap - 1
@@ -485,7 +487,10 @@ def test_compiled_observation_equals_the_numpy_definition(size, eq):
             full = (s.members, s.cid, s.legal[seat])
             assert np.array_equal(enc.encode(*args, *full), enc.encode_numpy(*args, *full))
             assert np.array_equal(enc.encode(*args), enc.encode_numpy(*args))  # without the derived planes
-            assert np.array_equal(game.observation(s, seat), enc.encode_numpy(*args, *full))
+            obs = game.observation(s, seat)
+            assert np.array_equal(obs[:NUM_STONE_PLANES], enc.encode_numpy(*args, *full))
+            cells = obs.reshape(obs.shape[0], -1)[NUM_STONE_PLANES:, game.grid.square_index]
+            assert np.array_equal(cells, score_planes_reference(game, s, seat))
 
 
 def test_compiled_search_breaks_visit_ties_like_mcts_policy():

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from envs import bestiarium_v0
+from envs import bestiarium_v1
 from envs.common.testing import (
     check_mask_matches_apply,
     check_snapshot_roundtrip,
@@ -89,7 +89,7 @@ def test_mask_matches_what_step_accepts(config, seed):
 @settings(max_examples=20, deadline=None)
 @given(size=st.sampled_from([5, 6]), seed=seeds)
 def test_env_snapshot_restore_round_trips_mid_chain(size, seed):
-    env = bestiarium_v0.raw_env(board_size=size, shape_equivalence="fixed")  # fixed: chains are frequent
+    env = bestiarium_v1.raw_env(board_size=size, shape_equivalence="fixed")  # fixed: chains are frequent
     rng = np.random.default_rng(seed)
     for game_no in range(20):
         env.reset(seed=seed + game_no)

@@ -52,11 +52,11 @@ def finished(g: BestiariumGame, text: str, first_passer: int):
 def test_default_options_and_sizes():
     g = BestiariumGame()
     assert g.options() == {"board_size": 6, "shape_equivalence": "free"}
-    assert (g.num_cells, g.num_actions, g.observation_shape) == (91, 92, (10, 11, 11))
+    assert (g.num_cells, g.num_actions, g.observation_shape) == (91, 92, (56, 11, 11))
     assert g.max_game_length == PLY_CAP_PER_CELL * 91
     assert BestiariumGame(board_size=5).num_cells == 61
     assert BestiariumGame(board_size=7).num_cells == 127
-    assert BestiariumGame(board_size=7).observation_shape == (10, 13, 13)
+    assert BestiariumGame(board_size=7).observation_shape == (56, 13, 13)
 
 
 @pytest.mark.parametrize("bad", [4, 8, 0, -6, 6.0, "6", True, None])
@@ -500,10 +500,10 @@ def test_observation_planes():
     sq = g.grid.square_index
 
     def at(obs, plane, name):
-        return obs.reshape(10, -1)[plane, sq[cell(g, name)]]
+        return obs.reshape(56, -1)[plane, sq[cell(g, name)]]
 
     ob, ow = g.observation(s, BLACK), g.observation(s, WHITE)
-    assert ob.shape == (10, side, side) and ob.dtype == np.float32
+    assert ob.shape == (56, side, side) and ob.dtype == np.float32
     assert at(ob, PLANE_ME, "e5") == 1 and at(ob, PLANE_OPP, "e5") == 0
     assert at(ow, PLANE_ME, "e5") == 0 and at(ow, PLANE_OPP, "e5") == 1
     assert at(ob, PLANE_OPP, "f6") == 1 and at(ow, PLANE_ME, "f6") == 1
@@ -524,7 +524,7 @@ def test_observation_size_and_legal_planes():
     s = g.state_from_text(FEAST)
     play(g, s, "e6")  # Black's line e4 e5 e6 (3 stones) must grow
     sq = g.grid.square_index
-    ob, ow = g.observation(s, BLACK).reshape(10, -1), g.observation(s, WHITE).reshape(10, -1)
+    ob, ow = g.observation(s, BLACK).reshape(56, -1), g.observation(s, WHITE).reshape(56, -1)
     assert ob[PLANE_MY_SIZE, sq[cell(g, "e5")]] == pytest.approx(0.3)
     assert ow[PLANE_OPP_SIZE, sq[cell(g, "e5")]] == pytest.approx(0.3)
     # every stone shows its creature's size (counted here by flood fill over the text board), nothing else does
@@ -546,7 +546,7 @@ def test_observation_size_and_legal_planes():
     t = g.state_from_text(FEAST)
     for seat in (BLACK, WHITE):
         t.to_move = seat
-        o = g.observation(t, seat).reshape(10, -1)
+        o = g.observation(t, seat).reshape(56, -1)
         assert np.array_equal(o[PLANE_LEGAL, sq], g.legal_mask(t)[: g.num_cells].astype(np.float32))
 
 
