@@ -164,3 +164,33 @@ def test_masked_distribution_equals_the_dense_masked_softmax():
     assert torch.isinf(dist.log_prob(torch.full((16,), 299))[~mask[:, 299]]).all()
     (dist.log_prob(actions).sum() + dist.entropy().sum()).backward()
     assert (logits.grad[~mask] == 0).all()  # illegal logits get no gradient
+
+
+def test_conv_net_reads_the_global_planes_into_its_value_head():
+    """Bestiarium's spec asks for its 38 constant planes as a vector; with the trunk silenced, the value still
+    follows them (the head reads them directly), and a spec without the key (older checkpoints) has none."""
+    from envs.bestiarium.features import NUM_GLOBAL_PLANES, VERDICT
+    from envs.bestiarium.rules import BestiariumGame
+    from training.config import make_config
+    from training.networks import build_network, network_spec
+
+    game = BestiariumGame(board_size=5)
+    spec = network_spec(make_config("bestiarium"), game)
+    assert spec["global_planes"] == NUM_GLOBAL_PLANES == 38
+    net = build_network(spec, game)
+    with torch.no_grad():
+        for layer in net.trunk:
+            layer.conv.weight.zero_()
+            layer.conv.bias.zero_()
+            layer.pool_bias.weight.zero_()
+            layer.pool_bias.bias.zero_()
+    obs = torch.from_numpy(np.stack([game.observation(game.initial_state(), 0)] * 2))
+    obs[1, VERDICT] = 1.0
+    _, value, _ = net.scores(obs)
+    assert value[0] != value[1]
+    old = {k: v for k, v in spec.items() if k != "global_planes"}
+    assert build_network(old, game).global_planes == 0
+    with pytest.raises(ValueError, match="global_planes"):
+        build_network({**spec, "global_planes": 99}, game)
+    sheep = envs.module("battle_sheep").raw_env().game
+    assert "global_planes" not in network_spec(make_config("battle_sheep"), sheep)
