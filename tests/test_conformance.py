@@ -66,6 +66,24 @@ def test_every_game_is_registered_and_documented(game):
     assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].any()
 
 
+def test_every_id_is_in_pettingzoos_registries():
+    """Every game's id is in PettingZoo's AEC registry, and every game with a ``parallel_env`` (Boaring) is in
+    its parallel registry too: ``make("parallel", id)`` builds a ParallelEnv that passes PettingZoo's
+    parallel_api_test."""
+    from pettingzoo import ParallelEnv
+    from pettingzoo.test import parallel_api_test
+
+    assert set(envs.ENV_IDS.values()) <= set(pettingzoo.aec_registry)
+    with_parallel = {game for game in envs.GAMES if hasattr(envs.module(game), "parallel_env")}
+    assert with_parallel == set(envs.PARALLEL_GAMES) == {"boaring"}
+    for game in with_parallel:
+        assert envs.ENV_IDS[game] in pettingzoo.parallel_registry
+        par = pettingzoo.make("parallel", envs.ENV_IDS[game], num_players=3)
+        assert isinstance(par, ParallelEnv)
+        assert par.possible_agents == ["player_0", "player_1", "player_2"]
+        parallel_api_test(par, num_cycles=200)
+
+
 def test_unknown_game_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         envs.module("chess")
