@@ -203,8 +203,7 @@ class BarnyardGame(pyspiel.Game):
         reason = self.spec.unsupported(options)
         if reason:
             raise ConfigError(reason)
-        self.engine: Game = _engine(self.spec.game, json.dumps(options, sort_keys=True))
-        engine = self.engine
+        engine = _engine(self.spec.game, json.dumps(options, sort_keys=True))
         low, high = self.spec.utility(options)
         info = pyspiel.GameInfo(
             num_distinct_actions=engine.num_actions,
@@ -216,6 +215,15 @@ class BarnyardGame(pyspiel.Game):
             max_game_length=engine.max_game_length + self.spec.chance_nodes_bound(engine),
         )
         super().__init__(self.game_type, info, options)
+
+    @property
+    def engine(self) -> Game:
+        """The Barnyard engine for this game's parameters (shared; also right for copies that OpenSpiel or
+        ``copy``/``pickle`` make without calling ``__init__``)."""
+        return _engine(self.spec.game, json.dumps(dict(self.get_parameters()), sort_keys=True))
+
+    def __deepcopy__(self, memo: dict) -> "BarnyardGame":
+        return self  # games are immutable (OpenSpiel shares them too)
 
     def new_initial_state(self) -> "BarnyardState":
         """The start of a game: chance nodes first where the engine shuffles or rolls."""
@@ -479,8 +487,9 @@ def register() -> None:
     for game, spec in SPECS.items():
         if game not in _GAME_CLASSES:
             name = "".join(part.title() for part in game.split("_"))
-            _GAME_CLASSES[game] = type(f"{name}OpenSpielGame", (BarnyardGame,),
-                                       {"spec": spec, "game_type": _game_type(spec), "__module__": __name__})
+            cls = type(f"{name}OpenSpielGame", (BarnyardGame,),
+                       {"spec": spec, "game_type": _game_type(spec), "__module__": __name__})
+            _GAME_CLASSES[game] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
         if spec.short_name not in registered:
             pyspiel.register_game(_GAME_CLASSES[game].game_type, _GAME_CLASSES[game])
 
