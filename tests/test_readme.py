@@ -128,6 +128,8 @@ def test_the_installed_barnyard_script_prints_its_help():
 def test_python_blocks_run(path, capsys):
     """The README's and docs' runnable Python blocks (those that import something) run as printed
     (docs/frameworks.md's train for minutes: tests/frameworks/ runs them with smaller sizes)."""
+    if path.name == "openspiel.md":
+        pytest.importorskip("pyspiel")  # the openspiel extra (installed by the README's test command)
     ran = 0
     for block in python_blocks(path.read_text()):
         if block.lstrip().startswith(("import ", "from ")):
