@@ -517,7 +517,7 @@ class BoaringGame(Game[BoaringState]):
                 extra[pending_at + s * NUM_VALUES + card - 1] = 1.0
         return np.concatenate([self.observation(state, 0), extra])
 
-    def global_state_bounds(self, obs_low=None, obs_high=None) -> tuple[np.ndarray, np.ndarray]:
+    def global_state_bounds(self, obs_low: Any = None, obs_high: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """(low, high) of :meth:`global_state`: the observation's bounds, then 0 / 1 (the arguments are ignored:
         the layout knows its own bounds)."""
         size = self.num_players * (1 + 2 * NUM_VALUES)

@@ -66,7 +66,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
                       "wheel)") from error
 
 import envs
-from envs.common.game import TERMINAL, ConfigError, Game
+from envs.common.game import ConfigError, Game
 from envs.openspiel.chance import NeedChance, ScriptedRng
 
 __all__ = ["GAME_NAMES", "load_game", "register", "engine_of"]
