@@ -1,13 +1,15 @@
 """Barnyard: board and card games as PettingZoo AEC environments with action masks.
 
-Import style, as in PettingZoo::
+Importing ``envs`` registers every game with PettingZoo's registries (PettingZoo 1.27's ``make`` style)::
 
-    from envs import battle_sheep_v0
-    env = battle_sheep_v0.env(render_mode="ansi", num_players=3)
+    import envs  # registers the barnyard/* ids
+    from pettingzoo import make
+    env = make("aec", "barnyard/battle_sheep-v0", render_mode="ansi", num_players=3)
+    parallel = make("parallel", "barnyard/boaring-v0", num_players=4)  # games with a Parallel view
 
-Importing ``envs`` also registers every game with PettingZoo's registry, so that
-``pettingzoo.make("aec", "barnyard/battle_sheep-v0")`` works. Game modules are imported lazily. Bestiarium is at
-version 1 (``envs.bestiarium_v1``); ``envs.bestiarium_v0`` raises PettingZoo's ``DeprecatedEnv``.
+The module style works too: ``from envs import battle_sheep_v0; battle_sheep_v0.env(num_players=3)``. Game modules
+are imported lazily (registration imports none of them). Bestiarium is at version 1 (``envs.bestiarium_v1``);
+``envs.bestiarium_v0`` raises PettingZoo's ``DeprecatedEnv``.
 """
 
 from __future__ import annotations
@@ -30,8 +32,13 @@ MODULES: dict[str, str] = {game: f"{game}_v{VERSIONS[game]}" for game in GAMES}
 ENV_IDS: dict[str, str] = {game: f"barnyard/{game}-v{VERSIONS[game]}" for game in GAMES}
 """PettingZoo registry id of each game."""
 
+PARALLEL_GAMES: tuple[str, ...] = ("boaring",)
+"""Games whose public module also offers ``parallel_env`` (registered in PettingZoo's parallel registry)."""
+
 for _game, _id in ENV_IDS.items():
     register("aec", _id, entry_point=f"envs.{MODULES[_game]}:env")
+for _game in PARALLEL_GAMES:
+    register("parallel", ENV_IDS[_game], entry_point=f"envs.{MODULES[_game]}:parallel_env")
 
 
 def module(game: str) -> Any:

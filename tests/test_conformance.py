@@ -66,6 +66,24 @@ def test_every_game_is_registered_and_documented(game):
     assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].any()
 
 
+def test_every_id_is_in_pettingzoos_registries():
+    """Every game's id is in PettingZoo's AEC registry, and every game with a ``parallel_env`` (Boaring) is in
+    its parallel registry too: ``make("parallel", id)`` builds a ParallelEnv that passes PettingZoo's
+    parallel_api_test."""
+    from pettingzoo import ParallelEnv
+    from pettingzoo.test import parallel_api_test
+
+    assert set(envs.ENV_IDS.values()) <= set(pettingzoo.aec_registry)
+    with_parallel = {game for game in envs.GAMES if hasattr(envs.module(game), "parallel_env")}
+    assert with_parallel == set(envs.PARALLEL_GAMES) == {"boaring"}
+    for game in with_parallel:
+        assert envs.ENV_IDS[game] in pettingzoo.parallel_registry
+        par = pettingzoo.make("parallel", envs.ENV_IDS[game], num_players=3)
+        assert isinstance(par, ParallelEnv)
+        assert par.possible_agents == ["player_0", "player_1", "player_2"]
+        parallel_api_test(par, num_cycles=200)
+
+
 def test_unknown_game_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         envs.module("chess")
@@ -73,10 +91,11 @@ def test_unknown_game_is_a_clear_error():
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_state_is_pettingzoos_global_state_and_changes_nothing(game):
-    """``env.state()`` is PettingZoo's global-state method (no longer shadowed by the engine state, which is
-    ``env.unwrapped.game_state``): for perfect-information games player_0's observation followed by a one-hot of
-    the seat to move, inside ``state_space``; for Boaring (hidden hands) a clear NotImplementedError. Calling it
-    at every decision changes nothing: the game plays exactly as one where nobody called it."""
+    """``env.state()`` is PettingZoo's global state method (no longer shadowed by the engine state, which is
+    ``env.unwrapped.game_state``): player_0's observation followed by a one-hot of the seat to move, inside
+    ``state_space`` (PettingZoo's state tests pass); Boaring (hidden hands) adds every hand and face-down card,
+    a privileged view (tests/boaring/test_boaring_global_state.py checks those blocks). Calling it at every
+    decision changes nothing: the game plays exactly as one where nobody called it."""
     from pettingzoo.test.state_test import test_state, test_state_space
 
     mod = envs.module(game)
@@ -84,13 +103,9 @@ def test_state_is_pettingzoos_global_state_and_changes_nothing(game):
     probe.reset(seed=3)
     raw = probe.unwrapped
     assert raw.game_state is not None and not callable(raw.game_state)
-    if not raw.game.perfect_information:
-        assert not hasattr(raw, "state_space")
-        with pytest.raises(NotImplementedError, match="hidden information"):
-            probe.state()
-    else:
-        test_state_space(probe)
-        test_state(mod.env(), num_cycles=50)
+    assert raw.game.perfect_information or raw.game.privileged_global_state
+    test_state_space(probe)
+    test_state(mod.env(), num_cycles=50)
     log_probe, log_plain = [], []
     for env, log in ((probe, log_probe), (plain, log_plain)):
         env.reset(seed=3)
@@ -98,21 +113,19 @@ def test_state_is_pettingzoos_global_state_and_changes_nothing(game):
         for agent in env.agent_iter(5000):
             if env is probe:
                 before = json_snapshot(env)
-                if raw.game.perfect_information:
-                    state = env.state()
-                    assert env.state_space.contains(state) and state.dtype == raw.game.observation_dtype
-                    channels = raw.game.observation_shape[0]
-                    assert np.array_equal(state[:channels], env.observe("player_0")["observation"])
-                    seat = raw.game.current_player(raw.game_state)
-                    to_move = state[channels:].reshape(raw.game.num_players, -1)
-                    expected = np.zeros(raw.game.num_players)
-                    if seat >= 0:
-                        expected[seat] = 1
-                    assert np.array_equal(to_move.min(axis=1), expected)
-                    assert np.array_equal(to_move.max(axis=1), expected)
-                else:
-                    with pytest.raises(NotImplementedError):
-                        env.state()
+                state = env.state()
+                assert env.state_space.contains(state) and state.dtype == raw.game.observation_dtype
+                assert state.shape == raw.game.global_state_shape
+                channels = raw.game.observation_shape[0]
+                assert np.array_equal(state[:channels], env.observe("player_0")["observation"])
+                seat = raw.game.current_player(raw.game_state)
+                cells = int(np.prod(raw.game.observation_shape[1:], dtype=int))
+                to_move = state[channels:channels + raw.game.num_players * cells].reshape(raw.game.num_players, -1)
+                expected = np.zeros(raw.game.num_players)
+                if seat >= 0:
+                    expected[seat] = 1
+                assert np.array_equal(to_move.min(axis=1), expected)
+                assert np.array_equal(to_move.max(axis=1), expected)
                 assert json_snapshot(env) == before
             obs, reward, term, trunc, _ = env.last()
             log.append((agent, obs["observation"].tobytes(), reward, term, trunc))
@@ -125,14 +138,17 @@ def json_snapshot(env) -> str:
     return json.dumps(env.unwrapped.snapshot(), sort_keys=True)
 
 
-def test_boaring_parallel_state_is_a_clear_not_implemented():
+def test_boaring_parallel_state_is_the_aec_envs_and_changes_nothing():
     from envs import boaring_v0
 
     par = boaring_v0.parallel_env(num_players=3)
-    par.reset(seed=0)
-    before = json.dumps(par.game.state_to_json(par.game_state), sort_keys=True)
-    with pytest.raises(NotImplementedError, match="hidden information"):
+    with pytest.raises(RuntimeError, match="reset"):
         par.state()
+    par.reset(seed=0)
+    aec = boaring_v0.env(num_players=3)
+    aec.reset(seed=0)
+    before = json.dumps(par.game.state_to_json(par.game_state), sort_keys=True)
+    assert np.array_equal(par.state(), aec.state()) and par.state_space.contains(par.state())
     assert json.dumps(par.game.state_to_json(par.game_state), sort_keys=True) == before
 
 

@@ -43,6 +43,13 @@ Observation
 Rewards
     At the end only: each player gets (players beaten - players beating them) / (n - 1) under the ranking
     (pastures, largest herd); two players: +1 / -1, 0 for a draw. Rewards sum to zero.
+
+Version history
+    =======  ========  ==========================================================================================
+    version  package   changes
+    =======  ========  ==========================================================================================
+    v0       0.1.0     first release
+    =======  ========  ==========================================================================================
 """
 
 from __future__ import annotations

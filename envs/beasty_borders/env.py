@@ -58,6 +58,13 @@ Rewards
 Notation
     Main: ``A`` .. ``C`` / ``X`` .. ``Z`` (the mover's type) or ``pass``; variant: ``A1`` .. ``A28`` (figure
     letter and value) or ``pass``. ``env.unwrapped.action_to_str(a)`` / ``str_to_action(text)``.
+
+Version history
+    =======  ========  ==========================================================================================
+    version  package   changes
+    =======  ========  ==========================================================================================
+    v0       0.1.0     first release
+    =======  ========  ==========================================================================================
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ Rewards                terminal only, zero-sum. ``"pairwise"``: each seat gets (
                        it) / (n - 1) over rank keys (score, savanna boars, lions, hyenas), so a sole winner gets
                        +1 and tied seats share. ``"score"``: final score minus the mean score.
 Notation               ``play 7``, ``no eat``, ``eat boar`` (hyena), ``eat lion of p2`` (lion; absolute seat)
+Global state           ``env.state()`` (AEC and Parallel; ``state_space``): **privileged**, for centralised
+                       critics only: player_0's observation, a one-hot of the seat to move, every seat's hand
+                       (n x 10, / 7) and face-down card of the round (n x 10 one-hot); float32[68 + 43 n]
 =====================  ==========================================================================================
 
 The observation's blocks, in order (relative seat k is the player k seats after the observer, clockwise; the
@@ -53,6 +56,16 @@ pile_size         1       food pile size / 70
 ``raw_env`` raises :class:`~envs.common.game.IllegalActionError` on an illegal action; ``env()`` adds
 PettingZoo's standard wrappers (an illegal move ends the game with -1 to the mover). The rules as implemented,
 every reading and the encodings in detail: ``envs/boaring/RULES.md``.
+
+Version history:
+
+=======  ==========  ===================================================================================
+version  package     changes
+=======  ==========  ===================================================================================
+v0       0.1.0       first release
+v0       unreleased  ``state()`` returns the privileged global state (it raised NotImplementedError);
+                     observations, actions, rewards and dynamics unchanged, so the version stays v0
+=======  ==========  ===================================================================================
 """
 
 from __future__ import annotations

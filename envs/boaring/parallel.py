@@ -56,6 +56,9 @@ class BoaringParallelEnv(ParallelEnv):
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        low, high = game.global_state_bounds()
+        self.state_space = spaces.Box(low=low, high=high, shape=game.global_state_shape, dtype=np.float32)
+        """The space of :meth:`state` (the privileged global state)."""
         self._noop_mask = np.zeros(game.num_actions, dtype=np.int8)
         self._noop_mask[A.NO_EAT] = 1
         self.np_random, self.np_random_seed = seeding.np_random(None)
@@ -137,8 +140,11 @@ class BoaringParallelEnv(ParallelEnv):
         return obs, rewards, terminations, truncations, infos
 
     def state(self) -> np.ndarray:
-        """PettingZoo's global state: raises NotImplementedError, as the AEC env does (Boaring has hidden hands
-        and bids, so every global view would hold some seat's secret)."""
+        """PettingZoo's global state, as in the AEC env: a **privileged** view with every hand and face-down
+        card (:meth:`~envs.boaring.rules.BoaringGame.global_state`), for centralised critics only. Reading it
+        changes nothing; RuntimeError before reset()."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before state()")
         return self.game.global_state(self.game_state)
 
     def render(self) -> str | np.ndarray | None:

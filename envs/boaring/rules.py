@@ -153,6 +153,7 @@ class BoaringGame(Game[BoaringState]):
     observation_dtype = np.float32
     perfect_information = False
     hidden_information_note = "every player's hand and face-down bid"
+    privileged_global_state = True
 
     def __init__(self, num_players: int = 4, reward: str = "pairwise"):
         self.num_players = n = check_int_range("num_players", num_players, 2, 10)
@@ -486,6 +487,42 @@ class BoaringGame(Game[BoaringState]):
     def observation(self, state: BoaringState, seat: int) -> np.ndarray:
         """The observation of ``seat`` (layout in envs/boaring/observation.py)."""
         return encode(self.layout, state, seat)
+
+    # ----- the privileged global state (centralised critics) ------------------------------------------
+    @property
+    def global_state_shape(self) -> tuple[int, ...]:
+        """Shape of :meth:`global_state`: ``(68 + 22 n) + n + 10 n + 10 n`` entries."""
+        return (self.layout.size + self.num_players * (1 + 2 * NUM_VALUES),)
+
+    def global_state(self, state: BoaringState) -> np.ndarray:
+        """PettingZoo's ``state()``: a **privileged** view that holds every seat's secrets, for centralised
+        training only (a critic that sees everything); never feed it to a policy that plays.
+
+        float32, in order: ``player_0``'s observation (seat 0 first, the others clockwise; 68 + 22 n entries);
+        a one-hot of the seat to move (n; all zeros once the game is over); every seat's hand, seat by seat
+        (n x 10: count of value v at ``10 s + v - 1``, / 7); every seat's face-down card of this round (n x 10:
+        one-hot of its value, all zeros before it commits). What nobody knows is not in it: the order of the
+        food pile and of the animal deck (their compositions are public and already in the observation).
+        """
+        n = self.num_players
+        extra = np.zeros(n * (1 + 2 * NUM_VALUES), dtype=np.float32)
+        seat = self.current_player(state)
+        if seat != TERMINAL:
+            extra[seat] = 1.0
+        hands = np.asarray(state.hands, dtype=np.float32).reshape(-1) / COPIES_PER_VALUE
+        extra[n:n + n * NUM_VALUES] = hands
+        pending_at = n + n * NUM_VALUES
+        for s, card in enumerate(state.pending):
+            if card > 0:
+                extra[pending_at + s * NUM_VALUES + card - 1] = 1.0
+        return np.concatenate([self.observation(state, 0), extra])
+
+    def global_state_bounds(self, obs_low: Any = None, obs_high: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) of :meth:`global_state`: the observation's bounds, then 0 / 1 (the arguments are ignored:
+        the layout knows its own bounds)."""
+        size = self.num_players * (1 + 2 * NUM_VALUES)
+        return (np.concatenate([self.layout.low, np.zeros(size, dtype=np.float32)]),
+                np.concatenate([self.layout.high, np.ones(size, dtype=np.float32)]))
 
     def information_state(self, state: BoaringState, seat: int) -> BoaringState:
         """A copy with only what ``seat`` knows: other hands, hidden pending cards and deck orders unknown.

@@ -5,9 +5,9 @@ classic games do: agents ``player_0..player_{n-1}`` (agent ``player_i`` sits at 
 observations ``{"observation": ndarray, "action_mask": int8 ndarray}`` from the observer's point of view with
 the mask all zeros for anyone not to move, terminal rewards only, and the standard dead-step protocol at the end.
 
-``state()`` is PettingZoo's global state (:meth:`~envs.common.game.Game.global_state`; ``state_space`` in
-perfect-information games, NotImplementedError in hidden-information ones); the engine's state of the game is
-the attribute ``game_state``.
+``state()`` is PettingZoo's global state (:meth:`~envs.common.game.Game.global_state`, bounded by
+``state_space``): the whole position in perfect-information games, a privileged view with every hand in
+Boaring (for centralised critics only); the engine's state of the game is the attribute ``game_state``.
 
 ``raw_env`` raises :class:`~envs.common.game.IllegalActionError` for an illegal action and leaves the game as it
 was. :func:`wrap_standard` gives ``env()``: the semantics of PettingZoo's ``TerminateIllegalWrapper`` (an illegal
@@ -71,16 +71,11 @@ class BarnyardAECEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(game.num_actions, dtype=np.int8)
-        if game.perfect_information:
-            low = np.broadcast_to(self._observation_low(), game.observation_shape)
-            high = np.broadcast_to(self._observation_high(), game.observation_shape)
-            extra = (game.num_players, *game.observation_shape[1:])
-            self.state_space = spaces.Box(
-                low=np.concatenate([low, np.zeros(extra)]).astype(game.observation_dtype),
-                high=np.concatenate([high, np.ones(extra)]).astype(game.observation_dtype),
-                shape=game.global_state_shape, dtype=game.observation_dtype,
-            )
-            """The space of :meth:`state` (perfect-information games only)."""
+        if game.perfect_information or game.privileged_global_state:
+            low, high = game.global_state_bounds(self._observation_low(), self._observation_high())
+            self.state_space = spaces.Box(low=low, high=high, shape=game.global_state_shape,
+                                          dtype=game.observation_dtype)
+            """The space of :meth:`state` (games that offer a global state)."""
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game_state = None
         """The engine's state of the current game (every hidden card included; None before reset()). Tools
@@ -125,9 +120,10 @@ class BarnyardAECEnv(AECEnv):
 
     def state(self) -> np.ndarray:
         """PettingZoo's global state (for centralised critics): :meth:`~envs.common.game.Game.global_state`, the
-        observation from ``player_0``'s point of view followed by a one-hot of the seat to move, shaped and
-        bounded by :attr:`state_space`. Reading it changes nothing. Raises NotImplementedError for a game with
-        hidden information (Boaring) and RuntimeError before reset()."""
+        observation from ``player_0``'s point of view followed by a one-hot of the seat to move (and, in a
+        hidden-information game that offers one, every seat's secrets: privileged, for centralised critics
+        only), shaped and bounded by :attr:`state_space`. Reading it changes nothing. Raises RuntimeError before
+        reset() and NotImplementedError for a hidden-information game without a privileged view."""
         if self.game_state is None:
             raise RuntimeError("call reset() before state()")
         return self.game.global_state(self.game_state)

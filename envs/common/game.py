@@ -167,6 +167,11 @@ class Game(ABC, Generic[S]):
     :meth:`global_state` that hides nothing from anyone."""
     hidden_information_note: str = ""
     """Hidden-information games: what is hidden, for the message of :meth:`global_state`."""
+    privileged_global_state: bool = False
+    """True for a hidden-information game that still offers :meth:`global_state`: a *privileged* view holding
+    every seat's secrets, for centralised training (a critic that sees everything) and never for an agent's
+    policy. Such a game overrides :meth:`global_state`, :attr:`global_state_shape` and
+    :meth:`global_state_bounds`."""
 
     @property
     def global_state_shape(self) -> tuple[int, ...]:
@@ -182,8 +187,8 @@ class Game(ABC, Generic[S]):
         the planes of a (C, H, W) observation, ``num_players`` entries after a flat one. Same dtype as the
         observation; entries within the observation's bounds and 0 / 1.
 
-        Defined for perfect-information games only (:attr:`perfect_information`): raises NotImplementedError
-        for the others, where any global view would show a seat's hidden information.
+        Defined for perfect-information games (:attr:`perfect_information`); a hidden-information game either
+        overrides it with a privileged view (:attr:`privileged_global_state`) or raises NotImplementedError.
         """
         if not self.perfect_information:
             raise NotImplementedError(
@@ -195,6 +200,15 @@ class Game(ABC, Generic[S]):
         if seat != TERMINAL:
             to_move[seat] = 1
         return np.concatenate([obs, to_move])
+
+    def global_state_bounds(self, obs_low: Any = 0.0, obs_high: Any = 1.0) -> tuple[np.ndarray, np.ndarray]:
+        """Elementwise (low, high) of :meth:`global_state`, given the observation's bounds (scalars or arrays
+        broadcastable to :attr:`observation_shape`): the observation's, then 0 / 1 for the to-move one-hot."""
+        low = np.broadcast_to(np.asarray(obs_low, dtype=np.float64), self.observation_shape)
+        high = np.broadcast_to(np.asarray(obs_high, dtype=np.float64), self.observation_shape)
+        extra = (self.num_players, *self.observation_shape[1:])
+        return (np.concatenate([low, np.zeros(extra)]).astype(self.observation_dtype),
+                np.concatenate([high, np.ones(extra)]).astype(self.observation_dtype))
 
     def information_state(self, state: S, seat: int) -> S:
         """A copy of ``state`` holding only what ``seat`` may know (perfect-information games: a plain clone).

@@ -1,0 +1,513 @@
+"""The Barnyard games as OpenSpiel games (the optional extra ``openspiel``: ``pip install "barnyard-rl[openspiel]"``).
+
+Importing this module registers every game with ``pyspiel.register_game`` as a Python game, so that OpenSpiel's
+algorithms (MCTS, CFR and MCCFR, exploitability, ...) and Shimmy's ``OpenSpielCompatibilityV0`` run on them::
+
+    import envs.openspiel  # registers barnyard_battle_sheep, barnyard_bestiarium, ...
+    import pyspiel
+    game = pyspiel.load_game("barnyard_boaring", {"num_players": 2})
+
+==================  ================  ==================  ========================================================
+OpenSpiel name      dynamics          chance              information
+==================  ================  ==================  ========================================================
+barnyard_           sequential        deterministic       perfect
+battle_sheep
+barnyard_           sequential        deterministic       perfect
+bestiarium
+barnyard_           sequential        explicit: the tile  perfect
+beasty_borders                        shuffle, each D8
+                                      roll (8 outcomes)
+barnyard_boaring    simultaneous      explicit: every     imperfect (hands, face-down bids)
+                    bids, sequential  shuffle, card by
+                    eat decisions     card
+==================  ================  ==================  ========================================================
+
+The games run on the Barnyard engines (:class:`envs.common.game.Game`): no rule is written twice. Chance becomes
+explicit through :class:`envs.openspiel.chance.ScriptedRng`: every draw an engine makes (a die roll, a shuffle)
+is one or more uniform chance nodes, with the same distribution as the engine's own generator. A player action
+that needs chance (a roll after a placement) is held while its chance nodes are resolved, then the engine
+applies it with those outcomes; the state in between is a chance node.
+
+Game parameters are the engine's options (``pyspiel.load_game("barnyard_boaring", {"num_players": 3, "reward":
+"score"})``), checked by the engine (:class:`~envs.common.game.ConfigError` for a bad value). Actions are the
+engine's action ids, the ones the PettingZoo envs use. Boaring's bid phase is a simultaneous node (each player's
+legal actions: the values in its hand; the engine commits them in its own order and reveals them together); an
+eat decision is an ordinary single-player node.
+
+Observations, through ``make_py_observer``: ``observation_tensor(p)`` is the engine's observation of seat ``p``
+(the PettingZoo env's ``observation``, flattened), ``observation_string(p)`` the text picture seat ``p`` may see.
+``information_state_string(p)``: in the perfect-information games the history of actions; in Boaring (perfect
+recall) ``p``'s own record of every completed transition: what ``p`` saw of each action
+(:meth:`~envs.common.game.Game.action_to_str_for`, so another seat's face-down card is only "lays a food card
+face down") and ``p``'s observation after it. Information-state tensors are not provided. Boaring's
+``IIGObservationType(private_info=ALL_PLAYERS)`` observer gives the privileged global state
+(:meth:`~envs.boaring.rules.BoaringGame.global_state`).
+
+Serialisation: ``state.serialize()`` / ``game.deserialize_state(text)`` and ``pickle`` carry the engine state as
+its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`). Returns are the engine's terminal rewards
+(zero-sum; ``reward="score"`` in Boaring gives score differences). A game cut off at the engine's ply cap
+(Bestiarium) ends with its returns (zeros: a draw).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError as error:  # pragma: no cover - exercised only without the extra
+    raise ImportError("envs.openspiel needs OpenSpiel: pip install \"barnyard-rl[openspiel]\" (the open_spiel "
+                      "wheel)") from error
+
+import envs
+from envs.common.game import ConfigError, Game
+from envs.openspiel.chance import NeedChance, ScriptedRng
+
+__all__ = ["GAME_NAMES", "load_game", "register", "engine_of"]
+
+
+# ----- what each game is, in OpenSpiel's terms --------------------------------------------------------------
+def _boaring_simultaneous(engine: Game, state: Any) -> bool:
+    from envs.boaring.rules import BID
+
+    return state.phase == BID and state.ncommitted == 0
+
+
+def _boaring_bids(engine: Game, state: Any, seat: int) -> list[int]:
+    from envs.boaring.actions import play_action
+
+    return [play_action(v + 1) for v, count in enumerate(state.hands[seat]) if count > 0]
+
+
+def _no_random_pasture(options: dict[str, Any]) -> str | None:
+    if options.get("pasture") == "random":
+        return ("pasture='random' lays the pasture by chance; barnyard_battle_sheep is registered as deterministic "
+                "(the players build the pasture: pasture='build')")
+    return None
+
+
+def _boaring_utility(options: dict[str, Any]) -> tuple[float, float]:
+    # "score": final score minus the mean score; a score lies in [-38, 76] (every animal in one graveyard / savanna)
+    return (-114.0, 114.0) if options.get("reward") == "score" else (-1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class BridgeSpec:
+    """How one Barnyard game maps onto OpenSpiel's GameType."""
+
+    game: str
+    """The Barnyard game id (``envs.GAMES``)."""
+    long_name: str
+    min_players: int
+    max_players: int
+    explicit_chance: bool = False
+    """Explicit stochastic (the engine draws chance) or deterministic."""
+    max_chance_outcomes: int = 0
+    """The most outcomes of one chance node (the largest shuffle or die)."""
+    chance_nodes_bound: Callable[[Game], int] = lambda engine: 0
+    """An upper bound on the chance nodes of one game, for ``max_game_length``."""
+    simultaneous_node: Callable[[Game, Any], bool] | None = None
+    """Simultaneous games: whether an engine state is a simultaneous node."""
+    seat_actions: Callable[[Game, Any, int], list[int]] | None = None
+    """Simultaneous games: a seat's legal actions at a simultaneous node."""
+    unsupported: Callable[[dict[str, Any]], str | None] = lambda options: None
+    """A reason why these options cannot be offered, or None."""
+    utility: Callable[[dict[str, Any]], tuple[float, float]] = lambda options: (-1.0, 1.0)
+
+    @property
+    def short_name(self) -> str:
+        """OpenSpiel's name of the game."""
+        return f"barnyard_{self.game}"
+
+
+SPECS: dict[str, BridgeSpec] = {
+    "battle_sheep": BridgeSpec("battle_sheep", "Barnyard Battle Sheep", 2, 4, unsupported=_no_random_pasture),
+    "bestiarium": BridgeSpec("bestiarium", "Barnyard Bestiarium", 2, 2),
+    # tiles: a permutation of 9 (8 chance nodes) or a choice of 5 of 8 then a permutation of 6; a D8 per turn
+    "beasty_borders": BridgeSpec("beasty_borders", "Barnyard Beasty Borders", 2, 2, explicit_chance=True,
+                                 max_chance_outcomes=9,
+                                 chance_nodes_bound=lambda engine: 16 + engine.max_game_length),
+    # the initial shuffles (38 animals, 70 food cards), then at most two reshuffles of <= 70 cards a round
+    "boaring": BridgeSpec("boaring", "Barnyard Boaring", 2, 10, explicit_chance=True, max_chance_outcomes=70,
+                          chance_nodes_bound=lambda engine: 37 + 69 + 38 * 2 * 69,
+                          simultaneous_node=_boaring_simultaneous, seat_actions=_boaring_bids,
+                          utility=_boaring_utility),
+}
+"""Every registered game (one per Barnyard game)."""
+
+GAME_NAMES: dict[str, str] = {game: spec.short_name for game, spec in SPECS.items()}
+"""Barnyard game id -> OpenSpiel game name."""
+
+
+def _engine_class(game: str) -> type[Game]:
+    return envs.module(game).raw_env.game_class
+
+
+def _default_options(game: str) -> dict[str, Any]:
+    """The engine's keyword defaults that OpenSpiel can carry (int, float, bool, str; ``None`` ones left out)."""
+    signature = inspect.signature(_engine_class(game).__init__)
+    return {name: p.default for name, p in signature.parameters.items()
+            if name != "self" and isinstance(p.default, (bool, int, float, str))}
+
+
+@functools.lru_cache(maxsize=64)
+def _engine(game: str, options_json: str) -> Game:
+    """One shared engine per (game, options): engines are immutable tables, states are separate values."""
+    return _engine_class(game)(**json.loads(options_json))
+
+
+def _restore_holder(game: str, options_json: str, state_json: str | None) -> "_EngineState":
+    engine = _engine(game, options_json)
+    return _EngineState(engine, None if state_json is None else engine.state_from_json(json.loads(state_json)))
+
+
+class _EngineState:
+    """An engine state inside an OpenSpiel state: copied with ``engine.clone`` (not a deep copy of the engine's
+    tables) and pickled as the engine's exact JSON snapshot."""
+
+    __slots__ = ("engine", "state")
+
+    def __init__(self, engine: Game, state: Any):
+        self.engine = engine
+        self.state = state
+
+    def __deepcopy__(self, memo: dict) -> "_EngineState":
+        return _EngineState(self.engine, None if self.state is None else self.engine.clone(self.state))
+
+    def __reduce__(self):
+        snapshot = None if self.state is None else json.dumps(self.engine.state_to_json(self.state))
+        return (_restore_holder, (self.engine.name, json.dumps(self.engine.options(), sort_keys=True), snapshot))
+
+
+def _compact(obs: np.ndarray) -> str:
+    """An observation as text: its nonzero entries ``index:value`` (exact float32 values, repr-rounded)."""
+    flat = obs.reshape(-1)
+    return " ".join(f"{i}:{float(flat[i]):.7g}" for i in np.flatnonzero(flat).tolist())
+
+
+# ----- the OpenSpiel game and state ----------------------------------------------------------------------------
+class BarnyardGame(pyspiel.Game):
+    """A Barnyard engine as an OpenSpiel game (subclassed once per game by :func:`register`)."""
+
+    spec: BridgeSpec
+    game_type: pyspiel.GameType
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        options = {**_default_options(self.spec.game), **dict(params or {})}
+        reason = self.spec.unsupported(options)
+        if reason:
+            raise ConfigError(reason)
+        engine = _engine(self.spec.game, json.dumps(options, sort_keys=True))
+        low, high = self.spec.utility(options)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=engine.num_actions,
+            max_chance_outcomes=self.spec.max_chance_outcomes,
+            num_players=engine.num_players,
+            min_utility=low,
+            max_utility=high,
+            utility_sum=0.0,
+            max_game_length=engine.max_game_length + self.spec.chance_nodes_bound(engine),
+        )
+        super().__init__(self.game_type, info, options)
+
+    @property
+    def engine(self) -> Game:
+        """The Barnyard engine for this game's parameters (shared; also right for copies that OpenSpiel or
+        ``copy``/``pickle`` make without calling ``__init__``)."""
+        return _engine(self.spec.game, json.dumps(dict(self.get_parameters()), sort_keys=True))
+
+    def __deepcopy__(self, memo: dict) -> "BarnyardGame":
+        return self  # games are immutable (OpenSpiel shares them too)
+
+    def new_initial_state(self) -> "BarnyardState":
+        """The start of a game: chance nodes first where the engine shuffles or rolls."""
+        return BarnyardState(self)
+
+    def make_py_observer(self, iig_obs_type: pyspiel.IIGObservationType | None = None,
+                         params: dict[str, Any] | None = None) -> "BarnyardObserver":
+        """An observer (OpenSpiel's PyObserver interface) for ``iig_obs_type``."""
+        return BarnyardObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class BarnyardState(pyspiel.State):
+    """An OpenSpiel state over an engine state (see the module docstring)."""
+
+    def __init__(self, game: BarnyardGame):
+        super().__init__(game)
+        self._game_id = game.spec.game
+        self._held = _EngineState(game.engine, None)
+        self._pending: tuple[int, ...] | None = None
+        """Player actions waiting for their chance outcomes (None: the initial set-up, or nothing pending)."""
+        self._joint = False
+        """Whether ``_pending`` is one action per seat (a simultaneous node's)."""
+        self._draws: list[int] = []
+        self._need: tuple[int, str, int] | None = None
+        """The current chance node: (outcomes, what is drawn, offset of integer draws); None elsewhere."""
+        self._records: tuple[tuple[str, ...], ...] = tuple(() for _ in range(game.engine.num_players))
+        self._advance()
+
+    # ----- engine plumbing ---------------------------------------------------------------------------------
+    @property
+    def _spec(self) -> BridgeSpec:
+        return SPECS[self._game_id]
+
+    @property
+    def engine(self) -> Game:
+        """The Barnyard engine of this game."""
+        return self._held.engine
+
+    @property
+    def engine_state(self) -> Any:
+        """The engine state (None while the initial set-up's chance nodes are being resolved). Read-only use."""
+        return self._held.state
+
+    def _advance(self) -> None:
+        """Run the pending transition with the outcomes drawn so far: finish it, or stop at its next chance node."""
+        engine, before = self.engine, self._held.state
+        rng = ScriptedRng(self._draws, strict_deterministic=not self._spec.explicit_chance)
+        notes: list[list[str]] = [[] for _ in range(engine.num_players)]
+        try:
+            if before is None:
+                after = engine.initial_state(rng)
+                for seat in range(engine.num_players):
+                    notes[seat].append("set-up")
+            else:
+                after = engine.clone(before)
+                for i, action in enumerate(self._pending or ()):
+                    if self._joint:
+                        action = self._pending[engine.current_player(after)]
+                    if not engine.perfect_information:
+                        for seat in range(engine.num_players):
+                            notes[seat].append(engine.action_to_str_for(after, action, seat))
+                    engine.apply(after, action, rng)
+        except NeedChance as need:
+            if need.num_outcomes > self._spec.max_chance_outcomes:
+                raise RuntimeError(f"{self._spec.short_name}: a chance node with {need.num_outcomes} outcomes; "
+                                   f"the game declares at most {self._spec.max_chance_outcomes}") from None
+            self._need = (need.num_outcomes, need.label, need.offset)
+            return
+        if not rng.all_used():
+            raise RuntimeError(f"{self._spec.short_name}: the transition used {rng.used} of "
+                               f"{len(self._draws)} chance outcomes")
+        self._held = _EngineState(engine, after)
+        self._pending, self._joint, self._draws, self._need = None, False, [], None
+        if not engine.perfect_information:
+            self._records = tuple(
+                records + (f"{'; '.join(notes[seat])} | {_compact(engine.observation(after, seat))}",)
+                for seat, records in enumerate(self._records))
+
+    def _finished(self) -> bool:
+        state = self._held.state
+        return (self._need is None and state is not None
+                and (self.engine.is_terminal(state) or self.engine.is_truncated(state)))
+
+    # ----- OpenSpiel's API -----------------------------------------------------------------------------------
+    def current_player(self) -> int:
+        """CHANCE at a chance node, TERMINAL at the end, SIMULTANEOUS at a bid, else the seat to move."""
+        if self._need is not None:
+            return pyspiel.PlayerId.CHANCE
+        if self._finished():
+            return pyspiel.PlayerId.TERMINAL
+        state = self._held.state
+        if self._spec.simultaneous_node is not None and self._spec.simultaneous_node(self.engine, state):
+            return pyspiel.PlayerId.SIMULTANEOUS
+        return self.engine.current_player(state)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        """``player``'s legal actions, ascending (empty for a player who does not act here)."""
+        if self._need is not None or self._finished():
+            return []
+        state = self._held.state
+        if self._spec.simultaneous_node is not None and self._spec.simultaneous_node(self.engine, state):
+            return self._spec.seat_actions(self.engine, state, player)
+        return self.engine.legal_actions(state) if player == self.engine.current_player(state) else []
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The current chance node's outcomes, each equally likely."""
+        if self._need is None:
+            raise ValueError("not a chance node")
+        k = self._need[0]
+        return [(i, 1.0 / k) for i in range(k)]
+
+    def _apply_action(self, action: int) -> None:
+        """A chance outcome, or the move of the player to act (validated by the engine before anything changes)."""
+        if self._need is not None:
+            if not 0 <= action < self._need[0]:
+                raise ValueError(f"chance outcome {action} is not in [0, {self._need[0]})")
+            self._draws.append(int(action))
+            self._advance()
+            return
+        self._check_legal(int(action), self.engine.current_player(self._held.state))
+        self._pending, self._joint, self._draws = (int(action),), False, []
+        self._advance()
+
+    def _apply_actions(self, actions: list[int]) -> None:
+        """One action per seat at a simultaneous node (the engine commits them in its own order)."""
+        if len(actions) != self.engine.num_players:
+            raise ValueError(f"{len(actions)} actions for {self.engine.num_players} players")
+        for seat, action in enumerate(actions):
+            self._check_legal(int(action), seat)
+        self._pending, self._joint, self._draws = tuple(int(a) for a in actions), True, []
+        self._advance()
+
+    def _check_legal(self, action: int, seat: int) -> None:
+        legal = self._legal_actions(seat)
+        if action not in legal:
+            raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        """The engine's notation of ``action``; chance outcomes say what was drawn."""
+        if player == pyspiel.PlayerId.CHANCE:
+            if self._need is not None:
+                return NeedChance(self._need[0], self._need[1], self._need[2]).describe(action)
+            return f"chance outcome {action}"
+        state = self._held.state
+        if state is None:
+            return f"action {action}"
+        return self.engine.action_to_str(state, action)
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over (or cut off at the engine's ply cap)."""
+        return self._finished()
+
+    def returns(self) -> list[float]:
+        """Each player's terminal reward (zeros while the game is live)."""
+        if not self._finished():
+            return [0.0] * self.engine.num_players
+        return [float(r) for r in self.engine.returns(self._held.state)]
+
+    def __str__(self) -> str:
+        state = self._held.state
+        text = "(setting up)" if state is None else self.engine.render_ansi(state)
+        if self._need is not None:
+            text += f"\n(chance: {self._need[1]}, {self._need[0]} outcomes)"
+        return text
+
+    # ----- what a player knows ------------------------------------------------------------------------------
+    def observation_text(self, player: int) -> str:
+        """The text picture that ``player`` may see."""
+        state = self._held.state
+        if state is None:
+            return "(setting up)"
+        return str(self.engine.render_for(state, player, "ansi"))
+
+    def information_state_text(self, player: int) -> str:
+        """``player``'s information state: the action history (perfect information), or ``player``'s record of
+        every completed transition (Boaring)."""
+        if self.engine.perfect_information:
+            return " ".join(str(a) for a in self.history())
+        return "\n".join((f"p{player}", *self._records[player]))
+
+
+class BarnyardObserver:
+    """OpenSpiel's PyObserver for a Barnyard game: ``tensor`` / ``dict`` (the engine's observation) and
+    ``string_from`` (the observation picture, or the information state for ``perfect_recall``)."""
+
+    def __init__(self, game: BarnyardGame, iig_obs_type: pyspiel.IIGObservationType, params: Any):
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        engine = game.engine
+        self.perfect_recall = bool(iig_obs_type.perfect_recall)
+        self.privileged = False
+        if not engine.perfect_information:
+            private = iig_obs_type.private_info
+            if private == pyspiel.PrivateInfoType.ALL_PLAYERS and not self.perfect_recall:
+                self.privileged = True
+            elif private != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                raise ValueError(f"{game.spec.short_name} offers the observer's own view (private_info="
+                                 "SINGLE_PLAYER) and, without perfect recall, the privileged global state "
+                                 f"(ALL_PLAYERS); not {iig_obs_type}")
+        self._engine = engine
+        if self.perfect_recall:
+            self.tensor = np.zeros(0, np.float32)
+            self.dict: dict[str, np.ndarray] = {}
+        else:
+            shape = engine.global_state_shape if self.privileged else engine.observation_shape
+            self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+            self.dict = {"observation": self.tensor.reshape(shape)}
+
+    def set_from(self, state: BarnyardState, player: int) -> None:
+        """Fill ``tensor`` with ``state`` as ``player`` observes it (zeros before the set-up is complete)."""
+        if self.perfect_recall:
+            return
+        es = state.engine_state
+        if es is None:
+            self.tensor.fill(0.0)
+        elif self.privileged:
+            self.tensor[:] = self._engine.global_state(es).reshape(-1)
+        else:
+            self.tensor[:] = self._engine.observation(es, player).reshape(-1)
+
+    def string_from(self, state: BarnyardState, player: int) -> str:
+        """The information state (perfect recall), the spectator picture (privileged) or ``player``'s picture."""
+        if self.perfect_recall:
+            return state.information_state_text(player)
+        if self.privileged:
+            return str(state) if state.engine_state is None else str(
+                self._engine.render_for(state.engine_state, None, "ansi"))
+        return state.observation_text(player)
+
+
+# ----- registration ------------------------------------------------------------------------------------------
+_GAME_CLASSES: dict[str, type[BarnyardGame]] = {}
+
+
+def _game_type(spec: BridgeSpec) -> pyspiel.GameType:
+    perfect = _engine_class(spec.game).perfect_information
+    return pyspiel.GameType(
+        short_name=spec.short_name,
+        long_name=spec.long_name,
+        dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if spec.simultaneous_node is not None
+                  else pyspiel.GameType.Dynamics.SEQUENTIAL),
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if spec.explicit_chance
+                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
+        information=(pyspiel.GameType.Information.PERFECT_INFORMATION if perfect
+                     else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=spec.max_players,
+        min_num_players=spec.min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_default_options(spec.game),
+    )
+
+
+def register() -> None:
+    """Register every game with OpenSpiel (done on import; calling it again changes nothing)."""
+    registered = set(pyspiel.registered_names())
+    for game, spec in SPECS.items():
+        if game not in _GAME_CLASSES:
+            name = "".join(part.title() for part in game.split("_"))
+            cls = type(f"{name}OpenSpielGame", (BarnyardGame,),
+                       {"spec": spec, "game_type": _game_type(spec), "__module__": __name__})
+            _GAME_CLASSES[game] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
+        if spec.short_name not in registered:
+            pyspiel.register_game(_GAME_CLASSES[game].game_type, _GAME_CLASSES[game])
+
+
+def load_game(game: str, **options: Any) -> pyspiel.Game:
+    """``pyspiel.load_game`` for a Barnyard game id (``"boaring"``) or OpenSpiel name, options as keywords."""
+    register()
+    name = GAME_NAMES.get(game, game)
+    if name not in GAME_NAMES.values():
+        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAME_NAMES)}")
+    return pyspiel.load_game(name, options)
+
+
+def engine_of(game: pyspiel.Game) -> Game:
+    """The Barnyard engine behind an OpenSpiel game loaded from this module."""
+    if not isinstance(game, BarnyardGame):
+        raise TypeError(f"{game} is not a Barnyard game")
+    return game.engine
+
+
+register()

@@ -1,0 +1,45 @@
+"""The ``barnyard`` command (also ``python -m training``): train, evaluate, play, replay, serve, bench.
+
+Commands:
+  train      self-play training on one game      (barnyard train --game battle_sheep)
+  evaluate   a tournament between policies       (barnyard evaluate --game battle_sheep --policies random greedy)
+  play       play against a policy, or --watch   (barnyard play --game bestiarium --opponent greedy)
+  replay     replay a saved game, or make a GIF  (barnyard replay game.json --gif game.gif)
+  serve      a local web page to play, watch and replay  (barnyard serve --port 8000)
+  bench      speed of random legal play          (barnyard bench all --seconds 3; same as python -m envs.benchmark)
+
+`barnyard COMMAND --help` lists a command's options. train, evaluate, play and replay need the `train` extra
+(torch), serve the `web` extra; bench needs only the environments.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+COMMANDS: dict[str, str] = {
+    "train": "training.train_cli",
+    "evaluate": "training.evaluate",
+    "play": "training.play",
+    "replay": "training.records",
+    "serve": "training.web.serve",
+    "bench": "envs.benchmark",
+}
+"""Each command and the module whose ``main(argv)`` runs it."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run ``barnyard COMMAND [ARGS]``: dispatch to the command's module; print the help for none or -h."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return
+    if argv[0] not in COMMANDS:
+        print(__doc__, file=sys.stderr)
+        raise SystemExit(f"error: unknown command {argv[0]!r}; choose from {', '.join(COMMANDS)}")
+    module = importlib.import_module(COMMANDS[argv[0]])
+    module.main(argv[1:])
+
+
+if __name__ == "__main__":
+    main()
