@@ -154,11 +154,16 @@ print(json.dumps(failures))
 """
 
 
+RETIRED = {"envs.bestiarium_v0"}
+"""Retired env versions: importing them raises PettingZoo's DeprecatedEnv by design
+(``tests/bestiarium/test_bestiarium_features.py`` checks it)."""
+
+
 def test_every_module_imports_alone():
     """Each module is imported with no other module of the two packages loaded before it (one interpreter;
     ``sys.modules`` is cleared of ``envs`` and ``training`` before each import), so an import that works only
     in a lucky order fails here."""
-    names = sorted(project_modules())
+    names = sorted(set(project_modules()) - RETIRED)
     done = subprocess.run([sys.executable, "-c", IMPORT_EACH_ALONE, json.dumps(names)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
