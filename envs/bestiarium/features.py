@@ -344,8 +344,6 @@ def score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, n
 def score_planes_reference(game, state, seat: int) -> np.ndarray:
     """The readable definition of :func:`score_planes` over ``rules.py``'s creatures, shapes and cascade:
     ``(NUM_SCORE_PLANES, N)`` float32 per cell (constant planes repeated on every cell)."""
-    from envs.bestiarium.rules import GROW
-
     n = game.num_cells
     out = np.zeros((NUM_SCORE_PLANES, n), dtype=np.float32)
     color = state.color
@@ -362,7 +360,7 @@ def score_planes_reference(game, state, seat: int) -> np.ndarray:
             out[(MY_FAUNA if mine else OPP_FAUNA) - FIRST, cells] = 1.0
         if twin:
             out[(MY_TWIN if mine else OPP_TWIN) - FIRST, cells] = 1.0
-    grow = state.phase == GROW and not state.over
+    grow = state.chain >= 0 and not state.over  # the grow phase: a creature must grow
     for p in range(2):
         for x in range(n):
             if color[x] or not state.legal[p][x]:
