@@ -6,8 +6,6 @@ to tests/web/artifacts/ (git-ignored).
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -47,6 +45,12 @@ def start_game(page, server, game, options, seats, delay=0, seed=None):
     page.wait_for_url("**/#/game/*")
     page.wait_for_function(f"() => {STATUS} !== ''")
     return page.url.split("#/game/")[1]
+
+
+def seat_token(page, gid, seat=0) -> dict:
+    """The headers of an API request as the page's seat ``seat`` (its token, kept in the tab's sessionStorage)."""
+    token = page.evaluate("([id, s]) => JSON.parse(sessionStorage.getItem('barnyard-tokens-' + id))[s]", [gid, str(seat)])
+    return {"X-Seat-Token": token}
 
 
 def ply(page) -> int:
@@ -98,10 +102,10 @@ def play_human_to_the_end(page, game, rng) -> int:
 def test_play_a_game_against_random_by_clicking(page, server, artifacts, case):
     game = case.replace("_without_luck", "")
     options, seats = PLAY[case]
-    gid = start_game(page, server, game, options, seats, seed=11)
+    gid = start_game(page, server, game, options, seats)
     assert "Your view as player_0" in page.inner_text("#view-label")
     moves = play_human_to_the_end(page, game, np.random.default_rng(5))
-    final = page.request.get(f"{server}/api/games/{gid}?seat=0").json()
+    final = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
     assert final["status"] == "over" and moves >= 3
     shown = page.inner_text("#result")
     assert page.is_visible("#result") and shown.startswith(final["result"]["text"])
@@ -189,8 +193,8 @@ def test_games_in_two_tabs_stay_separate(page, server):
     other = page.context.new_page()
     errors = page.console_errors
     other.on("console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None)
-    first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
-    second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
+    first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
+    second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert first != second
     make_move(page, "bestiarium", np.random.default_rng(0), 0)
     page.wait_for_function(f"() => {STATUS} === 'your_turn'")
@@ -198,4 +202,32 @@ def test_games_in_two_tabs_stay_separate(page, server):
     other.reload()
     other.wait_for_function(f"() => {STATUS} === 'your_turn'")
     assert ply(other) == 0
-    assert json.loads(json.dumps(other.request.get(f"{server}/api/games/{second}").json()))["ply"] == 0
+    assert other.request.get(f"{server}/api/games/{second}", headers=seat_token(other, second)).json()["ply"] == 0
+    # the first tab holds no token of the second game: its page is refused, with a message
+    page.goto(server + f"/#/game/{second}")
+    page.wait_for_function("() => !document.getElementById('banner').hidden")
+    assert "token" in page.inner_text("#banner")
+    page.console_errors.clear()  # the refused request (403) is logged by the browser
+
+
+def test_a_seat_link_opens_that_seat_and_no_other(page, server, browser):
+    """Two human seats: the page that made the game lists each seat's link; another browser opening player_1's
+    link sees player_1's view only, and without a link a game with human seats shows nothing."""
+    gid = start_game(page, server, "boaring", {"num_players": 2}, ["human", "human"])
+    page.wait_for_selector("#seat-links .seat-link-url")
+    links = {a.get_attribute("data-seat"): a.get_attribute("href") for a in page.locator(".seat-link-url").all()}
+    assert set(links) == {"0", "1"}
+    other = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        tab = other.new_page()
+        tab.goto(links["1"])
+        tab.wait_for_function(f"() => {STATUS} !== ''")
+        assert tab.get_attribute("#game", "data-viewer") == "1"
+        assert "#/game/" in tab.url and links["1"].rsplit("/", 1)[1] not in tab.url  # the token left the address
+        assert "Your view as player_1" in tab.inner_text("#view-label")
+        stranger = other.new_page()
+        stranger.goto(server + f"/#/game/{gid}")
+        stranger.wait_for_function("() => !document.getElementById('banner').hidden")
+        assert "token" in stranger.inner_text("#banner") and stranger.get_attribute("#game", "data-status") == ""
+    finally:
+        other.close()

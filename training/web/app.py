@@ -6,12 +6,17 @@ JSON API (every error is ``{"error": message}`` with a 4xx status, and changes n
 ``GET  /api/catalogue``               games, their option forms and the policies to choose from (baselines and the
                                       checkpoints found under ``checkpoints/`` and ``runs/``)
 ``POST /api/games``                   ``{"game", "options", "seats": ["human", "random", ...], "seed"?}`` -> a game
-``GET  /api/games/{id}?seat=K``       the game as seat K sees it (a human seat; no seat: the spectator view of a
-                                      game without humans, or the human to move)
-``POST /api/games/{id}/move``         ``{"seat": K, "action": id}`` or ``{"seat": K, "move": "notation"}``
-``POST /api/games/{id}/step``         the bot to move plays one move (watch mode and bot turns)
-``GET  /api/games/{id}/record``       the finished game as a ``--record`` file
-``POST /api/games/{id}/close``        forget the game now
+                                      and ``"tokens": {"K": token}``, one secret per human seat (a seed only
+                                      without a human seat)
+``GET  /api/games/{id}``              the game as the seat of the request's token sees it (``X-Seat-Token``
+                                      header or ``?token=``; ``?seat=K`` must agree), or the spectator view of a
+                                      game without a human seat
+``POST /api/games/{id}/move``         ``{"seat": K, "action": id}`` or ``{"seat": K, "move": "notation"}``, with
+                                      seat K's token
+``POST /api/games/{id}/step``         the bot to move plays one move (watch mode and bot turns; a token, in a game
+                                      with a human seat)
+``GET  /api/games/{id}/record``       the finished game as a ``--record`` file (a token, in a game with a human)
+``POST /api/games/{id}/close``        forget the game now (likewise)
 ``POST /api/replays``                 a record file's JSON (``--record`` / ``--save-games``) -> its games
 ``GET  /api/replays/{id}/{i}/{ply}``  game i of that file after ``ply`` moves (spectator view)
 ``POST /api/tournaments``             a tournament JSON (``evaluate --out``) -> its table and win-share matrix
@@ -40,10 +45,12 @@ import envs
 from envs.common.policies import Policy
 from training.evaluate import TournamentResult, baseline_names
 from training.records import RecordError, parse_records, record_to_json
-from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError
+from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, shown
 from training.web.views import VIEWS
 
 STATIC = Path(__file__).parent / "static"
+TOKEN_HEADER = "x-seat-token"
+"""The header that carries a human seat's token (``?token=`` also does, for links)."""
 MAX_BODY = 64 * 1024 * 1024
 """Largest request body accepted (a record file of many games), bytes."""
 
@@ -121,6 +128,11 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
     def game(request: Request) -> PlaySession:
         return store.get(request.path_params["game_id"], PlaySession)
 
+    def viewer(request: Request, session: PlaySession, seat: Any = None) -> int | None:
+        """The seat this request may see (its token's), checked before anything changes."""
+        token = request.headers.get(TOKEN_HEADER) or request.query_params.get("token")
+        return session.authorize(request.query_params.get("seat") if seat is None else seat, token)
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
@@ -147,11 +159,13 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
                     policies[i] = extra[spec](name, options, i)
         session = await run_in_threadpool(PlaySession, name, options, seats, body.get("seed"), policies)
         store.add(session)
-        return JSONResponse(session.payload(session.resolve_viewer(None)), status_code=201)
+        body = session.payload(session.default_viewer())
+        body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
+        return JSONResponse(body, status_code=201)
 
     async def show_game(request: Request) -> Any:
         session = game(request)
-        return session.payload(session.resolve_viewer(request.query_params.get("seat")))
+        return session.payload(viewer(request, session))
 
     async def move(request: Request) -> Any:
         session = game(request)
@@ -159,22 +173,29 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         if not isinstance(body, dict) or ("action" in body) == ("move" in body):
             raise WebError(400, 'send {"seat": K, "action": ID} or {"seat": K, "move": "notation"}')
         seat = body.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise WebError(400, f"give the moving seat as an integer, got {shown(seat)}")
+        seat = viewer(request, session, seat)
         await run_in_threadpool(session.move, seat, body.get("action"), body.get("move"))
-        return session.payload(session.resolve_viewer(seat))
+        return session.payload(seat)
 
     async def step(request: Request) -> Any:
         session = game(request)
+        seat = viewer(request, session)  # before the step: a refused request plays nothing
         await run_in_threadpool(session.step)
-        return session.payload(session.resolve_viewer(request.query_params.get("seat")))
+        return session.payload(seat)
 
     async def record(request: Request) -> Any:
         session = game(request)
+        viewer(request, session)
         data = [record_to_json(session.record())]
         return JSONResponse(data, headers={
             "Content-Disposition": f'attachment; filename="{session.game_name}-{session.seed}.json"'})
 
     async def close(request: Request) -> Any:
-        store.remove(request.path_params["game_id"])
+        session = game(request)
+        viewer(request, session)
+        store.remove(session.id)
         return {"closed": True}
 
     async def open_replay(request: Request) -> Any:

@@ -6,8 +6,14 @@ viewer the board JSON and the move log. A *viewer* is a human seat, or ``None`` 
 exists only in games without a human seat (watch mode) and in replays. A human seat's board and log are built
 from ``game.information_state(state, seat)`` only.
 
+Each human seat of a game has its own secret token (given once, to the request that creates the game): a request
+for a seat's view, or a move for it, must carry that seat's token, so one player's page never gets another's hand.
+A game with a human seat is dealt from the server's own entropy (a seed from the page is refused); its seed is shown
+when the game is over, and is in its record.
+
 Sessions live in a :class:`SessionStore` that forgets one ``ttl`` seconds after its last request, finished or
-not, and keeps at most ``max_items`` (the least recently used go first).
+not, keeps at most ``max_items`` and at most ``max_bytes`` of opened record files (the least recently used go
+first), and remembers for a while which ids it dropped and why, so a page can say so.
 
 Errors a user can cause raise :class:`WebError` with an HTTP status and a message; the state is checked before
 anything changes, so a refused request changes nothing.
@@ -33,8 +39,16 @@ from training.web.views import GameView, view_for
 HUMAN = "human"
 SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"
 MAX_SEED = 2**31 - 1
+MAX_REPLAY_GAMES_LOADED = 4
+"""Games of one opened file kept replayed (every position) at a time; others are replayed again when asked for."""
 
 Json = dict[str, Any]
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages that quote what a request sent."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class WebError(Exception):
@@ -48,57 +62,96 @@ class WebError(Exception):
 
 # ----- the store ----------------------------------------------------------------------------------------------------
 class SessionStore:
-    """Sessions by id, dropped ``ttl`` seconds after their last use, at most ``max_items`` kept."""
+    """Sessions by id, dropped ``ttl`` seconds after their last use; at most ``max_items`` kept, and items with a
+    ``weight`` (the bytes of an opened record file) at most ``max_bytes`` together."""
 
-    def __init__(self, ttl: float = 1800.0, max_items: int = 200, clock: Callable[[], float] = time.monotonic):
+    FORGOTTEN_KEPT = 4096
+    """Dropped ids remembered (with the reason) for the "it was closed" message."""
+
+    def __init__(self, ttl: float = 1800.0, max_items: int = 200, clock: Callable[[], float] = time.monotonic,
+                 max_bytes: int = 32 * 2**20):
         self.ttl = ttl
         self.max_items = max_items
+        self.max_bytes = max_bytes
         self.clock = clock
         self._items: dict[str, Any] = {}
         self._touched: dict[str, float] = {}
+        self._dropped: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    @property
+    def held_bytes(self) -> int:
+        """The weights of the items kept, together (bytes)."""
+        with self._lock:
+            return self._weight()
+
+    def _weight(self) -> int:
+        return sum(getattr(item, "weight", 0) for item in self._items.values())
+
     def add(self, item: Any) -> str:
-        """Store ``item`` under a new random id (returned, and set as ``item.id``)."""
+        """Store ``item`` under a new random id (returned, and set as ``item.id``); the least recently used items
+        go to make room."""
         with self._lock:
             self._sweep()
             key = secrets.token_urlsafe(9)
             item.id = key
             self._items[key] = item
             self._touched[key] = self.clock()
-            while len(self._items) > self.max_items:
-                oldest = min(self._touched, key=self._touched.__getitem__)
-                self._drop(oldest)
+            while True:
+                over_count = len(self._items) > self.max_items
+                if not over_count and self._weight() <= self.max_bytes:
+                    break
+                # over the byte budget only: drop files, not games
+                candidates = [k for k in self._touched
+                              if k != key and (over_count or getattr(self._items[k], "weight", 0))]
+                if not candidates:
+                    break
+                self._drop(min(candidates, key=self._touched.__getitem__), "room")
             return key
 
     def get(self, key: str, kind: type) -> Any:
-        """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404."""
+        """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404 saying whether
+        it expired, was closed to make room, or was never here."""
         with self._lock:
             self._sweep()
             item = self._items.get(key)
             if not isinstance(item, kind):
-                raise WebError(404, f"no {kind.noun} {key!r} here: it may have expired (kept for {self.ttl:.0f} s "
-                                    "after its last use)")
+                why = self._dropped.get(key) if item is None else None
+                if why == "ttl":
+                    text = f"expired: nothing asked for it for {self.ttl:.0f} s"
+                elif why == "room":
+                    text = (f"closed to make room: the server keeps at most {self.max_items} games and files "
+                            f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used go first")
+                elif why == "closed":
+                    text = "closed"
+                else:
+                    text = f"not here: it may have expired (kept for {self.ttl:.0f} s after its last use)"
+                raise WebError(404, f"{kind.noun} {shown(key)} {text}")
             self._touched[key] = self.clock()
             return item
 
     def remove(self, key: str) -> bool:
         with self._lock:
-            return self._drop(key)
+            return self._drop(key, "closed")
 
     def __len__(self) -> int:
         with self._lock:
             self._sweep()
             return len(self._items)
 
-    def _drop(self, key: str) -> bool:
+    def _drop(self, key: str, why: str) -> bool:
         self._touched.pop(key, None)
-        return self._items.pop(key, None) is not None
+        found = self._items.pop(key, None) is not None
+        if found:
+            self._dropped[key] = why
+            while len(self._dropped) > self.FORGOTTEN_KEPT:
+                del self._dropped[next(iter(self._dropped))]
+        return found
 
     def _sweep(self) -> None:
         limit = self.clock() - self.ttl
         for key in [k for k, t in self._touched.items() if t < limit]:
-            self._drop(key)
+            self._drop(key, "ttl")
 
 
 # ----- results ------------------------------------------------------------------------------------------------------
@@ -166,13 +219,18 @@ class PlaySession:
         if not isinstance(seats, list) or len(seats) != n or not all(isinstance(s, str) and s for s in seats):
             raise WebError(400, f"{game_name} with these options has {n} seats: give a list of {n} seat specs "
                                 f"('{HUMAN}', random, greedy, search[:N] or a checkpoint path)")
+        self.seats = [s.strip() for s in seats]
+        self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
+        if seed is not None and self.humans and start is None:
+            raise WebError(400, "a seed is taken only for a game without a human seat (watch mode): with a human "
+                                "seat the server deals from its own entropy and shows the seed when the game is over")
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise WebError(400, f"seed must be an integer from 0 to {MAX_SEED}")
         self.seed = seed
-        self.seats = [s.strip() for s in seats]
-        self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
+        self.tokens: dict[int, str] = {i: secrets.token_urlsafe(16) for i in self.humans}
+        """Each human seat's secret: a request for that seat's view or move must carry it."""
         self.policies: list[Policy | None] = []
         for i, spec in enumerate(self.seats):
             if spec == HUMAN:
@@ -232,21 +290,40 @@ class PlaySession:
             return "your_turn" if seat == viewer else "other_human"
         return "bot"
 
-    def resolve_viewer(self, seat: Any) -> int | None:
-        """The viewer of a request: a human seat (default: the human to move, else the first), or the spectator
-        when the game has no human seat. Anything else is refused: a player's page never gets the full state."""
-        if seat is None or seat == "":
-            if not self.humans:
-                return None
-            current = self.game.current_player(self.state)
-            return current if current in self.humans else self.humans[0]
-        try:
-            seat = int(seat)
-        except (TypeError, ValueError):
-            raise WebError(400, f"seat must be a seat number, got {seat!r}") from None
-        if seat not in self.humans:
-            raise WebError(403, f"seat {seat} is not a human seat of this game; human seats: {self.humans or 'none'}")
-        return seat
+    def authorize(self, seat: Any, token: str | None) -> int | None:
+        """The viewer a request may have: the human seat whose ``token`` it carries (``seat``, if given, must be
+        that seat), or the spectator in a game without a human seat. Anything else is refused (400 for a seat that
+        is not a number, 403 otherwise), before anything changes: a player's page never gets another seat's view,
+        nor the full state."""
+        if seat is not None and seat != "":
+            if isinstance(seat, str) and seat.isdigit() and len(seat) <= 3:
+                seat = int(seat)
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise WebError(400, f"seat must be a seat number, got {shown(seat)}")
+        else:
+            seat = None
+        if not self.humans:
+            if seat is not None:
+                raise WebError(403, f"seat {seat} is not a human seat: this game has only the spectator view")
+            return None
+        holder = None
+        if isinstance(token, str) and len(token) <= 64:
+            for s, secret in self.tokens.items():
+                if secrets.compare_digest(secret.encode(), token.encode()):
+                    holder = s
+        if holder is None:
+            raise WebError(403, "this game has human seats: a request needs the token of the seat it is for "
+                                "(from that seat's link, given when the game was created)")
+        if seat is not None and seat != holder:
+            raise WebError(403, f"this token is player_{holder}'s, not player_{seat}'s")
+        return holder
+
+    def default_viewer(self) -> int | None:
+        """The view the creator's page opens with: the human to move, else the first human, else the spectator."""
+        if not self.humans:
+            return None
+        current = self.game.current_player(self.state)
+        return current if current in self.humans else self.humans[0]
 
     def payload(self, viewer: int | None) -> Json:
         """Everything the page shows, for one viewer."""
@@ -307,7 +384,7 @@ class PlaySession:
                 raise WebError(409, f"the game was stopped: {self.error}")
             current = self.game.current_player(self.state)
             if isinstance(seat, bool) or not isinstance(seat, int):
-                raise WebError(400, f"give the moving seat as an integer, got {seat!r}")
+                raise WebError(400, f"give the moving seat as an integer, got {shown(seat)}")
             if seat not in self.humans:
                 raise WebError(403, f"seat {seat} is not a human seat of this game")
             if seat != current:
@@ -320,7 +397,7 @@ class PlaySession:
                 except IllegalActionError as err:
                     raise WebError(400, f"not understood: {err}") from None
             if isinstance(action, bool) or not isinstance(action, int):
-                raise WebError(400, f"'action' must be an integer action id, got {action!r}")
+                raise WebError(400, f"'action' must be an integer action id, got {shown(action)}")
             if not 0 <= action < self.game.num_actions or not self.game.legal_mask(self.state)[action]:
                 raise WebError(400, f"action {action} is not a legal move here")
             self._apply(action)

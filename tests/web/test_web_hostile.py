@@ -1,0 +1,116 @@
+"""The web app under careless and hostile input (issue 31): hidden information, refused requests that change
+nothing, foreign origins and hosts, budgets, sizes, clean 4xx messages, checkpoint paths."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web app needs its extra: pip install -e \".[web]\"")
+pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the [web-test] extra)")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+import envs  # noqa: E402
+from training.web.app import create_app  # noqa: E402
+from training.web.sessions import PlaySession, SessionStore  # noqa: E402
+
+
+@pytest.fixture
+def client():
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        c.app_store = app.state.store
+        yield c
+
+
+def create(client, game, options, seats, **extra):
+    r = client.post("/api/games", json={"game": game, "options": options, "seats": seats, **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def token(start, seat):
+    return {"X-Seat-Token": start["tokens"][str(seat)]}
+
+
+# ----- 1. the seed of a game with a human seat ----------------------------------------------------------------------
+def test_a_seed_is_refused_when_a_human_plays_and_the_server_deals(client):
+    for game, options, seats in (("boaring", {"num_players": 3}, ["human", "random", "random"]),
+                                 ("beasty_borders", {}, ["random", "human"]),
+                                 ("bestiarium", {"board_size": 5}, ["human", "search"])):
+        r = client.post("/api/games", json={"game": game, "options": options, "seats": seats, "seed": 12345})
+        assert r.status_code == 400 and "seed" in r.json()["error"], r.text
+    assert len(client.app_store) == 0
+    # without one the deal comes from the server's entropy: five games, five different hands for seat 0
+    hands = []
+    for _ in range(5):
+        start = create(client, "boaring", {"num_players": 3}, ["human", "random", "random"])
+        assert start["seed"] is None
+        hands.append(json.dumps(start["board"]["players"][0]["hand"]))
+        session = client.app_store.get(start["id"], PlaySession)
+        # the seed it was dealt from (shown at the end) really deals it
+        dealt = session.game.initial_state(np.random.default_rng(session.seed))
+        assert session.game.state_to_json(dealt) == session.game.state_to_json(session.state)
+    assert len(set(hands)) > 1
+    # a game without a human seat takes a seed and shows it
+    watch = create(client, "boaring", {"num_players": 3}, ["random", "greedy", "random"], seed=12345)
+    assert watch["seed"] == 12345
+
+
+# ----- 2. one secret per human seat ---------------------------------------------------------------------------------
+def test_each_human_seat_has_its_own_token_and_no_other_seat_gets_its_view(client):
+    start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
+    gid = start["id"]
+    assert set(start["tokens"]) == {"0", "1"} and start["tokens"]["0"] != start["tokens"]["1"]
+    # without a token, or with the other seat's, seat 1's view is refused
+    for params, headers in (({"seat": 1}, {}), ({}, {}), ({"seat": 1}, token(start, 0)),
+                            ({"seat": 1}, {"X-Seat-Token": "guess"}), ({"seat": 0}, token(start, 1))):
+        r = client.get(f"/api/games/{gid}", params=params, headers=headers)
+        assert r.status_code == 403 and "token" in r.json()["error"], (params, headers, r.text)
+        assert "hand" not in r.text
+    one = client.get(f"/api/games/{gid}", headers=token(start, 1)).json()
+    assert one["viewer"] == 1 and one["board"]["players"][1]["hand"] is not None
+    assert one["board"]["players"][0]["hand"] is None
+    zero = client.get(f"/api/games/{gid}", params={"token": start["tokens"]["0"]}).json()  # a link's ?token=
+    assert zero["viewer"] == 0 and zero["board"]["players"][1]["hand"] is None
+    # a token never comes back in a payload
+    for payload in (one, zero):
+        assert start["tokens"]["0"] not in json.dumps(payload) and start["tokens"]["1"] not in json.dumps(payload)
+    # moves: seat 0's move needs seat 0's token; refused moves change nothing
+    before = client.get(f"/api/games/{gid}", headers=token(start, 0)).json()
+    assert before["status"] == "your_turn"
+    action = before["moves"][0]["id"]
+    for headers in ({}, token(start, 1), {"X-Seat-Token": "x" * 10_000}):
+        r = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": action}, headers=headers)
+        assert r.status_code == 403, r.text
+    assert client.get(f"/api/games/{gid}", headers=token(start, 0)).json() == before
+    # the record and close need a token too
+    assert client.get(f"/api/games/{gid}/record").status_code == 403
+    assert client.post(f"/api/games/{gid}/close").status_code == 403
+    assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": action}, headers=token(start, 0))
+    assert r.status_code == 200 and r.json()["ply"] == 1
+
+
+# ----- 3. a refused step plays nothing -----------------------------------------------------------------------------
+def test_a_refused_step_changes_nothing(client):
+    start = create(client, "boaring", {"num_players": 3}, ["random", "human", "random"])
+    gid = start["id"]
+    assert start["status"] == "bot"
+    session = client.app_store.get(gid, PlaySession)
+    for params, headers, status in (({"seat": 0}, token(start, 1), 403), ({"seat": "abc"}, token(start, 1), 400),
+                                    ({"seat": 2}, token(start, 1), 403), ({}, {}, 403),
+                                    ({"seat": 1}, {"X-Seat-Token": "nope"}, 403)):
+        r = client.post(f"/api/games/{gid}/step", params=params, headers=headers)
+        assert r.status_code == status, (params, r.text)
+        assert session.actions == [] and len(session.viewers[1].log) == 0
+    r = client.post(f"/api/games/{gid}/step", headers=token(start, 1))
+    assert r.status_code == 200 and r.json()["ply"] == 1
+    # a watch game: a seat that is not there is refused before the step too
+    watch = create(client, "bestiarium", {"board_size": 5}, ["random", "random"])
+    for params in ({"seat": 1}, {"seat": "abc"}):
+        assert client.post(f"/api/games/{watch['id']}/step", params=params).status_code in (400, 403)
+    assert client.get(f"/api/games/{watch['id']}").json()["ply"] == 0
