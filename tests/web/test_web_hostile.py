@@ -114,3 +114,41 @@ def test_a_refused_step_changes_nothing(client):
     for params in ({"seat": 1}, {"seat": "abc"}):
         assert client.post(f"/api/games/{watch['id']}/step", params=params).status_code in (400, 403)
     assert client.get(f"/api/games/{watch['id']}").json()["ply"] == 0
+
+
+# ----- 4. foreign origins and hosts -----------------------------------------------------------------------------------
+def test_foreign_origins_and_hosts_are_refused(client):
+    body = json.dumps({"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"]})
+    plain = {"Content-Type": "text/plain"}
+    for headers in ({**plain, "Origin": "http://attacker.example"}, {**plain, "Origin": "null"},
+                    {**plain, "Origin": "http://localhost:8000"}, {**plain, "Sec-Fetch-Site": "cross-site"}):
+        r = client.post("/api/games", content=body, headers=headers)
+        assert r.status_code == 403 and "cross-origin" in r.json()["error"], (headers, r.text)
+    assert len(client.app_store) == 0
+    # DNS rebinding: the attacker's name in Host, for reads and writes alike
+    for method, url in (("GET", "/"), ("GET", "/api/catalogue"), ("POST", "/api/games")):
+        r = client.request(method, url, content=body, headers={"Host": "attacker.example:8000"})
+        assert r.status_code == 400 and "Host" in r.json()["error"], (url, r.text)
+        assert "attacker" not in r.text
+    assert len(client.app_store) == 0
+    # this server's own page, and a client that sends no Origin (curl), are served
+    assert client.post("/api/games", content=body, headers={"Origin": "http://127.0.0.1"}).status_code == 201
+    assert client.post("/api/games", content=body, headers={"Host": "localhost:8000",
+                                                            "Origin": "http://localhost:8000"}).status_code == 201
+    assert client.post("/api/games", content=body, headers={"Host": "[::1]:8000"}).status_code == 201
+    assert client.post("/api/games", content=body, headers={"Sec-Fetch-Site": "same-origin"}).status_code == 201
+
+
+def test_serve_answers_for_its_host_and_the_allowed_names(monkeypatch):
+    import uvicorn
+
+    from training.web import serve
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: seen.update(app=app, host=host))
+    serve.main(["--host", "192.168.1.5", "--allow-host", "barnyard.lan"])
+    with TestClient(seen["app"], base_url="http://barnyard.lan:8000") as c:
+        assert c.get("/api/catalogue").status_code == 200
+        assert c.get("/api/catalogue", headers={"Host": "192.168.1.5:8000"}).status_code == 200
+        assert c.get("/api/catalogue", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+        assert c.get("/api/catalogue", headers={"Host": "other.lan"}).status_code == 400

@@ -22,6 +22,11 @@ JSON API (every error is ``{"error": message}`` with a 4xx status, and changes n
 ``POST /api/tournaments``             a tournament JSON (``evaluate --out``) -> its table and win-share matrix
 ====================================  ================================================================================
 
+Every request must name one of the served hosts in its ``Host`` header (loopback names by default: a foreign
+page reaching this server through DNS rebinding names its own), and a request that changes something (POST) is
+refused when it comes from another origin (an ``Origin`` header other than this server's, or ``Sec-Fetch-Site:
+cross-site``): a page elsewhere cannot drive the server.
+
 Games and opened files are kept in memory until ``--ttl`` seconds (default 1800) after their last request,
 finished or abandoned alike, and at most 200 at a time (the least recently used go first).
 """
@@ -36,10 +41,13 @@ from typing import Any, Awaitable, Callable
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import envs
 from envs.common.policies import Policy
@@ -53,6 +61,52 @@ TOKEN_HEADER = "x-seat-token"
 """The header that carries a human seat's token (``?token=`` also does, for links)."""
 MAX_BODY = 64 * 1024 * 1024
 """Largest request body accepted (a record file of many games), bytes."""
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The host names served by default (``serve --host`` and ``--allow-host`` add others)."""
+
+
+def host_name(header: str | None) -> str | None:
+    """The host of a ``Host`` header value (``name``, ``name:port``, ``[v6]:port``), lower case; None if absent."""
+    if not header:
+        return None
+    header = header.strip().lower()
+    if header.startswith("["):
+        name, _, rest = header[1:].partition("]")
+        return name if rest in ("",) or rest.startswith(":") else None
+    name = header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+    return name.rstrip(".")
+
+
+class OriginGuard:
+    """ASGI middleware: a ``Host`` other than the served ones gets 400; a POST from another origin gets 403."""
+
+    SAFE = ("GET", "HEAD", "OPTIONS")
+
+    def __init__(self, app: ASGIApp, hosts: list[str]):
+        self.app = app
+        self.hosts = {h.lower().strip("[]") for h in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            host = headers.get("host")
+            refusal = None
+            if host_name(host) not in self.hosts:
+                refusal = JSONResponse({"error": "unexpected Host header: this server answers only as "
+                                        + ", ".join(sorted(self.hosts))
+                                        + " (python -m training serve --allow-host NAME adds a name)"}, status_code=400)
+            elif scope["method"] not in self.SAFE:
+                origin = headers.get("origin")
+                if (origin is not None and origin not in (f"http://{host}", f"https://{host}")) or \
+                        headers.get("sec-fetch-site") == "cross-site":
+                    refusal = JSONResponse({"error": "cross-origin request refused: only this server's own page may "
+                                                     "change its games"}, status_code=403)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def find_checkpoints(roots: list[Path]) -> dict[str, list[dict[str, Any]]]:
@@ -97,9 +151,11 @@ def tournament_json(data: Any) -> dict[str, Any]:
 
 
 def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] | None = None,
-               extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None) -> Starlette:
+               extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
+               allowed_hosts: list[str] | None = None) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
-    besides the usual ones (tests use it for a policy that fails)."""
+    besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
+    name (default :data:`LOOPBACK_HOSTS`)."""
     store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     extra = extra_policies or {}
@@ -240,7 +296,8 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         Route("/api/tournaments", api(tournament), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: server_error})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: server_error},
+                    middleware=[Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))])
     app.state.store = store
     return app
 
