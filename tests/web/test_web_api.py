@@ -196,7 +196,7 @@ def test_bad_requests_get_4xx_with_a_message(client):
         ({"game": "bestiarium", "options": [], "seats": ["human", "random"]}, 400, "options"),
         ({"game": "bestiarium", "options": {}, "seats": ["human"]}, 400, "2 seats"),
         ({"game": "bestiarium", "options": {}, "seats": ["human", "nobody"]}, 400, "unknown policy"),
-        ({"game": "bestiarium", "options": {}, "seats": ["human", "runs/none/policy.pt"]}, 400, "does not exist"),
+        ({"game": "bestiarium", "options": {}, "seats": ["human", "runs/none/policy.pt"]}, 400, "unknown policy"),
         ({"game": "bestiarium", "options": {}, "seats": ["human", "random"], "seed": -3}, 400, "seed"),
         ({"game": "bestiarium", "options": {}, "seats": ["human", "search:x"]}, 400, "seat 1"),
     ]

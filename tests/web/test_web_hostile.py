@@ -152,3 +152,53 @@ def test_serve_answers_for_its_host_and_the_allowed_names(monkeypatch):
         assert c.get("/api/catalogue", headers={"Host": "192.168.1.5:8000"}).status_code == 200
         assert c.get("/api/catalogue", headers={"Host": "127.0.0.1:8000"}).status_code == 200
         assert c.get("/api/catalogue", headers={"Host": "other.lan"}).status_code == 400
+
+
+# ----- 5. search budgets --------------------------------------------------------------------------------------------
+def test_search_budgets_are_capped_with_a_clear_400(client):
+    from training.web.sessions import MAX_SIMULATIONS
+
+    for spec in ("search:0", "search:-5", "search:1000000000", f"search:{MAX_SIMULATIONS + 1}", "search:1e3",
+                 "greedy:5", "search:" + "9" * 5000):
+        r = client.post("/api/games", json={"game": "bestiarium", "options": {"board_size": 5},
+                                            "seats": ["human", spec]})
+        assert r.status_code == 400 and r.json()["error"].startswith("seat 1:"), (spec[:40], r.text)
+        assert len(r.text) < 300
+    assert len(client.app_store) == 0
+    start = create(client, "bestiarium", {"board_size": 5}, ["human", f"search:{MAX_SIMULATIONS}"])
+    assert start["seats"][1]["policy"] == f"search:{MAX_SIMULATIONS}"
+
+
+# ----- 9. checkpoints only from the listed folders ------------------------------------------------------------------
+def test_checkpoints_load_only_from_the_listed_folders_with_one_message(tmp_path):
+    pytest.importorskip("torch")
+    import shutil
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("policy.pt", "policy.json"):
+        shutil.copy(f"checkpoints/boaring/{name}", outside / name)
+    app = create_app()
+    messages = set()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for spec in ("/etc/shadow", "/etc/passwd", "/no/such/file.pt", str(outside / "policy.pt"),
+                     f"sym:{outside / 'policy.pt'}", f"mcts:{outside / 'policy.pt'}:10", "mcts:/etc/passwd",
+                     f"guided:{outside / 'policy.pt'}:3:10", "../../../../etc/passwd", "checkpoints/../../etc/passwd",
+                     "checkpoints/boaring/nothing.pt"):
+            r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 2},
+                                           "seats": ["human", spec]})
+            assert r.status_code == 400, (spec, r.text)
+            messages.add(r.json()["error"])
+        assert len(messages) == 1 and "unknown policy" in messages.pop()
+        # a listed one loads
+        assert c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
+                                          "seats": ["checkpoints/boaring/policy.pt", "human", "random", "random"]}
+                      ).status_code == 201
+    # an explicit --checkpoint-dir is listed and accepted
+    app = create_app(checkpoint_dirs=[outside])
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        listed = {g["game"]: [x["path"] for x in g["checkpoints"]] for g in c.get("/api/catalogue").json()["games"]}
+        assert str(outside / "policy.pt") in listed["boaring"]
+        r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
+                                       "seats": [str(outside / "policy.pt"), "human", "random", "random"]})
+        assert r.status_code == 201, r.text

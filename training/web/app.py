@@ -35,6 +35,9 @@ from __future__ import annotations
 
 import json
 import math
+
+import anyio
+import anyio.to_thread
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -57,6 +60,8 @@ from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStor
 from training.web.views import VIEWS
 
 STATIC = Path(__file__).parent / "static"
+MAX_BOT_MOVES = 4
+"""Bot moves (and policy loads) computed at once, across games; more wait their turn in a worker thread."""
 TOKEN_HEADER = "x-seat-token"
 """The header that carries a human seat's token (``?token=`` also does, for links)."""
 MAX_BODY = 64 * 1024 * 1024
@@ -109,32 +114,36 @@ class OriginGuard:
         await self.app(scope, receive, send)
 
 
-def find_checkpoints(roots: list[Path]) -> dict[str, list[dict[str, Any]]]:
-    """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under ``checkpoints/`` and ``runs/`` of each root,
-    by game: ``{"path", "options"}``, paths relative to the root where possible."""
+def checkpoint_folders(roots: list[Path], extra: list[Path] | None = None) -> list[Path]:
+    """The folders checkpoints are listed from and may be loaded from: ``checkpoints/`` and ``runs/`` of each
+    root, then each ``--checkpoint-dir``."""
+    return [root / folder for root in roots for folder in ("checkpoints", "runs")] + list(extra or [])
+
+
+def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
+    """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under each of ``folders``, by game:
+    ``{"path", "options"}``, paths relative to the working folder where possible."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
     seen: set[Path] = set()
-    for root in roots:
-        for folder in ("checkpoints", "runs"):
-            base = root / folder
-            if not base.is_dir():
+    for base in folders:
+        if not base.is_dir():
+            continue
+        for pt in sorted(base.rglob("*.pt")):
+            sidecar = pt.with_suffix(".json")
+            if pt.resolve() in seen or not sidecar.is_file():
                 continue
-            for pt in sorted(base.rglob("*.pt")):
-                sidecar = pt.with_suffix(".json")
-                if pt.resolve() in seen or not sidecar.is_file():
-                    continue
+            try:
+                meta = json.loads(sidecar.read_text())
+                game, options = meta["game"], meta.get("options", {})
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if game in found:
+                seen.add(pt.resolve())
                 try:
-                    meta = json.loads(sidecar.read_text())
-                    game, options = meta["game"], meta.get("options", {})
-                except (OSError, ValueError, KeyError, TypeError):
-                    continue
-                if game in found:
-                    seen.add(pt.resolve())
-                    try:
-                        shown = str(pt.relative_to(Path.cwd()))
-                    except ValueError:
-                        shown = str(pt)
-                    found[game].append({"path": shown, "options": options})
+                    label = str(pt.relative_to(Path.cwd()))
+                except ValueError:
+                    label = str(pt)
+                found[game].append({"path": label, "options": options})
     return found
 
 
@@ -152,12 +161,16 @@ def tournament_json(data: Any) -> dict[str, Any]:
 
 def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] | None = None,
                extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
-               allowed_hosts: list[str] | None = None) -> Starlette:
+               allowed_hosts: list[str] | None = None, checkpoint_dirs: list[Path] | None = None) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
     besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
-    name (default :data:`LOOPBACK_HOSTS`)."""
+    name (default :data:`LOOPBACK_HOSTS`). Checkpoints are listed and loaded only from :func:`checkpoint_folders`
+    (``checkpoints/`` and ``runs/`` of each of ``checkpoint_roots``, default the working folder, and each of
+    ``checkpoint_dirs``)."""
     store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
+    folders = checkpoint_folders(roots, checkpoint_dirs)
+    bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
     extra = extra_policies or {}
 
     def api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
@@ -193,7 +206,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def catalogue(request: Request) -> Any:
-        checkpoints = await run_in_threadpool(find_checkpoints, roots)
+        checkpoints = await run_in_threadpool(find_checkpoints, folders)
         games = []
         for name in envs.GAMES:
             view = VIEWS[name]
@@ -213,7 +226,9 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
             for i, spec in enumerate(seats):
                 if spec in extra:
                     policies[i] = extra[spec](name, options, i)
-        session = await run_in_threadpool(PlaySession, name, options, seats, body.get("seed"), policies)
+        session = await anyio.to_thread.run_sync(
+            lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
+            limiter=bot_moves)
         store.add(session)
         body = session.payload(session.default_viewer())
         body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
@@ -238,7 +253,8 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
     async def step(request: Request) -> Any:
         session = game(request)
         seat = viewer(request, session)  # before the step: a refused request plays nothing
-        await run_in_threadpool(session.step)
+        await anyio.to_thread.run_sync(session.step, limiter=bot_moves)  # off the event loop; one at a time
+        # per game (session.step refuses a second with 409), at most MAX_BOT_MOVES games' moves at once
         return session.payload(seat)
 
     async def record(request: Request) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -26,6 +27,9 @@ def main(argv: list[str] | None = None) -> None:
                              "(repeat for several); requests naming any other host are refused")
     parser.add_argument("--ttl", type=float, default=1800.0,
                         help="seconds a game or opened file is kept after its last request (default 1800)")
+    parser.add_argument("--checkpoint-dir", action="append", default=[], type=Path, metavar="DIR",
+                        help="a folder of checkpoints to list and accept, besides checkpoints/ and runs/ here "
+                             "(repeat for several); no other path is loaded")
     args = parser.parse_args(argv)
     try:
         import uvicorn
@@ -44,5 +48,5 @@ def main(argv: list[str] | None = None) -> None:
     hosts = list(LOOPBACK_HOSTS) + args.allow_host
     if args.host not in ("0.0.0.0", "::", ""):
         hosts.append(args.host)
-    uvicorn.run(create_app(SessionStore(ttl=args.ttl), allowed_hosts=hosts), host=args.host, port=args.port,
-                log_level="warning")
+    app = create_app(SessionStore(ttl=args.ttl), allowed_hosts=hosts, checkpoint_dirs=args.checkpoint_dir)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -25,6 +25,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -32,7 +33,7 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
-from training.evaluate import GameRecord, UnknownPolicyError, make_policy
+from training.evaluate import GameRecord, baseline_names, make_policy
 from training.records import RecordError, replay
 from training.web.views import GameView, view_for
 
@@ -190,6 +191,69 @@ def _build_game(game_name: Any, options: Any) -> Game:
         raise WebError(400, f"bad options for {game_name}: {err}") from None
 
 
+# ----- seat specs ---------------------------------------------------------------------------------------------------
+MAX_SPEC = 300
+"""Longest seat spec accepted (characters)."""
+MAX_SIMULATIONS = 10_000
+"""Largest ``search:N`` / ``guided:PATH:K:N`` budget (compiled searches: about 1 s a move on a slow core)."""
+MAX_NETWORK_SIMULATIONS = 1_000
+"""Largest ``mcts:PATH:N`` budget (one network call a simulation)."""
+MAX_TOP_K = 1_000
+UNKNOWN_POLICY = ("unknown policy: choose one the page lists (random, a baseline, search:N, or a checkpoint under "
+                  "the folders it lists: checkpoints/, runs/ or a --checkpoint-dir)")
+"""The one message for every path that is not a checkpoint the server may load (existing or not)."""
+
+
+def _budget(text: str, seat: int, what: str, most: int) -> None:
+    if not (text.isdigit() and len(text) <= 9 and 1 <= int(text) <= most):
+        raise WebError(400, f"seat {seat}: {what} takes a whole number from 1 to {most}")
+
+
+def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], extra: Sequence[str] = ()) -> None:
+    """Refuse (400, before anything is built) a seat spec whose budget is out of range or whose checkpoint is not
+    under one of ``folders``: the server loads nothing else, and says the same for a path that exists and one that
+    does not (no file-existence oracle)."""
+    if len(spec) > MAX_SPEC:
+        raise WebError(400, f"seat {seat}: a seat spec has at most {MAX_SPEC} characters")
+    if spec == HUMAN or spec in extra:
+        return
+    name, _, arg = spec.partition(":")
+    path = None
+    if name in baseline_names(game_name):
+        if arg:
+            if name != "search":
+                raise WebError(400, f"seat {seat}: only search takes a budget (search:N)")
+            _budget(arg, seat, "search:N", MAX_SIMULATIONS)
+        return
+    if name == "mcts":
+        path, _, count = arg.rpartition(":")
+        if not count.isdigit():
+            path, count = arg, ""
+        if count:
+            _budget(count, seat, "mcts:PATH:N", MAX_NETWORK_SIMULATIONS)
+    elif name == "guided":
+        parts = arg.split(":")
+        numbers = []
+        while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
+            numbers.insert(0, parts.pop())
+        path = ":".join(parts)
+        if numbers:
+            _budget(numbers[0], seat, "guided:PATH:K (K)", MAX_TOP_K)
+        if len(numbers) > 1:
+            _budget(numbers[1], seat, "guided:PATH:K:N (N)", MAX_SIMULATIONS)
+    elif name == "sym":
+        path = arg
+    else:
+        path = spec
+    try:
+        resolved = (Path.cwd() / path).resolve()
+        allowed = any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
+    except (OSError, ValueError, RuntimeError):
+        allowed = False
+    if not allowed:
+        raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
+
+
 # ----- a game -------------------------------------------------------------------------------------------------------
 @dataclass
 class _Viewer:
@@ -205,11 +269,13 @@ class PlaySession:
     noun = "game"
 
     def __init__(self, game_name: Any, options: Any, seats: Any, seed: Any = None,
-                 policies: dict[int, Policy] | None = None, start: Any = None):
+                 policies: dict[int, Policy] | None = None, start: Any = None,
+                 checkpoint_folders: Sequence[Path] | None = None):
         """``seats``: ``"human"`` or a policy spec per seat. ``policies`` replaces the policies of some seats with
         ready objects; ``start`` is a ready initial state instead of the one the seed deals (tests; such a game
-        has no record, since its seed does not replay it). Raises :class:`WebError` 400 for anything wrong,
-        before anything starts."""
+        has no record, since its seed does not replay it). ``checkpoint_folders``: where checkpoints may be
+        loaded from (None: anywhere, for tests and scripts; the app always gives its folders). Raises
+        :class:`WebError` 400 for anything wrong, before anything starts."""
         self.id = ""
         self.game = _build_game(game_name, options)
         self.game_name: str = game_name
@@ -221,6 +287,10 @@ class PlaySession:
                                 f"('{HUMAN}', random, greedy, search[:N] or a checkpoint path)")
         self.seats = [s.strip() for s in seats]
         self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
+        if checkpoint_folders is not None:
+            for i, spec in enumerate(self.seats):
+                if i not in (policies or {}):
+                    check_spec(spec, i, game_name, checkpoint_folders)
         if seed is not None and self.humans and start is None:
             raise WebError(400, "a seed is taken only for a game without a human seat (watch mode): with a human "
                                 "seat the server deals from its own entropy and shows the seed when the game is over")
@@ -243,8 +313,11 @@ class PlaySession:
                 except ImportError as err:
                     raise WebError(400, f"seat {i}: {spec!r} needs a missing package ({err}); checkpoints need "
                                         "torch: pip install -e \".[train]\"") from None
-                except (UnknownPolicyError, ValueError, OSError) as err:
-                    raise WebError(400, f"seat {i}: {err}") from None
+                except Exception as err:  # noqa: BLE001 - an unreadable file, a budget a baseline does not take
+                    if isinstance(err, ValueError) and type(err) is not ValueError:
+                        # UnknownPolicyError, CheckpointError, GuidedSearchError: messages for a user
+                        raise WebError(400, f"seat {i}: {err}") from None
+                    raise WebError(400, f"seat {i}: {shown(spec, 80)} could not be loaded as a policy") from None
             policy.reset(seed * 101 + i)
             self.policies.append(policy)
         self.names = self.view.seat_names(self.game)
