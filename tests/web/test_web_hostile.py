@@ -202,3 +202,138 @@ def test_checkpoints_load_only_from_the_listed_folders_with_one_message(tmp_path
         r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
                                        "seats": [str(outside / "policy.pt"), "human", "random", "random"]})
         assert r.status_code == 201, r.text
+
+
+# ----- 6-8. sizes, work per request, bytes held, clean 4xx ----------------------------------------------------------
+def _record_file(games: int, seed: int = 1) -> bytes:
+    from training.evaluate import play_game
+    from training.records import record_to_json
+
+    record = record_to_json(play_game("beasty_borders", {}, ["random", "random"], seed=seed))
+    return json.dumps([record] * games).encode()
+
+
+def test_bodies_are_bounded_in_size_and_in_work(client):
+    import time
+
+    from training.web.app import MAX_BODY, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_POLICIES
+
+    r = client.post("/api/games", content=b" " * (MAX_BODY + 1))
+    assert r.status_code == 413 and "KiB" in r.json()["error"]
+
+    def chunks():  # no Content-Length: refused while it streams
+        for _ in range(MAX_FILE_BODY // 2**16 + 2):
+            yield b" " * 2**16
+
+    r = client.post("/api/replays", content=chunks())
+    assert r.status_code == 413 and "MiB" in r.json()["error"]
+    # many small objects within the size: refused by count, quickly
+    many = b"[" + b"{}," * (MAX_FILE_OBJECTS + 10) + b"{}]"
+    assert len(many) < MAX_FILE_BODY
+    t0 = time.perf_counter()
+    r = client.post("/api/replays", content=many)
+    assert r.status_code == 400 and "JSON objects" in r.json()["error"]
+    assert time.perf_counter() - t0 < 5
+    r = client.post("/api/games", content=b"[" + b"{}," * 2000 + b"{}]")
+    assert r.status_code == 400 and "JSON objects" in r.json()["error"]
+    # a tournament with thousands of policies and no pairs: refused, not a matrix of millions of cells
+    names = [f"p{i}" for i in range(4000)]
+    t = {"game": "boaring", "options": {}, "policies": names, "games_per_pair": 1, "seed": 0,
+         "elo": [0.0] * 4000, "elo_se": [0.0] * 4000, "seconds_per_move": {}, "pairs": []}
+    r = client.post("/api/tournaments", content=json.dumps(t))
+    assert r.status_code == 400 and str(MAX_POLICIES) in r.json()["error"] and len(r.content) < 500
+    assert len(client.app_store) == 0
+
+
+def test_replays_are_held_by_bytes_and_a_dropped_one_says_so():
+    one = _record_file(40)
+    store = SessionStore(max_bytes=int(2.5 * len(one)))
+    app = create_app(store)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        game = create(c, "bestiarium", {"board_size": 5}, ["random", "random"])
+        ids = []
+        for _ in range(3):
+            r = c.post("/api/replays", content=one)
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["id"])
+            assert store.held_bytes <= store.max_bytes
+        assert store.held_bytes == 2 * len(one)
+        r = c.get(f"/api/replays/{ids[0]}/0/0")
+        assert r.status_code == 404 and "closed to make room" in r.json()["error"]
+        assert all(c.get(f"/api/replays/{i}/0/0").status_code == 200 for i in ids[1:])
+        assert c.get(f"/api/games/{game['id']}").status_code == 200  # games are not dropped for a file's bytes
+        # and the games of one file kept replayed are bounded too
+        from training.web.sessions import MAX_REPLAY_GAMES_LOADED, ReplaySession
+
+        for i in range(MAX_REPLAY_GAMES_LOADED + 3):
+            assert c.get(f"/api/replays/{ids[2]}/{i}/1").status_code == 200
+        assert len(store.get(ids[2], ReplaySession)._games) == MAX_REPLAY_GAMES_LOADED
+
+
+INTERNALS = ("invalid literal", "TypeError", "ValueError", "KeyError", "Traceback", "RecursionError", "object of type")
+
+
+def test_malformed_input_gets_a_clean_4xx_never_a_500(client):
+    deep = b"[" * 100_000 + b"]" * 100_000
+    good = json.loads(_record_file(1))[0]
+    from training.evaluate import run_tournament, save_result
+
+    result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False)
+    tournament = result.to_json()
+    bad_pair = json.loads(json.dumps(tournament))
+    bad_pair["pairs"][0]["win_share"] = "abc"
+    start = create(client, "bestiarium", {"board_size": 5}, ["human", "random"])
+    gid, me = start["id"], token(start, 0)
+    cases = [
+        ("POST", "/api/games", deep, {}),
+        ("POST", "/api/replays", deep, {}),
+        ("POST", "/api/tournaments", deep, {}),
+        ("POST", f"/api/games/{gid}/move", deep, me),
+        ("POST", "/api/games", b'{"game": "bestiarium", "options": ' + b'{"a": ' * 40 + b"1" + b"}" * 41, {}),
+        ("POST", "/api/replays", json.dumps(dict(good, seats=5)).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, seats=["random"] * 5)).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, seed="abc")).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, actions=[0, "x"])).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, returns=[1, "x"])).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, options=3)).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, game="x" * 10_000)).encode(), {}),
+        ("POST", "/api/tournaments", json.dumps(bad_pair).encode(), {}),
+        ("POST", "/api/tournaments", json.dumps(dict(tournament, elo="x")).encode(), {}),
+        ("POST", "/api/tournaments", json.dumps(dict(tournament, pairs=[{"a": "random"}])).encode(), {}),
+        ("POST", "/api/tournaments", b'{"elo": NaN}', {}),
+        ("POST", "/api/games", b"\xff\xfe", {}),
+        ("GET", "/api/games/" + "a" * 10_000, None, {}),
+        ("GET", "/api/replays/" + "a" * 10_000 + "/0/0", None, {}),
+        ("GET", f"/api/games/{gid}?seat=" + "9" * 10_000, None, me),
+        ("POST", f"/api/games/{gid}/move", json.dumps({"seat": "x" * 10_000, "action": 1}).encode(), me),
+        ("POST", f"/api/games/{gid}/move", json.dumps({"seat": 0, "action": "x" * 10_000}).encode(), me),
+        ("POST", f"/api/games/{gid}/move", json.dumps({"seat": 0, "move": 5}).encode(), me),
+        ("POST", "/api/games", json.dumps({"game": "x" * 10_000, "options": {}, "seats": []}).encode(), {}),
+        ("POST", "/api/games", json.dumps({"game": "bestiarium", "options": {}, "seats": ["x" * 10_000, "human"]}
+                                          ).encode(), {}),
+        ("GET", "/api/" + "x" * 10_000, None, {}),
+    ]
+    for method, url, body, headers in cases:
+        r = client.request(method, url, content=body, headers=headers)
+        assert 400 <= r.status_code < 500, (url[:60], body[:80] if body else None, r.status_code, r.text[:300])
+        message = r.json()["error"]
+        assert message and len(message) < 400, (url[:60], message[:500])
+        assert not any(word in message for word in INTERNALS), (url[:60], message)
+    # an opened file whose record is damaged in a way only a replay shows: 400 when that game is asked for
+    rid = client.post("/api/replays", content=json.dumps(dict(good, actions=good["actions"] + [0] * 3))).json()["id"]
+    r = client.get(f"/api/replays/{rid}/0/0")
+    assert r.status_code == 400 and "does not replay" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}", headers=me).json()["ply"] == 0  # nothing above moved the game
+
+
+def test_an_unexpected_failure_is_a_500_without_python_internals(monkeypatch):
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        start = create(c, "bestiarium", {"board_size": 5}, ["human", "random"])
+
+        def broken(self, viewer):
+            raise TypeError("secret internals")
+
+        monkeypatch.setattr(PlaySession, "payload", broken)
+        r = c.get(f"/api/games/{start['id']}", headers=token(start, 0))
+        assert r.status_code == 500 and "secret" not in r.text and "TypeError" not in r.text

@@ -34,6 +34,7 @@ finished or abandoned alike, and at most 200 at a time (the least recently used 
 from __future__ import annotations
 
 import json
+import logging
 import math
 
 import anyio
@@ -56,16 +57,28 @@ import envs
 from envs.common.policies import Policy
 from training.evaluate import TournamentResult, baseline_names
 from training.records import RecordError, parse_records, record_to_json
-from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, shown
+from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown
 from training.web.views import VIEWS
 
+log = logging.getLogger("training.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BOT_MOVES = 4
 """Bot moves (and policy loads) computed at once, across games; more wait their turn in a worker thread."""
 TOKEN_HEADER = "x-seat-token"
 """The header that carries a human seat's token (``?token=`` also does, for links)."""
-MAX_BODY = 64 * 1024 * 1024
-"""Largest request body accepted (a record file of many games), bytes."""
+MAX_BODY = 64 * 1024
+"""Largest request body of a new game or a move, bytes."""
+MAX_FILE_BODY = 8 * 2**20
+"""Largest record file or tournament JSON opened, bytes (an ``evaluate --save-games`` file of several thousand
+games)."""
+MAX_OBJECTS = 1_000
+"""JSON objects in a request body at most ..."""
+MAX_FILE_OBJECTS = 100_000
+"""... and in an opened file (a game record is one or two)."""
+MAX_DEPTH = 16
+"""Deepest nesting of arrays and objects accepted in a request body."""
+MAX_POLICIES = 64
+"""Policies of a tournament JSON at most (its heat map has one row and one column each)."""
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -147,12 +160,115 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) as soon as it is over ``limit`` bytes: never held whole beyond that."""
+    size = request.headers.get("content-length")
+    too_big = WebError(413, f"request body over {limit // 1024} KiB" if limit < 2**20
+                       else f"request body over {limit // 2**20} MiB")
+    if size is not None and size.isdigit() and (len(size) > 12 or int(size) > limit):
+        raise too_big
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
+    """``raw`` as JSON with at most ``objects`` objects and :data:`MAX_DEPTH` levels; NaN and Infinity are read as
+    null. :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
+    count = [0]
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        count[0] += 1
+        if count[0] > objects:
+            raise WebError(400, f"the request body has more than {objects} JSON objects")
+        return dict(pairs)
+
+    try:
+        data = json.loads(raw, object_pairs_hook=hook, parse_constant=lambda name: None)
+    except RecursionError:
+        raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels") from None
+    except UnicodeDecodeError:
+        raise WebError(400, "the request body is not JSON: it is not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise WebError(400, f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    todo = [(data, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
+            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return data
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def check_tournament(data: Any) -> None:
+    """Refuse (400, a plain message) a tournament JSON the page cannot draw: the fields ``TournamentResult`` reads,
+    of the right types, at most :data:`MAX_POLICIES` policies and one pair row per pair of them."""
+
+    def fail(what: str) -> None:
+        raise WebError(400, f"this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
+                            f"{what}")
+
+    if not isinstance(data, dict):
+        fail("it is not a JSON object")
+    policies = data.get("policies")
+    if not (isinstance(policies, list) and 1 <= len(policies) <= MAX_POLICIES
+            and all(isinstance(p, str) and 0 < len(p) <= 300 for p in policies)):
+        fail(f"'policies' must be a list of 1 to {MAX_POLICIES} names")
+    if len(set(policies)) != len(policies):
+        fail("a policy is listed twice")
+    if not isinstance(data.get("game"), str) or not isinstance(data.get("options"), dict):
+        fail("'game' must be a name and 'options' an object")
+    if not _count(data.get("games_per_pair")) or not _count(data.get("seed")):
+        fail("'games_per_pair' and 'seed' must be whole numbers")
+    for key in ("elo", "elo_se"):
+        values = data.get(key)
+        if not (isinstance(values, list) and len(values) == len(policies) and all(map(_number, values))):
+            fail(f"'{key}' must be a list of numbers, one per policy")
+    seconds = data.get("seconds_per_move")
+    if not isinstance(seconds, dict) or not all(_number(v) for v in seconds.values()):
+        fail("'seconds_per_move' must map policies to numbers")
+    pairs = data.get("pairs")
+    if not isinstance(pairs, list) or len(pairs) > len(policies) ** 2:
+        fail("'pairs' must be a list with one row per pair of policies")
+    names = set(policies)
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, dict) or pair.get("a") not in names or pair.get("b") not in names:
+            fail(f"pair {i} must name two of the policies as 'a' and 'b'")
+        for key in ("games", "wins", "draws", "losses"):
+            if not _count(pair.get(key)):
+                fail(f"pair {i}: '{key}' must be a whole number")
+        for key in ("win_share", "parity", "mean_margin"):
+            if not _number(pair.get(key)):
+                fail(f"pair {i}: '{key}' must be a number")
+        interval = pair.get("interval")
+        if not (isinstance(interval, list) and len(interval) == 2 and all(map(_number, interval))):
+            fail(f"pair {i}: 'interval' must be two numbers")
+        if set(pair) - {"a", "b", "games", "wins", "draws", "losses", "win_share", "interval", "parity",
+                        "mean_margin"}:
+            fail(f"pair {i} has fields a tournament pair does not have")
+
+
 def tournament_json(data: Any) -> dict[str, Any]:
     """A saved tournament as the page draws it: the pair rows, the ratings and the win-share matrix."""
+    check_tournament(data)
     try:
         result = TournamentResult.from_json(data)
-    except ValueError as err:
-        raise WebError(400, f"this is not a tournament JSON (python -m training evaluate --out DIR writes one): {err}")
+    except ValueError:
+        raise WebError(400, "this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
+                            "its pairs or ratings do not match its policies") from None
     matrix = [[None if math.isnan(v) else float(v) for v in row] for row in result.win_shares()]
     body = result.to_json()
     body.update(kind="tournament", matrix=matrix)
@@ -182,17 +298,13 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
             return result if isinstance(result, Response) else JSONResponse(result)
         return endpoint
 
-    async def body_json(request: Request) -> Any:
-        size = request.headers.get("content-length")
-        if size is not None and size.isdigit() and int(size) > MAX_BODY:
-            raise WebError(413, f"request body over {MAX_BODY // 2**20} MiB")
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise WebError(413, f"request body over {MAX_BODY // 2**20} MiB")
-        try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as err:
-            raise WebError(400, f"the request body is not JSON: {err}") from None
+    async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
+        """The request's JSON body, read at most ``limit`` bytes far (413 beyond), parsed with at most ``objects``
+        objects and :data:`MAX_DEPTH` levels (400 beyond), in a worker thread when large."""
+        raw = await read_body(request, limit)
+        if len(raw) > 256 * 1024:
+            return await run_in_threadpool(parse_json, raw, objects)
+        return parse_json(raw, objects)
 
     def game(request: Request) -> PlaySession:
         return store.get(request.path_params["game_id"], PlaySession)
@@ -271,13 +383,17 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         return {"closed": True}
 
     async def open_replay(request: Request) -> Any:
-        body = await body_json(request)
-        name = request.query_params.get("name", "")
+        raw = await read_body(request, MAX_FILE_BODY)
+        body = await run_in_threadpool(parse_json, raw, MAX_FILE_OBJECTS)
+        name = request.query_params.get("name", "")[:200]
         try:
-            records = parse_records(body, name or "the file")
+            records = parse_records(body, "the file")
         except RecordError as err:
             raise WebError(400, str(err)) from None
-        session = ReplaySession(records, name)
+        players: dict[tuple[str, str], int] = {}
+        for i, record in enumerate(records):
+            check_record(i, record, players)
+        session = ReplaySession(records, name, weight=len(raw))
         store.add(session)
         return JSONResponse(session.summary(), status_code=201)
 
@@ -287,16 +403,17 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         return await run_in_threadpool(session.payload, p["index"], p["ply"])
 
     async def tournament(request: Request) -> Any:
-        return tournament_json(await body_json(request))
+        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS))
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}"},
-                                status_code=exc.status_code)
+            path = request.url.path if len(request.url.path) <= 80 else request.url.path[:79] + "…"
+            return JSONResponse({"error": f"{exc.detail}: {request.method} {path}"}, status_code=exc.status_code)
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
     async def server_error(request: Request, exc: Exception) -> Response:
-        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+        log.error("internal error on %s %s", request.method, request.url.path[:200], exc_info=exc)
+        return JSONResponse({"error": "internal error (the server's log has the details)"}, status_code=500)
 
     routes = [
         Route("/", index),

@@ -21,6 +21,8 @@ anything changes, so a refused request changes nothing.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 import threading
 import time
@@ -180,7 +182,7 @@ def result_json(game: Game, state: Any, names: list[str], viewer: int | None, tr
 
 def _build_game(game_name: Any, options: Any) -> Game:
     if not isinstance(game_name, str) or game_name not in envs.GAMES:
-        raise WebError(400, f"unknown game {game_name!r}; available: {', '.join(envs.GAMES)}")
+        raise WebError(400, f"unknown game {shown(game_name)}; available: {', '.join(envs.GAMES)}")
     if not isinstance(options, dict):
         raise WebError(400, "options must be a JSON object")
     if "render_mode" in options:
@@ -311,7 +313,7 @@ class PlaySession:
                 try:
                     policy = make_policy(spec, game_name, self.options, seed=seed * 101 + i)
                 except ImportError as err:
-                    raise WebError(400, f"seat {i}: {spec!r} needs a missing package ({err}); checkpoints need "
+                    raise WebError(400, f"seat {i}: {shown(spec, 80)} needs a missing package ({err}); checkpoints need "
                                         "torch: pip install -e \".[train]\"") from None
                 except Exception as err:  # noqa: BLE001 - an unreadable file, a budget a baseline does not take
                     if isinstance(err, ValueError) and type(err) is not ValueError:
@@ -521,15 +523,64 @@ class PlaySession:
 
 
 # ----- replays ------------------------------------------------------------------------------------------------------
+MAX_RECORD_PLIES = 100_000
+
+
+def check_record(index: int, record: Json, players: dict[tuple[str, str], int] | None = None) -> None:
+    """Refuse (400, a plain message) a record the replay page cannot use: its fields of the wrong types, and
+    (given ``players``, a cache of seat counts by game and options, filled here) a seat count that does not match
+    its game's."""
+
+    def fail(what: str) -> None:
+        raise WebError(400, f"game {index} of the file: {what}")
+
+    def number(x: Any) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    if record.get("game") not in envs.GAMES:
+        fail(f"unknown game {shown(record.get('game'))}; the games are {', '.join(envs.GAMES)}")
+    if not isinstance(record.get("options"), dict):
+        fail("'options' must be an object")
+    seed = record.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        fail("'seed' must be a whole number from 0")
+    actions = record.get("actions")
+    if not (isinstance(actions, list) and len(actions) <= MAX_RECORD_PLIES
+            and all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < 2**31 for a in actions)):
+        fail(f"'actions' must be a list of at most {MAX_RECORD_PLIES} action ids")
+    seats = record.get("seats")
+    if seats is not None and not (isinstance(seats, list) and all(isinstance(x, str) and len(x) <= MAX_SPEC
+                                                                  for x in seats)):
+        fail("'seats' must be a list of policy names, one per seat")
+    for key in ("returns", "scores"):
+        values = record.get(key)
+        if values is not None and not (isinstance(values, list) and all(map(number, values))):
+            fail(f"'{key}' must be a list of numbers, one per seat")
+    if not isinstance(record.get("truncated", False), bool):
+        fail("'truncated' must be true or false")
+    if players is not None:
+        key = (record["game"], json.dumps(record["options"], sort_keys=True))
+        if key not in players:
+            try:
+                players[key] = _build_game(record["game"], record["options"]).num_players
+            except WebError as err:
+                fail(err.message)
+        for key_name in ("seats", "returns", "scores"):
+            if record.get(key_name) is not None and len(record[key_name]) != players[key]:
+                fail(f"'{key_name}' must have one entry per seat ({players[key]})")
+
+
 class ReplaySession:
-    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply."""
+    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply. ``weight``:
+    the bytes of the file, which the store counts against its byte budget."""
 
     noun = "replay"
 
-    def __init__(self, records: Sequence[Json], name: str = ""):
+    def __init__(self, records: Sequence[Json], name: str = "", weight: int = 0):
         self.id = ""
         self.name = name
         self.records = list(records)
+        self.weight = weight
         self._games: dict[int, tuple[Game, list[Any], list[Json], list[int]]] = {}
         self.lock = threading.Lock()
 
@@ -541,10 +592,21 @@ class ReplaySession:
         return {"kind": "replay_file", "id": self.id, "name": self.name, "games": games}
 
     def _load(self, index: int) -> tuple[Game, list[Any], list[Json], list[int]]:
-        if index not in self._games:
+        if index in self._games:
+            self._games[index] = self._games.pop(index)  # most recently used last
+        else:
             record = self.records[index]
-            if record.get("game") not in envs.GAMES:
-                raise WebError(400, f"game {index} of the file: unknown game {record.get('game')!r}")
+            check_record(index, record)
+            engine = _build_game(record["game"], record["options"])
+            num_players = engine.num_players
+            if len(record["actions"]) > engine.max_game_length:
+                raise WebError(400, f"game {index} of the file has more moves than a game can have "
+                                    f"({engine.max_game_length})")
+            if record.get("seats") is not None and len(record["seats"]) != num_players:
+                raise WebError(400, f"game {index} of the file: 'seats' must name {num_players} seats")
+            for key in ("returns", "scores"):
+                if record.get(key) is not None and len(record[key]) != num_players:
+                    raise WebError(400, f"game {index} of the file: '{key}' must have {num_players} numbers")
             view = view_for(record["game"])
             states: list[Any] = []
             log: list[Json] = []
@@ -565,6 +627,8 @@ class ReplaySession:
             except (RecordError, ConfigError, TypeError, ValueError) as err:
                 raise WebError(400, f"game {index} of the file does not replay: {err}") from None
             self._games[index] = (game, states, log, log_at)
+            while len(self._games) > MAX_REPLAY_GAMES_LOADED:
+                del self._games[next(iter(self._games))]
         return self._games[index]
 
     def payload(self, index: Any, ply: Any) -> Json:
