@@ -28,7 +28,9 @@ refused when it comes from another origin (an ``Origin`` header other than this 
 cross-site``): a page elsewhere cannot drive the server.
 
 Games and opened files are kept in memory until ``--ttl`` seconds (default 1800) after their last request,
-finished or abandoned alike, and at most 200 at a time (the least recently used go first).
+finished or abandoned alike, at most 200 at a time and opened files at most 32 MiB together (the least recently used
+go first). Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the
+folders checkpoints load from (:func:`training.web.sessions.check_spec`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise. Op
 answers only requests that name it as 127.0.0.1, localhost, ::1, the ``--host`` address or an ``--allow-host``
 name.
 Games and opened files are kept in memory until ``--ttl`` seconds after their last request (default 30 minutes),
-at most 200 at a time.
+at most 200 at a time (opened files: 32 MiB together). ``--checkpoint-dir DIR`` adds a folder of checkpoints to
+list and accept besides checkpoints/ and runs/.
 """
 
 from __future__ import annotations
