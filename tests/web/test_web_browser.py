@@ -231,3 +231,47 @@ def test_a_seat_link_opens_that_seat_and_no_other(page, server, browser):
         assert "token" in stranger.inner_text("#banner") and stranger.get_attribute("#game", "data-status") == ""
     finally:
         other.close()
+
+
+OVERLAP = """(pairs) => {
+  const hits = [];
+  for (const [a, b] of pairs) {
+    for (const x of document.querySelectorAll(a)) for (const y of document.querySelectorAll(b)) {
+      const r = x.getBoundingClientRect(), s = y.getBoundingClientRect();
+      if (r.width && s.width && r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom) {
+        hits.push(`${a} "${x.textContent}" / ${b} "${y.textContent}"`);
+      }
+    }
+  }
+  return hits;
+}"""
+
+
+def test_boaring_table_texts_do_not_overlap_and_the_end_offers_a_rematch(page, server):
+    """A DOM overlap check of Boaring's table (the phase line and "last reveal" were both drawn at y = 62), then
+    at the end: no Pause/Step, a rules link, and a rematch with the same settings."""
+    rng = np.random.default_rng(3)
+    gid = start_game(page, server, "boaring", {"num_players": 2}, ["human", "random"])
+    checked = 0
+    while True:
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        if page.locator(".bo-last").count() and page.locator(".bo-what").count():
+            hits = page.evaluate(OVERLAP, [[".bo-what", ".bo-last"], [".bo-last", ".bo-animal"]])
+            assert not hits, hits
+            checked += 1
+        if page.get_attribute("#game", "data-status") == "over":
+            break
+        make_move(page, "boaring", rng, ply(page))
+    assert checked >= 3
+    assert not page.is_visible("#btn-play") and not page.is_visible("#btn-step")
+    assert page.get_attribute("#rules-link", "href") == "/rules/boaring"
+    assert page.is_visible("#rematch")
+    page.click("#rematch")
+    page.wait_for_function(f"(old) => !location.hash.includes(old) && {STATUS} !== 'over' && {STATUS} !== ''",
+                           arg=gid)
+    new = page.url.split("#/game/")[1]
+    p = page.request.get(f"{server}/api/games/{new}", headers=seat_token(page, new)).json()
+    old = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
+    assert p["settings"] == old["settings"] and p["settings"]["seats"] == ["human", "random"]
+    assert p["settings"]["options"]["num_players"] == 2
+    assert p["ply"] <= 1

@@ -337,3 +337,23 @@ def test_an_unexpected_failure_is_a_500_without_python_internals(monkeypatch):
         monkeypatch.setattr(PlaySession, "payload", broken)
         r = c.get(f"/api/games/{start['id']}", headers=token(start, 0))
         assert r.status_code == 500 and "secret" not in r.text and "TypeError" not in r.text
+
+
+# ----- 11-12. what a user meets --------------------------------------------------------------------------------------
+def test_rules_rematch_settings_and_spectator_labels(client):
+    for game in envs.GAMES:
+        r = client.get(f"/rules/{game}")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain") and len(r.text) > 200
+    assert client.get("/rules/chess").status_code == 404
+    assert client.get("/rules/..%2F..%2Fpyproject.toml").status_code == 404
+    start = create(client, "boaring", {"num_players": 3}, ["human", "random", "greedy"])
+    assert start["settings"] == {"game": "boaring", "options": {"num_players": 3},
+                                 "seats": ["human", "random", "greedy"]}
+    again = client.post("/api/games", json=start["settings"])  # the page's rematch: the same body, a new deal
+    assert again.status_code == 201 and again.json()["id"] != start["id"]
+    hidden = create(client, "boaring", {"num_players": 3}, ["random", "random", "random"])
+    assert "hidden card" in hidden["view_label"]
+    for game, options in (("bestiarium", {"board_size": 5}), ("battle_sheep", {"num_players": 2}),
+                          ("beasty_borders", {})):
+        watch = create(client, game, options, ["random", "random"])
+        assert watch["view_label"].startswith("Spectator view") and "hidden" not in watch["view_label"], game

@@ -316,6 +316,13 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         token = request.headers.get(TOKEN_HEADER) or request.query_params.get("token")
         return session.authorize(request.query_params.get("seat") if seat is None else seat, token)
 
+    async def rules(request: Request) -> Response:
+        name = request.path_params["game"]
+        if name not in envs.GAMES:
+            raise WebError(404, f"no game {shown(name)}; the games are {', '.join(envs.GAMES)}")
+        path = Path(envs.__file__).parent / name / "RULES.md"
+        return FileResponse(path, media_type="text/plain; charset=utf-8")
+
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
@@ -420,6 +427,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
     routes = [
         Route("/", index),
         Route("/api/catalogue", api(catalogue)),
+        Route("/rules/{game}", api(rules)),
         Route("/api/games", api(new_game), methods=["POST"]),
         Route("/api/games/{game_id}", api(show_game)),
         Route("/api/games/{game_id}/move", api(move), methods=["POST"]),

@@ -41,6 +41,12 @@ from training.web.views import GameView, view_for
 
 HUMAN = "human"
 SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"
+OPEN_SPECTATOR_LABEL = "Spectator view: the whole board"
+"""The label of a game without hidden information (nothing is hidden from anyone)."""
+
+
+def spectator_label(view: GameView) -> str:
+    return SPECTATOR_LABEL if view.hidden_information else OPEN_SPECTATOR_LABEL
 MAX_SEED = 2**31 - 1
 MAX_REPLAY_GAMES_LOADED = 4
 """Games of one opened file kept replayed (every position) at a time; others are replayed again when asked for."""
@@ -420,7 +426,7 @@ class PlaySession:
             "seats": [{"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec,
                        "human": spec == HUMAN} for i, spec in enumerate(self.seats)],
             "viewer": viewer,
-            "view_label": (SPECTATOR_LABEL if viewer is None else
+            "view_label": (spectator_label(self.view) if viewer is None else
                            f"Your view as player_{viewer} ({self.names[viewer]}): only what this seat may see"),
             "hidden_information": self.view.hidden_information,
             "status": status, "to_move": self.game.current_player(self.state), "ply": len(self.actions),
@@ -429,6 +435,7 @@ class PlaySession:
             "scores": [float(x) for x in self.game.scores(self._view_state(viewer))],
             "result": result_json(self.game, self.state, self.names, viewer, self.truncated) if over else None,
             "error": self.error, "seed": None if secret else self.seed,
+            "settings": {"game": self.game_name, "options": self.options, "seats": list(self.seats)},
         }
 
     # ----- moves ----------------------------------------------------------------------------------------------------
@@ -655,7 +662,7 @@ class ReplaySession:
             "title": view.title, "options": game.options(),
             "seats": [{"seat": i, "agent": f"player_{i}", "name": names[i], "policy": str(seats[i]),
                        "human": seats[i] == HUMAN} for i in range(game.num_players)],
-            "viewer": None, "view_label": SPECTATOR_LABEL, "hidden_information": view.hidden_information,
+            "viewer": None, "view_label": spectator_label(view), "hidden_information": view.hidden_information,
             "status": "over" if over else "replay", "to_move": game.current_player(state),
             "ply": ply, "plies": len(states) - 1,
             "board": view.board(game, state, None), "moves": [], "log": log[:log_at[ply]],

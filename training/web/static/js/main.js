@@ -303,8 +303,8 @@ function render(p) {
   showError(p.error || "");
   drawPlayers(p);
   drawLog(p);
-  $("watch-controls").hidden = p.mode === "replay";
-  $("btn-play").hidden = $("btn-step").hidden = p.mode !== "watch";
+  $("watch-controls").hidden = p.mode === "replay" || p.status === "over";
+  $("btn-play").hidden = $("btn-step").hidden = p.mode !== "watch" || p.status === "over";
   $("btn-play").textContent = mine.paused ? "Play" : "Pause";
   $("replay-controls").hidden = p.mode !== "replay";
   if (p.mode === "replay") {
@@ -319,6 +319,8 @@ function render(p) {
     link.href = `/api/games/${p.id}/record` + (token ? `?token=${encodeURIComponent(token)}` : "");
     link.download = `${p.game}-${p.seed}.json`;
   }
+  $("rules-link").href = `/rules/${p.game}`;
+  $("rematch").hidden = !(p.kind === "game" && p.status === "over" && p.settings);
   drawSeatLinks(p);
   drawBoard();
 }
@@ -429,6 +431,20 @@ async function openTournamentFile() {
 
 // ----- wiring ----------------------------------------------------------------------------------------------------------
 $("new-form").addEventListener("submit", startGame);
+// a new game with this one's game, options and seats (a fresh deal: the server draws the seed)
+$("rematch").addEventListener("click", async () => {
+  if (!live || live.kind !== "game" || !live.payload.settings) return;
+  $("rematch").disabled = true;
+  try {
+    const p = await request("POST", "/api/games", live.payload.settings);
+    saveTokens(p.id, p.tokens || {});
+    location.hash = `#/game/${p.id}`;
+  } catch (err) {
+    banner(err.message);
+  } finally {
+    $("rematch").disabled = false;
+  }
+});
 $("replay-file").addEventListener("change", openReplayFile);
 $("tournament-file").addEventListener("change", openTournamentFile);
 $("board").addEventListener("click", () => {
