@@ -6,6 +6,8 @@ to tests/web/artifacts/ (git-ignored).
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -275,3 +277,31 @@ def test_boaring_table_texts_do_not_overlap_and_the_end_offers_a_rematch(page, s
     assert p["settings"] == old["settings"] and p["settings"]["seats"] == ["human", "random"]
     assert p["settings"]["options"]["num_players"] == 2
     assert p["ply"] <= 1
+
+
+def test_heat_map_colours_parity_as_even_and_has_a_legend(page, server, tmp_path):
+    """In 4-player Boaring parity is 0.25: a share of 0.25 is an even result (the neutral yellow), not a loss."""
+    result = run_tournament("boaring", {"num_players": 4}, ["random", "greedy"], games=4, seed=1, workers=1,
+                            progress=False)
+    data = result.to_json()
+    data["pairs"][0].update(win_share=0.25, parity=0.25)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    page.goto(server + "/#/tournament")
+    page.set_input_files("#tournament-file", str(path))
+    page.wait_for_selector("#tournament-heatmap")
+    cell = page.locator('#tournament-heatmap .heat-cell[data-row="0"][data-col="1"]')
+    assert cell.get_attribute("fill") == "rgb(215,215,80)"
+    assert page.locator("#tournament-heatmap .heat-legend").count() == 3
+    assert "parity 0.25" in page.text_content("#tournament-heatmap")
+
+
+def test_a_dropped_game_says_so_in_the_page(page, server):
+    gid = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
+    page.wait_for_function(f"() => {STATUS} === 'your_turn'")
+    r = page.request.post(f"{server}/api/games/{gid}/close", headers=seat_token(page, gid))
+    assert r.ok
+    page.reload()
+    page.wait_for_function("() => !document.getElementById('banner').hidden")
+    assert "closed" in page.inner_text("#banner")
+    page.console_errors.clear()  # the browser logs the 404 itself
