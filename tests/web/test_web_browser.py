@@ -305,3 +305,17 @@ def test_a_dropped_game_says_so_in_the_page(page, server):
     page.wait_for_function("() => !document.getElementById('banner').hidden")
     assert "closed" in page.inner_text("#banner")
     page.console_errors.clear()  # the browser logs the 404 itself
+
+
+def test_a_long_checkpoint_name_does_not_widen_the_page(page, server):
+    page.goto(server + "/#/")
+    page.wait_for_selector("#seat-1 option", state="attached")
+    long = "runs/" + "a-very-long-run-name-" * 12 + "/policy.pt"
+    page.evaluate("""(name) => {
+      const select = document.getElementById('seat-1');
+      const option = document.createElement('option');
+      option.value = option.textContent = name + ' {"num_players": 2}';
+      select.appendChild(option);
+      select.value = option.value;
+    }""", long)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
