@@ -357,3 +357,27 @@ def test_rules_rematch_settings_and_spectator_labels(client):
                           ("beasty_borders", {})):
         watch = create(client, game, options, ["random", "random"])
         assert watch["view_label"].startswith("Spectator view") and "hidden" not in watch["view_label"], game
+
+
+def test_battle_sheep_result_says_the_tie_break_that_decided_it():
+    from training.evaluate import play_game
+    from training.records import record_to_json, replay
+    from training.web.sessions import result_json
+    from training.web.views import view_for
+
+    view = view_for("battle_sheep")
+    seen = set()
+    for seed in range(60):
+        record = record_to_json(play_game("battle_sheep", {"num_players": 2}, ["random", "random"], seed=seed))
+        *_, (game, state, _) = replay(record)
+        keys = [game.rank_key(state, s) for s in range(2)]
+        text = result_json(game, state, ["A", "B"], None, False, view)["text"]
+        if keys[0][0] == keys[1][0]:
+            assert "Tied on pastures" in text and f"player_0 {keys[0][1]}" in text, text
+            seen.add("tied")
+        else:
+            assert "Tied" not in text
+            seen.add("untied")
+        if seen == {"tied", "untied"}:
+            break
+    assert seen == {"tied", "untied"}

@@ -164,8 +164,10 @@ class SessionStore:
 
 
 # ----- results ------------------------------------------------------------------------------------------------------
-def result_json(game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool) -> Json:
-    """The result box: returns, scores, the seats sharing first place and a sentence."""
+def result_json(game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool,
+                view: GameView | None = None) -> Json:
+    """The result box: returns, scores, the seats sharing first place and a sentence (with the tie-break that
+    decided it, where the view knows one)."""
     returns = [float(x) for x in game.returns(state)]
     scores = [float(x) for x in game.scores(state)]
     if truncated:
@@ -183,6 +185,9 @@ def result_json(game: Game, state: Any, names: list[str], viewer: int | None, tr
         text = f"{who(winners[0])} wins."
     else:
         text = " and ".join(who(s) for s in winners) + " share first place."
+    note = view.result_note(game, state) if view is not None else None
+    if note:
+        text += " " + note
     return {"returns": returns, "scores": scores, "winners": winners, "truncated": False, "text": text}
 
 
@@ -433,7 +438,8 @@ class PlaySession:
             "thinking": self.thinking,
             "board": seen.board, "moves": moves, "log": seen.log,
             "scores": [float(x) for x in self.game.scores(self._view_state(viewer))],
-            "result": result_json(self.game, self.state, self.names, viewer, self.truncated) if over else None,
+            "result": (result_json(self.game, self.state, self.names, viewer, self.truncated, self.view) if over
+                       else None),
             "error": self.error, "seed": None if secret else self.seed,
             "settings": {"game": self.game_name, "options": self.options, "seats": list(self.seats)},
         }
@@ -667,6 +673,6 @@ class ReplaySession:
             "ply": ply, "plies": len(states) - 1,
             "board": view.board(game, state, None), "moves": [], "log": log[:log_at[ply]],
             "scores": [float(x) for x in game.scores(state)],
-            "result": result_json(game, state, names, None, bool(record.get("truncated"))) if over else None,
+            "result": result_json(game, state, names, None, bool(record.get("truncated")), view) if over else None,
             "error": None, "seed": record.get("seed"),
         }
