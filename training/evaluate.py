@@ -440,14 +440,20 @@ def win_matrix_png(result: TournamentResult, path: str | Path) -> Path:
     return plot_win_matrix(names, share, low, high, parity, title, path)
 
 
-def save_result(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path]:
-    """Write ``<game>_tournament.json`` and ``<game>_tournament.png`` into ``out_dir``."""
+def save_result(result: TournamentResult, out_dir: str | Path) -> tuple[Path, Path | None]:
+    """Write ``<game>_tournament.json``, then ``<game>_tournament.png`` into ``out_dir``; the PNG path is None
+    when matplotlib (the ``train`` extra) is missing: the JSON is written all the same."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     json_path = out / f"{result.game}_tournament.json"
     json_path.write_text(json.dumps(result.to_json(), indent=2))
     png_path = out / f"{result.game}_tournament.png"
-    win_matrix_png(result, png_path)
+    try:
+        win_matrix_png(result, png_path)
+    except ModuleNotFoundError as err:
+        if not (err.name or "").startswith("matplotlib") and "matplotlib" not in str(err):
+            raise
+        return json_path, None
     return json_path, png_path
 
 
@@ -484,7 +490,10 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"error: {err}") from None
     print(result.markdown())
     json_path, png_path = save_result(result, args.out)
-    print(f"\nsaved {json_path} and {png_path}")
+    if png_path is None:
+        print(f"\nsaved {json_path}; no chart: matplotlib is missing (pip install -e \".[train]\" draws it)")
+    else:
+        print(f"\nsaved {json_path} and {png_path}")
     if args.save_games:
         from training.records import save_records
 

@@ -533,7 +533,7 @@ def _playout_kernel(b, max_depth, cells, heights, stacks, num_stacks, tiles_left
     return depth
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
 def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, cells, heights, stacks, num_stacks,
                    tiles_left, phase, to_move, stacks_placed, can_move, num_pasture, pasture, extent, on_border, plies,
                    last_action, rng, n, splits, total_tiles, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):

@@ -736,7 +736,7 @@ def _determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.nd
     deck_len[b] = k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
 def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, root_legal: np.ndarray,
                    rollout_depth: int, exploration: float, temperature: float, hand_weight: float, card_cost: float,
                    opponent_model: bool, pairwise: bool, rng: np.ndarray) -> int:

@@ -131,3 +131,23 @@ def test_versus_plays_the_full_tournaments_games_for_the_first_policys_pairs(gam
     assert versus.pairs == first_pairs and len(versus.pairs) == (2 if not options else 4)
     assert all("random" in r.seats for r in versus.records)
     assert [r.actions for r in versus.records] == [r.actions for r in full.records if "random" in r.seats]
+
+
+def test_evaluate_without_matplotlib_keeps_the_json_and_the_games(tmp_path, monkeypatch, capsys):
+    """The documented [web] install has no matplotlib: the chart is skipped with a note, and the JSON and the
+    --save-games file are still written."""
+    import sys
+
+    from training import evaluate
+
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] + ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)  # import matplotlib -> ModuleNotFoundError
+    games = tmp_path / "games.json"
+    evaluate.main(["--game", "beasty_borders", "--policies", "random", "greedy", "--games", "2", "--workers", "1",
+                   "--out", str(tmp_path / "out"), "--save-games", str(games)])
+    out = capsys.readouterr().out
+    assert "no chart: matplotlib is missing" in out
+    data = json.loads((tmp_path / "out" / "beasty_borders_tournament.json").read_text())
+    assert data["policies"] == ["random", "greedy"]
+    assert not (tmp_path / "out" / "beasty_borders_tournament.png").exists()
+    assert len(json.loads(games.read_text())) == 2

@@ -62,10 +62,18 @@ def client():
         yield c
 
 
-def new_game(client, game, options, seats, seed=1):
-    r = client.post("/api/games", json={"game": game, "options": options, "seats": seats, "seed": seed})
+def new_game(client, game, options, seats, seed=None):
+    body = {"game": game, "options": options, "seats": seats}
+    if seed is not None:
+        body["seed"] = seed
+    r = client.post("/api/games", json=body)
     assert r.status_code == 201, r.text
     return r.json()
+
+
+def auth(start, seat):
+    """The headers of a request for ``seat`` of the game ``start`` (its creation payload): that seat's token."""
+    return {"X-Seat-Token": start["tokens"][str(seat)]}
 
 
 def check_geometry(p):
@@ -107,18 +115,18 @@ def check_geometry(p):
                 assert board["players"][m["owner"]][m["where"]][m["type"]] > 0
 
 
-def play_to_end(client, game_id, seat, rng, check=None):
+def play_to_end(client, game_id, seat, rng, check=None, headers=None):
     """Play the human seat with random legal-move requests, stepping the bots; returns the final payload."""
-    p = client.get(f"/api/games/{game_id}", params={"seat": seat}).json()
+    p = client.get(f"/api/games/{game_id}", params={"seat": seat}, headers=headers).json()
     while p["status"] != "over":
         if p["status"] == "bot":
-            r = client.post(f"/api/games/{game_id}/step", params={"seat": seat})
+            r = client.post(f"/api/games/{game_id}/step", params={"seat": seat}, headers=headers)
         else:
             assert p["status"] == "your_turn", p
             if check:
                 check(p)
             move = p["moves"][int(rng.integers(len(p["moves"])))]
-            r = client.post(f"/api/games/{game_id}/move", json={"seat": seat, "action": move["id"]})
+            r = client.post(f"/api/games/{game_id}/move", json={"seat": seat, "action": move["id"]}, headers=headers)
         assert r.status_code == 200, r.text
         p = r.json()
     return p
@@ -127,15 +135,17 @@ def play_to_end(client, game_id, seat, rng, check=None):
 @pytest.mark.parametrize("game", list(GAMES))
 def test_every_game_plays_to_the_end_against_random(client, game):
     n = envs.module(game).raw_env(**GAMES[game]).game.num_players
-    start = new_game(client, game, GAMES[game], ["human"] + ["random"] * (n - 1), seed=7)
+    start = new_game(client, game, GAMES[game], ["human"] + ["random"] * (n - 1))
     assert start["seed"] is None  # hidden while a human plays: it would tell the deal
-    final = play_to_end(client, start["id"], 0, np.random.default_rng(0), check=check_geometry)
+    final = play_to_end(client, start["id"], 0, np.random.default_rng(0), check=check_geometry,
+                        headers=auth(start, 0))
     result = final["result"]
     assert abs(sum(result["returns"])) < 1e-9 and result["winners"]
-    assert final["moves"] == [] and final["seed"] == 7
+    assert final["moves"] == [] and isinstance(final["seed"], int)  # shown at the end
     assert len([e for e in final["log"] if e["ply"] is not None]) == final["ply"] > 0
     # the record of the game replays to the same end
-    record = client.get(f"/api/games/{start['id']}/record").json()[0]
+    record = client.get(f"/api/games/{start['id']}/record", headers=auth(start, 0)).json()[0]
+    assert record["seed"] == final["seed"]
     *_, (engine, state, _) = replay(record)
     assert [float(x) for x in engine.returns(state)] == result["returns"] == record["returns"]
 
@@ -154,6 +164,7 @@ def test_an_illegal_move_is_refused_and_changes_nothing(client, game):
     n = envs.module(game).raw_env(**options).game.num_players
     start = new_game(client, game, options, ["human"] + ["random"] * (n - 1))
     gid = start["id"]
+    client.headers.update(auth(start, 0))
     before = client.get(f"/api/games/{gid}", params={"seat": 0}).json()
     assert before["status"] == "your_turn"
     legal = {m["id"] for m in before["moves"]}
@@ -185,7 +196,7 @@ def test_bad_requests_get_4xx_with_a_message(client):
         ({"game": "bestiarium", "options": [], "seats": ["human", "random"]}, 400, "options"),
         ({"game": "bestiarium", "options": {}, "seats": ["human"]}, 400, "2 seats"),
         ({"game": "bestiarium", "options": {}, "seats": ["human", "nobody"]}, 400, "unknown policy"),
-        ({"game": "bestiarium", "options": {}, "seats": ["human", "runs/none/policy.pt"]}, 400, "does not exist"),
+        ({"game": "bestiarium", "options": {}, "seats": ["human", "runs/none/policy.pt"]}, 400, "unknown policy"),
         ({"game": "bestiarium", "options": {}, "seats": ["human", "random"], "seed": -3}, 400, "seed"),
         ({"game": "bestiarium", "options": {}, "seats": ["human", "search:x"]}, 400, "seat 1"),
     ]
@@ -202,7 +213,7 @@ def test_bad_requests_get_4xx_with_a_message(client):
 def test_a_shipped_checkpoint_plays_and_one_for_other_options_is_refused(client):
     pytest.importorskip("torch")
     p = new_game(client, "boaring", {"num_players": 4}, ["checkpoints/boaring/policy.pt", "human", "random", "random"])
-    p = client.post(f"/api/games/{p['id']}/step", params={"seat": 1}).json()
+    p = client.post(f"/api/games/{p['id']}/step", params={"seat": 1}, headers=auth(p, 1)).json()
     assert p["ply"] == 1 and p["status"] == "your_turn" and p["error"] is None
     r = client.post("/api/games", json={"game": "boaring", "options": {"num_players": 2},
                                         "seats": ["human", "checkpoints/boaring/policy.pt"]})
@@ -210,18 +221,20 @@ def test_a_shipped_checkpoint_plays_and_one_for_other_options_is_refused(client)
 
 
 def test_two_humans_take_turns_each_with_their_own_view(client):
-    p = new_game(client, "boaring", {"num_players": 2}, ["human", "human"], seed=4)
-    gid = p["id"]
-    assert p["viewer"] == 0 and p["status"] == "your_turn"
-    mine = p["board"]["players"][0]["hand"]
-    assert mine is not None and p["board"]["players"][1]["hand"] is None
-    p = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": p["moves"][0]["id"]}).json()
+    start = new_game(client, "boaring", {"num_players": 2}, ["human", "human"])
+    gid = start["id"]
+    assert start["viewer"] == 0 and start["status"] == "your_turn"
+    mine = start["board"]["players"][0]["hand"]
+    assert mine is not None and start["board"]["players"][1]["hand"] is None
+    p = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": start["moves"][0]["id"]},
+                    headers=auth(start, 0)).json()
     assert p["viewer"] == 0 and p["status"] == "other_human" and p["to_move"] == 1 and p["moves"] == []
-    assert client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": 0}).status_code == 409
-    q = client.get(f"/api/games/{gid}", params={"seat": 1}).json()
+    r = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": 0}, headers=auth(start, 0))
+    assert r.status_code == 409
+    q = client.get(f"/api/games/{gid}", params={"seat": 1}, headers=auth(start, 1)).json()
     assert q["status"] == "your_turn" and q["board"]["players"][0]["hand"] is None
     assert q["board"]["players"][0]["committed"] and q["board"]["players"][0]["pending"] is None
-    assert client.get(f"/api/games/{gid}").json()["viewer"] == 1  # no seat given: the human to move
+    assert client.get(f"/api/games/{gid}", headers=auth(start, 1)).json()["viewer"] == 1  # the token's seat
 
 
 def test_a_human_seat_never_gets_the_spectator_view(client):
@@ -229,9 +242,10 @@ def test_a_human_seat_never_gets_the_spectator_view(client):
     gid = start["id"]
     assert start["viewer"] == 1
     for seat in ("0", "2", "x"):
-        r = client.get(f"/api/games/{gid}", params={"seat": seat})
+        r = client.get(f"/api/games/{gid}", params={"seat": seat}, headers=auth(start, 1))
         assert r.status_code in (400, 403), r.text
-    assert client.get(f"/api/games/{gid}/record").status_code == 409  # the record shows every card
+    r = client.get(f"/api/games/{gid}/record", headers=auth(start, 1))
+    assert r.status_code == 409  # the record shows every card
     watch = new_game(client, "boaring", {"num_players": 3}, ["random", "greedy", "random"])
     assert watch["viewer"] is None and watch["mode"] == "watch" and "Spectator" in watch["view_label"]
     assert all(p["hand"] is not None for p in watch["board"]["players"])
@@ -263,6 +277,8 @@ def test_boaring_human_payloads_do_not_depend_on_another_players_hidden_card(cli
         session = PlaySession("boaring", {"num_players": 3}, ["lowest", "human", "lowest"], seed=seed,
                               policies={0: LowestPolicy(), 2: LowestPolicy()}, start=start)
         ids.append(client.app_store.add(session))
+        session.tokens[1] = "seat-one"  # the same token in both games: the payloads are compared whole
+    client.headers["X-Seat-Token"] = "seat-one"
     # the two games really differ, and the spectator view would show it
     sessions = [client.app_store.get(i, PlaySession) for i in ids]
     assert sessions[0]._board(None) != sessions[1]._board(None)
@@ -292,8 +308,9 @@ def test_boaring_human_payloads_do_not_depend_on_another_players_hidden_card(cli
 
 
 def test_boaring_log_shows_other_bids_only_at_the_reveal(client):
-    start = new_game(client, "boaring", {"num_players": 3}, ["random", "human", "random"], seed=3)
+    start = new_game(client, "boaring", {"num_players": 3}, ["random", "human", "random"])
     gid = start["id"]
+    client.headers.update(auth(start, 1))
     assert start["status"] == "bot" and start["log"] == []
     p = client.post(f"/api/games/{gid}/step", params={"seat": 1}).json()
     assert [e["text"] for e in p["log"]] == ["plays a food card face down"]  # seat 0 bid first
@@ -307,19 +324,24 @@ def test_boaring_log_shows_other_bids_only_at_the_reveal(client):
 
 
 def test_games_in_several_tabs_stay_separate(client):
-    one = new_game(client, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
-    two = new_game(client, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
+    one = new_game(client, "bestiarium", {"board_size": 5}, ["human", "random"])
+    two = new_game(client, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert one["id"] != two["id"]
-    client.post(f"/api/games/{one['id']}/move", json={"seat": 0, "action": one["moves"][0]["id"]})
-    client.post(f"/api/games/{one['id']}/step", params={"seat": 0})
-    assert client.get(f"/api/games/{one['id']}").json()["ply"] == 2
-    assert client.get(f"/api/games/{two['id']}").json() == two
+    client.post(f"/api/games/{one['id']}/move", json={"seat": 0, "action": one["moves"][0]["id"]},
+                headers=auth(one, 0))
+    client.post(f"/api/games/{one['id']}/step", params={"seat": 0}, headers=auth(one, 0))
+    assert client.get(f"/api/games/{one['id']}", headers=auth(one, 0)).json()["ply"] == 2
+    assert client.get(f"/api/games/{two['id']}", headers=auth(two, 0)).json() == {
+        k: v for k, v in two.items() if k != "tokens"}
+    # one game's token opens no other game
+    assert client.get(f"/api/games/{two['id']}", headers=auth(one, 0)).status_code == 403
 
 
 def test_a_failing_policy_stops_its_game_with_a_message_and_the_server_goes_on(client):
     for spec, words in (("crash", "failed: RuntimeError: this policy always fails"), ("illegal", "illegal move")):
         p = new_game(client, "bestiarium", {"board_size": 5}, [spec, "human"])
         assert p["status"] == "other_human" or p["status"] == "bot"
+        client.headers.update(auth(p, 1))
         r = client.post(f"/api/games/{p['id']}/step")
         assert r.status_code == 200
         halted = r.json()
@@ -336,7 +358,9 @@ def test_games_expire_after_the_ttl_and_the_store_is_bounded():
     store = SessionStore(ttl=60, max_items=3, clock=lambda: now[0])
     app = create_app(store)
     with TestClient(app, base_url="http://127.0.0.1") as client:
-        gid = new_game(client, "beasty_borders", {}, ["human", "random"])["id"]
+        start = new_game(client, "beasty_borders", {}, ["human", "random"])
+        gid = start["id"]
+        client.headers.update(auth(start, 0))
         now[0] = 59.0
         assert client.get(f"/api/games/{gid}").status_code == 200  # touched: its clock restarts
         now[0] = 118.0

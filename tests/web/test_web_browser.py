@@ -49,6 +49,12 @@ def start_game(page, server, game, options, seats, delay=0, seed=None):
     return page.url.split("#/game/")[1]
 
 
+def seat_token(page, gid, seat=0) -> dict:
+    """The headers of an API request as the page's seat ``seat`` (its token, kept in the tab's sessionStorage)."""
+    token = page.evaluate("([id, s]) => JSON.parse(sessionStorage.getItem('barnyard-tokens-' + id))[s]", [gid, str(seat)])
+    return {"X-Seat-Token": token}
+
+
 def ply(page) -> int:
     return int(page.get_attribute("#game", "data-ply"))
 
@@ -98,10 +104,10 @@ def play_human_to_the_end(page, game, rng) -> int:
 def test_play_a_game_against_random_by_clicking(page, server, artifacts, case):
     game = case.replace("_without_luck", "")
     options, seats = PLAY[case]
-    gid = start_game(page, server, game, options, seats, seed=11)
+    gid = start_game(page, server, game, options, seats)
     assert "Your view as player_0" in page.inner_text("#view-label")
     moves = play_human_to_the_end(page, game, np.random.default_rng(5))
-    final = page.request.get(f"{server}/api/games/{gid}?seat=0").json()
+    final = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
     assert final["status"] == "over" and moves >= 3
     shown = page.inner_text("#result")
     assert page.is_visible("#result") and shown.startswith(final["result"]["text"])
@@ -189,8 +195,8 @@ def test_games_in_two_tabs_stay_separate(page, server):
     other = page.context.new_page()
     errors = page.console_errors
     other.on("console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None)
-    first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
-    second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"], seed=1)
+    first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
+    second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert first != second
     make_move(page, "bestiarium", np.random.default_rng(0), 0)
     page.wait_for_function(f"() => {STATUS} === 'your_turn'")
@@ -198,4 +204,118 @@ def test_games_in_two_tabs_stay_separate(page, server):
     other.reload()
     other.wait_for_function(f"() => {STATUS} === 'your_turn'")
     assert ply(other) == 0
-    assert json.loads(json.dumps(other.request.get(f"{server}/api/games/{second}").json()))["ply"] == 0
+    assert other.request.get(f"{server}/api/games/{second}", headers=seat_token(other, second)).json()["ply"] == 0
+    # the first tab holds no token of the second game: its page is refused, with a message
+    page.goto(server + f"/#/game/{second}")
+    page.wait_for_function("() => !document.getElementById('banner').hidden")
+    assert "token" in page.inner_text("#banner")
+    page.console_errors.clear()  # the refused request (403) is logged by the browser
+
+
+def test_a_seat_link_opens_that_seat_and_no_other(page, server, browser):
+    """Two human seats: the page that made the game lists each seat's link; another browser opening player_1's
+    link sees player_1's view only, and without a link a game with human seats shows nothing."""
+    gid = start_game(page, server, "boaring", {"num_players": 2}, ["human", "human"])
+    page.wait_for_selector("#seat-links .seat-link-url")
+    links = {a.get_attribute("data-seat"): a.get_attribute("href") for a in page.locator(".seat-link-url").all()}
+    assert set(links) == {"0", "1"}
+    other = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        tab = other.new_page()
+        tab.goto(links["1"])
+        tab.wait_for_function(f"() => {STATUS} !== ''")
+        assert tab.get_attribute("#game", "data-viewer") == "1"
+        assert "#/game/" in tab.url and links["1"].rsplit("/", 1)[1] not in tab.url  # the token left the address
+        assert "Your view as player_1" in tab.inner_text("#view-label")
+        stranger = other.new_page()
+        stranger.goto(server + f"/#/game/{gid}")
+        stranger.wait_for_function("() => !document.getElementById('banner').hidden")
+        assert "token" in stranger.inner_text("#banner") and stranger.get_attribute("#game", "data-status") == ""
+    finally:
+        other.close()
+
+
+OVERLAP = """(pairs) => {
+  const hits = [];
+  for (const [a, b] of pairs) {
+    for (const x of document.querySelectorAll(a)) for (const y of document.querySelectorAll(b)) {
+      const r = x.getBoundingClientRect(), s = y.getBoundingClientRect();
+      if (r.width && s.width && r.left < s.right && s.left < r.right && r.top < s.bottom && s.top < r.bottom) {
+        hits.push(`${a} "${x.textContent}" / ${b} "${y.textContent}"`);
+      }
+    }
+  }
+  return hits;
+}"""
+
+
+def test_boaring_table_texts_do_not_overlap_and_the_end_offers_a_rematch(page, server):
+    """A DOM overlap check of Boaring's table (the phase line and "last reveal" were both drawn at y = 62), then
+    at the end: no Pause/Step, a rules link, and a rematch with the same settings."""
+    rng = np.random.default_rng(3)
+    gid = start_game(page, server, "boaring", {"num_players": 2}, ["human", "random"])
+    checked = 0
+    while True:
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        if page.locator(".bo-last").count() and page.locator(".bo-what").count():
+            hits = page.evaluate(OVERLAP, [[".bo-what", ".bo-last"], [".bo-last", ".bo-animal"]])
+            assert not hits, hits
+            checked += 1
+        if page.get_attribute("#game", "data-status") == "over":
+            break
+        make_move(page, "boaring", rng, ply(page))
+    assert checked >= 3
+    assert not page.is_visible("#btn-play") and not page.is_visible("#btn-step")
+    assert page.get_attribute("#rules-link", "href") == "/rules/boaring"
+    assert page.is_visible("#rematch")
+    page.click("#rematch")
+    page.wait_for_function(f"(old) => !location.hash.includes(old) && {STATUS} !== 'over' && {STATUS} !== ''",
+                           arg=gid)
+    new = page.url.split("#/game/")[1]
+    p = page.request.get(f"{server}/api/games/{new}", headers=seat_token(page, new)).json()
+    old = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
+    assert p["settings"] == old["settings"] and p["settings"]["seats"] == ["human", "random"]
+    assert p["settings"]["options"]["num_players"] == 2
+    assert p["ply"] <= 1
+
+
+def test_heat_map_colours_parity_as_even_and_has_a_legend(page, server, tmp_path):
+    """In 4-player Boaring parity is 0.25: a share of 0.25 is an even result (the neutral yellow), not a loss."""
+    result = run_tournament("boaring", {"num_players": 4}, ["random", "greedy"], games=4, seed=1, workers=1,
+                            progress=False)
+    data = result.to_json()
+    data["pairs"][0].update(win_share=0.25, parity=0.25)
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(data))
+    page.goto(server + "/#/tournament")
+    page.set_input_files("#tournament-file", str(path))
+    page.wait_for_selector("#tournament-heatmap")
+    cell = page.locator('#tournament-heatmap .heat-cell[data-row="0"][data-col="1"]')
+    assert cell.get_attribute("fill") == "rgb(215,215,80)"
+    assert page.locator("#tournament-heatmap .heat-legend").count() == 3
+    assert "parity 0.25" in page.text_content("#tournament-heatmap")
+
+
+def test_a_dropped_game_says_so_in_the_page(page, server):
+    gid = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
+    page.wait_for_function(f"() => {STATUS} === 'your_turn'")
+    r = page.request.post(f"{server}/api/games/{gid}/close", headers=seat_token(page, gid))
+    assert r.ok
+    page.reload()
+    page.wait_for_function("() => !document.getElementById('banner').hidden")
+    assert "closed" in page.inner_text("#banner")
+    page.console_errors.clear()  # the browser logs the 404 itself
+
+
+def test_a_long_checkpoint_name_does_not_widen_the_page(page, server):
+    page.goto(server + "/#/")
+    page.wait_for_selector("#seat-1 option", state="attached")
+    long = "runs/" + "a-very-long-run-name-" * 12 + "/policy.pt"
+    page.evaluate("""(name) => {
+      const select = document.getElementById('seat-1');
+      const option = document.createElement('option');
+      option.value = option.textContent = name + ' {"num_players": 2}';
+      select.appendChild(option);
+      select.value = option.value;
+    }""", long)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280

@@ -6,83 +6,271 @@ JSON API (every error is ``{"error": message}`` with a 4xx status, and changes n
 ``GET  /api/catalogue``               games, their option forms and the policies to choose from (baselines and the
                                       checkpoints found under ``checkpoints/`` and ``runs/``)
 ``POST /api/games``                   ``{"game", "options", "seats": ["human", "random", ...], "seed"?}`` -> a game
-``GET  /api/games/{id}?seat=K``       the game as seat K sees it (a human seat; no seat: the spectator view of a
-                                      game without humans, or the human to move)
-``POST /api/games/{id}/move``         ``{"seat": K, "action": id}`` or ``{"seat": K, "move": "notation"}``
-``POST /api/games/{id}/step``         the bot to move plays one move (watch mode and bot turns)
-``GET  /api/games/{id}/record``       the finished game as a ``--record`` file
-``POST /api/games/{id}/close``        forget the game now
+                                      and ``"tokens": {"K": token}``, one secret per human seat (a seed only
+                                      without a human seat)
+``GET  /api/games/{id}``              the game as the seat of the request's token sees it (``X-Seat-Token``
+                                      header or ``?token=``; ``?seat=K`` must agree), or the spectator view of a
+                                      game without a human seat
+``POST /api/games/{id}/move``         ``{"seat": K, "action": id}`` or ``{"seat": K, "move": "notation"}``, with
+                                      seat K's token
+``POST /api/games/{id}/step``         the bot to move plays one move (watch mode and bot turns; a token, in a game
+                                      with a human seat)
+``GET  /api/games/{id}/record``       the finished game as a ``--record`` file (a token, in a game with a human)
+``POST /api/games/{id}/close``        forget the game now (likewise)
 ``POST /api/replays``                 a record file's JSON (``--record`` / ``--save-games``) -> its games
 ``GET  /api/replays/{id}/{i}/{ply}``  game i of that file after ``ply`` moves (spectator view)
 ``POST /api/tournaments``             a tournament JSON (``evaluate --out``) -> its table and win-share matrix
 ====================================  ================================================================================
 
+Every request must name one of the served hosts in its ``Host`` header (loopback names by default: a foreign
+page reaching this server through DNS rebinding names its own), and a request that changes something (POST) is
+refused when it comes from another origin (an ``Origin`` header other than this server's, or ``Sec-Fetch-Site:
+cross-site``): a page elsewhere cannot drive the server.
+
 Games and opened files are kept in memory until ``--ttl`` seconds (default 1800) after their last request,
-finished or abandoned alike, and at most 200 at a time (the least recently used go first).
+finished or abandoned alike, at most 200 at a time and opened files at most 32 MiB together (the least recently used
+go first). Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the
+folders checkpoints load from (:func:`training.web.sessions.check_spec`).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
+
+import anyio
+import anyio.to_thread
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 import envs
 from envs.common.policies import Policy
 from training.evaluate import TournamentResult, baseline_names
 from training.records import RecordError, parse_records, record_to_json
-from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError
+from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown
 from training.web.views import VIEWS
 
+log = logging.getLogger("training.web")
 STATIC = Path(__file__).parent / "static"
-MAX_BODY = 64 * 1024 * 1024
-"""Largest request body accepted (a record file of many games), bytes."""
+MAX_BOT_MOVES = 4
+"""Bot moves (and policy loads) computed at once, across games; more wait their turn in a worker thread."""
+TOKEN_HEADER = "x-seat-token"
+"""The header that carries a human seat's token (``?token=`` also does, for links)."""
+MAX_BODY = 64 * 1024
+"""Largest request body of a new game or a move, bytes."""
+MAX_FILE_BODY = 8 * 2**20
+"""Largest record file or tournament JSON opened, bytes (an ``evaluate --save-games`` file of several thousand
+games)."""
+MAX_OBJECTS = 1_000
+"""JSON objects in a request body at most ..."""
+MAX_FILE_OBJECTS = 100_000
+"""... and in an opened file (a game record is one or two)."""
+MAX_DEPTH = 16
+"""Deepest nesting of arrays and objects accepted in a request body."""
+MAX_POLICIES = 64
+"""Policies of a tournament JSON at most (its heat map has one row and one column each)."""
 
 
-def find_checkpoints(roots: list[Path]) -> dict[str, list[dict[str, Any]]]:
-    """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under ``checkpoints/`` and ``runs/`` of each root,
-    by game: ``{"path", "options"}``, paths relative to the root where possible."""
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""The host names served by default (``serve --host`` and ``--allow-host`` add others)."""
+
+
+def host_name(header: str | None) -> str | None:
+    """The host of a ``Host`` header value (``name``, ``name:port``, ``[v6]:port``), lower case; None if absent."""
+    if not header:
+        return None
+    header = header.strip().lower()
+    if header.startswith("["):
+        name, _, rest = header[1:].partition("]")
+        return name if rest in ("",) or rest.startswith(":") else None
+    name = header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+    return name.rstrip(".")
+
+
+class OriginGuard:
+    """ASGI middleware: a ``Host`` other than the served ones gets 400; a POST from another origin gets 403."""
+
+    SAFE = ("GET", "HEAD", "OPTIONS")
+
+    def __init__(self, app: ASGIApp, hosts: list[str]):
+        self.app = app
+        self.hosts = {h.lower().strip("[]") for h in hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = Headers(scope=scope)
+            host = headers.get("host")
+            refusal = None
+            if host_name(host) not in self.hosts:
+                refusal = JSONResponse({"error": "unexpected Host header: this server answers only as "
+                                        + ", ".join(sorted(self.hosts))
+                                        + " (python -m training serve --allow-host NAME adds a name)"}, status_code=400)
+            elif scope["method"] not in self.SAFE:
+                origin = headers.get("origin")
+                if (origin is not None and origin not in (f"http://{host}", f"https://{host}")) or \
+                        headers.get("sec-fetch-site") == "cross-site":
+                    refusal = JSONResponse({"error": "cross-origin request refused: only this server's own page may "
+                                                     "change its games"}, status_code=403)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def checkpoint_folders(roots: list[Path], extra: list[Path] | None = None) -> list[Path]:
+    """The folders checkpoints are listed from and may be loaded from: ``checkpoints/`` and ``runs/`` of each
+    root, then each ``--checkpoint-dir``."""
+    return [root / folder for root in roots for folder in ("checkpoints", "runs")] + list(extra or [])
+
+
+def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
+    """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under each of ``folders``, by game:
+    ``{"path", "options"}``, paths relative to the working folder where possible."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
     seen: set[Path] = set()
-    for root in roots:
-        for folder in ("checkpoints", "runs"):
-            base = root / folder
-            if not base.is_dir():
+    for base in folders:
+        if not base.is_dir():
+            continue
+        for pt in sorted(base.rglob("*.pt")):
+            sidecar = pt.with_suffix(".json")
+            if pt.resolve() in seen or not sidecar.is_file():
                 continue
-            for pt in sorted(base.rglob("*.pt")):
-                sidecar = pt.with_suffix(".json")
-                if pt.resolve() in seen or not sidecar.is_file():
-                    continue
+            try:
+                meta = json.loads(sidecar.read_text())
+                game, options = meta["game"], meta.get("options", {})
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if game in found:
+                seen.add(pt.resolve())
                 try:
-                    meta = json.loads(sidecar.read_text())
-                    game, options = meta["game"], meta.get("options", {})
-                except (OSError, ValueError, KeyError, TypeError):
-                    continue
-                if game in found:
-                    seen.add(pt.resolve())
-                    try:
-                        shown = str(pt.relative_to(Path.cwd()))
-                    except ValueError:
-                        shown = str(pt)
-                    found[game].append({"path": shown, "options": options})
+                    label = str(pt.relative_to(Path.cwd()))
+                except ValueError:
+                    label = str(pt)
+                found[game].append({"path": label, "options": options})
     return found
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request body, refused (413) as soon as it is over ``limit`` bytes: never held whole beyond that."""
+    size = request.headers.get("content-length")
+    too_big = WebError(413, f"request body over {limit // 1024} KiB" if limit < 2**20
+                       else f"request body over {limit // 2**20} MiB")
+    if size is not None and size.isdigit() and (len(size) > 12 or int(size) > limit):
+        raise too_big
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > limit:
+            raise too_big
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
+    """``raw`` as JSON with at most ``objects`` objects and :data:`MAX_DEPTH` levels; NaN and Infinity are read as
+    null. :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
+    count = [0]
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        count[0] += 1
+        if count[0] > objects:
+            raise WebError(400, f"the request body has more than {objects} JSON objects")
+        return dict(pairs)
+
+    try:
+        data = json.loads(raw, object_pairs_hook=hook, parse_constant=lambda name: None)
+    except RecursionError:
+        raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels") from None
+    except UnicodeDecodeError:
+        raise WebError(400, "the request body is not JSON: it is not UTF-8 text") from None
+    except json.JSONDecodeError as err:
+        raise WebError(400, f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    todo = [(data, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
+            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+    return data
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def check_tournament(data: Any) -> None:
+    """Refuse (400, a plain message) a tournament JSON the page cannot draw: the fields ``TournamentResult`` reads,
+    of the right types, at most :data:`MAX_POLICIES` policies and one pair row per pair of them."""
+
+    def fail(what: str) -> None:
+        raise WebError(400, f"this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
+                            f"{what}")
+
+    if not isinstance(data, dict):
+        fail("it is not a JSON object")
+    policies = data.get("policies")
+    if not (isinstance(policies, list) and 1 <= len(policies) <= MAX_POLICIES
+            and all(isinstance(p, str) and 0 < len(p) <= 300 for p in policies)):
+        fail(f"'policies' must be a list of 1 to {MAX_POLICIES} names")
+    if len(set(policies)) != len(policies):
+        fail("a policy is listed twice")
+    if not isinstance(data.get("game"), str) or not isinstance(data.get("options"), dict):
+        fail("'game' must be a name and 'options' an object")
+    if not _count(data.get("games_per_pair")) or not _count(data.get("seed")):
+        fail("'games_per_pair' and 'seed' must be whole numbers")
+    for key in ("elo", "elo_se"):
+        values = data.get(key)
+        if not (isinstance(values, list) and len(values) == len(policies) and all(map(_number, values))):
+            fail(f"'{key}' must be a list of numbers, one per policy")
+    seconds = data.get("seconds_per_move")
+    if not isinstance(seconds, dict) or not all(_number(v) for v in seconds.values()):
+        fail("'seconds_per_move' must map policies to numbers")
+    pairs = data.get("pairs")
+    if not isinstance(pairs, list) or len(pairs) > len(policies) ** 2:
+        fail("'pairs' must be a list with one row per pair of policies")
+    names = set(policies)
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, dict) or pair.get("a") not in names or pair.get("b") not in names:
+            fail(f"pair {i} must name two of the policies as 'a' and 'b'")
+        for key in ("games", "wins", "draws", "losses"):
+            if not _count(pair.get(key)):
+                fail(f"pair {i}: '{key}' must be a whole number")
+        for key in ("win_share", "parity", "mean_margin"):
+            if not _number(pair.get(key)):
+                fail(f"pair {i}: '{key}' must be a number")
+        interval = pair.get("interval")
+        if not (isinstance(interval, list) and len(interval) == 2 and all(map(_number, interval))):
+            fail(f"pair {i}: 'interval' must be two numbers")
+        if set(pair) - {"a", "b", "games", "wins", "draws", "losses", "win_share", "interval", "parity",
+                        "mean_margin"}:
+            fail(f"pair {i} has fields a tournament pair does not have")
 
 
 def tournament_json(data: Any) -> dict[str, Any]:
     """A saved tournament as the page draws it: the pair rows, the ratings and the win-share matrix."""
+    check_tournament(data)
     try:
         result = TournamentResult.from_json(data)
-    except ValueError as err:
-        raise WebError(400, f"this is not a tournament JSON (python -m training evaluate --out DIR writes one): {err}")
+    except ValueError:
+        raise WebError(400, "this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
+                            "its pairs or ratings do not match its policies") from None
     matrix = [[None if math.isnan(v) else float(v) for v in row] for row in result.win_shares()]
     body = result.to_json()
     body.update(kind="tournament", matrix=matrix)
@@ -90,11 +278,17 @@ def tournament_json(data: Any) -> dict[str, Any]:
 
 
 def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] | None = None,
-               extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None) -> Starlette:
+               extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
+               allowed_hosts: list[str] | None = None, checkpoint_dirs: list[Path] | None = None) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
-    besides the usual ones (tests use it for a policy that fails)."""
+    besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
+    name (default :data:`LOOPBACK_HOSTS`). Checkpoints are listed and loaded only from :func:`checkpoint_folders`
+    (``checkpoints/`` and ``runs/`` of each of ``checkpoint_roots``, default the working folder, and each of
+    ``checkpoint_dirs``)."""
     store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
+    folders = checkpoint_folders(roots, checkpoint_dirs)
+    bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
     extra = extra_policies or {}
 
     def api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
@@ -106,26 +300,34 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
             return result if isinstance(result, Response) else JSONResponse(result)
         return endpoint
 
-    async def body_json(request: Request) -> Any:
-        size = request.headers.get("content-length")
-        if size is not None and size.isdigit() and int(size) > MAX_BODY:
-            raise WebError(413, f"request body over {MAX_BODY // 2**20} MiB")
-        raw = await request.body()
-        if len(raw) > MAX_BODY:
-            raise WebError(413, f"request body over {MAX_BODY // 2**20} MiB")
-        try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError) as err:
-            raise WebError(400, f"the request body is not JSON: {err}") from None
+    async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
+        """The request's JSON body, read at most ``limit`` bytes far (413 beyond), parsed with at most ``objects``
+        objects and :data:`MAX_DEPTH` levels (400 beyond), in a worker thread when large."""
+        raw = await read_body(request, limit)
+        if len(raw) > 256 * 1024:
+            return await run_in_threadpool(parse_json, raw, objects)
+        return parse_json(raw, objects)
 
     def game(request: Request) -> PlaySession:
         return store.get(request.path_params["game_id"], PlaySession)
+
+    def viewer(request: Request, session: PlaySession, seat: Any = None) -> int | None:
+        """The seat this request may see (its token's), checked before anything changes."""
+        token = request.headers.get(TOKEN_HEADER) or request.query_params.get("token")
+        return session.authorize(request.query_params.get("seat") if seat is None else seat, token)
+
+    async def rules(request: Request) -> Response:
+        name = request.path_params["game"]
+        if name not in envs.GAMES:
+            raise WebError(404, f"no game {shown(name)}; the games are {', '.join(envs.GAMES)}")
+        path = Path(envs.__file__).parent / name / "RULES.md"
+        return FileResponse(path, media_type="text/plain; charset=utf-8")
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def catalogue(request: Request) -> Any:
-        checkpoints = await run_in_threadpool(find_checkpoints, roots)
+        checkpoints = await run_in_threadpool(find_checkpoints, folders)
         games = []
         for name in envs.GAMES:
             view = VIEWS[name]
@@ -145,13 +347,17 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
             for i, spec in enumerate(seats):
                 if spec in extra:
                     policies[i] = extra[spec](name, options, i)
-        session = await run_in_threadpool(PlaySession, name, options, seats, body.get("seed"), policies)
+        session = await anyio.to_thread.run_sync(
+            lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
+            limiter=bot_moves)
         store.add(session)
-        return JSONResponse(session.payload(session.resolve_viewer(None)), status_code=201)
+        body = session.payload(session.default_viewer())
+        body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
+        return JSONResponse(body, status_code=201)
 
     async def show_game(request: Request) -> Any:
         session = game(request)
-        return session.payload(session.resolve_viewer(request.query_params.get("seat")))
+        return session.payload(viewer(request, session))
 
     async def move(request: Request) -> Any:
         session = game(request)
@@ -159,32 +365,44 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         if not isinstance(body, dict) or ("action" in body) == ("move" in body):
             raise WebError(400, 'send {"seat": K, "action": ID} or {"seat": K, "move": "notation"}')
         seat = body.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int):
+            raise WebError(400, f"give the moving seat as an integer, got {shown(seat)}")
+        seat = viewer(request, session, seat)
         await run_in_threadpool(session.move, seat, body.get("action"), body.get("move"))
-        return session.payload(session.resolve_viewer(seat))
+        return session.payload(seat)
 
     async def step(request: Request) -> Any:
         session = game(request)
-        await run_in_threadpool(session.step)
-        return session.payload(session.resolve_viewer(request.query_params.get("seat")))
+        seat = viewer(request, session)  # before the step: a refused request plays nothing
+        await anyio.to_thread.run_sync(session.step, limiter=bot_moves)  # off the event loop; one at a time
+        # per game (session.step refuses a second with 409), at most MAX_BOT_MOVES games' moves at once
+        return session.payload(seat)
 
     async def record(request: Request) -> Any:
         session = game(request)
+        viewer(request, session)
         data = [record_to_json(session.record())]
         return JSONResponse(data, headers={
             "Content-Disposition": f'attachment; filename="{session.game_name}-{session.seed}.json"'})
 
     async def close(request: Request) -> Any:
-        store.remove(request.path_params["game_id"])
+        session = game(request)
+        viewer(request, session)
+        store.remove(session.id)
         return {"closed": True}
 
     async def open_replay(request: Request) -> Any:
-        body = await body_json(request)
-        name = request.query_params.get("name", "")
+        raw = await read_body(request, MAX_FILE_BODY)
+        body = await run_in_threadpool(parse_json, raw, MAX_FILE_OBJECTS)
+        name = request.query_params.get("name", "")[:200]
         try:
-            records = parse_records(body, name or "the file")
+            records = parse_records(body, "the file")
         except RecordError as err:
             raise WebError(400, str(err)) from None
-        session = ReplaySession(records, name)
+        players: dict[tuple[str, str], int] = {}
+        for i, record in enumerate(records):
+            check_record(i, record, players)
+        session = ReplaySession(records, name, weight=len(raw))
         store.add(session)
         return JSONResponse(session.summary(), status_code=201)
 
@@ -194,20 +412,22 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         return await run_in_threadpool(session.payload, p["index"], p["ply"])
 
     async def tournament(request: Request) -> Any:
-        return tournament_json(await body_json(request))
+        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS))
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):
-            return JSONResponse({"error": f"{exc.detail}: {request.method} {request.url.path}"},
-                                status_code=exc.status_code)
+            path = request.url.path if len(request.url.path) <= 80 else request.url.path[:79] + "…"
+            return JSONResponse({"error": f"{exc.detail}: {request.method} {path}"}, status_code=exc.status_code)
         return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
 
     async def server_error(request: Request, exc: Exception) -> Response:
-        return JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, status_code=500)
+        log.error("internal error on %s %s", request.method, request.url.path[:200], exc_info=exc)
+        return JSONResponse({"error": "internal error (the server's log has the details)"}, status_code=500)
 
     routes = [
         Route("/", index),
         Route("/api/catalogue", api(catalogue)),
+        Route("/rules/{game}", api(rules)),
         Route("/api/games", api(new_game), methods=["POST"]),
         Route("/api/games/{game_id}", api(show_game)),
         Route("/api/games/{game_id}/move", api(move), methods=["POST"]),
@@ -219,7 +439,8 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         Route("/api/tournaments", api(tournament), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: server_error})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: server_error},
+                    middleware=[Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))])
     app.state.store = store
     return app
 

@@ -6,8 +6,14 @@ viewer the board JSON and the move log. A *viewer* is a human seat, or ``None`` 
 exists only in games without a human seat (watch mode) and in replays. A human seat's board and log are built
 from ``game.information_state(state, seat)`` only.
 
+Each human seat of a game has its own secret token (given once, to the request that creates the game): a request
+for a seat's view, or a move for it, must carry that seat's token, so one player's page never gets another's hand.
+A game with a human seat is dealt from the server's own entropy (a seed from the page is refused); its seed is shown
+when the game is over, and is in its record.
+
 Sessions live in a :class:`SessionStore` that forgets one ``ttl`` seconds after its last request, finished or
-not, and keeps at most ``max_items`` (the least recently used go first).
+not, keeps at most ``max_items`` and at most ``max_bytes`` of opened record files (the least recently used go
+first), and remembers for a while which ids it dropped and why, so a page can say so.
 
 Errors a user can cause raise :class:`WebError` with an HTTP status and a message; the state is checked before
 anything changes, so a refused request changes nothing.
@@ -15,10 +21,13 @@ anything changes, so a refused request changes nothing.
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -26,15 +35,29 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
-from training.evaluate import GameRecord, UnknownPolicyError, make_policy
+from training.evaluate import GameRecord, baseline_names, make_policy
 from training.records import RecordError, replay
 from training.web.views import GameView, view_for
 
 HUMAN = "human"
 SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"
+OPEN_SPECTATOR_LABEL = "Spectator view: the whole board"
+"""The label of a game without hidden information (nothing is hidden from anyone)."""
+
+
+def spectator_label(view: GameView) -> str:
+    return SPECTATOR_LABEL if view.hidden_information else OPEN_SPECTATOR_LABEL
 MAX_SEED = 2**31 - 1
+MAX_REPLAY_GAMES_LOADED = 4
+"""Games of one opened file kept replayed (every position) at a time; others are replayed again when asked for."""
 
 Json = dict[str, Any]
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for messages that quote what a request sent."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class WebError(Exception):
@@ -48,62 +71,103 @@ class WebError(Exception):
 
 # ----- the store ----------------------------------------------------------------------------------------------------
 class SessionStore:
-    """Sessions by id, dropped ``ttl`` seconds after their last use, at most ``max_items`` kept."""
+    """Sessions by id, dropped ``ttl`` seconds after their last use; at most ``max_items`` kept, and items with a
+    ``weight`` (the bytes of an opened record file) at most ``max_bytes`` together."""
 
-    def __init__(self, ttl: float = 1800.0, max_items: int = 200, clock: Callable[[], float] = time.monotonic):
+    FORGOTTEN_KEPT = 4096
+    """Dropped ids remembered (with the reason) for the "it was closed" message."""
+
+    def __init__(self, ttl: float = 1800.0, max_items: int = 200, clock: Callable[[], float] = time.monotonic,
+                 max_bytes: int = 32 * 2**20):
         self.ttl = ttl
         self.max_items = max_items
+        self.max_bytes = max_bytes
         self.clock = clock
         self._items: dict[str, Any] = {}
         self._touched: dict[str, float] = {}
+        self._dropped: dict[str, str] = {}
         self._lock = threading.Lock()
 
+    @property
+    def held_bytes(self) -> int:
+        """The weights of the items kept, together (bytes)."""
+        with self._lock:
+            return self._weight()
+
+    def _weight(self) -> int:
+        return sum(getattr(item, "weight", 0) for item in self._items.values())
+
     def add(self, item: Any) -> str:
-        """Store ``item`` under a new random id (returned, and set as ``item.id``)."""
+        """Store ``item`` under a new random id (returned, and set as ``item.id``); the least recently used items
+        go to make room."""
         with self._lock:
             self._sweep()
             key = secrets.token_urlsafe(9)
             item.id = key
             self._items[key] = item
             self._touched[key] = self.clock()
-            while len(self._items) > self.max_items:
-                oldest = min(self._touched, key=self._touched.__getitem__)
-                self._drop(oldest)
+            while True:
+                over_count = len(self._items) > self.max_items
+                if not over_count and self._weight() <= self.max_bytes:
+                    break
+                # over the byte budget only: drop files, not games
+                candidates = [k for k in self._touched
+                              if k != key and (over_count or getattr(self._items[k], "weight", 0))]
+                if not candidates:
+                    break
+                self._drop(min(candidates, key=self._touched.__getitem__), "room")
             return key
 
     def get(self, key: str, kind: type) -> Any:
-        """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404."""
+        """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404 saying whether
+        it expired, was closed to make room, or was never here."""
         with self._lock:
             self._sweep()
             item = self._items.get(key)
             if not isinstance(item, kind):
-                raise WebError(404, f"no {kind.noun} {key!r} here: it may have expired (kept for {self.ttl:.0f} s "
-                                    "after its last use)")
+                why = self._dropped.get(key) if item is None else None
+                if why == "ttl":
+                    text = f"expired: nothing asked for it for {self.ttl:.0f} s"
+                elif why == "room":
+                    text = (f"closed to make room: the server keeps at most {self.max_items} games and files "
+                            f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used go first")
+                elif why == "closed":
+                    text = "closed"
+                else:
+                    text = f"not here: it may have expired (kept for {self.ttl:.0f} s after its last use)"
+                raise WebError(404, f"{kind.noun} {shown(key)} {text}")
             self._touched[key] = self.clock()
             return item
 
     def remove(self, key: str) -> bool:
         with self._lock:
-            return self._drop(key)
+            return self._drop(key, "closed")
 
     def __len__(self) -> int:
         with self._lock:
             self._sweep()
             return len(self._items)
 
-    def _drop(self, key: str) -> bool:
+    def _drop(self, key: str, why: str) -> bool:
         self._touched.pop(key, None)
-        return self._items.pop(key, None) is not None
+        found = self._items.pop(key, None) is not None
+        if found:
+            self._dropped[key] = why
+            while len(self._dropped) > self.FORGOTTEN_KEPT:
+                del self._dropped[next(iter(self._dropped))]
+        return found
 
     def _sweep(self) -> None:
         limit = self.clock() - self.ttl
         for key in [k for k, t in self._touched.items() if t < limit]:
-            self._drop(key)
+            self._drop(key, "ttl")
 
 
 # ----- results ------------------------------------------------------------------------------------------------------
-def result_json(game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool) -> Json:
-    """The result box: returns, scores, the seats sharing first place and a sentence."""
+def result_json(game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool,
+                view: GameView | None = None) -> Json:
+    """The result box: returns, scores, the seats sharing first place and a sentence (with the tie-break that
+    decided it, where the view knows one)."""
     returns = [float(x) for x in game.returns(state)]
     scores = [float(x) for x in game.scores(state)]
     if truncated:
@@ -121,12 +185,15 @@ def result_json(game: Game, state: Any, names: list[str], viewer: int | None, tr
         text = f"{who(winners[0])} wins."
     else:
         text = " and ".join(who(s) for s in winners) + " share first place."
+    note = view.result_note(game, state) if view is not None else None
+    if note:
+        text += " " + note
     return {"returns": returns, "scores": scores, "winners": winners, "truncated": False, "text": text}
 
 
 def _build_game(game_name: Any, options: Any) -> Game:
     if not isinstance(game_name, str) or game_name not in envs.GAMES:
-        raise WebError(400, f"unknown game {game_name!r}; available: {', '.join(envs.GAMES)}")
+        raise WebError(400, f"unknown game {shown(game_name)}; available: {', '.join(envs.GAMES)}")
     if not isinstance(options, dict):
         raise WebError(400, "options must be a JSON object")
     if "render_mode" in options:
@@ -135,6 +202,69 @@ def _build_game(game_name: Any, options: Any) -> Game:
         return envs.module(game_name).raw_env(**options).game
     except (ConfigError, TypeError, ValueError) as err:
         raise WebError(400, f"bad options for {game_name}: {err}") from None
+
+
+# ----- seat specs ---------------------------------------------------------------------------------------------------
+MAX_SPEC = 300
+"""Longest seat spec accepted (characters)."""
+MAX_SIMULATIONS = 10_000
+"""Largest ``search:N`` / ``guided:PATH:K:N`` budget (compiled searches: about 1 s a move on a slow core)."""
+MAX_NETWORK_SIMULATIONS = 1_000
+"""Largest ``mcts:PATH:N`` budget (one network call a simulation)."""
+MAX_TOP_K = 1_000
+UNKNOWN_POLICY = ("unknown policy: choose one the page lists (random, a baseline, search:N, or a checkpoint under "
+                  "the folders it lists: checkpoints/, runs/ or a --checkpoint-dir)")
+"""The one message for every path that is not a checkpoint the server may load (existing or not)."""
+
+
+def _budget(text: str, seat: int, what: str, most: int) -> None:
+    if not (text.isdigit() and len(text) <= 9 and 1 <= int(text) <= most):
+        raise WebError(400, f"seat {seat}: {what} takes a whole number from 1 to {most}")
+
+
+def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], extra: Sequence[str] = ()) -> None:
+    """Refuse (400, before anything is built) a seat spec whose budget is out of range or whose checkpoint is not
+    under one of ``folders``: the server loads nothing else, and says the same for a path that exists and one that
+    does not (no file-existence oracle)."""
+    if len(spec) > MAX_SPEC:
+        raise WebError(400, f"seat {seat}: a seat spec has at most {MAX_SPEC} characters")
+    if spec == HUMAN or spec in extra:
+        return
+    name, _, arg = spec.partition(":")
+    path = None
+    if name in baseline_names(game_name):
+        if arg:
+            if name != "search":
+                raise WebError(400, f"seat {seat}: only search takes a budget (search:N)")
+            _budget(arg, seat, "search:N", MAX_SIMULATIONS)
+        return
+    if name == "mcts":
+        path, _, count = arg.rpartition(":")
+        if not count.isdigit():
+            path, count = arg, ""
+        if count:
+            _budget(count, seat, "mcts:PATH:N", MAX_NETWORK_SIMULATIONS)
+    elif name == "guided":
+        parts = arg.split(":")
+        numbers = []
+        while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
+            numbers.insert(0, parts.pop())
+        path = ":".join(parts)
+        if numbers:
+            _budget(numbers[0], seat, "guided:PATH:K (K)", MAX_TOP_K)
+        if len(numbers) > 1:
+            _budget(numbers[1], seat, "guided:PATH:K:N (N)", MAX_SIMULATIONS)
+    elif name == "sym":
+        path = arg
+    else:
+        path = spec
+    try:
+        resolved = (Path.cwd() / path).resolve()
+        allowed = any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
+    except (OSError, ValueError, RuntimeError):
+        allowed = False
+    if not allowed:
+        raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
 
 
 # ----- a game -------------------------------------------------------------------------------------------------------
@@ -152,11 +282,13 @@ class PlaySession:
     noun = "game"
 
     def __init__(self, game_name: Any, options: Any, seats: Any, seed: Any = None,
-                 policies: dict[int, Policy] | None = None, start: Any = None):
+                 policies: dict[int, Policy] | None = None, start: Any = None,
+                 checkpoint_folders: Sequence[Path] | None = None):
         """``seats``: ``"human"`` or a policy spec per seat. ``policies`` replaces the policies of some seats with
         ready objects; ``start`` is a ready initial state instead of the one the seed deals (tests; such a game
-        has no record, since its seed does not replay it). Raises :class:`WebError` 400 for anything wrong,
-        before anything starts."""
+        has no record, since its seed does not replay it). ``checkpoint_folders``: where checkpoints may be
+        loaded from (None: anywhere, for tests and scripts; the app always gives its folders). Raises
+        :class:`WebError` 400 for anything wrong, before anything starts."""
         self.id = ""
         self.game = _build_game(game_name, options)
         self.game_name: str = game_name
@@ -166,13 +298,22 @@ class PlaySession:
         if not isinstance(seats, list) or len(seats) != n or not all(isinstance(s, str) and s for s in seats):
             raise WebError(400, f"{game_name} with these options has {n} seats: give a list of {n} seat specs "
                                 f"('{HUMAN}', random, greedy, search[:N] or a checkpoint path)")
+        self.seats = [s.strip() for s in seats]
+        self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
+        if checkpoint_folders is not None:
+            for i, spec in enumerate(self.seats):
+                if i not in (policies or {}):
+                    check_spec(spec, i, game_name, checkpoint_folders)
+        if seed is not None and self.humans and start is None:
+            raise WebError(400, "a seed is taken only for a game without a human seat (watch mode): with a human "
+                                "seat the server deals from its own entropy and shows the seed when the game is over")
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise WebError(400, f"seed must be an integer from 0 to {MAX_SEED}")
         self.seed = seed
-        self.seats = [s.strip() for s in seats]
-        self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
+        self.tokens: dict[int, str] = {i: secrets.token_urlsafe(16) for i in self.humans}
+        """Each human seat's secret: a request for that seat's view or move must carry it."""
         self.policies: list[Policy | None] = []
         for i, spec in enumerate(self.seats):
             if spec == HUMAN:
@@ -183,10 +324,13 @@ class PlaySession:
                 try:
                     policy = make_policy(spec, game_name, self.options, seed=seed * 101 + i)
                 except ImportError as err:
-                    raise WebError(400, f"seat {i}: {spec!r} needs a missing package ({err}); checkpoints need "
+                    raise WebError(400, f"seat {i}: {shown(spec, 80)} needs a missing package ({err}); checkpoints need "
                                         "torch: pip install -e \".[train]\"") from None
-                except (UnknownPolicyError, ValueError, OSError) as err:
-                    raise WebError(400, f"seat {i}: {err}") from None
+                except Exception as err:  # noqa: BLE001 - an unreadable file, a budget a baseline does not take
+                    if isinstance(err, ValueError) and type(err) is not ValueError:
+                        # UnknownPolicyError, CheckpointError, GuidedSearchError: messages for a user
+                        raise WebError(400, f"seat {i}: {err}") from None
+                    raise WebError(400, f"seat {i}: {shown(spec, 80)} could not be loaded as a policy") from None
             policy.reset(seed * 101 + i)
             self.policies.append(policy)
         self.names = self.view.seat_names(self.game)
@@ -232,21 +376,40 @@ class PlaySession:
             return "your_turn" if seat == viewer else "other_human"
         return "bot"
 
-    def resolve_viewer(self, seat: Any) -> int | None:
-        """The viewer of a request: a human seat (default: the human to move, else the first), or the spectator
-        when the game has no human seat. Anything else is refused: a player's page never gets the full state."""
-        if seat is None or seat == "":
-            if not self.humans:
-                return None
-            current = self.game.current_player(self.state)
-            return current if current in self.humans else self.humans[0]
-        try:
-            seat = int(seat)
-        except (TypeError, ValueError):
-            raise WebError(400, f"seat must be a seat number, got {seat!r}") from None
-        if seat not in self.humans:
-            raise WebError(403, f"seat {seat} is not a human seat of this game; human seats: {self.humans or 'none'}")
-        return seat
+    def authorize(self, seat: Any, token: str | None) -> int | None:
+        """The viewer a request may have: the human seat whose ``token`` it carries (``seat``, if given, must be
+        that seat), or the spectator in a game without a human seat. Anything else is refused (400 for a seat that
+        is not a number, 403 otherwise), before anything changes: a player's page never gets another seat's view,
+        nor the full state."""
+        if seat is not None and seat != "":
+            if isinstance(seat, str) and seat.isdigit() and len(seat) <= 3:
+                seat = int(seat)
+            if isinstance(seat, bool) or not isinstance(seat, int):
+                raise WebError(400, f"seat must be a seat number, got {shown(seat)}")
+        else:
+            seat = None
+        if not self.humans:
+            if seat is not None:
+                raise WebError(403, f"seat {seat} is not a human seat: this game has only the spectator view")
+            return None
+        holder = None
+        if isinstance(token, str) and len(token) <= 64:
+            for s, secret in self.tokens.items():
+                if secrets.compare_digest(secret.encode(), token.encode()):
+                    holder = s
+        if holder is None:
+            raise WebError(403, "this game has human seats: a request needs the token of the seat it is for "
+                                "(from that seat's link, given when the game was created)")
+        if seat is not None and seat != holder:
+            raise WebError(403, f"this token is player_{holder}'s, not player_{seat}'s")
+        return holder
+
+    def default_viewer(self) -> int | None:
+        """The view the creator's page opens with: the human to move, else the first human, else the spectator."""
+        if not self.humans:
+            return None
+        current = self.game.current_player(self.state)
+        return current if current in self.humans else self.humans[0]
 
     def payload(self, viewer: int | None) -> Json:
         """Everything the page shows, for one viewer."""
@@ -268,15 +431,17 @@ class PlaySession:
             "seats": [{"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec,
                        "human": spec == HUMAN} for i, spec in enumerate(self.seats)],
             "viewer": viewer,
-            "view_label": (SPECTATOR_LABEL if viewer is None else
+            "view_label": (spectator_label(self.view) if viewer is None else
                            f"Your view as player_{viewer} ({self.names[viewer]}): only what this seat may see"),
             "hidden_information": self.view.hidden_information,
             "status": status, "to_move": self.game.current_player(self.state), "ply": len(self.actions),
             "thinking": self.thinking,
             "board": seen.board, "moves": moves, "log": seen.log,
             "scores": [float(x) for x in self.game.scores(self._view_state(viewer))],
-            "result": result_json(self.game, self.state, self.names, viewer, self.truncated) if over else None,
+            "result": (result_json(self.game, self.state, self.names, viewer, self.truncated, self.view) if over
+                       else None),
             "error": self.error, "seed": None if secret else self.seed,
+            "settings": {"game": self.game_name, "options": self.options, "seats": list(self.seats)},
         }
 
     # ----- moves ----------------------------------------------------------------------------------------------------
@@ -307,7 +472,7 @@ class PlaySession:
                 raise WebError(409, f"the game was stopped: {self.error}")
             current = self.game.current_player(self.state)
             if isinstance(seat, bool) or not isinstance(seat, int):
-                raise WebError(400, f"give the moving seat as an integer, got {seat!r}")
+                raise WebError(400, f"give the moving seat as an integer, got {shown(seat)}")
             if seat not in self.humans:
                 raise WebError(403, f"seat {seat} is not a human seat of this game")
             if seat != current:
@@ -320,7 +485,7 @@ class PlaySession:
                 except IllegalActionError as err:
                     raise WebError(400, f"not understood: {err}") from None
             if isinstance(action, bool) or not isinstance(action, int):
-                raise WebError(400, f"'action' must be an integer action id, got {action!r}")
+                raise WebError(400, f"'action' must be an integer action id, got {shown(action)}")
             if not 0 <= action < self.game.num_actions or not self.game.legal_mask(self.state)[action]:
                 raise WebError(400, f"action {action} is not a legal move here")
             self._apply(action)
@@ -371,15 +536,64 @@ class PlaySession:
 
 
 # ----- replays ------------------------------------------------------------------------------------------------------
+MAX_RECORD_PLIES = 100_000
+
+
+def check_record(index: int, record: Json, players: dict[tuple[str, str], int] | None = None) -> None:
+    """Refuse (400, a plain message) a record the replay page cannot use: its fields of the wrong types, and
+    (given ``players``, a cache of seat counts by game and options, filled here) a seat count that does not match
+    its game's."""
+
+    def fail(what: str) -> None:
+        raise WebError(400, f"game {index} of the file: {what}")
+
+    def number(x: Any) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+    if record.get("game") not in envs.GAMES:
+        fail(f"unknown game {shown(record.get('game'))}; the games are {', '.join(envs.GAMES)}")
+    if not isinstance(record.get("options"), dict):
+        fail("'options' must be an object")
+    seed = record.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        fail("'seed' must be a whole number from 0")
+    actions = record.get("actions")
+    if not (isinstance(actions, list) and len(actions) <= MAX_RECORD_PLIES
+            and all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < 2**31 for a in actions)):
+        fail(f"'actions' must be a list of at most {MAX_RECORD_PLIES} action ids")
+    seats = record.get("seats")
+    if seats is not None and not (isinstance(seats, list) and all(isinstance(x, str) and len(x) <= MAX_SPEC
+                                                                  for x in seats)):
+        fail("'seats' must be a list of policy names, one per seat")
+    for key in ("returns", "scores"):
+        values = record.get(key)
+        if values is not None and not (isinstance(values, list) and all(map(number, values))):
+            fail(f"'{key}' must be a list of numbers, one per seat")
+    if not isinstance(record.get("truncated", False), bool):
+        fail("'truncated' must be true or false")
+    if players is not None:
+        key = (record["game"], json.dumps(record["options"], sort_keys=True))
+        if key not in players:
+            try:
+                players[key] = _build_game(record["game"], record["options"]).num_players
+            except WebError as err:
+                fail(err.message)
+        for key_name in ("seats", "returns", "scores"):
+            if record.get(key_name) is not None and len(record[key_name]) != players[key]:
+                fail(f"'{key_name}' must have one entry per seat ({players[key]})")
+
+
 class ReplaySession:
-    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply."""
+    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply. ``weight``:
+    the bytes of the file, which the store counts against its byte budget."""
 
     noun = "replay"
 
-    def __init__(self, records: Sequence[Json], name: str = ""):
+    def __init__(self, records: Sequence[Json], name: str = "", weight: int = 0):
         self.id = ""
         self.name = name
         self.records = list(records)
+        self.weight = weight
         self._games: dict[int, tuple[Game, list[Any], list[Json], list[int]]] = {}
         self.lock = threading.Lock()
 
@@ -391,10 +605,21 @@ class ReplaySession:
         return {"kind": "replay_file", "id": self.id, "name": self.name, "games": games}
 
     def _load(self, index: int) -> tuple[Game, list[Any], list[Json], list[int]]:
-        if index not in self._games:
+        if index in self._games:
+            self._games[index] = self._games.pop(index)  # most recently used last
+        else:
             record = self.records[index]
-            if record.get("game") not in envs.GAMES:
-                raise WebError(400, f"game {index} of the file: unknown game {record.get('game')!r}")
+            check_record(index, record)
+            engine = _build_game(record["game"], record["options"])
+            num_players = engine.num_players
+            if len(record["actions"]) > engine.max_game_length:
+                raise WebError(400, f"game {index} of the file has more moves than a game can have "
+                                    f"({engine.max_game_length})")
+            if record.get("seats") is not None and len(record["seats"]) != num_players:
+                raise WebError(400, f"game {index} of the file: 'seats' must name {num_players} seats")
+            for key in ("returns", "scores"):
+                if record.get(key) is not None and len(record[key]) != num_players:
+                    raise WebError(400, f"game {index} of the file: '{key}' must have {num_players} numbers")
             view = view_for(record["game"])
             states: list[Any] = []
             log: list[Json] = []
@@ -415,6 +640,8 @@ class ReplaySession:
             except (RecordError, ConfigError, TypeError, ValueError) as err:
                 raise WebError(400, f"game {index} of the file does not replay: {err}") from None
             self._games[index] = (game, states, log, log_at)
+            while len(self._games) > MAX_REPLAY_GAMES_LOADED:
+                del self._games[next(iter(self._games))]
         return self._games[index]
 
     def payload(self, index: Any, ply: Any) -> Json:
@@ -441,11 +668,11 @@ class ReplaySession:
             "title": view.title, "options": game.options(),
             "seats": [{"seat": i, "agent": f"player_{i}", "name": names[i], "policy": str(seats[i]),
                        "human": seats[i] == HUMAN} for i in range(game.num_players)],
-            "viewer": None, "view_label": SPECTATOR_LABEL, "hidden_information": view.hidden_information,
+            "viewer": None, "view_label": spectator_label(view), "hidden_information": view.hidden_information,
             "status": "over" if over else "replay", "to_move": game.current_player(state),
             "ply": ply, "plies": len(states) - 1,
             "board": view.board(game, state, None), "moves": [], "log": log[:log_at[ply]],
             "scores": [float(x) for x in game.scores(state)],
-            "result": result_json(game, state, names, None, bool(record.get("truncated"))) if over else None,
+            "result": result_json(game, state, names, None, bool(record.get("truncated")), view) if over else None,
             "error": None, "seed": record.get("seed"),
         }

@@ -54,6 +54,10 @@ class GameView:
         """Log text of a move that the viewer may not see (built without looking at the move)."""
         return "moves (hidden)"
 
+    def result_note(self, game: Game, final_state: Any) -> str | None:
+        """A sentence on how the finished game was decided (a tie-break), or None."""
+        return None
+
     def events(self, game: Game, public_before: Json | None, public_after: Json) -> list[str]:
         """Public events between two positions (a reveal, a die roll), as log lines; ``public_before`` is None at
         the start. Both arguments are :meth:`board` JSON of one viewer, so nothing hidden from it can get in."""
@@ -82,6 +86,22 @@ class BattleSheepView(GameView):
 
     def seat_names(self, game: Game) -> list[str]:
         return [f"{self.LETTERS[i]}" for i in range(game.num_players)]
+
+    def result_note(self, game: Game, final_state: Any) -> str | None:
+        """Which rule decided: the player who could not move (splits), or the largest herd among the players tied
+        on pastures (RULES.md: most pastures; tie: largest herd; still tied: shared)."""
+        if game.options().get("end_rule") == "splits":
+            return f"player_{final_state.to_move} could not move, and loses."
+        keys = [game.rank_key(final_state, s) for s in range(game.num_players)]
+        top = max(k[0] for k in keys)
+        tied = [s for s, k in enumerate(keys) if k[0] == top]
+        if len(tied) < 2:
+            return None
+        herds = ", ".join(f"player_{s} {keys[s][1]}" for s in tied)
+        best = max(keys[s][1] for s in tied)
+        if sum(keys[s][1] == best for s in tied) > 1:
+            return f"Tied on pastures ({top}) and on the largest herd ({herds}): shared."
+        return f"Tied on pastures ({top}): the largest herd decided ({herds})."
 
     def board(self, game: Game, view_state: Any, viewer: int | None) -> Json:
         data = game.state_to_json(view_state)

@@ -16,8 +16,9 @@ let live = null;          // the game or replay on screen
 const settings = { delay: 400 };
 
 // ----- talking to the server -----------------------------------------------------------------------------------
-async function request(method, url, body) {
+async function request(method, url, body, token) {
   const options = { method, headers: {} };
+  if (token) options.headers["X-Seat-Token"] = token;
   if (body !== undefined) {
     options.body = typeof body === "string" ? body : JSON.stringify(body);
     options.headers["Content-Type"] = "application/json";
@@ -43,11 +44,32 @@ function route() {
   stopLive();
   banner("");
   const parts = (location.hash || "#/").replace(/^#\/?/, "").split("/");
-  if (parts[0] === "game" && parts[1]) openGame(parts[1]);
+  if (parts[0] === "game" && parts[1] && parts[3]) {
+    // a seat link, #/game/ID/SEAT/TOKEN: keep the token for this tab, and take it out of the address bar
+    saveTokens(parts[1], { [parts[2]]: parts[3] });
+    history.replaceState(null, "", `#/game/${parts[1]}`);
+    openGame(parts[1]);
+  } else if (parts[0] === "game" && parts[1]) openGame(parts[1]);
   else if (parts[0] === "replay" && parts[1]) openReplay(parts[1], Number(parts[2] || 0));
   else if (parts[0] === "replay") showPage("page-replay");
   else if (parts[0] === "tournament") showPage("page-tournament");
   else showNewGame();
+}
+
+// Each human seat's secret token, by game id, for this tab only (sessionStorage): the page that creates a game
+// gets every human seat's token; a seat link (#/game/ID/SEAT/TOKEN) brings one.
+function storedTokens(id) {
+  try { return JSON.parse(sessionStorage.getItem(`barnyard-tokens-${id}`) || "{}"); } catch (err) { return {}; }
+}
+
+function saveTokens(id, tokens) {
+  sessionStorage.setItem(`barnyard-tokens-${id}`, JSON.stringify({ ...storedTokens(id), ...tokens }));
+}
+
+function tokenOf(mine) {
+  const held = Object.keys(mine.tokens).map(Number).sort((a, b) => a - b);
+  if (!held.length) return null;
+  return mine.tokens[mine.seat === null ? held[0] : mine.seat] || null;
 }
 
 function stopLive() {
@@ -108,10 +130,18 @@ function buildSeats() {
     html("option", { value: "__path__" }, select, "checkpoint path…");
     const path = html("input", { id: `seat-path-${i}`, type: "text", placeholder: "runs/x/policy.pt", hidden: "hidden" }, row);
     select.value = before[i] || (i === 0 ? "human" : "greedy");
-    const sync = () => { path.hidden = select.value !== "__path__"; };
+    const sync = () => { path.hidden = select.value !== "__path__"; syncSeed(); };
     select.addEventListener("change", sync);
     sync();
   }
+}
+
+// A game with a human seat is dealt by the server (a seed would tell the hidden cards); its seed shows at the end.
+function syncSeed() {
+  const human = [...$("seats").querySelectorAll("select")].some(s => s.value === "human");
+  $("seed").disabled = human;
+  $("seed").placeholder = human ? "drawn by the server (a human plays)" : "random";
+  if (human) $("seed").value = "";
 }
 
 async function startGame(event) {
@@ -125,11 +155,12 @@ async function startGame(event) {
     seats.push(v === "__path__" ? $(`seat-path-${i}`).value.trim() : v);
   }
   const body = { game: g.game, options: chosenOptions(), seats };
-  if ($("seed").value !== "") body.seed = Number($("seed").value);
+  if (!$("seed").disabled && $("seed").value !== "") body.seed = Number($("seed").value);
   settings.delay = Math.max(0, Number($("new-delay").value) || 0);
   $("start").disabled = true;
   try {
     const p = await request("POST", "/api/games", body);
+    saveTokens(p.id, p.tokens || {});
     location.hash = `#/game/${p.id}`;
   } catch (err) {
     banner(err.message);
@@ -141,7 +172,8 @@ async function startGame(event) {
 // ----- a live game ---------------------------------------------------------------------------------------------------
 function openGame(id) {
   showPage("page-game");
-  live = { kind: "game", id, seat: null, payload: null, timer: null, paused: false, busy: false, sel: {}, ply: -1 };
+  live = { kind: "game", id, seat: null, payload: null, timer: null, paused: false, busy: false, sel: {}, ply: -1,
+           tokens: storedTokens(id) };
   $("speed").value = settings.delay;
   showSpeed();
   $("cover").hidden = true;
@@ -149,9 +181,8 @@ function openGame(id) {
 }
 
 async function load(mine) {
-  const query = mine.seat === null ? "" : `?seat=${mine.seat}`;
   try {
-    const p = await request("GET", `/api/games/${mine.id}${query}`);
+    const p = await request("GET", `/api/games/${mine.id}`, undefined, tokenOf(mine));
     if (live !== mine) return;
     render(p);
   } catch (err) {
@@ -173,6 +204,10 @@ function schedule(mine) {
 }
 
 function handOver(mine, seat) {
+  if (!mine.tokens[seat]) {  // another person's seat (they have its link): look again in a moment
+    mine.timer = setTimeout(() => { if (live === mine) load(mine); }, 1000);
+    return;
+  }
   if (!mine.payload.hidden_information) { mine.seat = seat; load(mine); return; }
   $("cover-btn").textContent = `player_${seat}'s turn: hand the screen over, then click to show their view`;
   $("cover").hidden = false;
@@ -190,8 +225,7 @@ async function step(mine) {
   const p0 = mine.payload;
   $("status").textContent = `player_${p0.to_move} (${p0.seats[p0.to_move].policy}) is thinking…`;
   try {
-    const query = mine.seat === null ? "" : `?seat=${mine.seat}`;
-    const p = await request("POST", `/api/games/${mine.id}/step${query}`);
+    const p = await request("POST", `/api/games/${mine.id}/step`, undefined, tokenOf(mine));
     if (live === mine) render(p);
   } catch (err) {
     if (live === mine) showError(err.message);
@@ -205,7 +239,7 @@ async function sendMove(mine, action) {
   if (live !== mine || mine.busy) return;
   setBusy(mine, true);
   try {
-    const p = await request("POST", `/api/games/${mine.id}/move`, { seat: mine.seat, action });
+    const p = await request("POST", `/api/games/${mine.id}/move`, { seat: mine.seat, action }, tokenOf(mine));
     if (live === mine) render(p);
   } catch (err) {
     if (live === mine) showError(err.message);
@@ -269,8 +303,8 @@ function render(p) {
   showError(p.error || "");
   drawPlayers(p);
   drawLog(p);
-  $("watch-controls").hidden = p.mode === "replay";
-  $("btn-play").hidden = $("btn-step").hidden = p.mode !== "watch";
+  $("watch-controls").hidden = p.mode === "replay" || p.status === "over";
+  $("btn-play").hidden = $("btn-step").hidden = p.mode !== "watch" || p.status === "over";
   $("btn-play").textContent = mine.paused ? "Play" : "Pause";
   $("replay-controls").hidden = p.mode !== "replay";
   if (p.mode === "replay") {
@@ -281,9 +315,13 @@ function render(p) {
   const link = $("download-record");
   link.hidden = !(p.kind === "game" && p.status === "over");
   if (!link.hidden) {
-    link.href = `/api/games/${p.id}/record`;
+    const token = tokenOf(mine);
+    link.href = `/api/games/${p.id}/record` + (token ? `?token=${encodeURIComponent(token)}` : "");
     link.download = `${p.game}-${p.seed}.json`;
   }
+  $("rules-link").href = `/rules/${p.game}`;
+  $("rematch").hidden = !(p.kind === "game" && p.status === "over" && p.settings);
+  drawSeatLinks(p);
   drawBoard();
 }
 
@@ -333,6 +371,21 @@ function drawPlayers(p) {
   }
 }
 
+// The links of the human seats this tab holds, when it holds more than one: send one to each other player.
+function drawSeatLinks(p) {
+  const box = $("seat-links");
+  box.replaceChildren();
+  const held = p.kind === "game" ? Object.keys(live.tokens || {}).map(Number).sort((a, b) => a - b) : [];
+  box.hidden = held.length < 2 || p.status === "over";
+  if (box.hidden) return;
+  html("span", {}, box, "Seat links (each opens one seat's view: give each player only their own):");
+  for (const seat of held) {
+    const url = `${location.origin}${location.pathname}#/game/${p.id}/${seat}/${live.tokens[seat]}`;
+    const row = html("div", { class: "seat-link" }, box);
+    html("a", { href: url, class: "seat-link-url", "data-seat": seat }, row, `player_${seat} (${p.seats[seat].name})`);
+  }
+}
+
 function drawLog(p) {
   const log = $("log");
   log.replaceChildren();
@@ -378,6 +431,20 @@ async function openTournamentFile() {
 
 // ----- wiring ----------------------------------------------------------------------------------------------------------
 $("new-form").addEventListener("submit", startGame);
+// a new game with this one's game, options and seats (a fresh deal: the server draws the seed)
+$("rematch").addEventListener("click", async () => {
+  if (!live || live.kind !== "game" || !live.payload.settings) return;
+  $("rematch").disabled = true;
+  try {
+    const p = await request("POST", "/api/games", live.payload.settings);
+    saveTokens(p.id, p.tokens || {});
+    location.hash = `#/game/${p.id}`;
+  } catch (err) {
+    banner(err.message);
+  } finally {
+    $("rematch").disabled = false;
+  }
+});
 $("replay-file").addEventListener("change", openReplayFile);
 $("tournament-file").addEventListener("change", openTournamentFile);
 $("board").addEventListener("click", () => {

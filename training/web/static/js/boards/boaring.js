@@ -45,7 +45,7 @@ export function draw(svg, p, ctx) {
     el("text", { x: 132, y: 40, "font-size": 14 }, layer, `needs ${b.requirement} × ${n} = ${b.needed} food`);
     const what = b.phase === "eat" ? `the ${b.animal} lives: p${b.eater} decides what it eats` :
       `bid: p${b.current} to play a card (p${b.active} started)`;
-    el("text", { x: 132, y: 62, "font-size": 13, fill: "#555" }, layer, what);
+    el("text", { x: 132, y: 60, "font-size": 13, fill: "#555", class: "bo-what" }, layer, what);
   } else {
     el("text", { x: 14, y: 40, "font-size": 15 }, layer, "All animals are gone.");
   }
@@ -55,7 +55,8 @@ export function draw(svg, p, ctx) {
     `food pile ${b.food_pile} cards; eaten: ${b.eaten.join(" / ")}`);
   if (b.last) {
     const l = b.last;
-    el("text", { x: W - 10, y: 62, "text-anchor": "end", "font-size": 12, class: "bo-last" }, layer,
+    // its own line under the phase text (both were at y = 62 and overlapped)
+    el("text", { x: 132, y: 80, "font-size": 12, class: "bo-last" }, layer,
       `last reveal: ${l.played.map((v, s) => `p${s} ${v}`).join(", ")} → ${l.fed} of ${l.needed}: ${l.animal} ${l.outcome} (p${l.receiver})`);
   }
 

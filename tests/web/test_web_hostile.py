@@ -1,0 +1,383 @@
+"""The web app under careless and hostile input (issue 31): hidden information, refused requests that change
+nothing, foreign origins and hosts, budgets, sizes, clean 4xx messages, checkpoint paths."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the web app needs its extra: pip install -e \".[web]\"")
+pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the [web-test] extra)")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+import envs  # noqa: E402
+from training.web.app import create_app  # noqa: E402
+from training.web.sessions import PlaySession, SessionStore  # noqa: E402
+
+
+@pytest.fixture
+def client():
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        c.app_store = app.state.store
+        yield c
+
+
+def create(client, game, options, seats, **extra):
+    r = client.post("/api/games", json={"game": game, "options": options, "seats": seats, **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def token(start, seat):
+    return {"X-Seat-Token": start["tokens"][str(seat)]}
+
+
+# ----- 1. the seed of a game with a human seat ----------------------------------------------------------------------
+def test_a_seed_is_refused_when_a_human_plays_and_the_server_deals(client):
+    for game, options, seats in (("boaring", {"num_players": 3}, ["human", "random", "random"]),
+                                 ("beasty_borders", {}, ["random", "human"]),
+                                 ("bestiarium", {"board_size": 5}, ["human", "search"])):
+        r = client.post("/api/games", json={"game": game, "options": options, "seats": seats, "seed": 12345})
+        assert r.status_code == 400 and "seed" in r.json()["error"], r.text
+    assert len(client.app_store) == 0
+    # without one the deal comes from the server's entropy: five games, five different hands for seat 0
+    hands = []
+    for _ in range(5):
+        start = create(client, "boaring", {"num_players": 3}, ["human", "random", "random"])
+        assert start["seed"] is None
+        hands.append(json.dumps(start["board"]["players"][0]["hand"]))
+        session = client.app_store.get(start["id"], PlaySession)
+        # the seed it was dealt from (shown at the end) really deals it
+        dealt = session.game.initial_state(np.random.default_rng(session.seed))
+        assert session.game.state_to_json(dealt) == session.game.state_to_json(session.state)
+    assert len(set(hands)) > 1
+    # a game without a human seat takes a seed and shows it
+    watch = create(client, "boaring", {"num_players": 3}, ["random", "greedy", "random"], seed=12345)
+    assert watch["seed"] == 12345
+
+
+# ----- 2. one secret per human seat ---------------------------------------------------------------------------------
+def test_each_human_seat_has_its_own_token_and_no_other_seat_gets_its_view(client):
+    start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
+    gid = start["id"]
+    assert set(start["tokens"]) == {"0", "1"} and start["tokens"]["0"] != start["tokens"]["1"]
+    # without a token, or with the other seat's, seat 1's view is refused
+    for params, headers in (({"seat": 1}, {}), ({}, {}), ({"seat": 1}, token(start, 0)),
+                            ({"seat": 1}, {"X-Seat-Token": "guess"}), ({"seat": 0}, token(start, 1))):
+        r = client.get(f"/api/games/{gid}", params=params, headers=headers)
+        assert r.status_code == 403 and "token" in r.json()["error"], (params, headers, r.text)
+        assert "hand" not in r.text
+    one = client.get(f"/api/games/{gid}", headers=token(start, 1)).json()
+    assert one["viewer"] == 1 and one["board"]["players"][1]["hand"] is not None
+    assert one["board"]["players"][0]["hand"] is None
+    zero = client.get(f"/api/games/{gid}", params={"token": start["tokens"]["0"]}).json()  # a link's ?token=
+    assert zero["viewer"] == 0 and zero["board"]["players"][1]["hand"] is None
+    # a token never comes back in a payload
+    for payload in (one, zero):
+        assert start["tokens"]["0"] not in json.dumps(payload) and start["tokens"]["1"] not in json.dumps(payload)
+    # moves: seat 0's move needs seat 0's token; refused moves change nothing
+    before = client.get(f"/api/games/{gid}", headers=token(start, 0)).json()
+    assert before["status"] == "your_turn"
+    action = before["moves"][0]["id"]
+    for headers in ({}, token(start, 1), {"X-Seat-Token": "x" * 10_000}):
+        r = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": action}, headers=headers)
+        assert r.status_code == 403, r.text
+    assert client.get(f"/api/games/{gid}", headers=token(start, 0)).json() == before
+    # the record and close need a token too
+    assert client.get(f"/api/games/{gid}/record").status_code == 403
+    assert client.post(f"/api/games/{gid}/close").status_code == 403
+    assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 200
+    r = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": action}, headers=token(start, 0))
+    assert r.status_code == 200 and r.json()["ply"] == 1
+
+
+# ----- 3. a refused step plays nothing -----------------------------------------------------------------------------
+def test_a_refused_step_changes_nothing(client):
+    start = create(client, "boaring", {"num_players": 3}, ["random", "human", "random"])
+    gid = start["id"]
+    assert start["status"] == "bot"
+    session = client.app_store.get(gid, PlaySession)
+    for params, headers, status in (({"seat": 0}, token(start, 1), 403), ({"seat": "abc"}, token(start, 1), 400),
+                                    ({"seat": 2}, token(start, 1), 403), ({}, {}, 403),
+                                    ({"seat": 1}, {"X-Seat-Token": "nope"}, 403)):
+        r = client.post(f"/api/games/{gid}/step", params=params, headers=headers)
+        assert r.status_code == status, (params, r.text)
+        assert session.actions == [] and len(session.viewers[1].log) == 0
+    r = client.post(f"/api/games/{gid}/step", headers=token(start, 1))
+    assert r.status_code == 200 and r.json()["ply"] == 1
+    # a watch game: a seat that is not there is refused before the step too
+    watch = create(client, "bestiarium", {"board_size": 5}, ["random", "random"])
+    for params in ({"seat": 1}, {"seat": "abc"}):
+        assert client.post(f"/api/games/{watch['id']}/step", params=params).status_code in (400, 403)
+    assert client.get(f"/api/games/{watch['id']}").json()["ply"] == 0
+
+
+# ----- 4. foreign origins and hosts -----------------------------------------------------------------------------------
+def test_foreign_origins_and_hosts_are_refused(client):
+    body = json.dumps({"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"]})
+    plain = {"Content-Type": "text/plain"}
+    for headers in ({**plain, "Origin": "http://attacker.example"}, {**plain, "Origin": "null"},
+                    {**plain, "Origin": "http://localhost:8000"}, {**plain, "Sec-Fetch-Site": "cross-site"}):
+        r = client.post("/api/games", content=body, headers=headers)
+        assert r.status_code == 403 and "cross-origin" in r.json()["error"], (headers, r.text)
+    assert len(client.app_store) == 0
+    # DNS rebinding: the attacker's name in Host, for reads and writes alike
+    for method, url in (("GET", "/"), ("GET", "/api/catalogue"), ("POST", "/api/games")):
+        r = client.request(method, url, content=body, headers={"Host": "attacker.example:8000"})
+        assert r.status_code == 400 and "Host" in r.json()["error"], (url, r.text)
+        assert "attacker" not in r.text
+    assert len(client.app_store) == 0
+    # this server's own page, and a client that sends no Origin (curl), are served
+    assert client.post("/api/games", content=body, headers={"Origin": "http://127.0.0.1"}).status_code == 201
+    assert client.post("/api/games", content=body, headers={"Host": "localhost:8000",
+                                                            "Origin": "http://localhost:8000"}).status_code == 201
+    assert client.post("/api/games", content=body, headers={"Host": "[::1]:8000"}).status_code == 201
+    assert client.post("/api/games", content=body, headers={"Sec-Fetch-Site": "same-origin"}).status_code == 201
+
+
+def test_serve_answers_for_its_host_and_the_allowed_names(monkeypatch):
+    import uvicorn
+
+    from training.web import serve
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: seen.update(app=app, host=host))
+    serve.main(["--host", "192.168.1.5", "--allow-host", "barnyard.lan"])
+    with TestClient(seen["app"], base_url="http://barnyard.lan:8000") as c:
+        assert c.get("/api/catalogue").status_code == 200
+        assert c.get("/api/catalogue", headers={"Host": "192.168.1.5:8000"}).status_code == 200
+        assert c.get("/api/catalogue", headers={"Host": "127.0.0.1:8000"}).status_code == 200
+        assert c.get("/api/catalogue", headers={"Host": "other.lan"}).status_code == 400
+
+
+# ----- 5. search budgets --------------------------------------------------------------------------------------------
+def test_search_budgets_are_capped_with_a_clear_400(client):
+    from training.web.sessions import MAX_SIMULATIONS
+
+    for spec in ("search:0", "search:-5", "search:1000000000", f"search:{MAX_SIMULATIONS + 1}", "search:1e3",
+                 "greedy:5", "search:" + "9" * 5000):
+        r = client.post("/api/games", json={"game": "bestiarium", "options": {"board_size": 5},
+                                            "seats": ["human", spec]})
+        assert r.status_code == 400 and r.json()["error"].startswith("seat 1:"), (spec[:40], r.text)
+        assert len(r.text) < 300
+    assert len(client.app_store) == 0
+    start = create(client, "bestiarium", {"board_size": 5}, ["human", f"search:{MAX_SIMULATIONS}"])
+    assert start["seats"][1]["policy"] == f"search:{MAX_SIMULATIONS}"
+
+
+# ----- 9. checkpoints only from the listed folders ------------------------------------------------------------------
+def test_checkpoints_load_only_from_the_listed_folders_with_one_message(tmp_path):
+    pytest.importorskip("torch")
+    import shutil
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("policy.pt", "policy.json"):
+        shutil.copy(f"checkpoints/boaring/{name}", outside / name)
+    app = create_app()
+    messages = set()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for spec in ("/etc/shadow", "/etc/passwd", "/no/such/file.pt", str(outside / "policy.pt"),
+                     f"sym:{outside / 'policy.pt'}", f"mcts:{outside / 'policy.pt'}:10", "mcts:/etc/passwd",
+                     f"guided:{outside / 'policy.pt'}:3:10", "../../../../etc/passwd", "checkpoints/../../etc/passwd",
+                     "checkpoints/boaring/nothing.pt"):
+            r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 2},
+                                           "seats": ["human", spec]})
+            assert r.status_code == 400, (spec, r.text)
+            messages.add(r.json()["error"])
+        assert len(messages) == 1 and "unknown policy" in messages.pop()
+        # a listed one loads
+        assert c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
+                                          "seats": ["checkpoints/boaring/policy.pt", "human", "random", "random"]}
+                      ).status_code == 201
+    # an explicit --checkpoint-dir is listed and accepted
+    app = create_app(checkpoint_dirs=[outside])
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        listed = {g["game"]: [x["path"] for x in g["checkpoints"]] for g in c.get("/api/catalogue").json()["games"]}
+        assert str(outside / "policy.pt") in listed["boaring"]
+        r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
+                                       "seats": [str(outside / "policy.pt"), "human", "random", "random"]})
+        assert r.status_code == 201, r.text
+
+
+# ----- 6-8. sizes, work per request, bytes held, clean 4xx ----------------------------------------------------------
+def _record_file(games: int, seed: int = 1) -> bytes:
+    from training.evaluate import play_game
+    from training.records import record_to_json
+
+    record = record_to_json(play_game("beasty_borders", {}, ["random", "random"], seed=seed))
+    return json.dumps([record] * games).encode()
+
+
+def test_bodies_are_bounded_in_size_and_in_work(client):
+    import time
+
+    from training.web.app import MAX_BODY, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_POLICIES
+
+    r = client.post("/api/games", content=b" " * (MAX_BODY + 1))
+    assert r.status_code == 413 and "KiB" in r.json()["error"]
+
+    def chunks():  # no Content-Length: refused while it streams
+        for _ in range(MAX_FILE_BODY // 2**16 + 2):
+            yield b" " * 2**16
+
+    r = client.post("/api/replays", content=chunks())
+    assert r.status_code == 413 and "MiB" in r.json()["error"]
+    # many small objects within the size: refused by count, quickly
+    many = b"[" + b"{}," * (MAX_FILE_OBJECTS + 10) + b"{}]"
+    assert len(many) < MAX_FILE_BODY
+    t0 = time.perf_counter()
+    r = client.post("/api/replays", content=many)
+    assert r.status_code == 400 and "JSON objects" in r.json()["error"]
+    assert time.perf_counter() - t0 < 5
+    r = client.post("/api/games", content=b"[" + b"{}," * 2000 + b"{}]")
+    assert r.status_code == 400 and "JSON objects" in r.json()["error"]
+    # a tournament with thousands of policies and no pairs: refused, not a matrix of millions of cells
+    names = [f"p{i}" for i in range(4000)]
+    t = {"game": "boaring", "options": {}, "policies": names, "games_per_pair": 1, "seed": 0,
+         "elo": [0.0] * 4000, "elo_se": [0.0] * 4000, "seconds_per_move": {}, "pairs": []}
+    r = client.post("/api/tournaments", content=json.dumps(t))
+    assert r.status_code == 400 and str(MAX_POLICIES) in r.json()["error"] and len(r.content) < 500
+    assert len(client.app_store) == 0
+
+
+def test_replays_are_held_by_bytes_and_a_dropped_one_says_so():
+    one = _record_file(40)
+    store = SessionStore(max_bytes=int(2.5 * len(one)))
+    app = create_app(store)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        game = create(c, "bestiarium", {"board_size": 5}, ["random", "random"])
+        ids = []
+        for _ in range(3):
+            r = c.post("/api/replays", content=one)
+            assert r.status_code == 201, r.text
+            ids.append(r.json()["id"])
+            assert store.held_bytes <= store.max_bytes
+        assert store.held_bytes == 2 * len(one)
+        r = c.get(f"/api/replays/{ids[0]}/0/0")
+        assert r.status_code == 404 and "closed to make room" in r.json()["error"]
+        assert all(c.get(f"/api/replays/{i}/0/0").status_code == 200 for i in ids[1:])
+        assert c.get(f"/api/games/{game['id']}").status_code == 200  # games are not dropped for a file's bytes
+        # and the games of one file kept replayed are bounded too
+        from training.web.sessions import MAX_REPLAY_GAMES_LOADED, ReplaySession
+
+        for i in range(MAX_REPLAY_GAMES_LOADED + 3):
+            assert c.get(f"/api/replays/{ids[2]}/{i}/1").status_code == 200
+        assert len(store.get(ids[2], ReplaySession)._games) == MAX_REPLAY_GAMES_LOADED
+
+
+INTERNALS = ("invalid literal", "TypeError", "ValueError", "KeyError", "Traceback", "RecursionError", "object of type")
+
+
+def test_malformed_input_gets_a_clean_4xx_never_a_500(client):
+    deep = b"[" * 100_000 + b"]" * 100_000
+    good = json.loads(_record_file(1))[0]
+    from training.evaluate import run_tournament, save_result
+
+    result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False)
+    tournament = result.to_json()
+    bad_pair = json.loads(json.dumps(tournament))
+    bad_pair["pairs"][0]["win_share"] = "abc"
+    start = create(client, "bestiarium", {"board_size": 5}, ["human", "random"])
+    gid, me = start["id"], token(start, 0)
+    cases = [
+        ("POST", "/api/games", deep, {}),
+        ("POST", "/api/replays", deep, {}),
+        ("POST", "/api/tournaments", deep, {}),
+        ("POST", f"/api/games/{gid}/move", deep, me),
+        ("POST", "/api/games", b'{"game": "bestiarium", "options": ' + b'{"a": ' * 40 + b"1" + b"}" * 41, {}),
+        ("POST", "/api/replays", json.dumps(dict(good, seats=5)).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, seats=["random"] * 5)).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, seed="abc")).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, actions=[0, "x"])).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, returns=[1, "x"])).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, options=3)).encode(), {}),
+        ("POST", "/api/replays", json.dumps(dict(good, game="x" * 10_000)).encode(), {}),
+        ("POST", "/api/tournaments", json.dumps(bad_pair).encode(), {}),
+        ("POST", "/api/tournaments", json.dumps(dict(tournament, elo="x")).encode(), {}),
+        ("POST", "/api/tournaments", json.dumps(dict(tournament, pairs=[{"a": "random"}])).encode(), {}),
+        ("POST", "/api/tournaments", b'{"elo": NaN}', {}),
+        ("POST", "/api/games", b"\xff\xfe", {}),
+        ("GET", "/api/games/" + "a" * 10_000, None, {}),
+        ("GET", "/api/replays/" + "a" * 10_000 + "/0/0", None, {}),
+        ("GET", f"/api/games/{gid}?seat=" + "9" * 10_000, None, me),
+        ("POST", f"/api/games/{gid}/move", json.dumps({"seat": "x" * 10_000, "action": 1}).encode(), me),
+        ("POST", f"/api/games/{gid}/move", json.dumps({"seat": 0, "action": "x" * 10_000}).encode(), me),
+        ("POST", f"/api/games/{gid}/move", json.dumps({"seat": 0, "move": 5}).encode(), me),
+        ("POST", "/api/games", json.dumps({"game": "x" * 10_000, "options": {}, "seats": []}).encode(), {}),
+        ("POST", "/api/games", json.dumps({"game": "bestiarium", "options": {}, "seats": ["x" * 10_000, "human"]}
+                                          ).encode(), {}),
+        ("GET", "/api/" + "x" * 10_000, None, {}),
+    ]
+    for method, url, body, headers in cases:
+        r = client.request(method, url, content=body, headers=headers)
+        assert 400 <= r.status_code < 500, (url[:60], body[:80] if body else None, r.status_code, r.text[:300])
+        message = r.json()["error"]
+        assert message and len(message) < 400, (url[:60], message[:500])
+        assert not any(word in message for word in INTERNALS), (url[:60], message)
+    # an opened file whose record is damaged in a way only a replay shows: 400 when that game is asked for
+    rid = client.post("/api/replays", content=json.dumps(dict(good, actions=good["actions"] + [0] * 3))).json()["id"]
+    r = client.get(f"/api/replays/{rid}/0/0")
+    assert r.status_code == 400 and "does not replay" in r.json()["error"]
+    assert client.get(f"/api/games/{gid}", headers=me).json()["ply"] == 0  # nothing above moved the game
+
+
+def test_an_unexpected_failure_is_a_500_without_python_internals(monkeypatch):
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        start = create(c, "bestiarium", {"board_size": 5}, ["human", "random"])
+
+        def broken(self, viewer):
+            raise TypeError("secret internals")
+
+        monkeypatch.setattr(PlaySession, "payload", broken)
+        r = c.get(f"/api/games/{start['id']}", headers=token(start, 0))
+        assert r.status_code == 500 and "secret" not in r.text and "TypeError" not in r.text
+
+
+# ----- 11-12. what a user meets --------------------------------------------------------------------------------------
+def test_rules_rematch_settings_and_spectator_labels(client):
+    for game in envs.GAMES:
+        r = client.get(f"/rules/{game}")
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain") and len(r.text) > 200
+    assert client.get("/rules/chess").status_code == 404
+    assert client.get("/rules/..%2F..%2Fpyproject.toml").status_code == 404
+    start = create(client, "boaring", {"num_players": 3}, ["human", "random", "greedy"])
+    assert start["settings"] == {"game": "boaring", "options": {"num_players": 3},
+                                 "seats": ["human", "random", "greedy"]}
+    again = client.post("/api/games", json=start["settings"])  # the page's rematch: the same body, a new deal
+    assert again.status_code == 201 and again.json()["id"] != start["id"]
+    hidden = create(client, "boaring", {"num_players": 3}, ["random", "random", "random"])
+    assert "hidden card" in hidden["view_label"]
+    for game, options in (("bestiarium", {"board_size": 5}), ("battle_sheep", {"num_players": 2}),
+                          ("beasty_borders", {})):
+        watch = create(client, game, options, ["random", "random"])
+        assert watch["view_label"].startswith("Spectator view") and "hidden" not in watch["view_label"], game
+
+
+def test_battle_sheep_result_says_the_tie_break_that_decided_it():
+    from training.evaluate import play_game
+    from training.records import record_to_json, replay
+    from training.web.sessions import result_json
+    from training.web.views import view_for
+
+    view = view_for("battle_sheep")
+    seen = set()
+    for seed in range(60):
+        record = record_to_json(play_game("battle_sheep", {"num_players": 2}, ["random", "random"], seed=seed))
+        *_, (game, state, _) = replay(record)
+        keys = [game.rank_key(state, s) for s in range(2)]
+        text = result_json(game, state, ["A", "B"], None, False, view)["text"]
+        if keys[0][0] == keys[1][0]:
+            assert "Tied on pastures" in text and f"player_0 {keys[0][1]}" in text, text
+            seen.add("tied")
+        else:
+            assert "Tied" not in text
+            seen.add("untied")
+        if seen == {"tied", "untied"}:
+            break
+    assert seen == {"tied", "untied"}
