@@ -8,10 +8,12 @@ is labelled from the mover's view with
 * ``score-now``: the verdict of the scoring cascade if the game ended now (+1 / -1, 0 when every size ties), a
   deterministic function of the position.
 
-The games are split by game (the last ``--holdout`` of them held out), and each encoding is fitted with the
-training package's own ConvNet (``training.networks.ConvNet``, value head only, Adam, MSE) to each target. The
-table gives the held-out MSE after the last epoch (predicting 0 everywhere scores the mean of the squared
-targets, printed as the ``zero`` row). Encodings:
+The games are split by game: the last ``--holdout`` of them are the test games, the ``--holdout / 2`` before them
+the validation games, the rest the training games. Each encoding is fitted with the training package's own
+ConvNet (``training.networks.ConvNet``, value head only, Adam, MSE) to each target for up to ``--epochs`` epochs;
+the epoch with the lowest validation MSE is kept (positions of one game are correlated, so later epochs overfit),
+and the table gives that epoch's test MSE, with the training MSE beside it (predicting 0 everywhere scores the
+mean of the squared targets, printed as the ``zero`` row). Encodings:
 
 * ``v0``: planes 0-9 of the observation (``bestiarium_v0``'s ten stone planes);
 * ``v1-planes``: all 56 planes of ``bestiarium_v1`` through the convolutions only;
@@ -84,8 +86,10 @@ def fit(data: dict[str, np.ndarray], encoding: str, target: str, epochs: int, ho
     """Held-out and training MSE of ``encoding``'s ConvNet value fitted to ``target`` (split by game)."""
     planes, global_planes = ENCODINGS[encoding]
     y_all = data["result" if target == "result" else "score_now"]
-    cut = int(np.ceil(data["game"].max() * (1.0 - holdout)))
-    train, test = data["game"] < cut, data["game"] >= cut
+    games = int(data["game"].max()) + 1
+    cut = int(round(games * (1.0 - holdout)))
+    val_cut = int(round(games * (1.0 - 1.5 * holdout)))
+    train, val, test = data["game"] < val_cut, (data["game"] >= val_cut) & (data["game"] < cut), data["game"] >= cut
     x = torch.from_numpy(data["obs"][:, :planes])
     y = torch.from_numpy(y_all)
     torch.manual_seed(seed)
@@ -101,7 +105,9 @@ def fit(data: dict[str, np.ndarray], encoding: str, target: str, epochs: int, ho
             out = torch.cat([net.scores(x[idx[i:i + 1024]])[1] for i in range(0, idx.size, 1024)])
         return float(((out - y[idx]) ** 2).mean())
 
-    for _ in range(epochs):
+    val_idx, test_idx = np.flatnonzero(val), np.flatnonzero(test)
+    best: dict[str, float] = {"val_mse": float("inf")}
+    for epoch in range(1, epochs + 1):
         order = gen.permutation(train_idx)
         for i in range(0, order.size, batch):
             rows = order[i:i + batch]
@@ -109,8 +115,10 @@ def fit(data: dict[str, np.ndarray], encoding: str, target: str, epochs: int, ho
             opt.zero_grad()
             loss.backward()
             opt.step()
-    test_idx = np.flatnonzero(test)
-    return {"test_mse": mse(test_idx), "train_mse": mse(train_idx), "zero_mse": float((y[test_idx] ** 2).mean())}
+        val_mse = mse(val_idx)
+        if val_mse < best["val_mse"]:
+            best = {"val_mse": val_mse, "epoch": epoch, "test_mse": mse(test_idx), "train_mse": mse(train_idx)}
+    return {**best, "zero_mse": float((y[test_idx] ** 2).mean())}
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -118,7 +126,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(prog="python -m training.value_fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=300, help="search-vs-search games (default 300)")
     p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--holdout", type=float, default=0.2, help="share of the games held out (default 0.2)")
+    p.add_argument("--holdout", type=float, default=0.2, help="share of the games for the test (default 0.2; half as "
+                   "many validate)")
     p.add_argument("--random-plies", type=int, default=6, help="opening plies played at random (default 6)")
     p.add_argument("--budget", type=int, default=60, help="search simulations a move (default 60)")
     p.add_argument("--seed", type=int, default=0)
@@ -126,8 +135,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--torch-threads", type=int, default=2)
     p.add_argument("--out", type=Path, default=None, help="also write the table as JSON here")
     args = p.parse_args(argv)
-    if args.games < 2 or not 0.0 < args.holdout < 1.0 or args.epochs < 1:
-        p.error("need --games >= 2, 0 < --holdout < 1 and --epochs >= 1")
+    if args.games < 6 or not 0.0 < args.holdout < 0.5 or args.epochs < 1:
+        p.error("need --games >= 6, 0 < --holdout < 0.5 and --epochs >= 1")
     torch.set_num_threads(args.torch_threads)
     t0 = time.perf_counter()
     data = search_positions(args.games, args.seed, args.random_plies, args.budget)
@@ -142,8 +151,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             rows[enc][target]["fit_s"] = time.perf_counter() - t1
     zero = {t: rows[args.encodings[0]][t]["zero_mse"] for t in TARGETS}
     agree = float(np.mean(np.sign(data["score_now"]) == data["result"]))
-    print(f"\nheld-out MSE (train MSE), {args.epochs} epochs; score-now's sign equals the result in {agree:.3f} of "
-          "positions")
+    print(f"\ntest MSE (train MSE) at the epoch of least validation MSE (of {args.epochs}); score-now's sign equals "
+          f"the result in {agree:.3f} of positions")
     print(f"{'encoding':<12} {'result':>18} {'score-now':>18}")
     print(f"{'zero':<12} {zero['result']:>18.3f} {zero['score-now']:>18.3f}")
     for enc, r in rows.items():
