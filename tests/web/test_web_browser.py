@@ -319,3 +319,17 @@ def test_a_long_checkpoint_name_does_not_widen_the_page(page, server):
       select.value = option.value;
     }""", long)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+
+
+def test_beasty_borders_die_is_not_under_the_supplies(page, server):
+    rng = np.random.default_rng(1)
+    start_game(page, server, "beasty_borders", {"variant": "main"}, ["human", "random"])
+    for _ in range(4):
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        if page.locator(".bb-die-box").count():
+            hits = page.evaluate(OVERLAP, [[".bb-die-box", ".bb-supply"], [".bb-die", ".bb-supply"]])
+            assert not hits, hits
+        if page.get_attribute("#game", "data-status") == "over":
+            break
+        make_move(page, "beasty_borders", rng, ply(page))
+    assert page.locator(".bb-die-box").count()

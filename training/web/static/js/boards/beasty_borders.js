@@ -13,7 +13,7 @@ export function draw(svg, p, ctx) {
   const moves = mine ? p.moves : [];
   const W = cols * CELL, H = rows * CELL;
   const rowH = b.row ? 70 : 0;
-  const supplyTop = H + 20 + rowH;
+  const supplyTop = H + 44 + rowH;  // below the die (H + 4 to H + 38), which the supplies used to cover
   fitView(svg, [[0, 0], [W, supplyTop + 2 * 58]], 12, { top: 0 });
   const layer = el("g", {}, svg);
   const letters = b.letters;
@@ -52,7 +52,8 @@ export function draw(svg, p, ctx) {
     el("rect", { x: mc * CELL + 2, y: mr * CELL + 2, width: CELL - 4, height: CELL - 4, fill: "none", stroke: "#111",
       "stroke-width": 3, class: "bb-marker" }, layer);
     el("ellipse", { cx: cx + CELL * 0.28, cy: cy + CELL * 0.26, rx: 7, ry: 4, fill: "#111" }, layer);
-    el("rect", { x: W - 40, y: H + 4, width: 34, height: 34, rx: 6, fill: "#fff", stroke: "#222", "stroke-width": 2 }, layer);
+    el("rect", { x: W - 40, y: H + 4, width: 34, height: 34, rx: 6, fill: "#fff", stroke: "#222", "stroke-width": 2,
+      class: "bb-die-box" }, layer);
     el("text", { x: W - 23, y: H + 28, "text-anchor": "middle", "font-size": 20, "font-weight": 700, class: "bb-die" }, layer, String(b.roll));
     el("text", { x: W - 46, y: H + 26, "text-anchor": "end", "font-size": 12 }, layer,
       `${p.seats[b.roller].name} rolled (D8); ${b.phase === "roller" ? "roller" : "responder"} chooses`);
@@ -77,7 +78,7 @@ export function draw(svg, p, ctx) {
   // supplies
   for (let s = 0; s < 2; s++) {
     const y = supplyTop + s * 58;
-    el("rect", { x: 0, y, width: W, height: 50, rx: 6, fill: SIDE_LIGHT[s], stroke: "#aaa" }, layer);
+    el("rect", { x: 0, y, width: W, height: 50, rx: 6, fill: SIDE_LIGHT[s], stroke: "#aaa", class: "bb-supply" }, layer);
     el("text", { x: 8, y: y + 20, "font-size": 13, "font-weight": 700 }, layer, `${p.seats[s].agent} (${p.seats[s].name})`);
     el("text", { x: 8, y: y + 40, "font-size": 12 }, layer, `${b.vp[s]} vp, ${b.placed[s]} placed`);
     letters[s].split("").forEach((ch, t) => {
