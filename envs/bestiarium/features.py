@@ -75,27 +75,14 @@ def canonical_form(cells, n, tq, tr, stride, out, work):
                 out[i] = work[i]
 
 
-@njit(cache=True, inline="always")
-def _value_entry(v, s):
-    """A cascade value ``v`` at size ``s`` as a plane entry: ``v / s^2`` (+k shapes of a fauna, -n creatures of a
-    species) times 0.25, clipped to [-1, 1]."""
-    return np.float32(max(-1.0, min(1.0, v / (s * s) * VALUE_SCALE)))
-
-
 @njit(cache=True)
-def score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, nbrs, tq, tr, stride,
-                 single_shape_max, square_cell, out):
-    """Planes ``FIRST..`` of the observation for ``seat`` into ``out`` (planes, S*S) float32.
-
-    ``color`` (N,) 0 empty / 1 Black / 2 White; ``legal0`` / ``legal1`` (N,) each seat's placement bytes;
-    ``chain_cell`` a cell of the creature that must grow (grow phase), else -1."""
+def creatures_of(color, nbrs, comp, size, first, link, roots):
+    """The creatures of a colour vector (the connected components of each colour), by flood fill: per cell
+    ``comp`` its creature's root (the creature's first cell in index order; -1 empty), per root ``size`` and its
+    cells as a linked list (``first``, then ``link``), and ``roots[:k]``; returns k. ``comp``, ``size``,
+    ``first`` and ``link`` must come in as -1, 0, -1, -1."""
     n = color.shape[0]
-    comp = np.full(n, -1, dtype=np.int64)  # creature root (its first cell in index order) per cell
-    size = np.zeros(n, dtype=np.int64)  # per root
-    first = np.full(n, -1, dtype=np.int64)  # per root: its cells as a linked list
-    link = np.full(n, -1, dtype=np.int64)
     stack = np.empty(n, dtype=np.int64)
-    roots = np.empty(n, dtype=np.int64)
     nroots = 0
     for x in range(n):
         if color[x] == 0 or comp[x] >= 0:
@@ -119,6 +106,30 @@ def score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, n
                     comp[j] = x
                     stack[top] = j
                     top += 1
+    return nroots
+
+
+@njit(cache=True, inline="always")
+def _value_entry(v, s):
+    """A cascade value ``v`` at size ``s`` as a plane entry: ``v / s^2`` (+k shapes of a fauna, -n creatures of a
+    species) times 0.25, clipped to [-1, 1]."""
+    return np.float32(max(-1.0, min(1.0, v / (s * s) * VALUE_SCALE)))
+
+
+@njit(cache=True)
+def score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, nbrs, tq, tr, stride,
+                 single_shape_max, square_cell, out):
+    """Planes ``FIRST..`` of the observation for ``seat`` into ``out`` (planes, S*S) float32.
+
+    ``color`` (N,) 0 empty / 1 Black / 2 White; ``legal0`` / ``legal1`` (N,) each seat's placement bytes;
+    ``chain_cell`` a cell of the creature that must grow (grow phase), else -1."""
+    n = color.shape[0]
+    comp = np.full(n, -1, dtype=np.int64)  # creature root (its first cell in index order) per cell
+    size = np.zeros(n, dtype=np.int64)  # per root
+    first = np.full(n, -1, dtype=np.int64)  # per root: its cells as a linked list
+    link = np.full(n, -1, dtype=np.int64)
+    roots = np.empty(n, dtype=np.int64)
+    nroots = creatures_of(color, nbrs, comp, size, first, link, roots)
     # canonical forms and shape labels: label[root] = the first root (in index order) of the same size and form
     cells = np.empty(n, dtype=np.int64)
     work = np.empty(n, dtype=np.int64)

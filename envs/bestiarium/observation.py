@@ -164,25 +164,8 @@ def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, der
     n = color.shape[0]
     comp = np.full(n, -1, dtype=np.int64)
     comp_size = np.zeros(n, dtype=np.int64)
-    stack = np.empty(n, dtype=np.int64)
-    for x in range(n):  # creatures: the connected components of each colour
-        if color[x] == 0 or comp[x] >= 0:
-            continue
-        comp[x] = x
-        top = 1
-        stack[0] = x
-        while top > 0:
-            top -= 1
-            y = stack[top]
-            comp_size[x] += 1
-            for d in range(6):
-                j = nbrs[y, d]
-                if j < 0:
-                    break
-                if color[j] == color[x] and comp[j] < 0:
-                    comp[j] = x
-                    stack[top] = j
-                    top += 1
+    features.creatures_of(color, nbrs, comp, comp_size, np.full(n, -1, dtype=np.int64),
+                          np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64))
     chain = comp[chain_cell] if chain_cell >= 0 else -2
     me = seat + 1
     grow_v = np.float32(1.0) if grow_phase else np.float32(0.0)
