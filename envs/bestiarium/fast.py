@@ -725,6 +725,34 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     return best
 
 
+@njit(cache=True)
+def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
+    """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
+    on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing
+    it, each leaf valued as the search's (:func:`_leaf_value`: up to ``depth`` uniform random plies, then the
+    cascade). Illegal actions get NaN."""
+    n_actions = st.color.shape[1] + 1
+    work = st.color.shape[0] - 1
+    root = work - 1
+    root_mask = np.zeros(n_actions, dtype=np.bool_)
+    mask = np.zeros(n_actions, dtype=np.bool_)
+    values = np.zeros((2, n_actions), dtype=np.int64)
+    leaf = np.zeros(2, dtype=np.float64)
+    player = st.to_move[root]
+    _mask_row(st, root, root_mask, tab.nbrs)
+    for a in range(n_actions):
+        out[a] = np.nan
+        if not root_mask[a]:
+            continue
+        total = 0.0
+        for _ in range(rollouts):
+            _copy_row(st, root, work)
+            _step_row(st, work, a, tab, sc)
+            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
+            total += leaf[player]
+        out[a] = total / rollouts
+
+
 # ----- the Python face ------------------------------------------------------------------------------------------
 class FastBestiarium(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
@@ -906,3 +934,13 @@ class CompiledSearch:
         return int(_search_kernel(self._state, self.budget if budget is None else int(budget), self.exploration,
                                   self.depth, self.engine.max_game_length, self.scale, self.engine.tables,
                                   self.engine._scratch, allowed))
+
+    def action_values(self, state: BestiariumState, rng: np.random.Generator, rollouts: int) -> np.ndarray:
+        """Flat Monte Carlo value of every action for the player to move (:func:`_action_values_kernel`:
+        ``rollouts`` of the search's playouts after each legal action; NaN where illegal), float64 (A,)."""
+        self.engine.from_reference(state, self._state, 0)
+        self._state.rng[1] = np.uint64(rng.integers(1 << 63))
+        out = np.empty(self.engine.num_actions, dtype=np.float64)
+        _action_values_kernel(self._state, int(rollouts), self.depth, self.engine.max_game_length, self.scale,
+                              self.engine.tables, self.engine._scratch, out)
+        return out

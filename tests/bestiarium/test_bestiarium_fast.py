@@ -503,3 +503,51 @@ def test_compiled_search_breaks_visit_ties_like_mcts_policy():
     d = decision_from_state(game, game.initial_state())
     picks = [search_policy(game, seed=k, budget=10).act(d) for k in range(60)]
     assert len(set(picks)) > 30 and 25 < np.median(picks) < 65, picks
+
+
+def test_action_values_at_depth_zero_are_the_childrens_cascade_values():
+    """Flat Monte Carlo with no random plies: each legal action's value is the cascade of the position after it,
+    for the player who moved (exact), and NaN where the action is illegal."""
+    from envs.bestiarium.baselines import EVAL_SCALE, cascade_value
+    from envs.bestiarium.fast import CompiledSearch
+
+    game = BestiariumGame(board_size=5)
+    search = CompiledSearch(game, budget=1, exploration=1.4, depth=0, scale=EVAL_SCALE)
+    rng = np.random.default_rng(3)
+    positions = [s for s in random_positions(game, 40, seed=11) if not s.over]
+    assert any(s.phase == GROW for s in positions)
+    for s in positions:
+        values = search.action_values(s, rng, rollouts=3)
+        legal = game.legal_actions(s)
+        assert np.flatnonzero(~np.isnan(values)).tolist() == sorted(int(a) for a in legal)
+        mover = game.current_player(s)
+        for a in legal:
+            child = game.clone(s)
+            game.apply(child, int(a))
+            assert values[a] == pytest.approx(cascade_value(game, child)[mover], abs=1e-12)
+
+
+def test_action_values_average_the_search_playouts_and_are_seeded():
+    from envs.bestiarium.baselines import EVAL_SCALE, ROLLOUT_DEPTH
+    from envs.bestiarium.fast import CompiledSearch
+
+    game = BestiariumGame(board_size=5)
+    search = CompiledSearch(game, budget=1, exploration=1.4, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)
+    s = random_positions(game, 1, seed=5)[0]
+    while game.is_terminal(s) or len(game.legal_actions(s)) < 3:
+        s = random_positions(game, 1, seed=int(s.plies) + 6)[0]
+    a = np.array_equal
+    first = search.action_values(s, np.random.default_rng(0), rollouts=8)
+    assert a(first, search.action_values(s, np.random.default_rng(0), rollouts=8), equal_nan=True)
+    assert not a(first, search.action_values(s, np.random.default_rng(1), rollouts=8), equal_nan=True)
+    legal = ~np.isnan(first)
+    assert np.all(np.abs(first[legal]) <= 1.0)
+    # one action's value over many playouts agrees with the mean of that many single leaf values after it
+    action = int(np.flatnonzero(legal)[0])
+    mover = game.current_player(s)
+    many = search.action_values(s, np.random.default_rng(2), rollouts=1500)[action]
+    child = game.clone(s)
+    game.apply(child, action)
+    leaves = np.array([search.leaf_value(child, seed=k)[mover] for k in range(1500)])
+    se = np.sqrt(2 * leaves.var() / 1500)
+    assert abs(many - leaves.mean()) < 4.5 * se + 1e-9, (many, leaves.mean(), se)
