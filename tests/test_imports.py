@@ -130,17 +130,19 @@ def test_the_graph_reader_counts_every_kind_of_import(tmp_path: Path):
 
 def test_the_import_graph_of_envs_and_training_has_no_cycles():
     graph = import_graph()
-    assert {"training.ppo", "training.loop", "envs.common.game"} <= set(graph)
-    assert "training.ppo" in graph["training.loop"]  # the reader sees the project's imports
+    assert {"training.ppo.maths", "training.ppo.loop", "envs.common.game"} <= set(graph)
+    assert "training.ppo.maths" in graph["training.ppo.loop"]  # the reader sees the project's imports
     assert cycles(graph) == []
 
 
 def test_the_ppo_maths_import_no_other_training_module():
-    """The maths modules import no loop: ``ppo`` stands alone, rollouts/buffer/checkpoints use it."""
+    """The maths modules import no loop: ``ppo.maths`` needs only the masked distribution; rollouts, buffer and
+    checkpoints use them."""
     graph = import_graph()
-    assert not {m for m in graph["training.ppo"] if m.startswith("training")}
-    for user in ("training.buffer", "training.selfplay", "training.checkpoint"):
-        assert "training.loop" not in graph[user]
+    assert {m for m in graph["training.ppo.maths"] if m.startswith("training")} == {"training.distribution"}
+    assert not {m for m in graph["training.distribution"] if m.startswith("training")}
+    for user in ("training.ppo.buffer", "training.ppo.collect", "training.checkpoint"):
+        assert "training.ppo.loop" not in graph[user]
 
 
 IMPORT_EACH_ALONE = """

@@ -42,7 +42,7 @@ from torch import nn
 import envs
 from envs.common.game import TERMINAL, Game, Symmetry
 from envs.common.policies import baseline_policies, decision_from_state, make_baseline
-from training.loop import resolve_device
+from training.run.pieces import resolve_device
 from training.workers import PipeWorker
 from training.search import (
     BatchedSearch,
@@ -546,7 +546,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     """
     from training.checkpoint import init_weights_from, load_resume, save_resume
     from training.charts import plot_curves
-    from training.loop import (
+    from training.run.pieces import (
         RunLog,
         evaluate,
         evaluation_columns,
@@ -659,7 +659,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             for name in ("search_s", "engine_s", "forward_s", "backup_s", "select_s", "update_s"):
                 scalars[f"time/{name}"] = float(row[name])
             if evaluated:
-                from training.loop import evaluation_row
+                from training.run.pieces import evaluation_row
 
                 eval_fields, eval_scalars = evaluation_row(evaluation["vs"])
                 row.update(eval_fields)

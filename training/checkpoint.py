@@ -30,7 +30,7 @@ from torch import nn
 import envs
 from envs.common.game import Game, Symmetry
 from envs.common.policies import Decision
-from training.ppo import masked_policy
+from training.distribution import masked_policy
 
 FORMAT = 1
 

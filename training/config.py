@@ -20,7 +20,7 @@ class TrainConfig:
 
     # ----- what and where -------------------------------------------------------------------------------
     algo: str = "ppo"
-    """``ppo`` (policy-gradient self-play, :mod:`training.loop`) or ``alphazero`` (self-play guided by a
+    """``ppo`` (policy-gradient self-play, :mod:`training.ppo.loop`) or ``alphazero`` (self-play guided by a
     network-guided tree search, :mod:`training.alphazero`; perfect-information games only, so not Boaring)."""
     game: str = "battle_sheep"
     """Game id from ``envs.GAMES``."""

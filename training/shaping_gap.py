@@ -4,7 +4,7 @@ With potential ``Phi`` (``score_shaping * (my progress - the others' mean)``, 0 
 decisions ``k = 0 .. K-1`` in one game, exact shaping (Ng, Harada & Russell 1999) pays the seat's transitions
 amounts whose discounted sum ``sum_k gamma^k shaping_k`` is ``-Phi(first decision)``: the shaping then changes no
 policy's ranking. This script plays random games through the trainer's own collector
-(:class:`training.selfplay.SelfPlayCollector`, every seat the learner, a network that plays uniformly over the
+(:class:`training.ppo.collect.SelfPlayCollector`, every seat the learner, a network that plays uniformly over the
 legal actions), twice with the same seeds: with the game's default ``score_shaping`` and with none. The shaping
 part of each transition's reward is the difference of the two runs' rewards; per seat and game the *gap* is
 ``|sum_k gamma^k shaping_k + Phi(first decision)|``, with ``Phi`` recomputed here from
@@ -25,9 +25,9 @@ import torch
 from torch import nn
 
 import envs
-from training.buffer import RolloutBuffer
 from training.config import make_config
-from training.selfplay import SelfPlayCollector
+from training.ppo.buffer import RolloutBuffer
+from training.ppo.collect import SelfPlayCollector
 
 
 class UniformNet(nn.Module):

@@ -1,4 +1,4 @@
-"""``python -m training train``: the command line of :func:`training.loop.train` (PPO) and
+"""``python -m training train``: the command line of :func:`training.ppo.loop.train` (PPO) and
 :func:`training.alphazero.train` (``--algo alphazero``: search-guided self-play).
 
 ::
@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config.expert and config.value_target_mix:
             raise SystemExit("--expert gives no search values: --value-target-mix must be 0")
     else:
-        from training.loop import train
+        from training.ppo.loop import train
 
     try:
         path = train(config, resume=args.resume)

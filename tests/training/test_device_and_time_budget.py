@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from training.config import make_config
-from training.loop import resolve_device
-from training.loop import train as ppo_train
+from training.ppo.loop import train as ppo_train
+from training.run.pieces import resolve_device
 
 BUDGET_MIN = 0.025 / 60
 """25 ms: log.csv rounds time_s to 10 ms, and a budget half-way between two logged values keeps the comparison

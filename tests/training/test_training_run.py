@@ -14,7 +14,7 @@ import envs
 from envs.common.policies import decision_from_state
 from training.checkpoint import CheckpointError, load_policy
 from training.config import make_config
-from training.loop import train
+from training.ppo.loop import train
 from training.train_cli import main as train_main
 
 TINY = dict(env_options={"canvas_radius": 6}, num_envs=4, num_steps=16, total_steps=128, conv_channels=8,
