@@ -1,7 +1,7 @@
 """Where search-guided self-play spends its time: ``python -m training.benchmark_search --game GAME [options]``.
 
 Plays ``--moves`` searched self-play moves in each of ``--num-envs`` games (the training loop's
-:class:`training.alphazero.SelfPlay` with a fresh network, or ``--checkpoint``'s) and reports positions per second
+:class:`training.alphazero.selfplay.SelfPlay` with a fresh network, or ``--checkpoint``'s) and reports positions per second
 and the split of the search's time: tree bookkeeping (selection and backup), the engine (clone, apply, legal
 actions, observations), the network's forward passes, and recording the samples. Then times ``--train-steps``
 gradient steps on the positions collected. ``--profile`` adds cProfile's top functions. Any training-config
@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.alphazero import ReplayBuffer, SelfPlay, build, train_step, value_outputs
+from training.alphazero.selfplay import ReplayBuffer, SelfPlay, build, train_step, value_outputs
 from training.config import make_config
-from training.search import NetworkEvaluator
+from training.alphazero.search import NetworkEvaluator
 
 
 def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = None,

@@ -21,7 +21,7 @@ class TrainConfig:
     # ----- what and where -------------------------------------------------------------------------------
     algo: str = "ppo"
     """``ppo`` (policy-gradient self-play, :mod:`training.ppo.loop`) or ``alphazero`` (self-play guided by a
-    network-guided tree search, :mod:`training.alphazero`; perfect-information games only, so not Boaring)."""
+    network-guided tree search, :mod:`training.alphazero.selfplay`; perfect-information games only, so not Boaring)."""
     game: str = "battle_sheep"
     """Game id from ``envs.GAMES``."""
     env_options: dict[str, Any] = field(default_factory=dict)
@@ -142,7 +142,7 @@ class TrainConfig:
     search: str = "gumbel"
     """The search that plays and makes the policy targets: ``gumbel`` (Gumbel root with sequential halving, the
     completed-Q improved policy as target) or ``puct`` (AlphaZero: PUCT, Dirichlet root noise, visit counts as
-    target); :mod:`training.search`."""
+    target); :mod:`training.alphazero.search`."""
     simulations: int = 16
     """Simulations per searched self-play move."""
     full_search_fraction: float = 1.0

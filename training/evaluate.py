@@ -57,7 +57,7 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
     averaged over the game's symmetries), ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that
     checkpoint, N simulations a decision; default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
     compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
-    :mod:`training.guided`). Raises :class:`UnknownPolicyError` with the choices otherwise."""
+    :mod:`training.alphazero.guided`). Raises :class:`UnknownPolicyError` with the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
     if name == "random":
@@ -68,12 +68,12 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
             checkpoint, count = arg, ""
         if not Path(checkpoint).exists():
             raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec mcts:PATH or mcts:PATH:N)")
-        from training.checkpoint import load_search_policy
+        from training.alphazero.search import load_search_policy
 
         return load_search_policy(checkpoint, game=game, options=options, seed=seed,
                                   simulations=int(count) if count else None)
     if name == "guided":
-        from training.guided import load_guided_policy, parse_guided_spec
+        from training.alphazero.guided import load_guided_policy, parse_guided_spec
 
         if not Path(parse_guided_spec(arg)[0]).exists():
             raise UnknownPolicyError(f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or "

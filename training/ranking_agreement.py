@@ -24,7 +24,7 @@ from envs.common.game import TERMINAL
 from envs.common.policies import Decision, decision_from_state, make_baseline
 from training.evaluate import play_game
 from training.checkpoint import load_network
-from training.guided import ranked_moves
+from training.alphazero.guided import ranked_moves
 
 KS = (1, 2, 4, 8, 16, 24, 32)
 

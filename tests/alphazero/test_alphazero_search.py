@@ -11,7 +11,7 @@ from envs.battle_sheep.rules import BattleSheepGame, board_from_text
 from envs.common.game import TERMINAL
 from solver import action_bounds, action_values, wins_at_once
 from tiny_games import DiceDuel, ExactRaceEvaluator, Race, TicTacToe, solve_tictactoe
-from training.search import (
+from training.alphazero.search import (
     BatchedSearch,
     RecordingRng,
     SearchConfig,

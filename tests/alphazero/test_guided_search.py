@@ -17,7 +17,7 @@ from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state, make_baseline
 from training.checkpoint import CheckpointError
 from training.evaluate import UnknownPolicyError, make_policy, play_game
-from training.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
+from training.alphazero.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEEP = ROOT / "checkpoints" / "battle_sheep" / "policy.pt"

@@ -40,7 +40,7 @@ def test_a_time_budget_stops_the_run_and_device_auto_trains(tmp_path: Path, algo
                              out=str(tmp_path / algo))
         path = ppo_train(config)
     else:
-        from training.alphazero import train
+        from training.alphazero.selfplay import train
 
         config = make_config("bestiarium", algo="alphazero", env_options={"board_size": 5}, num_envs=4,
                              simulations=2, max_considered=2, iteration_moves=2, train_batch_size=4,
