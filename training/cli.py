@@ -19,9 +19,9 @@ import sys
 
 COMMANDS: dict[str, str] = {
     "train": "training.train_cli",
-    "evaluate": "training.evaluate",
+    "evaluate": "training.arena.tournament",
     "play": "training.play",
-    "replay": "training.records",
+    "replay": "training.arena.records",
     "serve": "training.web.serve",
     "bench": "envs.benchmark",
 }

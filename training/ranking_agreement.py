@@ -22,7 +22,7 @@ import numpy as np
 
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, decision_from_state, make_baseline
-from training.evaluate import play_game
+from training.arena.tournament import play_game
 from training.checkpoint import load_network
 from training.alphazero.guided import ranked_moves
 

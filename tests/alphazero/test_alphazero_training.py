@@ -17,7 +17,8 @@ from envs.common.policies import decision_from_state
 from training.alphazero.selfplay import ReplayBuffer, alphazero_loss, resolve_device, train
 from training.checkpoint import CheckpointError, load_network
 from training.config import make_config
-from training.evaluate import UnknownPolicyError, make_policy, play_game
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.tournament import play_game
 from training.networks import build_network, network_spec
 from training.train_cli import main as train_main
 

@@ -16,7 +16,8 @@ from envs.battle_sheep.rules import MOVE
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state, make_baseline
 from training.checkpoint import CheckpointError
-from training.evaluate import UnknownPolicyError, make_policy, play_game
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.tournament import play_game
 from training.alphazero.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ from starlette.testclient import TestClient  # noqa: E402
 
 import envs  # noqa: E402
 from envs.common.hexgrid import DIRECTIONS  # noqa: E402
-from training.evaluate import play_game, run_tournament, save_result  # noqa: E402
-from training.records import record_to_json, replay  # noqa: E402
+from training.arena.records import record_to_json, replay  # noqa: E402
+from training.arena.tournament import play_game, run_tournament, save_result  # noqa: E402
 from training.web.app import create_app  # noqa: E402
 from training.web.sessions import PlaySession, SessionStore  # noqa: E402
 

@@ -206,8 +206,8 @@ def test_checkpoints_load_only_from_the_listed_folders_with_one_message(tmp_path
 
 # ----- 6-8. sizes, work per request, bytes held, clean 4xx ----------------------------------------------------------
 def _record_file(games: int, seed: int = 1) -> bytes:
-    from training.evaluate import play_game
-    from training.records import record_to_json
+    from training.arena.tournament import play_game
+    from training.arena.records import record_to_json
 
     record = record_to_json(play_game("beasty_borders", {}, ["random", "random"], seed=seed))
     return json.dumps([record] * games).encode()
@@ -276,7 +276,7 @@ INTERNALS = ("invalid literal", "TypeError", "ValueError", "KeyError", "Tracebac
 def test_malformed_input_gets_a_clean_4xx_never_a_500(client):
     deep = b"[" * 100_000 + b"]" * 100_000
     good = json.loads(_record_file(1))[0]
-    from training.evaluate import run_tournament, save_result
+    from training.arena.tournament import run_tournament, save_result
 
     result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False)
     tournament = result.to_json()
@@ -360,8 +360,8 @@ def test_rules_rematch_settings_and_spectator_labels(client):
 
 
 def test_battle_sheep_result_says_the_tie_break_that_decided_it():
-    from training.evaluate import play_game
-    from training.records import record_to_json, replay
+    from training.arena.tournament import play_game
+    from training.arena.records import record_to_json, replay
     from training.web.sessions import result_json
     from training.web.views import view_for
 

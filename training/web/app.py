@@ -57,8 +57,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import envs
 from envs.common.policies import Policy
-from training.evaluate import TournamentResult, baseline_names
-from training.records import RecordError, parse_records, record_to_json
+from training.arena.players import baseline_names
+from training.arena.records import RecordError, parse_records, record_to_json
+from training.arena.tournament import TournamentResult
 from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown
 from training.web.views import VIEWS
 
