@@ -20,9 +20,9 @@ import sys
 COMMANDS: dict[str, str] = {
     "train": "training.train_cli",
     "evaluate": "training.arena.tournament",
-    "play": "training.play",
+    "play": "training.play.terminal",
     "replay": "training.arena.records",
-    "serve": "training.web.serve",
+    "serve": "training.play.web.serve",
     "bench": "envs.benchmark",
 }
 """Each command and the module whose ``main(argv)`` runs it."""

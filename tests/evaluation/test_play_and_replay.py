@@ -5,7 +5,7 @@ import json
 import pytest
 
 from training.arena.tournament import run_tournament
-from training.play import play
+from training.play.terminal import play
 from training.arena.records import RecordError, load_records, replay, save_records, write_gif
 
 

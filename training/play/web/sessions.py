@@ -38,7 +38,7 @@ from envs.common.policies import Policy, decision_from_state
 from training.arena.players import baseline_names, make_policy
 from training.arena.records import RecordError, replay
 from training.arena.tournament import GameRecord
-from training.web.views import GameView, view_for
+from training.play.web.views import GameView, view_for
 
 HUMAN = "human"
 SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"
