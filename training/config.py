@@ -103,7 +103,7 @@ class TrainConfig:
     the score, or a game's better progress measure), 0 once the game is over. A seat's transition, from its
     decision in position s to its next decision in s' (or the end of the game), is paid ``gamma * Phi(s') -
     Phi(s)`` on top of the game's rewards, so the discounted shaping of a seat's game sums to exactly
-    ``-Phi(first decision)`` (``python -m training.shaping_gap`` measures it): the objective stays the result,
+    ``-Phi(first decision)`` (``python -m training.measure.shaping_gap`` measures it): the objective stays the result,
     while points scored (or given away) are credited to the move that made them. A game cut by a ply cap keeps
     its potential: the shaping runs to the cut, where the learner bootstraps on its value. 0 turns it off."""
 

@@ -16,7 +16,7 @@ from training.networks import MLPNet
 from training.ppo.buffer import RolloutBuffer
 from training.ppo.collect import GameSlots, SelfPlayCollector
 from training.run.opponents import outcome
-from training.shaping_gap import measure
+from training.measure.shaping_gap import measure
 
 
 class TickState:

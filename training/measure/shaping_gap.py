@@ -11,7 +11,7 @@ part of each transition's reward is the difference of the two runs' rewards; per
 ``Game.shaping_potential`` at each of the seat's decisions. Games cut by a ply cap are counted apart (their
 shaping stops at the cut, where the learner bootstraps).
 
-``python -m training.shaping_gap [--games 20] [--game GAME ...] [--score-shaping C]``
+``python -m training.measure.shaping_gap [--games 20] [--game GAME ...] [--score-shaping C]``
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.shaping_gap", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.measure.shaping_gap", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", nargs="+", default=list(envs.GAMES))
     parser.add_argument("--games", type=int, default=20, help="random games per game")
