@@ -1,4 +1,4 @@
-"""The network-guided search (training/search.py): its maths against hand-computed numbers, and its play on
+"""The network-guided search (training/alphazero/search.py): its maths against hand-computed numbers, and its play on
 hand-made positions whose exact values a solver checks (tic-tac-toe, Battle Sheep text boards, a counting race
 for four players, a dice duel for chance nodes)."""
 

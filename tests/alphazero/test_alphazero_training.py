@@ -1,4 +1,4 @@
-"""Search-guided self-play end to end (training/alphazero.py): a tiny Bestiarium run beats its untrained network,
+"""Search-guided self-play end to end (training/alphazero/selfplay.py): a tiny Bestiarium run beats its untrained network,
 the same seed gives the same run, a resumed run continues exactly, checkpoints play as ``PATH`` (the network
 alone) and ``mcts:PATH:N`` (the network-guided search), and the command line refuses what it cannot do."""
 

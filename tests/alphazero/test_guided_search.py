@@ -1,4 +1,4 @@
-"""Network-pruned search (``training/guided.py``, spec ``guided:PATH:K:N``): the compiled search baselines of
+"""Network-pruned search (``training/alphazero/guided.py``, spec ``guided:PATH:K:N``): the compiled search baselines of
 Battle Sheep and Bestiarium restricted at the root to given moves, and the policy that hands them a network's
 ``K`` most likely moves."""
 

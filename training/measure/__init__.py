@@ -10,7 +10,7 @@ are recorded in ``checkpoints/README.md`` and the docs.
 * ``mc_distill`` - Bestiarium's network fitted to flat Monte Carlo action values; a supervised fit that writes a
   checkpoint (``"algo": "mc_distill"``) loadable like any other.
 
-May import: any room of ``training`` (the shared top-level modules, :mod:`training.run`, :mod:`training.ppo`,
-:mod:`training.alphazero`, :mod:`training.arena`, :mod:`training.train_cli`) except :mod:`training.play`; nothing
-imports it.
+May import: the shared top-level modules, :mod:`training.run`, :mod:`training.ppo`, :mod:`training.alphazero`,
+:mod:`training.arena` and the ``train`` command (:mod:`training.train_cli`). It does not import
+:mod:`training.play`, and nothing imports it.
 """
