@@ -1,5 +1,6 @@
-"""Imports point one way: every module of ``envs/`` and ``training/`` imports on its own, and the import graph of
-the two packages has no cycles.
+"""Imports point one way: every module of ``envs/`` and ``training/`` imports on its own, the import graph of
+the two packages has no cycles, and the rooms of ``training/`` (its sub-packages, the shared top-level modules and
+the commands) import each other only in the directions :data:`ROOM_IMPORTS` allows.
 
 How the graph is counted (read from the source with :mod:`ast`, nothing is imported for it):
 
@@ -22,6 +23,7 @@ import ast
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,17 +132,140 @@ def test_the_graph_reader_counts_every_kind_of_import(tmp_path: Path):
 
 def test_the_import_graph_of_envs_and_training_has_no_cycles():
     graph = import_graph()
-    assert {"training.ppo", "training.loop", "envs.common.game"} <= set(graph)
-    assert "training.ppo" in graph["training.loop"]  # the reader sees the project's imports
+    assert {"training.ppo.maths", "training.ppo.loop", "envs.common.game"} <= set(graph)
+    assert "training.ppo.maths" in graph["training.ppo.loop"]  # the reader sees the project's imports
     assert cycles(graph) == []
 
 
 def test_the_ppo_maths_import_no_other_training_module():
-    """The maths modules import no loop: ``ppo`` stands alone, rollouts/buffer/checkpoints use it."""
+    """The maths modules import no loop: ``ppo.maths`` needs only the masked distribution; rollouts, buffer and
+    checkpoints use them."""
     graph = import_graph()
-    assert not {m for m in graph["training.ppo"] if m.startswith("training")}
-    for user in ("training.buffer", "training.selfplay", "training.checkpoint"):
-        assert "training.loop" not in graph[user]
+    assert {m for m in graph["training.ppo.maths"] if m.startswith("training")} == {"training.distribution"}
+    assert not {m for m in graph["training.distribution"] if m.startswith("training")}
+    for user in ("training.ppo.buffer", "training.ppo.collect", "training.checkpoint"):
+        assert "training.ppo.loop" not in graph[user]
+
+
+# ----- the rooms of training/ ----------------------------------------------------------------------------------
+SHARED = {"training", "training.config", "training.networks", "training.distribution", "training.checkpoint",
+          "training.charts", "training.stats", "training.workers"}
+"""The shared top-level modules (and the package itself): every room may import them; they import no room."""
+
+COMMANDS = {"training.__main__", "training.cli", "training.train_cli"}
+"""The top-level command modules: ``cli`` dispatches by module name (:data:`training.cli.COMMANDS`, not an import
+edge); ``train_cli`` builds a config and calls PPO's or AlphaZero's ``train``."""
+
+ROOM_IMPORTS = {
+    "shared": {"shared"},
+    "run": {"shared", "run"},
+    "ppo": {"shared", "run", "ppo"},
+    "alphazero": {"shared", "run", "alphazero"},
+    "arena": {"shared", "alphazero", "arena"},
+    "play": {"shared", "arena", "play"},
+    "commands": {"shared", "ppo", "alphazero", "commands"},
+    "measure": {"shared", "run", "ppo", "alphazero", "arena", "commands", "measure"},
+}
+"""Which rooms the modules of each room may import (each package's ``__init__`` docstring says the same)."""
+
+ALPHAZERO_PLAYERS = {"training.alphazero.search", "training.alphazero.guided"}
+"""The only AlphaZero modules the arena may import: the search players (``mcts:``, ``guided:``), not the learner."""
+
+
+def room(name: str) -> str:
+    """The room of a ``training`` module: its sub-package, ``shared`` or ``commands``; KeyError for a top-level
+    module that is in neither list (a new one must be placed on purpose)."""
+    parts = name.split(".")
+    if len(parts) > 1 and (ROOT / "training" / parts[1]).is_dir():
+        return parts[1]
+    if name in SHARED:
+        return "shared"
+    if name in COMMANDS:
+        return "commands"
+    raise KeyError(f"{name} is in no room: put it in a sub-package, or in SHARED or COMMANDS here")
+
+
+def room_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import edge between ``training`` modules that the rooms' rules forbid, as ``a -> b (why)``."""
+    found = []
+    for name, deps in sorted(graph.items()):
+        if not name.startswith("training"):
+            continue
+        for dep in sorted(d for d in deps if d.startswith("training")):
+            src, dst = room(name), room(dep)
+            if dst not in ROOM_IMPORTS[src]:
+                found.append(f"{name} -> {dep} ({src} may not import {dst})")
+            elif src == "arena" and dst == "alphazero" and dep not in ALPHAZERO_PLAYERS:
+                found.append(f"{name} -> {dep} (the arena imports only AlphaZero's players)")
+    return found
+
+
+def test_every_training_module_has_a_room():
+    rooms = {name: room(name) for name in project_modules() if name.split(".")[0] == "training"}
+    assert set(rooms.values()) == set(ROOM_IMPORTS)
+
+
+def test_the_rooms_import_one_way():
+    """The allowed directions form no cycle, so no two rooms can import each other."""
+    allowed = {r: deps - {r} for r, deps in ROOM_IMPORTS.items()}
+    assert cycles(allowed) == []
+
+
+def test_imports_between_the_rooms_follow_the_rules():
+    """Shared modules import no room; ``run`` only the shared modules; the learners ``run`` and never each
+    other; the arena AlphaZero's players but no training loop; play the arena; nothing imports ``measure``."""
+    assert room_violations(import_graph()) == []
+
+
+def test_the_room_rules_catch_a_wrong_import():
+    graph = {"training.checkpoint": {"training.ppo.loop"}, "training.arena.tournament": {"training.alphazero.selfplay",
+             "training.alphazero.search"}, "training.ppo.collect": {"training.alphazero.search", "training.run.pieces"},
+             "training.run.pieces": {"training.measure.value_fit"}, "training.play.terminal": {"training.arena.players"}}
+    assert room_violations(graph) == [
+        "training.arena.tournament -> training.alphazero.selfplay (the arena imports only AlphaZero's players)",
+        "training.checkpoint -> training.ppo.loop (shared may not import ppo)",
+        "training.ppo.collect -> training.alphazero.search (ppo may not import alphazero)",
+        "training.run.pieces -> training.measure.value_fit (run may not import measure)",
+    ]
+    with pytest.raises(KeyError, match="in no room"):
+        room("training.somewhere_new")
+
+
+def test_each_package_says_what_it_holds_and_may_import():
+    """Each sub-package's docstring has a ``May import:`` sentence naming exactly the rooms of the table."""
+    for package in sorted(r for r in ROOM_IMPORTS if r not in ("shared", "commands")):
+        path = ROOT / "training" / package / "__init__.py"
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        match = re.search(r"May import:(.*?)\.(?:\s|$)", doc, flags=re.S)
+        assert match, f"training/{package}/__init__.py: no 'May import:' sentence"
+        sentence = match.group(1)
+        named = {room(m) for m in re.findall(r"training\.\w+", sentence)}
+        if "shared" in sentence:
+            named.add("shared")
+        assert named == ROOM_IMPORTS[package] - {package}, package
+
+
+def test_the_commands_and_the_entry_point_name_modules_that_exist():
+    """``barnyard``'s commands and the ``barnyard.policy_specs`` entry point name modules defining the function."""
+    import tomllib
+
+    from training.cli import COMMANDS as CLI_COMMANDS
+
+    modules = project_modules()
+    targets = [f"{module}:main" for module in CLI_COMMANDS.values() if module.startswith("training")]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    targets += list(pyproject["project"]["entry-points"]["barnyard.policy_specs"].values())
+    targets += list(pyproject["project"]["scripts"].values())
+    for target in targets:
+        module, _, function = target.partition(":")
+        assert module in modules, target
+        defined = {node.name for node in ast.parse(modules[module].read_text()).body
+                   if isinstance(node, ast.FunctionDef)}
+        assert function in defined, target
+    package_data = pyproject["tool"]["setuptools"]["package-data"]
+    for package in package_data:
+        if package != "*":
+            assert (ROOT / package.replace(".", "/") / "__init__.py").exists(), package
 
 
 IMPORT_EACH_ALONE = """

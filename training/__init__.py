@@ -1,10 +1,20 @@
-"""PPO self-play training for the Barnyard games (imports ``envs``, never the reverse).
+"""Learning and playing the Barnyard games: two learners, a tournament arena, and play for people (imports
+``envs``, never the reverse).
 
-``python -m training train --game battle_sheep`` trains; :func:`training.checkpoint.load_policy` turns a
-checkpoint into an ``envs.common.policies.Policy``. Modules: ``config`` (the dataclass), ``networks``,
-``buffer``, ``selfplay`` (rollouts, credit assignment, opponents, evaluation games), ``ppo`` (the maths:
-masked distribution, GAE, loss, update), ``loop`` (the training loop and the run pieces: log, evaluation,
-checkpoints), ``charts`` (learning curves, tournament heat maps), ``stats``, ``checkpoint``, ``evaluate``
-(tournaments), ``play``, ``records``, ``train_cli``, ``shaping_gap`` (measures the score shaping against exact
-potential-based shaping).
+``barnyard train --game battle_sheep`` (or ``python -m training train``) trains; ``barnyard evaluate``, ``play``,
+``replay`` and ``serve`` use the result; :func:`training.checkpoint.load_policy` turns a checkpoint into an
+``envs.common.policies.Policy``.
+
+One package per concern, each ``__init__`` saying what it holds and what it may import:
+
+* :mod:`training.ppo` - PPO self-play (rollouts, buffer, maths, loop);
+* :mod:`training.alphazero` - search-guided self-play (the search, self-play and its loop, network-pruned search);
+* :mod:`training.run` - the pieces both learners' runs are built from (log, evaluation games, saving);
+* :mod:`training.arena` - policies by name, tournaments, game records;
+* :mod:`training.play` - play in the terminal and in the web app;
+* :mod:`training.measure` - measurement and offline-fit scripts.
+
+Shared at the top, imported by the packages and importing none of them: ``config``, ``networks``,
+``distribution`` (the masked distribution over legal actions), ``checkpoint``, ``charts``, ``stats``,
+``workers``. The commands: ``cli`` (``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
 """

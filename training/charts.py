@@ -3,7 +3,7 @@
 * :func:`plot_curves` - a run's learning curve from its ``log.csv``: win rates against samples (evaluation
   points with 95% Wilson intervals, training-game win rates as thin lines), the policy's entropy below, wall
   time on the top axis.
-* :func:`plot_win_matrix` - a tournament's win shares as a heat map (:func:`training.evaluate.save_result`).
+* :func:`plot_win_matrix` - a tournament's win shares as a heat map (:func:`training.arena.tournament.save_result`).
 
 matplotlib comes with the ``train`` extra and is imported only when a chart is drawn.
 """

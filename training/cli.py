@@ -19,10 +19,10 @@ import sys
 
 COMMANDS: dict[str, str] = {
     "train": "training.train_cli",
-    "evaluate": "training.evaluate",
-    "play": "training.play",
-    "replay": "training.records",
-    "serve": "training.web.serve",
+    "evaluate": "training.arena.tournament",
+    "play": "training.play.terminal",
+    "replay": "training.arena.records",
+    "serve": "training.play.web.serve",
     "bench": "envs.benchmark",
 }
 """Each command and the module whose ``main(argv)`` runs it."""

@@ -20,8 +20,8 @@ class TrainConfig:
 
     # ----- what and where -------------------------------------------------------------------------------
     algo: str = "ppo"
-    """``ppo`` (policy-gradient self-play, :mod:`training.loop`) or ``alphazero`` (self-play guided by a
-    network-guided tree search, :mod:`training.alphazero`; perfect-information games only, so not Boaring)."""
+    """``ppo`` (policy-gradient self-play, :mod:`training.ppo.loop`) or ``alphazero`` (self-play guided by a
+    network-guided tree search, :mod:`training.alphazero.selfplay`; perfect-information games only, so not Boaring)."""
     game: str = "battle_sheep"
     """Game id from ``envs.GAMES``."""
     env_options: dict[str, Any] = field(default_factory=dict)
@@ -103,7 +103,7 @@ class TrainConfig:
     the score, or a game's better progress measure), 0 once the game is over. A seat's transition, from its
     decision in position s to its next decision in s' (or the end of the game), is paid ``gamma * Phi(s') -
     Phi(s)`` on top of the game's rewards, so the discounted shaping of a seat's game sums to exactly
-    ``-Phi(first decision)`` (``python -m training.shaping_gap`` measures it): the objective stays the result,
+    ``-Phi(first decision)`` (``python -m training.measure.shaping_gap`` measures it): the objective stays the result,
     while points scored (or given away) are credited to the move that made them. A game cut by a ply cap keeps
     its potential: the shaping runs to the cut, where the learner bootstraps on its value. 0 turns it off."""
 
@@ -142,7 +142,7 @@ class TrainConfig:
     search: str = "gumbel"
     """The search that plays and makes the policy targets: ``gumbel`` (Gumbel root with sequential halving, the
     completed-Q improved policy as target) or ``puct`` (AlphaZero: PUCT, Dirichlet root noise, visit counts as
-    target); :mod:`training.search`."""
+    target); :mod:`training.alphazero.search`."""
     simulations: int = 16
     """Simulations per searched self-play move."""
     full_search_fraction: float = 1.0

@@ -144,7 +144,7 @@ class ConvNet(nn.Module):
         ``scores[:, columns[a]]`` (``columns`` None: the scores are the logits). With the per-cell head the
         scores are the per-cell logits, cell-major ``(H*W, choices)``, then the global logits, so a caller that
         needs only the legal actions' logits gathers those few instead of all of Battle Sheep's 25k (see
-        :func:`training.ppo.masked_policy`).
+        :func:`training.distribution.masked_policy`).
 
         The trunk runs in channels-last memory order: oneDNN's convolutions (forward and backward) are about
         twice as fast on CPU that way for these small channel counts."""

@@ -1,5 +1,5 @@
-"""``python -m training train``: the command line of :func:`training.loop.train` (PPO) and
-:func:`training.alphazero.train` (``--algo alphazero``: search-guided self-play).
+"""``python -m training train``: the command line of :func:`training.ppo.loop.train` (PPO) and
+:func:`training.alphazero.selfplay.train` (``--algo alphazero``: search-guided self-play).
 
 ::
 
@@ -130,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if config.device not in ("auto", "cpu", "cuda"):
         raise SystemExit(f"unknown --device {config.device!r}; available: auto, cpu, cuda")
     if config.algo == "alphazero":
-        from training.search import SearchError, check_searchable
+        from training.alphazero.search import SearchError, check_searchable
 
         try:
             check_searchable(envs.module(config.game).raw_env(**config.env_options).game)
@@ -138,7 +138,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SystemExit(f"--algo alphazero: {err}") from None
         if config.search not in ("gumbel", "puct"):
             raise SystemExit(f"unknown --search {config.search!r}; available: gumbel, puct")
-        from training.alphazero import check_expert, train
+        from training.alphazero.selfplay import check_expert, train
 
         try:
             check_expert(config.game, config.expert)
@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if config.expert and config.value_target_mix:
             raise SystemExit("--expert gives no search values: --value-target-mix must be 0")
     else:
-        from training.loop import train
+        from training.ppo.loop import train
 
     try:
         path = train(config, resume=args.resume)

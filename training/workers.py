@@ -1,5 +1,6 @@
 """A spawned worker process that takes ``(command, data)`` messages over a pipe: PPO's env workers
-(:class:`training.selfplay.RemoteHandle`) and search-guided self-play's actor (:class:`training.alphazero.RemoteActor`).
+(:class:`training.ppo.collect.RemoteHandle`) and search-guided self-play's actor
+(:class:`training.alphazero.selfplay.RemoteActor`).
 """
 
 from __future__ import annotations

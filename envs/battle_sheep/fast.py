@@ -544,7 +544,7 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
     change), each with its child node or -1 while untried. ``root_visits[a]``: the visits of the root's child
     ``a`` (0 if none). Returns the most visited root child that ``root_legal`` allows (the first expanded on
     ties), -1 if none. ``root_actions``: when not empty, the root's children are exactly these actions (any
-    legal ones, such as a network's most likely moves: ``training/guided.py``) instead of
+    legal ones, such as a network's most likely moves: ``training/alphazero/guided.py``) instead of
     ``baselines.move_candidates``."""
     num_cells = cells.shape[1]
     max_nodes = budget + 1

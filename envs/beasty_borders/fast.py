@@ -37,6 +37,7 @@ from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE,
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, tile_lakes
 from envs.common.fastrng import below, next_u64
+from envs.common.fastsearch import untried_choice
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -695,16 +696,8 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
             if node == 0 and root_actions.size > 0:
                 n = root_actions.size
                 acts[:n] = root_actions
-            free = 0
-            for i in range(n):
-                child = children[node, acts[i]]
-                if child >= 0:
-                    avail[child] += 1
-                else:
-                    untried[free] = acts[i]
-                    free += 1
-            if free > 0:
-                a = untried[below(rng, 1, free)]
+            a = untried_choice(children, node, acts, n, avail, untried, rng, 1)
+            if a >= 0:
                 child = nodes
                 nodes += 1
                 children[node, a] = child

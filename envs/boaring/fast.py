@@ -47,6 +47,7 @@ from envs.boaring.rules import (
     BoaringState,
 )
 from envs.common.fastrng import below, next_u64, shuffle
+from envs.common.fastsearch import untried_choice
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -773,16 +774,8 @@ def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, ro
                 nc = 1
             else:
                 nc = _legal_row(sims, i, n, cand)
-            nu = 0
-            for j in range(nc):
-                c = children[node, cand[j]]
-                if c >= 0:
-                    avail[c] += 1
-                else:
-                    untried[nu] = cand[j]
-                    nu += 1
-            if nu > 0:
-                a = untried[below(rng, 0, nu)]
+            a = untried_choice(children, node, cand, nc, avail, untried, rng, 0)
+            if a >= 0:
                 c = num_nodes
                 num_nodes += 1
                 children[node, a] = c

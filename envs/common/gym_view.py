@@ -29,7 +29,7 @@ observation lists the other players). Give ``num_players - 1`` of them, or one t
 a :class:`~envs.common.policies.Policy` or a spec string: ``"random"``, a scripted baseline of the game
 (``"greedy"``, ``"search"``, ``"search:200"``) or a checkpoint path. Other specs go to the resolvers installed
 under the ``barnyard.policy_specs`` entry-point group: this package's ``training`` installs
-``training.evaluate:make_policy`` there (checkpoints, ``sym:`` and network-guided search specs), so ``envs``
+``training.arena.players:make_policy`` there (checkpoints, ``sym:`` and network-guided search specs), so ``envs``
 never imports ``training`` (or torch) itself. A single Policy *object* given for several seats is shared by them; pass strings to get one per seat.
 
 Seeding: ``reset(seed=s)`` re-seeds the view's generator, from which each game draws the env's seed, the
@@ -54,7 +54,7 @@ from envs.common.policies import Policy, RandomPolicy, baseline_policies, decisi
 _MAX_SEED = 2**31 - 1
 POLICY_SPEC_GROUP = "barnyard.policy_specs"
 """Entry-point group of ``resolve(spec, game, options, seed=...) -> Policy`` functions for specs beyond the
-baselines (installed by this package: ``training.evaluate:make_policy``)."""
+baselines (installed by this package: ``training.arena.players:make_policy``)."""
 
 
 class OpponentError(RuntimeError):

@@ -114,3 +114,45 @@ def play_env_randomly(env: Any, seed: int, max_steps: int = 100_000) -> int:
             env.step(int(legal[rng.integers(legal.size)]))
         steps += 1
     return steps
+
+
+def check_from_reference_games(ref: Game, fast: Any, games: int, seed: int,
+                               check: Callable[[Any, Any, int, np.ndarray, np.ndarray], None],
+                               rows: int = 3, row: int = 1) -> None:
+    """Positions of ``games`` random games that the reference engine ``ref`` plays with its own generator (seeded
+    ``seed``), each copied into row ``row`` of a batch of the batched engine ``fast`` at every decision
+    (``from_reference``); ``check(ref_state, state, row, mask, views)`` compares the row with the reference state,
+    given the batch's legal mask ``(rows, A)`` and every seat's observations ``(players, rows, *shape)``."""
+    rng = np.random.default_rng(seed)
+    state = fast.new_state(rows)
+    mask = np.zeros((rows, fast.num_actions), dtype=bool)
+    views = np.zeros((ref.num_players, rows, *fast.observation_shape), dtype=np.float32)
+    for _ in range(games):
+        s = ref.initial_state(rng)
+        while True:
+            fast.from_reference(s, state, row)
+            fast.legal_mask(state, mask)
+            for viewer in range(ref.num_players):
+                fast.observe(state, np.full(rows, viewer), views[viewer])
+            check(s, state, row, mask, views)
+            if ref.is_terminal(s):
+                break
+            legal = ref.legal_actions(s)
+            ref.apply(s, legal[rng.integers(len(legal))], rng)
+
+
+def differential_sweep(option_sets: list[dict], ids: list[str], run_differential: Callable[[dict, int, int], int],
+                       default_games: int, argv: list[str] | None = None) -> None:
+    """The command line of a longer differential sweep (``python tests/<game>/test_<game>_fast.py --games N``):
+    ``run_differential(options, games, seed)`` for every option set, printing the positions it checked."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="Longer differential sweep of the batched engine.")
+    parser.add_argument("--games", type=int, default=default_games, help="games per option set")
+    parser.add_argument("--seed", type=int, default=100)
+    args = parser.parse_args(argv)
+    for options, name in zip(option_sets, ids):
+        start = time.perf_counter()
+        checked = run_differential(options, args.games, args.seed)
+        print(f"{name}: {args.games} games, {checked} positions identical ({time.perf_counter() - start:.0f} s)")

@@ -1,4 +1,4 @@
-"""The network-guided search (training/search.py): its maths against hand-computed numbers, and its play on
+"""The network-guided search (training/alphazero/search.py): its maths against hand-computed numbers, and its play on
 hand-made positions whose exact values a solver checks (tic-tac-toe, Battle Sheep text boards, a counting race
 for four players, a dice duel for chance nodes)."""
 
@@ -11,7 +11,7 @@ from envs.battle_sheep.rules import BattleSheepGame, board_from_text
 from envs.common.game import TERMINAL
 from solver import action_bounds, action_values, wins_at_once
 from tiny_games import DiceDuel, ExactRaceEvaluator, Race, TicTacToe, solve_tictactoe
-from training.search import (
+from training.alphazero.search import (
     BatchedSearch,
     RecordingRng,
     SearchConfig,

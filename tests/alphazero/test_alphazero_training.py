@@ -1,4 +1,4 @@
-"""Search-guided self-play end to end (training/alphazero.py): a tiny Bestiarium run beats its untrained network,
+"""Search-guided self-play end to end (training/alphazero/selfplay.py): a tiny Bestiarium run beats its untrained network,
 the same seed gives the same run, a resumed run continues exactly, checkpoints play as ``PATH`` (the network
 alone) and ``mcts:PATH:N`` (the network-guided search), and the command line refuses what it cannot do."""
 
@@ -14,10 +14,11 @@ import torch
 import envs
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state
-from training.alphazero import ReplayBuffer, alphazero_loss, resolve_device, train
+from training.alphazero.selfplay import ReplayBuffer, alphazero_loss, resolve_device, train
 from training.checkpoint import CheckpointError, load_network
 from training.config import make_config
-from training.evaluate import UnknownPolicyError, make_policy, play_game
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.tournament import play_game
 from training.networks import build_network, network_spec
 from training.train_cli import main as train_main
 
@@ -175,7 +176,7 @@ def test_the_loss_matches_a_hand_computed_example():
             scores = torch.tensor([[0.0, float(np.log(3.0)), 7.0]], requires_grad=True)
             return scores, torch.zeros(1, requires_grad=True), None
 
-    from training.alphazero import TrainingBatch
+    from training.alphazero.selfplay import TrainingBatch
 
     batch = TrainingBatch(obs=torch.zeros(1, 1), actions=torch.tensor([[0, 1, 0]]),
                           probs=torch.tensor([[0.5, 0.5, 0.0]]), valid=torch.tensor([[True, True, False]]),
@@ -255,7 +256,7 @@ def test_init_from_starts_from_a_checkpoints_weights(runs, tmp_path: Path):
 def test_an_expert_baseline_plays_and_sets_one_hot_targets(tmp_path: Path):
     """--expert search: the game's search baseline picks every self-play move; each position's policy target is
     one-hot on that move among the legal actions, its value target the game's result; seeded and resumable."""
-    from training.alphazero import SelfPlay, make_expert
+    from training.alphazero.selfplay import SelfPlay, make_expert
 
     config = tiny(tmp_path, "expert", expert="search:20", num_envs=3)
     game = envs.module("bestiarium").raw_env(**OPTIONS).game

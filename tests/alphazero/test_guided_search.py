@@ -1,4 +1,4 @@
-"""Network-pruned search (``training/guided.py``, spec ``guided:PATH:K:N``): the compiled search baselines of
+"""Network-pruned search (``training/alphazero/guided.py``, spec ``guided:PATH:K:N``): the compiled search baselines of
 Battle Sheep and Bestiarium restricted at the root to given moves, and the policy that hands them a network's
 ``K`` most likely moves."""
 
@@ -16,8 +16,9 @@ from envs.battle_sheep.rules import MOVE
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state, make_baseline
 from training.checkpoint import CheckpointError
-from training.evaluate import UnknownPolicyError, make_policy, play_game
-from training.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.tournament import play_game
+from training.alphazero.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEEP = ROOT / "checkpoints" / "battle_sheep" / "policy.pt"
@@ -133,7 +134,7 @@ def test_beasty_borders_search_keeps_to_the_given_root_moves():
 
 
 def test_ranking_agreement_counts_shares_that_grow_with_k():
-    from training.ranking_agreement import KS, agreement
+    from training.measure.ranking_agreement import KS, agreement
 
     shares = agreement("bestiarium", str(BESTIARIUM), "search:20", positions=9, seed=1)
     values = [shares[k] for k in KS]
@@ -142,7 +143,7 @@ def test_ranking_agreement_counts_shares_that_grow_with_k():
 
 
 def test_search_ranked_cut_plays_legal_games_among_its_ranked_moves():
-    from training.ranking_agreement import SearchRankedCut, cut_ceiling
+    from training.measure.ranking_agreement import SearchRankedCut, cut_ceiling
 
     cut = SearchRankedCut(seed=0, top_k=3, ranker_budget=60, budget=30)
     for decision in positions("battle_sheep", 4, seed=8, keep=lambda game, state: state.phase == MOVE):

@@ -3,7 +3,7 @@
 from envs.battle_sheep.baselines import GreedyPolicy, search_policy
 from envs.battle_sheep.rules import BattleSheepGame, board_from_text
 from envs.common.policies import decision_from_state
-from training.evaluate import play_game
+from training.arena.tournament import play_game
 
 
 def test_baselines_play_legal_reproducible_games():

@@ -15,7 +15,6 @@ A longer sweep: ``python tests/battle_sheep/test_battle_sheep_fast.py --games 20
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -25,6 +24,7 @@ from envs.battle_sheep.fast import BattleSheepBatch, MirrorRng
 from envs.battle_sheep.rules import BattleSheepGame, board_from_text
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
+from envs.common.testing import check_from_reference_games, differential_sweep
 
 OPTION_SETS = [
     {"num_players": n, "pasture": p, "end_rule": e}
@@ -123,22 +123,9 @@ def test_from_reference_matches_the_reference_games(options):
     a batch row at every decision."""
     ref = BattleSheepGame(**options)
     fast = BattleSheepBatch(**options)
-    rng = np.random.default_rng(7)
-    state = fast.new_state(3)
-    mask = np.zeros((3, fast.num_actions), dtype=bool)
-    views = np.zeros((ref.num_players, 3, *fast.observation_shape), dtype=np.float32)
-    for _ in range(3):
-        s = ref.initial_state(rng)
-        while True:
-            fast.from_reference(s, state, 1)
-            fast.legal_mask(state, mask)
-            for viewer in range(ref.num_players):
-                fast.observe(state, np.full(3, viewer), views[viewer])
-            assert_same(ref, fast, s, state, 1, mask, views, readable=True)
-            if ref.is_terminal(s):
-                break
-            legal = ref.legal_actions(s)
-            ref.apply(s, legal[rng.integers(len(legal))], rng)
+    check_from_reference_games(
+        ref, fast, 3, 7,
+        lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views, readable=True))
 
 
 HOLE_BOARD = """
@@ -499,16 +486,7 @@ def test_compiled_search_is_seeded_and_legal_in_every_phase():
 
 
 def main() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Longer differential sweep of the batched engine.")
-    parser.add_argument("--games", type=int, default=2000, help="games per option set")
-    parser.add_argument("--seed", type=int, default=100)
-    args = parser.parse_args()
-    for options, name in zip(OPTION_SETS, IDS):
-        start = time.perf_counter()
-        checked = run_differential(options, args.games, args.seed)
-        print(f"{name}: {args.games} games, {checked} positions identical ({time.perf_counter() - start:.0f} s)")
+    differential_sweep(OPTION_SETS, IDS, run_differential, default_games=2000)
 
 
 if __name__ == "__main__":

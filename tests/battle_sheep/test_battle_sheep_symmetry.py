@@ -13,7 +13,8 @@ from envs.battle_sheep.rules import MOVE, BattleSheepGame, SheepState
 from envs.common.game import Symmetry
 from envs.common.policies import decision_from_state
 from training.checkpoint import CheckpointError, load_policy
-from training.evaluate import UnknownPolicyError, make_policy, play_game
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.tournament import play_game
 
 CHECKPOINT = Path(__file__).resolve().parents[2] / "checkpoints" / "battle_sheep" / "policy.pt"
 

@@ -11,7 +11,6 @@ A longer sweep: ``python tests/beasty_borders/test_beasty_borders_fast.py --game
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -30,6 +29,7 @@ from envs.beasty_borders.rules import BeastyBordersGame
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILES
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
+from envs.common.testing import check_from_reference_games, differential_sweep
 from envs.common.policies import decision_from_state
 
 OPTION_SETS = [
@@ -157,22 +157,8 @@ def test_from_reference_matches_the_reference_games(options):
     """Positions of games the reference engine plays with its own generator, copied into a batch row."""
     ref = BeastyBordersGame(**options)
     fast = BeastyBordersBatch(**options)
-    rng = np.random.default_rng(7)
-    state = fast.new_state(3)
-    mask = np.zeros((3, fast.num_actions), dtype=bool)
-    obs = np.zeros((2, 3, *fast.observation_shape), dtype=np.float32)
-    for _ in range(6):
-        s = ref.initial_state(rng)
-        while True:
-            fast.from_reference(s, state, 1)
-            fast.legal_mask(state, mask)
-            for viewer in range(2):
-                fast.observe(state, np.full(3, viewer), obs[viewer])
-            assert_same(ref, fast, s, state, 1, mask, obs)
-            if ref.is_terminal(s):
-                break
-            legal = ref.legal_actions(s)
-            ref.apply(s, legal[rng.integers(len(legal))], rng)
+    check_from_reference_games(ref, fast, 6, 7,
+                               lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views))
 
 
 def test_look_ahead_corner_cases_match_the_reference():
@@ -422,16 +408,7 @@ def test_compiled_search_visits_like_the_reference_search():
 
 
 def main() -> None:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Longer differential sweep of the batched engine.")
-    parser.add_argument("--games", type=int, default=5000, help="games per option set")
-    parser.add_argument("--seed", type=int, default=100)
-    args = parser.parse_args()
-    for options, name in zip(OPTION_SETS, IDS):
-        start = time.perf_counter()
-        checked = run_differential(options, args.games, args.seed)
-        print(f"{name}: {args.games} games, {checked} positions identical ({time.perf_counter() - start:.0f} s)")
+    differential_sweep(OPTION_SETS, IDS, run_differential, default_games=5000)
 
 
 if __name__ == "__main__":

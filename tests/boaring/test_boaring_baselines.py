@@ -7,7 +7,7 @@ from envs.boaring import actions as A
 from envs.boaring.baselines import GreedyPolicy, search_policy
 from envs.boaring.rules import BoaringGame
 from envs.common.policies import decision_from_state
-from training.evaluate import play_game
+from training.arena.tournament import play_game
 
 
 def test_baselines_play_legal_reproducible_games():

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from training.evaluate import run_tournament
-from training.play import play
-from training.records import RecordError, load_records, replay, save_records, write_gif
+from training.arena.tournament import run_tournament
+from training.play.terminal import play
+from training.arena.records import RecordError, load_records, replay, save_records, write_gif
 
 
 def keyboard(lines):

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from envs.common.policies import RandomPolicy
-from training.evaluate import (
-    PolicyError, UnknownPolicyError, fit_bradley_terry, make_policy, play_game, run_tournament, save_result,
-    schedule, wilson_interval,
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.tournament import (
+    PolicyError, fit_bradley_terry, play_game, run_tournament, save_result, schedule, wilson_interval,
 )
 
 
@@ -138,12 +138,12 @@ def test_evaluate_without_matplotlib_keeps_the_json_and_the_games(tmp_path, monk
     --save-games file are still written."""
     import sys
 
-    from training import evaluate
+    from training.arena import tournament
 
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] + ["matplotlib"]:
         monkeypatch.setitem(sys.modules, name, None)  # import matplotlib -> ModuleNotFoundError
     games = tmp_path / "games.json"
-    evaluate.main(["--game", "beasty_borders", "--policies", "random", "greedy", "--games", "2", "--workers", "1",
+    tournament.main(["--game", "beasty_borders", "--policies", "random", "greedy", "--games", "2", "--workers", "1",
                    "--out", str(tmp_path / "out"), "--save-games", str(games)])
     out = capsys.readouterr().out
     assert "no chart: matplotlib is missing" in out

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from training import evaluate
+from training.arena import tournament
 from training.charts import evaluation_series, plot_curves, plot_win_matrix
 from training.stats import wilson_interval
 
@@ -55,9 +55,9 @@ def test_the_heat_map_of_a_two_player_tournament_fills_both_cells(tmp_path: Path
         drawn.update(names=names, share=share, low=low, high=high, parity=parity, title=title)
         return plot_win_matrix(names, share, low, high, parity, title, png_path)
 
-    monkeypatch.setattr(evaluate, "plot_win_matrix", capture)
-    result = evaluate.run_tournament("bestiarium", {}, ["random", "greedy"], games=4, seed=0, progress=False)
-    _, png = evaluate.save_result(result, tmp_path)
+    monkeypatch.setattr(tournament, "plot_win_matrix", capture)
+    result = tournament.run_tournament("bestiarium", {}, ["random", "greedy"], games=4, seed=0, progress=False)
+    _, png = tournament.save_result(result, tmp_path)
     pair = result.pairs[0]
     assert drawn["names"] == ["random", "greedy"] and drawn["parity"] == 0.5
     assert drawn["share"][0, 1] == pair.win_share and drawn["share"][1, 0] == pytest.approx(1 - pair.win_share)

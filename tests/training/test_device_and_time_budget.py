@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from training.config import make_config
-from training.loop import resolve_device
-from training.loop import train as ppo_train
+from training.ppo.loop import train as ppo_train
+from training.run.pieces import resolve_device
 
 BUDGET_MIN = 0.025 / 60
 """25 ms: log.csv rounds time_s to 10 ms, and a budget half-way between two logged values keeps the comparison
@@ -40,7 +40,7 @@ def test_a_time_budget_stops_the_run_and_device_auto_trains(tmp_path: Path, algo
                              out=str(tmp_path / algo))
         path = ppo_train(config)
     else:
-        from training.alphazero import train
+        from training.alphazero.selfplay import train
 
         config = make_config("bestiarium", algo="alphazero", env_options={"board_size": 5}, num_envs=4,
                              simulations=2, max_considered=2, iteration_moves=2, train_batch_size=4,

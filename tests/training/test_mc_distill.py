@@ -1,4 +1,4 @@
-"""python -m training.mc_distill: its labels, its seeding, and a small end-to-end run to a usable checkpoint."""
+"""python -m training.measure.mc_distill: its labels, its seeding, and a small end-to-end run to a usable checkpoint."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from envs.bestiarium.rules import BestiariumGame
-from training import mc_distill
+from training.measure import mc_distill
 from training.checkpoint import load_network, load_policy
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import envs
 from training.checkpoint import load_policy, read_sidecar
-from training.evaluate import play_game
+from training.arena.tournament import play_game
 
 ROOT = Path(__file__).resolve().parents[2] / "checkpoints"
 

@@ -21,11 +21,11 @@ import torch
 import envs
 from envs.common.fastrng import seed_states
 from envs.common.vector import batched_game_class
-from training.buffer import RolloutBuffer
 from training.config import make_config
-from training.loop import train
 from training.networks import build_network, network_spec
-from training.selfplay import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine, resolve_workers
+from training.ppo.buffer import RolloutBuffer
+from training.ppo.collect import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine, resolve_workers
+from training.ppo.loop import train
 from training.train_cli import main as train_main
 
 BATCHED_GAMES = [g for g in envs.GAMES if batched_game_class(g) is not None]

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import envs
-from training.ppo import MaskedCategorical, gae, ppo_loss
+from training.distribution import MaskedCategorical
+from training.ppo.maths import gae, ppo_loss
 
 
 def test_gae_matches_hand_computation():

@@ -14,7 +14,7 @@ import envs
 from envs.common.policies import decision_from_state
 from training.checkpoint import CheckpointError, load_policy
 from training.config import make_config
-from training.loop import train
+from training.ppo.loop import train
 from training.train_cli import main as train_main
 
 TINY = dict(env_options={"canvas_radius": 6}, num_envs=4, num_steps=16, total_steps=128, conv_channels=8,
@@ -179,7 +179,7 @@ def test_one_tiny_update_on_every_other_game(game: str, tmp_path: Path):
 
 def test_tournament_with_a_checkpoint_over_two_worker_processes(run: Path):
     """Regression: forked workers deadlocked once the parent had loaded a checkpoint (torch threads)."""
-    from training.evaluate import run_tournament
+    from training.arena.tournament import run_tournament
 
     result = run_tournament("battle_sheep", {"canvas_radius": 6}, [str(run / "policy.pt"), "random"], games=4,
                             seed=0, workers=2, progress=False)

@@ -11,11 +11,12 @@ import torch
 import envs
 from envs.common.aec import BarnyardAECEnv, agent_name
 from envs.common.game import TERMINAL, Game
-from training.buffer import RolloutBuffer
 from training.config import make_config
 from training.networks import MLPNet
-from training.selfplay import GameSlots, SelfPlayCollector, outcome
-from training.shaping_gap import measure
+from training.ppo.buffer import RolloutBuffer
+from training.ppo.collect import GameSlots, SelfPlayCollector
+from training.run.opponents import outcome
+from training.measure.shaping_gap import measure
 
 
 class TickState:

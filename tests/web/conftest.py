@@ -48,7 +48,7 @@ def server():
     try:
         import uvicorn
 
-        from training.web.app import create_app
+        from training.play.web.app import create_app
     except ImportError as err:
         _missing(f"the web extra is not installed ({err})")
     sock = socket.socket()

@@ -14,10 +14,10 @@ from starlette.testclient import TestClient  # noqa: E402
 
 import envs  # noqa: E402
 from envs.common.hexgrid import DIRECTIONS  # noqa: E402
-from training.evaluate import play_game, run_tournament, save_result  # noqa: E402
-from training.records import record_to_json, replay  # noqa: E402
-from training.web.app import create_app  # noqa: E402
-from training.web.sessions import PlaySession, SessionStore  # noqa: E402
+from training.arena.records import record_to_json, replay  # noqa: E402
+from training.arena.tournament import play_game, run_tournament, save_result  # noqa: E402
+from training.play.web.app import create_app  # noqa: E402
+from training.play.web.sessions import PlaySession, SessionStore  # noqa: E402
 
 GAMES = {
     "battle_sheep": {"num_players": 2},
@@ -428,7 +428,7 @@ def test_catalogue_lists_games_policies_and_shipped_checkpoints(client):
 def test_serve_listens_on_loopback_by_default(monkeypatch):
     import uvicorn
 
-    from training.web import serve
+    from training.play.web import serve
 
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: seen.update(host=host, port=port))
@@ -442,11 +442,12 @@ def test_every_static_file_ships_as_package_data():
     import tomllib
     from pathlib import Path
 
-    import training.web
+    import training.play.web
 
-    root = Path(training.web.__file__).parent
-    globs = tomllib.loads((root.parents[1] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    root = Path(training.play.web.__file__).parent
+    globs = tomllib.loads((root.parents[2] / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
     files = [p.relative_to(root).as_posix() for p in (root / "static").rglob("*") if p.is_file()]
     assert len(files) >= 9
     for name in files:
-        assert any(fnmatch.fnmatch(name, g) and name.count("/") == g.count("/") for g in globs["training.web"]), name
+        assert any(fnmatch.fnmatch(name, g) and name.count("/") == g.count("/")
+                   for g in globs["training.play.web"]), name

@@ -11,8 +11,8 @@ import json
 import numpy as np
 import pytest
 
-from training.evaluate import play_game, run_tournament, save_result
-from training.records import save_records
+from training.arena.records import save_records
+from training.arena.tournament import play_game, run_tournament, save_result
 
 # small options keep a game to seconds: Bestiarium side 5, two-player Boaring
 PLAY = {

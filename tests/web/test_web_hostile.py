@@ -14,8 +14,8 @@ pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the [
 from starlette.testclient import TestClient  # noqa: E402
 
 import envs  # noqa: E402
-from training.web.app import create_app  # noqa: E402
-from training.web.sessions import PlaySession, SessionStore  # noqa: E402
+from training.play.web.app import create_app  # noqa: E402
+from training.play.web.sessions import PlaySession, SessionStore  # noqa: E402
 
 
 @pytest.fixture
@@ -142,7 +142,7 @@ def test_foreign_origins_and_hosts_are_refused(client):
 def test_serve_answers_for_its_host_and_the_allowed_names(monkeypatch):
     import uvicorn
 
-    from training.web import serve
+    from training.play.web import serve
 
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda app, host, port, **kw: seen.update(app=app, host=host))
@@ -156,7 +156,7 @@ def test_serve_answers_for_its_host_and_the_allowed_names(monkeypatch):
 
 # ----- 5. search budgets --------------------------------------------------------------------------------------------
 def test_search_budgets_are_capped_with_a_clear_400(client):
-    from training.web.sessions import MAX_SIMULATIONS
+    from training.play.web.sessions import MAX_SIMULATIONS
 
     for spec in ("search:0", "search:-5", "search:1000000000", f"search:{MAX_SIMULATIONS + 1}", "search:1e3",
                  "greedy:5", "search:" + "9" * 5000):
@@ -206,8 +206,8 @@ def test_checkpoints_load_only_from_the_listed_folders_with_one_message(tmp_path
 
 # ----- 6-8. sizes, work per request, bytes held, clean 4xx ----------------------------------------------------------
 def _record_file(games: int, seed: int = 1) -> bytes:
-    from training.evaluate import play_game
-    from training.records import record_to_json
+    from training.arena.tournament import play_game
+    from training.arena.records import record_to_json
 
     record = record_to_json(play_game("beasty_borders", {}, ["random", "random"], seed=seed))
     return json.dumps([record] * games).encode()
@@ -216,7 +216,7 @@ def _record_file(games: int, seed: int = 1) -> bytes:
 def test_bodies_are_bounded_in_size_and_in_work(client):
     import time
 
-    from training.web.app import MAX_BODY, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_POLICIES
+    from training.play.web.app import MAX_BODY, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_POLICIES
 
     r = client.post("/api/games", content=b" " * (MAX_BODY + 1))
     assert r.status_code == 413 and "KiB" in r.json()["error"]
@@ -263,7 +263,7 @@ def test_replays_are_held_by_bytes_and_a_dropped_one_says_so():
         assert all(c.get(f"/api/replays/{i}/0/0").status_code == 200 for i in ids[1:])
         assert c.get(f"/api/games/{game['id']}").status_code == 200  # games are not dropped for a file's bytes
         # and the games of one file kept replayed are bounded too
-        from training.web.sessions import MAX_REPLAY_GAMES_LOADED, ReplaySession
+        from training.play.web.sessions import MAX_REPLAY_GAMES_LOADED, ReplaySession
 
         for i in range(MAX_REPLAY_GAMES_LOADED + 3):
             assert c.get(f"/api/replays/{ids[2]}/{i}/1").status_code == 200
@@ -276,7 +276,7 @@ INTERNALS = ("invalid literal", "TypeError", "ValueError", "KeyError", "Tracebac
 def test_malformed_input_gets_a_clean_4xx_never_a_500(client):
     deep = b"[" * 100_000 + b"]" * 100_000
     good = json.loads(_record_file(1))[0]
-    from training.evaluate import run_tournament, save_result
+    from training.arena.tournament import run_tournament, save_result
 
     result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False)
     tournament = result.to_json()
@@ -360,10 +360,10 @@ def test_rules_rematch_settings_and_spectator_labels(client):
 
 
 def test_battle_sheep_result_says_the_tie_break_that_decided_it():
-    from training.evaluate import play_game
-    from training.records import record_to_json, replay
-    from training.web.sessions import result_json
-    from training.web.views import view_for
+    from training.arena.tournament import play_game
+    from training.arena.records import record_to_json, replay
+    from training.play.web.sessions import result_json
+    from training.play.web.views import view_for
 
     view = view_for("battle_sheep")
     seen = set()

@@ -11,7 +11,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from training.web.sessions import MAX_SIMULATIONS
+from training.play.web.sessions import MAX_SIMULATIONS
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""The web app: a Starlette application over :mod:`training.web.sessions` (``python -m training serve`` runs it).
+"""The web app: a Starlette application over :mod:`training.play.web.sessions` (``python -m training serve`` runs it).
 
 JSON API (every error is ``{"error": message}`` with a 4xx status, and changes nothing):
 
@@ -30,7 +30,7 @@ cross-site``): a page elsewhere cannot drive the server.
 Games and opened files are kept in memory until ``--ttl`` seconds (default 1800) after their last request,
 finished or abandoned alike, at most 200 at a time and opened files at most 32 MiB together (the least recently used
 go first). Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the
-folders checkpoints load from (:func:`training.web.sessions.check_spec`).
+folders checkpoints load from (:func:`training.play.web.sessions.check_spec`).
 """
 
 from __future__ import annotations
@@ -57,12 +57,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import envs
 from envs.common.policies import Policy
-from training.evaluate import TournamentResult, baseline_names
-from training.records import RecordError, parse_records, record_to_json
-from training.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown
-from training.web.views import VIEWS
+from training.arena.players import baseline_names
+from training.arena.records import RecordError, parse_records, record_to_json
+from training.arena.tournament import TournamentResult
+from training.play.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown
+from training.play.web.views import VIEWS
 
-log = logging.getLogger("training.web")
+log = logging.getLogger("training.play.web")
 STATIC = Path(__file__).parent / "static"
 MAX_BOT_MOVES = 4
 """Bot moves (and policy loads) computed at once, across games; more wait their turn in a worker thread."""

@@ -32,68 +32,14 @@ import numpy as np
 
 import envs
 from envs.common.game import TERMINAL, Game
-from envs.common.policies import Policy, RandomPolicy, baseline_policies, decision_from_state, make_baseline
+from envs.common.policies import Policy, decision_from_state
+from training.arena.players import UnknownPolicyError, make_policy
 from training.charts import plot_win_matrix
 from training.stats import wilson_interval
 
 
 class PolicyError(RuntimeError):
     """A policy misbehaved (an illegal action, a crash): the message names the policy."""
-
-
-class UnknownPolicyError(ValueError):
-    """A policy spec that is neither a baseline name nor a checkpoint file."""
-
-
-# ----- policies by name -------------------------------------------------------------------------------------------
-def baseline_names(game: str) -> list[str]:
-    """The scripted baselines a game offers (``random`` always, then its ``baselines.POLICIES``)."""
-    return ["random", *baseline_policies(game)]
-
-
-def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
-    """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget),
-    the path of a trained checkpoint (its network alone: the argmax of its policy), ``sym:PATH`` (that checkpoint
-    averaged over the game's symmetries), ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that
-    checkpoint, N simulations a decision; default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
-    compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
-    :mod:`training.guided`). Raises :class:`UnknownPolicyError` with the choices otherwise."""
-    options = options or {}
-    name, _, arg = spec.partition(":")
-    if name == "random":
-        return RandomPolicy(seed)
-    if name == "mcts":
-        checkpoint, _, count = arg.rpartition(":")
-        if not count.isdigit():
-            checkpoint, count = arg, ""
-        if not Path(checkpoint).exists():
-            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec mcts:PATH or mcts:PATH:N)")
-        from training.checkpoint import load_search_policy
-
-        return load_search_policy(checkpoint, game=game, options=options, seed=seed,
-                                  simulations=int(count) if count else None)
-    if name == "guided":
-        from training.guided import load_guided_policy, parse_guided_spec
-
-        if not Path(parse_guided_spec(arg)[0]).exists():
-            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or "
-                                     "guided:PATH:K:N)")
-        return load_guided_policy(arg, game, options, seed)
-    symmetric = name == "sym"
-    if not symmetric:
-        baseline = make_baseline(game, spec, options, seed)
-        if baseline is not None:
-            return baseline
-    checkpoint = arg if symmetric else spec
-    path = Path(checkpoint)
-    if symmetric or path.suffix in (".pt", ".json") or path.exists():
-        if not path.exists():
-            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist")
-        from training.checkpoint import load_policy
-
-        return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric)
-    raise UnknownPolicyError(
-        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))} or a checkpoint path")
 
 
 # ----- one game -------------------------------------------------------------------------------------------------------
@@ -495,6 +441,6 @@ def main(argv: list[str] | None = None) -> None:
     else:
         print(f"\nsaved {json_path} and {png_path}")
     if args.save_games:
-        from training.records import save_records
+        from training.arena.records import save_records
 
         print(f"saved {len(result.records)} games to {save_records(result.records, args.save_games)}")

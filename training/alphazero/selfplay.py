@@ -3,11 +3,11 @@ training loop ``train(config) -> policy checkpoint``.
 
 Read top to bottom:
 
-1. :func:`search_config` - the search (:mod:`training.search`) a config asks for.
+1. :func:`search_config` - the search (:mod:`training.alphazero.search`) a config asks for.
 2. :class:`ReplayBuffer` - searched positions: observation (float16), the legal actions with the search's improved
    policy over them (the policy target), the value target per seat (observer-relative, as the network gives it),
    and whether the board's symmetries hold there; minibatches turned by a random symmetry each.
-3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one :class:`~training.search.BatchedSearch`
+3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one :class:`~training.alphazero.search.BatchedSearch`
    over all their positions (one forward pass per simulation step); the search's choice is played, its improved
    policy is the position's policy target, and when a game ends the result (optionally mixed with the search's
    value) becomes the value target of each of its positions. Forced moves (one legal action) are played without
@@ -42,9 +42,7 @@ from torch import nn
 import envs
 from envs.common.game import TERMINAL, Game, Symmetry
 from envs.common.policies import baseline_policies, decision_from_state, make_baseline
-from training.loop import resolve_device
-from training.workers import PipeWorker
-from training.search import (
+from training.alphazero.search import (
     BatchedSearch,
     NetworkEvaluator,
     SearchConfig,
@@ -52,6 +50,8 @@ from training.search import (
     check_searchable,
     to_relative,
 )
+from training.run.pieces import resolve_device
+from training.workers import PipeWorker
 
 
 # ----- 1. the search --------------------------------------------------------------------------------------------
@@ -546,7 +546,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     """
     from training.checkpoint import init_weights_from, load_resume, save_resume
     from training.charts import plot_curves
-    from training.loop import (
+    from training.run.pieces import (
         RunLog,
         evaluate,
         evaluation_columns,
@@ -659,7 +659,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             for name in ("search_s", "engine_s", "forward_s", "backup_s", "select_s", "update_s"):
                 scalars[f"time/{name}"] = float(row[name])
             if evaluated:
-                from training.loop import evaluation_row
+                from training.run.pieces import evaluation_row
 
                 eval_fields, eval_scalars = evaluation_row(evaluation["vs"])
                 row.update(eval_fields)

@@ -1,7 +1,7 @@
 """Game records: save any tournament or played game as JSON (game, options, seed, actions) and replay it exactly.
 
 A record replays through the engine alone: ``state = initial_state(default_rng(seed))`` and then every action is
-applied with that same generator, which is how :func:`training.evaluate.play_game` and ``python -m training
+applied with that same generator, which is how :func:`training.arena.tournament.play_game` and ``python -m training
 play`` run their games. ``python -m training replay FILE [--gif out.gif]`` shows or animates one.
 """
 
@@ -26,7 +26,7 @@ class RecordError(ValueError):
 
 
 def record_to_json(record: Any) -> dict[str, Any]:
-    """A :class:`training.evaluate.GameRecord` (or a dict with the same fields) as a JSON-safe dict."""
+    """A :class:`training.arena.tournament.GameRecord` (or a dict with the same fields) as a JSON-safe dict."""
     data = asdict(record) if not isinstance(record, dict) else dict(record)
     data["format"] = RECORD_FORMAT
     return data

@@ -19,7 +19,7 @@ from typing import Hashable, Iterator
 import numpy as np
 import torch
 
-from training.ppo import gae
+from training.ppo.maths import gae
 
 
 @dataclass

@@ -22,8 +22,9 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
-from training.evaluate import GameRecord, UnknownPolicyError, make_policy
-from training.records import save_records
+from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.records import save_records
+from training.arena.tournament import GameRecord
 
 HUMAN = "human"
 

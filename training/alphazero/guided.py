@@ -96,7 +96,7 @@ def load_guided_policy(arg: str, game: str, options: dict[str, Any] | None = Non
     default_k, default_n = GUIDED_DEFAULTS[game]
     net_policy = load_policy(path, game=game, options=options, seed=seed)
     search = make_baseline(game, "search", options, seed, engine=net_policy.game)
-    # One position per forward pass: one torch thread is fastest (as training.checkpoint.load_search_policy).
+    # One position per forward pass: one torch thread is fastest (as training.alphazero.search.load_search_policy).
     torch.set_num_threads(1)
     k = default_k if top_k is None else top_k
     n = default_n if budget is None else budget

@@ -1,4 +1,5 @@
-"""Self-play rollouts with per-seat credit assignment, opponent mixing, and evaluation games.
+"""PPO's self-play rollouts with per-seat credit assignment and opponent mixing (the scripted opponents and the
+evaluation games are :mod:`training.run.opponents`).
 
 How a batch is collected
     ``num_envs`` raw envs are stepped in lockstep. In each env, every seat has a *controller*: the learner (the
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import importlib
 import json
 from collections import deque
 from dataclasses import dataclass, field
@@ -50,42 +50,16 @@ from torch import nn
 import envs
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL
-from envs.common.policies import Decision, Policy, RandomPolicy
+from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
-from training.buffer import RolloutBuffer, Transition, pack_masks
-from training.ppo import masked_policy
+from training.distribution import masked_policy
+from training.ppo.buffer import RolloutBuffer, Transition, pack_masks
+from training.run.opponents import SCRIPTED_KINDS, available_kinds, make_scripted, outcome
 from training.workers import PipeWorker
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
 NETWORK_KINDS = (LEARNER, SNAPSHOT)
-SCRIPTED_KINDS = ("random", "greedy")
-
-
-# ----- scripted opponents ---------------------------------------------------------------------------------
-def greedy_class(game: str) -> type | None:
-    """``envs.<game>.baselines.GreedyPolicy`` if the game has one, else None."""
-    try:
-        return importlib.import_module(f"envs.{game}.baselines").GreedyPolicy
-    except (ImportError, AttributeError):
-        return None
-
-
-def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = None) -> Policy:
-    """A scripted policy of ``kind`` (``random`` or ``greedy``) for ``game`` (``engine``: its Game object)."""
-    if kind == "random":
-        return RandomPolicy(seed)
-    if kind == "greedy":
-        cls = greedy_class(game)
-        if cls is None:
-            raise ValueError(f"{game} has no envs.{game}.baselines.GreedyPolicy")
-        return cls(engine, seed=seed)
-    raise ValueError(f"unknown scripted policy {kind!r}; allowed: {', '.join(SCRIPTED_KINDS)}")
-
-
-def available_kinds(game: str, kinds: list[str]) -> list[str]:
-    """``kinds`` without ``greedy`` when ``game`` has no greedy baseline."""
-    return [k for k in kinds if k != "greedy" or greedy_class(game) is not None]
 
 
 def parse_mix(text: str, game: str) -> dict[str, float]:
@@ -101,14 +75,6 @@ def parse_mix(text: str, game: str) -> dict[str, float]:
     if total <= 0:
         return {SNAPSHOT: 1.0}
     return {k: w / total for k, w in weights.items()}
-
-
-def outcome(returns: np.ndarray, seat: int) -> float:
-    """1 if ``seat`` alone has the best return, 0.5 if it shares the best, else 0."""
-    best = returns.max()
-    if returns[seat] < best:
-        return 0.0
-    return 1.0 if (returns == best).sum() == 1 else 0.5
 
 
 ENGINES = ("auto", "reference", "batched")
@@ -928,57 +894,3 @@ class SelfPlayCollector:
     def close(self) -> None:
         for handle in self.handles:
             handle.close()
-
-
-# ----- evaluation games ------------------------------------------------------------------------------------
-@torch.no_grad()
-def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: str, games: int, seed: int,
-                 greedy: bool = True) -> dict[str, float]:
-    """Play ``games`` games of ``net`` (argmax over legal actions) against a scripted ``opponent`` in every
-    other seat, the learner taking seat ``g % n`` in game ``g``; all games run in lockstep with batched
-    forward passes. Returns ``{"games", "win_rate" (shared first counts half), "mean_reward"}``."""
-    module = envs.module(game)
-    env_list = [module.raw_env(**options) for _ in range(games)]
-    n = env_list[0].game.num_players
-    gen = torch.Generator().manual_seed(seed)
-    opponents = [make_scripted(game, opponent, seed + 7919 * (g + 1), engine=env_list[g].game)
-                 for g in range(games)]
-    returns = np.zeros((games, n))
-    for g, env in enumerate(env_list):
-        env.reset(seed=seed + g)
-    live = list(range(games))
-    was_training = net.training
-    net.eval()
-    while live:
-        waiting = []
-        for g in live:
-            env = env_list[g]
-            while True:
-                agent = env.agent_selection
-                if env.terminations[agent] or env.truncations[agent]:
-                    break
-                seat = env._seat_of[agent]
-                if seat == g % n:
-                    waiting.append(g)
-                    break
-                seen = env.observe(agent)
-                decision = Decision(env.game, seat, env.game.information_state(env.game_state, seat),
-                                    seen["observation"], seen["action_mask"])
-                env.step(int(opponents[g].act(decision)))
-                for s, a in enumerate(env.possible_agents):
-                    returns[g, s] += env.rewards.get(a, 0.0)
-        if waiting:
-            seen = [env_list[g].observe(env_list[g].agent_selection) for g in waiting]
-            dist, _ = masked_policy(net, torch.from_numpy(np.stack([s["observation"] for s in seen])),
-                                    torch.from_numpy(np.stack([s["action_mask"] for s in seen])))
-            chosen = dist.mode() if greedy else dist.sample(gen)
-            for g, action in zip(waiting, chosen.tolist()):
-                env = env_list[g]
-                env.step(int(action))
-                for s, a in enumerate(env.possible_agents):
-                    returns[g, s] += env.rewards.get(a, 0.0)
-        live = waiting
-    net.train(was_training)
-    scores = [outcome(returns[g], g % n) for g in range(games)]
-    mine = [returns[g, g % n] for g in range(games)]
-    return {"games": games, "win_rate": float(np.mean(scores)), "mean_reward": float(np.mean(mine))}

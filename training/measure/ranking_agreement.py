@@ -1,10 +1,10 @@
 """How good a root cut can be: how often a reference policy's move is among a checkpoint's K most likely moves
-(the measure behind the K of ``guided:PATH:K:N``, training/guided.py), and what the cut scores against
+(the measure behind the K of ``guided:PATH:K:N``, training/alphazero/guided.py), and what the cut scores against
 ``search`` when its K moves come from a much larger search instead of a network (Battle Sheep).
 
-    python -m training.ranking_agreement --game bestiarium --checkpoint checkpoints/bestiarium/policy.pt \\
+    python -m training.measure.ranking_agreement --game bestiarium --checkpoint checkpoints/bestiarium/policy.pt \\
         --reference search:300 --positions 150
-    python -m training.ranking_agreement --game battle_sheep --ceiling --games 100 --seed 41
+    python -m training.measure.ranking_agreement --game battle_sheep --ceiling --games 100 --seed 41
 
 Agreement: positions come from games of the ``search`` baseline against itself in which every third move is the
 reference's; every decision with more than one legal move counts. Prints, for each K, the share of positions
@@ -22,9 +22,9 @@ import numpy as np
 
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, decision_from_state, make_baseline
-from training.evaluate import play_game
+from training.arena.tournament import play_game
 from training.checkpoint import load_network
-from training.guided import ranked_moves
+from training.alphazero.guided import ranked_moves
 
 KS = (1, 2, 4, 8, 16, 24, 32)
 
@@ -93,7 +93,7 @@ def cut_ceiling(games: int, seed: int, top_k: int = 16, ranker_budget: int = 240
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.ranking_agreement", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.measure.ranking_agreement", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, choices=["battle_sheep", "bestiarium", "beasty_borders"])
     parser.add_argument("--checkpoint", help="the checkpoint to rank moves (agreement)")

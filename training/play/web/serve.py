@@ -1,6 +1,6 @@
 """``python -m training serve [--host 127.0.0.1] [--port 8000] [--ttl 1800]``: play, watch and replay in a browser.
 
-Starts the web app (``training/web/app.py``) with uvicorn; it needs the web extra: ``pip install -e ".[web]"``.
+Starts the web app (``training/play/web/app.py``) with uvicorn; it needs the web extra: ``pip install -e ".[web]"``.
 It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise. Open the address it prints. It
 answers only requests that name it as 127.0.0.1, localhost, ::1, the ``--host`` address or an ``--allow-host``
 name.
@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         import uvicorn
 
-        from training.web.app import LOOPBACK_HOSTS, create_app
-        from training.web.sessions import SessionStore
+        from training.play.web.app import LOOPBACK_HOSTS, create_app
+        from training.play.web.sessions import SessionStore
     except ImportError as err:  # pragma: no cover - the [web] extra brings them
         raise SystemExit(f'error: the web app needs its extra ({err}): pip install -e ".[web]"') from None
     try:

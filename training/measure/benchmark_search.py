@@ -1,8 +1,9 @@
-"""Where search-guided self-play spends its time: ``python -m training.benchmark_search --game GAME [options]``.
+"""Where search-guided self-play spends its time:
+``python -m training.measure.benchmark_search --game GAME [options]``.
 
 Plays ``--moves`` searched self-play moves in each of ``--num-envs`` games (the training loop's
-:class:`training.alphazero.SelfPlay` with a fresh network, or ``--checkpoint``'s) and reports positions per second
-and the split of the search's time: tree bookkeeping (selection and backup), the engine (clone, apply, legal
+:class:`training.alphazero.selfplay.SelfPlay` with a fresh network, or ``--checkpoint``'s) and reports positions
+per second and the split of the search's time: tree bookkeeping (selection and backup), the engine (clone, apply, legal
 actions, observations), the network's forward passes, and recording the samples. Then times ``--train-steps``
 gradient steps on the positions collected. ``--profile`` adds cProfile's top functions. Any training-config
 field can be set (``--simulations 32``, ``--search puct``, ``--torch-threads 1``).
@@ -22,9 +23,9 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.alphazero import ReplayBuffer, SelfPlay, build, train_step, value_outputs
+from training.alphazero.selfplay import ReplayBuffer, SelfPlay, build, train_step, value_outputs
 from training.config import make_config
-from training.search import NetworkEvaluator
+from training.alphazero.search import NetworkEvaluator
 
 
 def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = None,
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> None:
     from envs.benchmark import parse_options
     from training.train_cli import build_parser as train_parser
 
-    parser = argparse.ArgumentParser(prog="python -m training.benchmark_search", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.measure.benchmark_search", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True)
     parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")

@@ -4,14 +4,14 @@ With potential ``Phi`` (``score_shaping * (my progress - the others' mean)``, 0 
 decisions ``k = 0 .. K-1`` in one game, exact shaping (Ng, Harada & Russell 1999) pays the seat's transitions
 amounts whose discounted sum ``sum_k gamma^k shaping_k`` is ``-Phi(first decision)``: the shaping then changes no
 policy's ranking. This script plays random games through the trainer's own collector
-(:class:`training.selfplay.SelfPlayCollector`, every seat the learner, a network that plays uniformly over the
+(:class:`training.ppo.collect.SelfPlayCollector`, every seat the learner, a network that plays uniformly over the
 legal actions), twice with the same seeds: with the game's default ``score_shaping`` and with none. The shaping
 part of each transition's reward is the difference of the two runs' rewards; per seat and game the *gap* is
 ``|sum_k gamma^k shaping_k + Phi(first decision)|``, with ``Phi`` recomputed here from
 ``Game.shaping_potential`` at each of the seat's decisions. Games cut by a ply cap are counted apart (their
 shaping stops at the cut, where the learner bootstraps).
 
-``python -m training.shaping_gap [--games 20] [--game GAME ...] [--score-shaping C]``
+``python -m training.measure.shaping_gap [--games 20] [--game GAME ...] [--score-shaping C]``
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import torch
 from torch import nn
 
 import envs
-from training.buffer import RolloutBuffer
 from training.config import make_config
-from training.selfplay import SelfPlayCollector
+from training.ppo.buffer import RolloutBuffer
+from training.ppo.collect import SelfPlayCollector
 
 
 class UniformNet(nn.Module):
@@ -144,7 +144,7 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.shaping_gap", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.measure.shaping_gap", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", nargs="+", default=list(envs.GAMES))
     parser.add_argument("--games", type=int, default=20, help="random games per game")

@@ -35,9 +35,10 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
-from training.evaluate import GameRecord, baseline_names, make_policy
-from training.records import RecordError, replay
-from training.web.views import GameView, view_for
+from training.arena.players import baseline_names, make_policy
+from training.arena.records import RecordError, replay
+from training.arena.tournament import GameRecord
+from training.play.web.views import GameView, view_for
 
 HUMAN = "human"
 SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"

@@ -1,0 +1,12 @@
+"""AlphaZero: search-guided self-play (Gumbel AlphaZero or PUCT) and the search-based players of a checkpoint.
+
+* ``search`` - the batched network-guided tree search and its policy-improvement maths; the search over a
+  checkpoint as a player (``mcts:PATH:N``);
+* ``selfplay`` - the self-play games, the replay buffer, the loss and the training loop,
+  :func:`training.alphazero.selfplay.train`: config -> policy checkpoint;
+* ``guided`` - network-pruned search: the game's compiled ``search`` baseline over a checkpoint's most likely
+  moves (``guided:PATH[:K[:N]]``).
+
+May import: the shared top-level modules and :mod:`training.run`. The arena imports only its players (``search``
+and ``guided``); the ``train`` command (:mod:`training.train_cli`) and :mod:`training.measure` may import it all.
+"""
