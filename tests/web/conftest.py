@@ -42,20 +42,15 @@ class FailingPolicy:
         raise RuntimeError("this policy always fails")
 
 
-@pytest.fixture(scope="session")
-def server():
-    """Base URL of the app served by uvicorn on 127.0.0.1 (checked) and a free port."""
-    try:
-        import uvicorn
+def serve(app):
+    """Serve ``app`` with uvicorn on 127.0.0.1 and a free port, in a thread: a generator that yields the base URL
+    and stops the server when resumed."""
+    import uvicorn
 
-        from training.play.web.app import create_app
-    except ImportError as err:
-        _missing(f"the web extra is not installed ({err})")
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    app = create_app(extra_policies={"crash": lambda game, options, seat: FailingPolicy()})
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -69,6 +64,19 @@ def server():
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server():
+    """Base URL of the app served by uvicorn on 127.0.0.1 (checked) and a free port."""
+    try:
+        import uvicorn  # noqa: F401
+
+        from training.play.web.app import create_app
+    except ImportError as err:
+        _missing(f"the web extra is not installed ({err})")
+    app = create_app(extra_policies={"crash": lambda game, options, seat: FailingPolicy()})
+    yield from serve(app)
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,8 @@ to tests/web/artifacts/ (git-ignored).
 from __future__ import annotations
 
 import json
+import re
+import shutil
 
 import numpy as np
 import pytest
@@ -333,3 +335,206 @@ def test_beasty_borders_die_is_not_under_the_supplies(page, server):
             break
         make_move(page, "beasty_borders", rng, ply(page))
     assert page.locator(".bb-die-box").count()
+
+
+# ----- coordinates (issue 31 item 11): every board labels its cells in the log's own notation ------------------------
+COORDS = """(sel) => [...document.querySelectorAll(sel)].map(n => {
+  const r = n.getBoundingClientRect();
+  return {text: n.textContent, x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: r.width, h: r.height,
+          data: {...n.dataset}};
+})"""
+CELL_BOX = """(sel) => { const n = document.querySelector(sel); if (!n) return null;
+  const r = n.getBoundingClientRect(); return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }"""
+
+
+def log_texts(page) -> list[str]:
+    return page.eval_on_selector_all("#log li", "nodes => nodes.map(n => n.textContent)")
+
+
+def assert_inside(page, label, cell_selector):
+    box = page.evaluate(CELL_BOX, cell_selector)
+    assert box is not None, f"no cell {cell_selector}"
+    assert box["left"] < label["x"] < box["right"] and box["top"] < label["y"] < box["bottom"], (label, box)
+    # small: a corner of the cell, not the whole of it
+    assert label["w"] < 0.8 * (box["right"] - box["left"]) and label["h"] < 0.4 * (box["bottom"] - box["top"])
+
+
+def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, artifacts):
+    """Battle Sheep writes axial cells ("T 0,-1/2", "S -3,2", "-3,2 NE 3"): every pasture cell and every cell a tile
+    could cover carries that label; the cell of each legal move's text, and (once the pasture stays put, after the
+    build, whose frame re-centres after every tile: RULES.md) each cell the log names, is found by its label; no
+    label covers a stack's count."""
+    rng = np.random.default_rng(5)
+    gid = start_game(page, server, "battle_sheep", {"num_players": 2, "pasture": "build"}, ["human", "random"])
+    named, phases = set(), set()
+    for _ in range(14):
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        labels = page.evaluate(COORDS, "#board .coord")
+        cells = page.eval_on_selector_all("#board .bs-cell, #board .bs-ghost",
+                                          "ns => ns.map(n => n.dataset.q + ',' + n.dataset.r)")
+        assert labels and {lab["text"] for lab in labels} == set(cells)
+        by_text = {lab["text"]: lab for lab in labels}
+        p = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
+        phases.add(p["board"]["phase"])
+        texts = [m["text"] for m in p["moves"][:40]]
+        if p["board"]["phase"] != "build":
+            texts += [e["text"] for e in p["log"] if e["ply"] is not None and not e["text"].startswith("T ")]
+        for text in texts:
+            q, r = re.match(r"^[TS]?\s*(-?\d+),(-?\d+)", text).groups()
+            named.add(f"{q},{r}")
+            assert_inside(page, by_text[f"{q},{r}"],
+                          f'#board .bs-cell[data-q="{q}"][data-r="{r}"], #board .bs-ghost[data-q="{q}"][data-r="{r}"]')
+        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bs-stack text"]])
+        assert not hits, hits
+        if p["status"] == "over":
+            break
+        make_move(page, "battle_sheep", rng, ply(page))
+    page.screenshot(path=str(artifacts / "coords_battle_sheep.png"))
+    assert {"build", "place", "move"} <= phases and len(named) >= 10, (phases, named)
+
+
+def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artifacts):
+    """Bestiarium's log writes "c4" / "grow c4": each cell carries its name, the named cell's label lies in that
+    cell, and no label covers a creature's size."""
+    rng = np.random.default_rng(2)
+    start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
+    named = set()
+    for _ in range(6):
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        labels = page.evaluate(COORDS, "#board .coord")
+        names = page.eval_on_selector_all("#board .bx-cell", "ns => ns.map(n => n.dataset.cell)")
+        assert len(names) == 61 and sorted(lab["text"] for lab in labels) == sorted(names)
+        by_text = {lab["text"]: lab for lab in labels}
+        for entry in log_texts(page):
+            text = entry.split(": ", 1)[-1]
+            if m := re.fullmatch(r"(?:grow )?([a-z]\d+)", text):
+                named.add(m.group(1))
+                assert_inside(page, by_text[m.group(1)], f'#board .bx-cell[data-cell="{m.group(1)}"]')
+        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bx-size"]])
+        assert not hits, hits
+        if page.get_attribute("#game", "data-status") == "over":
+            break
+        make_move(page, "bestiarium", rng, ply(page))
+    page.screenshot(path=str(artifacts / "coords_bestiarium.png"))
+    assert len(named) >= 4, named
+
+
+def test_beasty_borders_rows_and_columns_are_labelled_as_the_log_names_them(page, server, artifacts):
+    """Beasty Borders' log writes "the steps-marker moves to c4": rows a-f are labelled at the left and columns
+    1-N above, in line with the cell the log names (the marked one), outside every space."""
+    rng = np.random.default_rng(4)
+    start_game(page, server, "beasty_borders", {"variant": "main"}, ["human", "random"])
+    checked = 0
+    for _ in range(4):
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        moved = [m for e in log_texts(page) for m in re.findall(r"moves to ([a-f])(\d+)", e)]
+        rows = {lab["text"]: lab for lab in page.evaluate(COORDS, "#board .coord-row")}
+        cols = {lab["text"]: lab for lab in page.evaluate(COORDS, "#board .coord-col")}
+        spaces = page.eval_on_selector_all("#board .bb-space", "ns => ns.map(n => n.dataset.cell)")
+        assert {s[0] for s in spaces} == set(rows) and {s[1:] for s in spaces} == set(cols)
+        if moved:
+            row, col = moved[-1]
+            box = page.evaluate(CELL_BOX, f'#board .bb-space[data-cell="{row}{col}"]')
+            assert box["top"] < rows[row]["y"] < box["bottom"] and rows[row]["x"] < box["left"]
+            assert box["left"] < cols[col]["x"] < box["right"] and cols[col]["y"] < box["top"]
+            marker = page.evaluate(CELL_BOX, "#board .bb-marker")
+            assert box["left"] < (marker["left"] + marker["right"]) / 2 < box["right"]
+            checked += 1
+        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bb-space"]])
+        assert not hits, hits
+        if page.get_attribute("#game", "data-status") == "over":
+            break
+        make_move(page, "beasty_borders", rng, ply(page))
+    page.screenshot(path=str(artifacts / "coords_beasty_borders.png"))
+    assert checked >= 3
+
+
+# ----- a checkpoint with a very long file name (issue 31 item 11) ----------------------------------------------------
+@pytest.fixture(scope="module")
+def long_checkpoint_server(tmp_path_factory):
+    """A server whose --checkpoint-dir holds Beasty Borders' shipped checkpoint under a 120-character name."""
+    from pathlib import Path
+
+    from tests.web.conftest import serve
+    from training.play.web.app import create_app
+
+    root = Path(__file__).resolve().parents[2]
+    folder = tmp_path_factory.mktemp("long")
+    # underscores, as run names often have: no line-break opportunity in the whole name
+    stem = ("beasty_borders_alphazero_finetuned_from_the_shipped_checkpoint_with_a_very_long_run_name_"
+            "seed_1_step_2000000_final")
+    stem += "x" * (120 - len(stem))
+    assert len(stem) == 120
+    for suffix in (".pt", ".json"):
+        shutil.copyfile(root / "checkpoints" / "beasty_borders" / f"policy{suffix}", folder / f"{stem}{suffix}")
+    app = create_app(checkpoint_roots=[folder], checkpoint_dirs=[folder])
+    yield from serve(app)
+
+
+def test_a_long_checkpoint_file_name_never_scrolls_the_page_sideways(page, long_checkpoint_server):
+    """At 1280 x 800, with a listed checkpoint of a 120-character file name chosen for a seat, neither the new-game
+    form nor the game it plays widens the page (scrollWidth <= 1280); the cut name keeps its full text as a title."""
+    server = long_checkpoint_server
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(server + "/#/")
+    page.wait_for_selector("#game-select option", state="attached")
+    page.select_option("#game-select", "beasty_borders")
+    option = page.locator("#seat-1 option", has_text="step_2000000_final")
+    assert option.count() == 1
+    path = option.get_attribute("value")
+    assert len(path.rsplit("/", 1)[-1]) == 123
+    page.select_option("#seat-1", path)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    assert path in (option.get_attribute("title") or "")
+    assert path in (page.get_attribute("#seat-1", "title") or "")
+    page.select_option("#seat-0", "random")
+    page.fill("#new-delay", "0")
+    page.click("#start")
+    page.wait_for_url("**/#/game/*")
+    page.wait_for_function(f"() => Number({PLY}) >= 4 || {STATUS} === 'over'", timeout=60_000)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    cells = page.locator("#players td", has_text="step_2000000_final")
+    assert cells.count() == 1 and path in (cells.first.get_attribute("title") or "")
+
+
+def test_a_long_checkpoint_name_in_a_replay_or_tournament_file_never_scrolls_the_page_sideways(page, server,
+                                                                                              tmp_path):
+    """The same 120-character checkpoint name as a seat of a saved game and as a policy of a saved tournament: the
+    replay list, the game it replays and the tournament tables stay within 1280 px; cut names keep a title."""
+    long = str(tmp_path / ("beasty_borders_" + "very_long_run_name_" * 6)[:117]) + ".pt"  # no break opportunity
+    page.set_viewport_size({"width": 1280, "height": 800})
+    records = [play_game("beasty_borders", {}, ["random", "greedy"], seed=s) for s in (1, 2)]
+    path = save_records(records, tmp_path / "games.json")
+    data = json.loads(path.read_text())
+    for game in data:
+        game["seats"] = [long, "greedy"]
+        game["think_seconds"] = {long: 0.01, "greedy": 0.01}
+        game["decisions"] = {long: 29, "greedy": 28}
+    path.write_text(json.dumps(data))
+    record = records[0]
+    page.goto(server + "/#/replay")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector(".replay-link")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    assert long in page.get_attribute(".replay-link >> nth=0", "title")
+    page.locator(".replay-link").first.click()
+    page.wait_for_function("() => document.getElementById('game').dataset.mode === 'replay'")
+    page.click("#btn-last")
+    page.wait_for_function(f"() => {PLY} === '{len(record.actions)}'")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+
+    result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False)
+    t = result.to_json()
+    t["policies"] = [long, "greedy"]
+    t["pairs"][0]["a"] = long
+    t["seconds_per_move"] = {long: 1e-5, "greedy": 2e-5}
+    tpath = tmp_path / "t.json"
+    tpath.write_text(json.dumps(t))
+    page.goto(server + "/#/tournament")
+    page.set_input_files("#tournament-file", str(tpath))
+    page.wait_for_selector("#tournament-heatmap")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+    assert page.locator(f'#tournament-pairs td[title="{long}"]').count() == 1
+    assert page.locator(f'#tournament-ratings td[title="{long}"]').count() == 1
+    names = page.eval_on_selector_all("#tournament-heatmap .heat-name title", "ns => ns.map(n => n.textContent)")
+    assert names.count(long) == 2

@@ -125,12 +125,18 @@ function buildSeats() {
     for (const p of g.policies) html("option", { value: p }, select, p);
     html("option", { value: "search:200" }, select, "search:200");
     for (const c of g.checkpoints) {
-      html("option", { value: c.path }, select, `${c.path} ${JSON.stringify(c.options)}`);
+      const text = `${c.path} ${JSON.stringify(c.options)}`;
+      html("option", { value: c.path, title: text }, select, text);
     }
     html("option", { value: "__path__" }, select, "checkpoint path…");
     const path = html("input", { id: `seat-path-${i}`, type: "text", placeholder: "runs/x/policy.pt", hidden: "hidden" }, row);
     select.value = before[i] || (i === 0 ? "human" : "greedy");
-    const sync = () => { path.hidden = select.value !== "__path__"; syncSeed(); };
+    // a long checkpoint name is cut (style.css): the select's title keeps the chosen one whole
+    const sync = () => {
+      path.hidden = select.value !== "__path__";
+      select.title = select.selectedOptions.length ? select.selectedOptions[0].textContent : "";
+      syncSeed();
+    };
     select.addEventListener("change", sync);
     sync();
   }
@@ -366,7 +372,8 @@ function drawPlayers(p) {
     const c = html("td", {}, row);
     html("span", { class: "swatch", style: `background:${colour(s.seat)}` }, c);
     html("td", {}, row, `player_${s.seat} (${s.name})`);
-    html("td", {}, row, s.human ? (s.seat === p.viewer ? "you" : "human") : s.policy);
+    const who = s.human ? (s.seat === p.viewer ? "you" : "human") : s.policy;
+    html("td", { title: who }, row, who);
     html("td", {}, row, String(p.scores[s.seat]));
   }
 }
@@ -408,8 +415,8 @@ async function openReplayFile() {
     for (const g of summary.games) {
       const li = html("li", {}, list);
       const seats = (g.seats || []).join(" vs ");
-      html("a", { href: `#/replay/${summary.id}/${g.index}`, class: "replay-link" }, li,
-        `game ${g.index}: ${g.game}, ${seats}, ${g.plies} moves, returns ${JSON.stringify(g.returns)}`);
+      const text = `game ${g.index}: ${g.game}, ${seats}, ${g.plies} moves, returns ${JSON.stringify(g.returns)}`;
+      html("a", { href: `#/replay/${summary.id}/${g.index}`, class: "replay-link", title: text }, li, text);
     }
     if (summary.games.length === 1) location.hash = `#/replay/${summary.id}/0`;
   } catch (err) {

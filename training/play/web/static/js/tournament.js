@@ -24,7 +24,7 @@ export function drawTournament(root, t) {
     const row = html("tr", {}, table);
     for (const v of [p.a, p.b, p.games, p.wins, p.draws, p.losses, fmt(p.win_share),
       `[${fmt(p.interval[0])}, ${fmt(p.interval[1])}]`, fmt(p.parity), (p.mean_margin >= 0 ? "+" : "") + fmt(p.mean_margin)]) {
-      html("td", {}, row, String(v));
+      html("td", { title: String(v) }, row, String(v));
     }
   }
   const ratings = html("table", { class: "tournament", id: "tournament-ratings" }, root);
@@ -32,7 +32,7 @@ export function drawTournament(root, t) {
   for (const h of ["policy", "Elo (Bradley-Terry)", "± 1.96 se", "s / move"]) html("th", {}, rh, h);
   t.policies.map((name, i) => [name, t.elo[i], t.elo_se[i]]).sort((a, b) => b[1] - a[1]).forEach(([name, elo, se]) => {
     const row = html("tr", {}, ratings);
-    html("td", {}, row, name);
+    html("td", { title: name, class: "policy-name" }, row, name);
     html("td", {}, row, (elo >= 0 ? "+" : "") + elo.toFixed(0));
     html("td", {}, row, (1.96 * se).toFixed(0));
     html("td", {}, row, fmt((t.seconds_per_move || {})[name], 4));
@@ -54,8 +54,12 @@ export function drawTournament(root, t) {
     el("text", { x: x + 18, y: legendY + 12, "font-size": 12 }, svg, label);
   });
   t.policies.forEach((name, i) => {
-    el("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end" }, svg, name.slice(0, 22));
-    el("text", { x: left + i * cell + cell / 2, y: top + k * cell + 16, "text-anchor": "middle" }, svg, name.slice(0, 10));
+    // names cut to fit the map; the whole name is the label's tooltip
+    const cut = (n) => name.length > n ? name.slice(0, n - 1) + "…" : name;
+    el("title", {}, el("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end", class: "heat-name" }, svg,
+      cut(22)), name);
+    el("title", {}, el("text", { x: left + i * cell + cell / 2, y: top + k * cell + 16, "text-anchor": "middle",
+      class: "heat-name" }, svg, cut(10)), name);
     t.policies.forEach((_, j) => {
       const v = t.matrix[i][j];
       el("rect", { x: left + j * cell, y: top + i * cell, width: cell - 2, height: cell - 2,

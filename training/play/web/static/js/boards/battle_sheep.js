@@ -90,7 +90,7 @@ export function draw(svg, p, ctx) {
     const selected = sel.from && key(sel.from) === key([q, r]);
     el("circle", { cx: x, cy: y, r: SIZE * 0.72, fill: SEAT_COLOURS[owner], stroke: "#222",
       "stroke-width": 1.2, class: selected ? "selected" : (movable.has(key([q, r])) ? "legal" : null) }, g);
-    el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 14, "font-weight": 700, fill: "#fff" }, g,
+    el("text", { x, y: y + 6, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: "#fff" }, g,
       String(height));
     if (movable.has(key([q, r]))) {
       g.classList.add("selectable");
@@ -122,6 +122,18 @@ export function draw(svg, p, ctx) {
       }
     } else ctx.prompt("Click where the sheep should slide to");
   } else if (slides.length) ctx.prompt("Click one of your stacks to split it");
+
+  // coordinates, as the log writes them (axial "q,r": "t q,r/o", "s q,r", "q,r NE 3"): small, at the top of
+  // each cell, above the stack's count; on every pasture cell and every cell a tile could cover
+  const labels = el("g", { class: "coords" }, svg);
+  const owners = new Map(b.cells.map(c => [key(c), c[2]]));
+  for (const c of [...b.cells, ...[...ghosts.values()].filter(g => !owners.has(key(g)))]) {
+    const [x, y] = hexCentre(c[0], c[1], SIZE);
+    const owner = owners.has(key(c)) ? owners.get(key(c)) : null;
+    el("text", { x, y: y - SIZE * 0.5, "text-anchor": "middle", "font-size": 6.5, class: "coord",
+      fill: owner === null ? "#6b8a5a" : (owner >= 0 ? "rgba(255,255,255,0.9)" : "#2d5a1b"),
+      "data-q": c[0], "data-r": c[1] }, labels, `${c[0]},${c[1]}`);
+  }
 
   // info: pastures and herds
   const t = html("table", {}, ctx.info);

@@ -38,6 +38,17 @@ export function draw(svg, p, ctx) {
       }
     }
   }
+  // coordinates, as the log writes them (row letter + column: "the steps-marker moves to c4"): row letters left of
+  // the landscape, column numbers above it, in the margin, so that they cover no space
+  const labels = el("g", { class: "coords" }, svg);
+  for (let r = 0; r < rows; r++) {
+    el("text", { x: -6, y: r * CELL + CELL / 2 + 3.5, "text-anchor": "middle", "font-size": 10, fill: "#555",
+      class: "coord coord-row", "data-row": "abcdef"[r] }, labels, "abcdef"[r]);
+  }
+  for (let c = 0; c < cols; c++) {
+    el("text", { x: c * CELL + CELL / 2, y: -3, "text-anchor": "middle", "font-size": 10, fill: "#555",
+      class: "coord coord-col", "data-col": c + 1 }, labels, String(c + 1));
+  }
   // tile borders
   const [th, tw] = b.tile_size;
   for (let r = 0; r <= rows; r += th) el("line", { x1: 0, y1: r * CELL, x2: W, y2: r * CELL, stroke: "#3d5a22", "stroke-width": 3 }, layer);

@@ -22,7 +22,7 @@ export function draw(svg, p, ctx) {
       el("circle", { cx: x, cy: y, r: SIZE * 0.72, fill: STONE[c.stone], stroke: c.chain ? "#c0392b" : "#555",
         "stroke-width": c.chain ? 3.5 : 1 }, layer);
       el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12, "font-weight": 600,
-        fill: c.stone === 0 ? "#eee" : "#222" }, layer, String(c.size));
+        fill: c.stone === 0 ? "#eee" : "#222", class: "bx-size" }, layer, String(c.size));
     } else if (m && b.phase === "grow") {
       el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 16, fill: "#c0392b" }, layer, "+");
     }
@@ -42,6 +42,14 @@ export function draw(svg, p, ctx) {
       const [a, z] = edgeCorners[d].map(k => corner(x, y, k));
       el("line", { x1: a[0], y1: a[1], x2: z[0], y2: z[1], stroke: c.stone === 0 ? "#000" : "#777", "stroke-width": 2.2 }, layer);
     });
+  }
+  // coordinates, as the log writes them (row letter + place in the row: "c4", "grow c4"): small, at the top of
+  // each cell, above a creature's size
+  const labels = el("g", { class: "coords" }, svg);
+  for (const c of b.cells) {
+    const [x, y] = hexCentre(c.q, c.r, SIZE);
+    el("text", { x, y: y - SIZE * 0.48, "text-anchor": "middle", "font-size": 6.5, class: "coord", "data-cell": c.name,
+      fill: c.stone === 0 ? "#bdbdbd" : (c.stone === 1 ? "#6d6d6d" : "#8a7a55") }, labels, c.name);
   }
   if (mine) {
     const pass = p.moves.find(m => m.kind === "pass");
