@@ -11,7 +11,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from training.play.web.sessions import MAX_SIMULATIONS
+from training.play.web.sessions import MAX_NETWORK_SIMULATIONS, MAX_SIMULATIONS
 
 pytestmark = pytest.mark.slow
 
@@ -28,9 +28,13 @@ def call(method, url, body=None, headers=None):
         return json.loads(r.read())
 
 
-def test_an_expensive_bot_move_does_not_slow_another_game(server):
+@pytest.mark.parametrize("expensive", [f"search:{MAX_SIMULATIONS}",
+                                       f"mcts:checkpoints/battle_sheep/policy.pt:{MAX_NETWORK_SIMULATIONS}"],
+                         ids=["compiled-search", "network-mcts"])
+def test_an_expensive_bot_move_does_not_slow_another_game(server, expensive):
+    """The compiled search releases the interpreter; the network search (Python and torch) holds it between
+    torch calls, so the thread switch interval bounds the wait."""
     assert server.startswith("http://127.0.0.1:")
-    expensive = f"search:{MAX_SIMULATIONS}"
     # warm up (the compiled search's first call loads its kernel)
     warm = call("POST", f"{server}/api/games", {"game": "battle_sheep", "options": {"num_players": 2},
                                                  "seats": ["search:10", "random"], "seed": 1})
