@@ -90,6 +90,19 @@ def make_move(page, game, rng, before):
     page.wait_for_function(f"(p) => {PLY} !== p", arg=str(before))
 
 
+def human_turns(page, game, rng, turns=None):
+    """Yields at each of the human seat's turns, and once more when the game is over; when resumed, plays a
+    random legal move by clicking (``make_move``). Stops at the end or after ``turns`` yields."""
+    taken = 0
+    while turns is None or taken < turns:
+        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+        yield
+        taken += 1
+        if page.get_attribute("#game", "data-status") == "over":
+            return
+        make_move(page, game, rng, ply(page))
+
+
 def play_human_to_the_end(page, game, rng) -> int:
     moves = 0
     while True:
@@ -257,15 +270,11 @@ def test_boaring_table_texts_do_not_overlap_and_the_end_offers_a_rematch(page, s
     rng = np.random.default_rng(3)
     gid = start_game(page, server, "boaring", {"num_players": 2}, ["human", "random"])
     checked = 0
-    while True:
-        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+    for _ in human_turns(page, "boaring", rng):
         if page.locator(".bo-last").count() and page.locator(".bo-what").count():
             hits = page.evaluate(OVERLAP, [[".bo-what", ".bo-last"], [".bo-last", ".bo-animal"]])
             assert not hits, hits
             checked += 1
-        if page.get_attribute("#game", "data-status") == "over":
-            break
-        make_move(page, "boaring", rng, ply(page))
     assert checked >= 3
     assert not page.is_visible("#btn-play") and not page.is_visible("#btn-step")
     assert page.get_attribute("#rules-link", "href") == "/rules/boaring"
@@ -326,14 +335,10 @@ def test_a_long_checkpoint_name_does_not_widen_the_page(page, server):
 def test_beasty_borders_die_is_not_under_the_supplies(page, server):
     rng = np.random.default_rng(1)
     start_game(page, server, "beasty_borders", {"variant": "main"}, ["human", "random"])
-    for _ in range(4):
-        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+    for _ in human_turns(page, "beasty_borders", rng, 4):
         if page.locator(".bb-die-box").count():
             hits = page.evaluate(OVERLAP, [[".bb-die-box", ".bb-supply"], [".bb-die", ".bb-supply"]])
             assert not hits, hits
-        if page.get_attribute("#game", "data-status") == "over":
-            break
-        make_move(page, "beasty_borders", rng, ply(page))
     assert page.locator(".bb-die-box").count()
 
 
@@ -367,8 +372,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
     rng = np.random.default_rng(5)
     gid = start_game(page, server, "battle_sheep", {"num_players": 2, "pasture": "build"}, ["human", "random"])
     named, phases = set(), set()
-    for _ in range(14):
-        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+    for _ in human_turns(page, "battle_sheep", rng, 14):
         labels = page.evaluate(COORDS, "#board .coord")
         cells = page.eval_on_selector_all("#board .bs-cell, #board .bs-ghost",
                                           "ns => ns.map(n => n.dataset.q + ',' + n.dataset.r)")
@@ -386,9 +390,6 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
                           f'#board .bs-cell[data-q="{q}"][data-r="{r}"], #board .bs-ghost[data-q="{q}"][data-r="{r}"]')
         hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bs-stack text"]])
         assert not hits, hits
-        if p["status"] == "over":
-            break
-        make_move(page, "battle_sheep", rng, ply(page))
     page.screenshot(path=str(artifacts / "coords_battle_sheep.png"))
     assert {"build", "place", "move"} <= phases and len(named) >= 10, (phases, named)
 
@@ -399,8 +400,7 @@ def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artif
     rng = np.random.default_rng(2)
     start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     named = set()
-    for _ in range(6):
-        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+    for _ in human_turns(page, "bestiarium", rng, 6):
         labels = page.evaluate(COORDS, "#board .coord")
         names = page.eval_on_selector_all("#board .bx-cell", "ns => ns.map(n => n.dataset.cell)")
         assert len(names) == 61 and sorted(lab["text"] for lab in labels) == sorted(names)
@@ -412,9 +412,6 @@ def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artif
                 assert_inside(page, by_text[m.group(1)], f'#board .bx-cell[data-cell="{m.group(1)}"]')
         hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bx-size"]])
         assert not hits, hits
-        if page.get_attribute("#game", "data-status") == "over":
-            break
-        make_move(page, "bestiarium", rng, ply(page))
     page.screenshot(path=str(artifacts / "coords_bestiarium.png"))
     assert len(named) >= 4, named
 
@@ -425,8 +422,7 @@ def test_beasty_borders_rows_and_columns_are_labelled_as_the_log_names_them(page
     rng = np.random.default_rng(4)
     start_game(page, server, "beasty_borders", {"variant": "main"}, ["human", "random"])
     checked = 0
-    for _ in range(4):
-        page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+    for _ in human_turns(page, "beasty_borders", rng, 4):
         moved = [m for e in log_texts(page) for m in re.findall(r"moves to ([a-f])(\d+)", e)]
         rows = {lab["text"]: lab for lab in page.evaluate(COORDS, "#board .coord-row")}
         cols = {lab["text"]: lab for lab in page.evaluate(COORDS, "#board .coord-col")}
@@ -442,9 +438,6 @@ def test_beasty_borders_rows_and_columns_are_labelled_as_the_log_names_them(page
             checked += 1
         hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bb-space"]])
         assert not hits, hits
-        if page.get_attribute("#game", "data-status") == "over":
-            break
-        make_move(page, "beasty_borders", rng, ply(page))
     page.screenshot(path=str(artifacts / "coords_beasty_borders.png"))
     assert checked >= 3
 
