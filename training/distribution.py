@@ -8,12 +8,25 @@ evaluation games (:mod:`training.run.opponents`), and the checkpoint policy (:mo
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import torch
 from torch import nn
 
 MASK_LOGIT = -1e9
 """Logit of the padding entries: exp(-1e9 - max) is exactly 0 in float32, and 0 * -1e9 stays finite."""
+
+
+def action_positions(columns: Any, actions: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+    """The columns of a network's scores (``scores()``'s first result) that hold ``actions``' logits: the actions
+    themselves (``columns`` None), a fixed table (a tensor), or per row (``training.networks.CellColumns``, or
+    anything with ``positions(actions, rows)``). ``actions`` ``(B, w)``, row ``b``'s in row ``b``; or any shape
+    with ``rows`` of the same shape."""
+    if columns is None:
+        return actions
+    if isinstance(columns, torch.Tensor):
+        return columns[actions]
+    return columns.positions(actions, rows)
 
 
 class MaskedCategorical:
@@ -26,9 +39,9 @@ class MaskedCategorical:
     of Battle Sheep's 25k actions are legal. Every row needs a legal action to sample.
     """
 
-    def __init__(self, logits: torch.Tensor, mask: torch.Tensor, columns: torch.Tensor | None = None):
+    def __init__(self, logits: torch.Tensor, mask: torch.Tensor, columns: Any = None):
         """``logits`` ``(B, A)``; or, with ``columns`` ``(A,)``, raw scores ``(B, R)`` of which action ``a``'s
-        logit is column ``columns[a]`` (a per-cell head's planes: only the legal actions' logits are gathered,
+        logit is column ``columns[a]`` (or per row: :func:`action_positions`) (a per-cell head's planes: only the legal actions' logits are gathered,
         never all ``A``)."""
         mask = mask.bool()
         device = logits.device
@@ -37,13 +50,13 @@ class MaskedCategorical:
         # first copy the whole mask to int64)
         width = max(1, int(counts.max()) if counts.numel() else 1)
         position = torch.arange(rows.numel(), device=device) - (counts.cumsum(0) - counts)[rows]
-        self.num_actions = logits.shape[-1] if columns is None else columns.shape[0]
+        self.num_actions = logits.shape[-1] if columns is None else int(columns.shape[0])
         self.index = torch.zeros(logits.shape[0], width, dtype=torch.long, device=device)
         self.index[rows, position] = cols
         self.valid = torch.zeros(logits.shape[0], width, dtype=torch.bool, device=device)
         self.valid[rows, position] = True
         padding = torch.full(self.index.shape, MASK_LOGIT, dtype=logits.dtype, device=device)
-        source = self.index if columns is None else columns[self.index]
+        source = action_positions(columns, self.index)
         legal = torch.where(self.valid, logits.gather(1, source), padding)
         self.legal_log_probs = legal - legal.logsumexp(dim=-1, keepdim=True)
         """``(B, width)`` log-probabilities of the actions in ``index``."""

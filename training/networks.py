@@ -167,6 +167,207 @@ class ConvNet(nn.Module):
         return (scores if columns is None else scores.index_select(1, columns)), value
 
 
+class CellColumns:
+    """Where each action's logit lies in a :class:`HexNet`'s scores: per row, since each row has its own cells.
+
+    A row's scores are its cells' per-cell logits, cell after cell (``(width, choices)``, padded to the batch's
+    widest row), then the global (pass) logits, then one constant 0 (for an action whose cell is outside the
+    row's support: never a legal one, see :class:`~envs.common.game.CellGraph`)."""
+
+    def __init__(self, local: torch.Tensor, action_cell: torch.Tensor, action_choice: torch.Tensor,
+                 choices: int, global_base: int, outside: int):
+        self.local = local
+        """``(B, H * W + 1)``: each cell's position among its row's support cells, -1 outside (last: no cell)."""
+        self.action_cell, self.action_choice = action_cell, action_choice
+        self.choices, self.global_base, self.outside = choices, global_base, outside
+        self.shape = action_cell.shape
+
+    def positions(self, actions: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """The score columns of ``actions``: ``(B, w)`` (row ``b``'s actions) or, with ``rows``, one per entry."""
+        if rows is None:
+            rows = torch.arange(actions.shape[0], device=actions.device)[:, None].expand_as(actions)
+        cell = self.action_cell[actions]
+        choice = self.action_choice[actions]
+        local = self.local[rows, cell]
+        on_cell = local * self.choices + choice
+        column = torch.where(cell < self.local.shape[1] - 1, on_cell, self.global_base + choice)
+        return torch.where((cell < self.local.shape[1] - 1) & (local < 0), self.outside, column)
+
+
+class HexLayer(nn.Module):
+    """A convolution over a graph of cells: each cell's features and its ``k`` neighbours' (zeros where a
+    neighbour is absent), in a fixed direction order, through one linear layer, a ReLU and a global-pooling bias
+    (the mean over the row's cells through a linear layer); residual when the width is unchanged. On a hex grid
+    with six neighbours this is a hex convolution."""
+
+    def __init__(self, in_channels: int, channels: int, neighbours: int):
+        super().__init__()
+        self.linear = layer_init(nn.Linear((neighbours + 1) * in_channels, channels))
+        self.pool_bias = layer_init(nn.Linear(channels, channels), std=1.0)
+        self.residual = in_channels == channels
+
+    def forward(self, x: torch.Tensor, graph: "_Cells") -> torch.Tensor:
+        h = torch.relu(self.linear(torch.cat([x, _GatherNeighbours.apply(x, graph.neighbours, graph.senders)],
+                                             dim=1)))
+        h = h + self.pool_bias(graph.mean(h))[graph.rows]
+        return x + h if self.residual else h
+
+
+class _GatherNeighbours(torch.autograd.Function):
+    """``(T, C)`` -> ``(T, k * C)``: each cell's ``k`` neighbours' features (zeros where absent). Its gradient is a
+    gather too (the neighbour relation is symmetric: ``j`` is ``i``'s neighbour in direction ``d`` exactly when
+    ``i`` is ``j``'s in the opposite direction), where autograd's own would scatter-add, several times slower on
+    the CPU."""
+
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor, neighbours: torch.Tensor, senders: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(senders)
+        padded = torch.cat([x, x.new_zeros(1, x.shape[1])])
+        return padded.index_select(0, neighbours.flatten()).view(x.shape[0], -1)
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
+        (senders,) = ctx.saved_tensors
+        total, k = senders.shape
+        width = grad.shape[1] // k
+        padded = torch.cat([grad.reshape(total * k, width), grad.new_zeros(1, width)])
+        return padded.index_select(0, senders.flatten()).view(total, k, width).sum(dim=1), None, None
+
+
+def opposite_directions(table: np.ndarray) -> np.ndarray:
+    """``(k,)``: for each direction ``d`` of a neighbour table, the direction ``e`` with ``table[table[c, d], e]
+    == c`` for every cell ``c`` that has a neighbour in direction ``d``; ValueError when the relation is not
+    symmetric in that way."""
+    k = table.shape[1]
+    opposite = np.full(k, -1, dtype=np.int64)
+    for d in range(k):
+        cells = np.flatnonzero(table[:, d] >= 0)
+        for e in range(k):
+            if cells.size == 0 or np.array_equal(table[table[cells, d], e], cells):
+                opposite[d] = e
+                break
+        if opposite[d] < 0:
+            raise ValueError(f"neighbour direction {d} has no opposite direction: the cell graph is not symmetric")
+    return opposite
+
+
+class _Cells:
+    """The support cells of a batch of observations, flattened over the batch (row by row), with their
+    neighbours' positions in that flat list (``total`` for an absent neighbour)."""
+
+    def __init__(self, obs: torch.Tensor, table: torch.Tensor, opposite: torch.Tensor, board: Any):
+        batch, _, height, width = obs.shape
+        area = height * width
+        planes = obs.flatten(2)
+        support = planes[:, board.cell_plane] > 0.5
+        if board.grow_plane >= 0:
+            grow = planes[:, board.grow_plane].amax(dim=1) > 0.5
+            if bool(grow.any()):
+                grown = support.clone()
+                if board.seed_cell >= 0:
+                    grown[:, board.seed_cell] = True
+                padded_table = torch.where(table >= 0, table, area)
+                for _ in range(board.grow_steps):
+                    ext = torch.cat([grown, grown.new_zeros(batch, 1)], dim=1)
+                    grown = grown | ext[:, padded_table].any(dim=2)
+                support = torch.where(grow[:, None], grown, support)
+        self.rows, self.cells = support.nonzero(as_tuple=True)
+        self.batch = batch
+        self.total = int(self.rows.numel())
+        self.counts = torch.bincount(self.rows, minlength=batch)
+        lookup = torch.full((batch, area + 1), -1, dtype=torch.long, device=obs.device)
+        lookup[self.rows, self.cells] = torch.arange(self.total, device=obs.device)
+        self.lookup = lookup
+        nb = table[self.cells]
+        found = lookup[self.rows[:, None], torch.where(nb >= 0, nb, area)]
+        self.neighbours = torch.where(found >= 0, found, self.total)
+        """``(T, k)``: each cell's neighbours' positions in the flat list (``T``: absent)."""
+        back = self.neighbours[:, opposite]
+        self.senders = torch.where(back < self.total, back * opposite.numel() + torch.arange(
+            opposite.numel(), device=obs.device), self.total * opposite.numel())
+        """``(T, k)``: where cell ``i``'s features went in the gathered ``(T * k)`` rows: its neighbour ``j`` in
+        the direction opposite to ``d`` took it as its neighbour ``d`` (``T * k``: nowhere)."""
+        self.features = planes.transpose(1, 2).reshape(batch * area, -1).index_select(0, self.rows * area + self.cells)
+
+    def mean(self, h: torch.Tensor) -> torch.Tensor:
+        """``(B, C)``: the mean of each row's cells (0 for a row without cells)."""
+        return torch.segment_reduce(h, "mean", lengths=self.counts, axis=0, unsafe=True, initial=0.0)
+
+    def max(self, h: torch.Tensor) -> torch.Tensor:
+        """``(B, C)``: the maximum over each row's cells (0 for a row without cells)."""
+        top = torch.segment_reduce(h, "max", lengths=self.counts, axis=0, unsafe=True)
+        return torch.where(self.counts[:, None] > 0, top, torch.zeros_like(top))
+
+    def local(self) -> torch.Tensor:
+        """``(B, H * W + 1)``: each cell's position among its row's cells, -1 where it is not one."""
+        starts = self.counts.cumsum(0) - self.counts
+        return torch.where(self.lookup >= 0, self.lookup - starts[:, None], -1)
+
+
+class HexNet(nn.Module):
+    """The conv net's design on a game's cells alone (:class:`~envs.common.game.CellGraph`): graph convolutions
+    over the cells that can matter (Battle Sheep: the pasture, and around it while it is built), a per-cell
+    policy head, pooled value and global heads. On Battle Sheep's 23 x 23 canvas the pasture is 32 of 529 cells
+    (2 players): the network's work is on those cells, where :class:`ConvNet` convolves the whole canvas.
+
+    A row's result depends on its own observation only: cells outside its support are absent (zero neighbours,
+    not pooled), whatever else is in the batch."""
+
+    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, board: Any, layout: np.ndarray,
+                 channels: int = 32, layers: int = 4, hidden: int = 256, value_outputs: int = 1):
+        super().__init__()
+        c_in, height, width = obs_shape
+        self.board = board
+        self.value_outputs = value_outputs
+        table = np.asarray(board.neighbours, dtype=np.int64)
+        if table.shape[0] != height * width:
+            raise ValueError(f"cell graph of {table.shape[0]} cells does not fit planes {obs_shape}")
+        self.register_buffer("table", torch.as_tensor(table), persistent=False)
+        self.register_buffer("opposite", torch.as_tensor(opposite_directions(table)), persistent=False)
+        k = table.shape[1]
+        self.trunk = nn.ModuleList([HexLayer(c_in if i == 0 else channels, channels, k) for i in range(layers)])
+        on_cell = layout[:, 0] >= 0
+        self.choices = int(layout[on_cell, 1].max()) + 1
+        self.num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
+        self.policy = layer_init(nn.Linear(channels, self.choices), std=0.01)
+        self.global_policy = (layer_init(nn.Linear(2 * channels, self.num_global), std=0.01)
+                              if self.num_global else None)
+        cell = np.where(on_cell, layout[:, 0], height * width)
+        self.register_buffer("action_cell", torch.as_tensor(cell, dtype=torch.long), persistent=False)
+        self.register_buffer("action_choice", torch.as_tensor(layout[:, 1], dtype=torch.long), persistent=False)
+        self.value = nn.Sequential(
+            layer_init(nn.Linear(2 * channels, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(hidden, value_outputs), std=1.0),
+        )
+
+    def scores(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, CellColumns]:
+        """``(scores (B, width * choices + globals + 1), value, columns)``: a row's legal actions' logits are at
+        ``action_positions(columns, actions)`` (:class:`CellColumns`)."""
+        graph = _Cells(obs, self.table, self.opposite, self.board)
+        h = graph.features
+        for layer in self.trunk:
+            h = layer(h, graph)
+        pooled = torch.cat([graph.mean(h), graph.max(h)], dim=1)
+        value = _values(self.value(pooled), self.value_outputs)
+        width = int(graph.counts.max()) if graph.batch else 0
+        local = graph.local()
+        cells = h.new_zeros(graph.batch, width, self.choices)
+        cells = cells.index_put((graph.rows, local[graph.rows, graph.cells]), self.policy(h))
+        parts = [cells.flatten(1)]
+        if self.global_policy is not None:
+            parts.append(self.global_policy(pooled))
+        parts.append(h.new_zeros(graph.batch, 1))
+        columns = CellColumns(local, self.action_cell, self.action_choice, self.choices,
+                              global_base=width * self.choices, outside=width * self.choices + self.num_global)
+        return torch.cat(parts, dim=1), value, columns
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits (B, A), value)``: every action's logit (0 for actions outside a row's cells)."""
+        scores, value, columns = self.scores(obs)
+        actions = torch.arange(columns.shape[0], device=obs.device).expand(obs.shape[0], -1)
+        return scores.gather(1, columns.positions(actions)), value
+
+
 # ----- choosing and rebuilding --------------------------------------------------------------------------
 def network_spec(config: Any, game: Game, value_outputs: int = 1) -> dict[str, Any]:
     """The architecture for ``game`` under ``config`` (network, action_head, sizes) as a JSON-safe dict.
@@ -184,9 +385,17 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
     shape = tuple(game.observation_shape)
     kind = config.network
     if kind == "auto":
-        kind = "conv" if len(shape) == 3 else "mlp"
-    if kind not in ("mlp", "conv"):
-        raise ValueError(f"network={config.network!r}; allowed: 'auto', 'mlp', 'conv'")
+        kind = "mlp" if len(shape) != 3 else "hex" if _has_cell_graph(game) else "conv"
+    if kind not in ("mlp", "conv", "hex"):
+        raise ValueError(f"network={config.network!r}; allowed: 'auto', 'mlp', 'conv', 'hex'")
+    if kind == "hex":
+        if not _has_cell_graph(game):
+            raise ValueError(f"network='hex' needs a game with a cell graph and a per-cell action layout; "
+                             f"{game.name} has none")
+        if config.action_head == "linear":
+            raise ValueError("network='hex' has a per-cell action head; action_head='linear' needs 'conv'")
+        return {"kind": "hex", "channels": config.conv_channels, "layers": config.conv_layers,
+                "hidden": config.hidden}
     if kind == "conv" and len(shape) != 3:
         raise ValueError(f"network='conv' needs (C, H, W) observations; {game.name} has shape {shape}")
     head = config.action_head
@@ -208,6 +417,11 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
     return spec
 
 
+def _has_cell_graph(game: Game) -> bool:
+    return len(tuple(game.observation_shape)) == 3 and game.cell_graph() is not None \
+        and action_layout(game) is not None
+
+
 def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
     """The network of ``spec`` (from :func:`network_spec`) for ``game``'s spaces, freshly initialised."""
     shape = tuple(game.observation_shape)
@@ -215,6 +429,13 @@ def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
     if spec["kind"] == "mlp":
         return MLPNet(shape, game.num_actions, hidden=spec["hidden"], layers=spec["layers"],
                       value_outputs=value_outputs)
+    if spec["kind"] == "hex":
+        layout = action_layout(game)
+        board = game.cell_graph()
+        if layout is None or board is None:
+            raise ValueError(f"{game.name} has no cell graph and per-cell action layout for a 'hex' network")
+        return HexNet(shape, game.num_actions, board, layout, channels=spec["channels"], layers=spec["layers"],
+                      hidden=spec["hidden"], value_outputs=value_outputs)
     if spec["kind"] == "conv":
         layout = action_layout(game) if spec["head"] == "cell" else None
         if spec["head"] == "cell" and layout is None:

@@ -17,6 +17,7 @@ import numpy as np
 from envs.battle_sheep import kernels
 from envs.battle_sheep.actions import MAX_MOVE, MOVE_RE, STACK_RE, TILE_RE, ActionCodec
 from envs.common.game import (
+    CellGraph,
     TERMINAL,
     ConfigError,
     Game,
@@ -639,6 +640,19 @@ class BattleSheepGame(Game[SheepState]):
         source.setflags(write=False)  # shared between engines (_SYMMETRIES)
         actions.setflags(write=False)
         return Symmetry(observation_source=source, actions=actions)
+
+    def cell_graph(self) -> CellGraph:
+        """The canvas cells on the square embedding with their six hex neighbours (E NE NW W SW SE). The support
+        is the pasture (plane 1); in the build phase (plane ``3 + 3n``) also the canvas centre and every cell
+        within two steps of the pasture: a legal tile touches the pasture, and its anchor (the action's cell) is
+        next to each of its other three cells, so the anchor is at most two steps from a pasture hex (the first
+        tile's anchor is the centre). Stack placements and moves start on pasture hexes."""
+        grid = self.grid
+        square = grid.square_index
+        neighbours = np.full((grid.square_shape[0] * grid.square_shape[1], 6), -1, dtype=np.int64)
+        neighbours[square] = np.where(grid.neighbors >= 0, square[np.maximum(grid.neighbors, 0)], -1)
+        return CellGraph(neighbours=neighbours, cell_plane=1, grow_plane=3 + 3 * self.num_players, grow_steps=2,
+                         seed_cell=int(square[self.center]))
 
     def action_layout(self) -> np.ndarray:
         """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves

@@ -72,6 +72,31 @@ def pairwise_rewards(rank_keys: Sequence[Any]) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class CellGraph:
+    """The cells of a game's ``(C, H, W)`` planes that can matter, and each cell's neighbours: what a network needs
+    to work on the board's cells alone instead of the whole square canvas (``training.networks.HexNet``).
+
+    A position's *support* is the cells where ``cell_plane`` is 1 (Battle Sheep: the pasture). Where the constant
+    plane ``grow_plane`` is 1 (Battle Sheep: the build phase), the support also takes ``seed_cell`` and every cell
+    within ``grow_steps`` neighbour steps of a support cell (the cells a tile placement can use). Every legal
+    action's cell (:meth:`Game.action_layout`) lies in its position's support, and nothing outside the support
+    carries information about the position: a network may treat those cells as absent.
+    """
+
+    neighbours: np.ndarray
+    """``(H * W, k)`` int64: the flat indices of each cell's ``k`` neighbours (in a fixed direction order), -1 off
+    the grid."""
+    cell_plane: int
+    """The plane that is 1 on the cells of the board."""
+    grow_plane: int = -1
+    """A constant plane; where it is 1 the support grows (-1: never)."""
+    grow_steps: int = 0
+    """Neighbour steps the support grows by where ``grow_plane`` is 1."""
+    seed_cell: int = -1
+    """A cell added to the support where ``grow_plane`` is 1, before it grows (-1: none)."""
+
+
+@dataclass(frozen=True)
 class Symmetry:
     """A symmetry of a game's rules (e.g. a rotation of the board): the same position seen turned.
 
@@ -233,6 +258,11 @@ class Game(ABC, Generic[S]):
         network can then score each action from that cell's features (a 1x1 convolution with one output
         channel per action kind) and gather the logits into the flat action order.
         """
+        return None
+
+    def cell_graph(self) -> CellGraph | None:
+        """The board's cells and neighbours for networks that work on the board alone (:class:`CellGraph`); None
+        when the observation is not a board of cells with a per-cell action layout, or every cell matters."""
         return None
 
     has_symmetries: bool = False

@@ -569,13 +569,15 @@ class NetworkEvaluator:
     def __call__(self, obs: np.ndarray, legal: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
         import torch
 
+        from training.distribution import action_positions
+
         with torch.inference_mode():
             scores, raw_values, columns = self.net.scores(torch.from_numpy(np.asarray(obs, dtype=np.float32))
                                                           .to(self.device))
             counts = [len(a) for a in legal]
             rows = torch.from_numpy(np.repeat(np.arange(len(legal)), counts)).to(self.device)
             flat = torch.from_numpy(np.concatenate(legal) if legal else np.zeros(0, np.int64)).to(self.device)
-            cols = flat if columns is None else columns[flat]
+            cols = action_positions(columns, flat, rows)
             picked = scores[rows, cols].double().cpu().numpy()
             values = value_vectors(torch.tanh(raw_values).double().cpu().numpy(), self.num_players)
         return np.split(picked, np.cumsum(counts)[:-1]), values

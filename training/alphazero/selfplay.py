@@ -50,6 +50,7 @@ from training.alphazero.search import (
     check_searchable,
     to_relative,
 )
+from training.distribution import action_positions
 from training.run.pieces import resolve_device
 from training.workers import PipeWorker
 
@@ -474,7 +475,7 @@ def alphazero_loss(net: nn.Module, batch: TrainingBatch, vf_coef: float = 1.0) -
     tanh(value)``, and diagnostics: the network's entropy over legal actions, the target's entropy, and
     ``KL(target || network)``."""
     scores, values, columns = net.scores(batch.obs)
-    index = batch.actions if columns is None else columns[batch.actions]
+    index = action_positions(columns, batch.actions)
     logits = scores.gather(1, index).masked_fill(~batch.valid, -1e9)
     logp = torch.log_softmax(logits, dim=1)
     probs = batch.probs
