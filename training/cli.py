@@ -7,6 +7,7 @@ Commands:
   replay     replay a saved game, or make a GIF  (barnyard replay game.json --gif game.gif)
   serve      a local web page to play, watch and replay  (barnyard serve --port 8000)
   bench      speed of random legal play          (barnyard bench all --seconds 3; same as python -m envs.benchmark)
+  bench train  training speed per game, PPO against the network alone and sb3  (barnyard bench train --seconds 60)
 
 `barnyard COMMAND --help` lists a command's options. train, evaluate, play and replay need the `train` extra
 (torch), serve the `web` extra; bench needs only the environments.
@@ -24,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "replay": "training.arena.records",
     "serve": "training.play.web.serve",
     "bench": "envs.benchmark",
+    "bench train": "training.measure.train_speed",
 }
 """Each command and the module whose ``main(argv)`` runs it."""
 
@@ -34,6 +36,8 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or argv[0] in ("-h", "--help"):
         print(__doc__)
         return
+    if " ".join(argv[:2]) in COMMANDS:  # a two-word command: bench train
+        argv = [" ".join(argv[:2]), *argv[2:]]
     if argv[0] not in COMMANDS:
         print(__doc__, file=sys.stderr)
         raise SystemExit(f"error: unknown command {argv[0]!r}; choose from {', '.join(COMMANDS)}")

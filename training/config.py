@@ -54,18 +54,18 @@ class TrainConfig:
     than ``reference`` from the same seed) or ``auto`` (batched where the game has one). Same seed and engine,
     same run; a resumed run keeps the engine it was saved with."""
     num_workers: int = -1
-    """Env worker processes (0: step the envs in this process; -1: 2 with the reference engine, 0 with the
-    batched one). With k > 0 the envs are split into k groups, one per worker; while a worker steps its group,
-    this process runs the network for another group (and the workers step during the update), so 2 workers keep
-    two cores busy on the reference engine. The batched engine steps a whole group in a few compiled calls: in
-    this process it trained as fast as with 1 or 2 workers on Beasty Borders and faster on Boaring (60k-sample
-    runs on a loaded 2-core machine, README). alphazero (per-game default 1): 0 or -1 searches the games in this
-    process between gradient steps; 1 (or more) searches them in one worker process (one torch thread, its own
-    copy of the network, on the CPU) while this process takes the gradient steps; the run is the same either
-    way. With a GPU, 0 keeps the search's forward passes on it."""
-    torch_threads: int = 1
-    """Threads for torch's CPU kernels (0: torch's default). 1 is fastest on a shared two-core machine, where
-    OpenMP threads spin against the env workers and other processes."""
+    """Env worker processes (0: step the envs in this process; -1: by machine, 2 where it has two or more usable
+    cores, else 0). With k > 0 the envs are split into k groups, one per worker; while a worker steps its group
+    (plays its scripted seats, builds its observations), this process runs the network for another group, and
+    the workers take their next step during the update, so the rollouts keep two cores busy. alphazero
+    (per-game default 1): 0 or -1 searches the games in this process between gradient steps; 1 (or more)
+    searches them in one worker process (one torch thread, its own copy of the network, on the CPU) while this
+    process takes the gradient steps; the run is the same either way. With a GPU, 0 keeps the search's forward
+    passes on it."""
+    torch_threads: int = -1
+    """Threads for torch's CPU kernels. -1: one thread for the rollouts' forward passes (the env workers use the
+    other cores then) and every usable core for the update (the workers wait for it); k > 0: k threads for both;
+    0: torch's default."""
 
     # ----- PPO ------------------------------------------------------------------------------------------
     learning_rate: float = 2.5e-4
@@ -244,13 +244,13 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # greedy: the shipped policy beat greedy 0.618 over 400 games after 187k samples, where 4% of games against
     # greedy gave 0.359 after 450k (greedy's games cost time: ~220 samples/s instead of ~340).
     "battle_sheep": {"num_envs": 32, "num_steps": 32, "conv_channels": 32, "conv_layers": 4,
-                     "learning_rate": 1.5e-3, "torch_threads": 2, "update_epochs": 2, "score_shaping": 0.05,
+                     "learning_rate": 1.5e-3, "update_epochs": 2, "score_shaping": 0.05,
                      "opponent_fraction": 0.5, "opponent_mix": "snapshot:0.3,greedy:0.4,random:0.3"},
     # Grid planes (C, 11, 11), 91 cells + pass: conv trunk with a per-cell head (pass from the pooled features).
     # lr 5e-4 / lambda 0.9 beat random 0.74 and greedy 0.38 after 83k samples (100 games each). 20% of games
     # against greedy (instead of 4%) took the policy from 0.480 to 0.532 against greedy (400 games).
     "bestiarium": {"num_envs": 32, "num_steps": 64, "conv_channels": 32, "conv_layers": 3, "learning_rate": 5e-4,
-                   "gae_lambda": 0.9, "torch_threads": 2, "opponent_fraction": 0.4,
+                   "gae_lambda": 0.9, "opponent_fraction": 0.4,
                    "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1"},
     # Flat vectors: MLP.
     # Score shaping (savanna and graveyard points) and lambda 0.8: the card draws make results noisy. Most

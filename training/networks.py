@@ -395,7 +395,7 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
         if config.action_head == "linear":
             raise ValueError("network='hex' has a per-cell action head; action_head='linear' needs 'conv'")
         return {"kind": "hex", "channels": config.conv_channels, "layers": config.conv_layers,
-                "hidden": config.hidden}
+                "hidden": config.hidden, "head": "cell"}
     if kind == "conv" and len(shape) != 3:
         raise ValueError(f"network='conv' needs (C, H, W) observations; {game.name} has shape {shape}")
     head = config.action_head

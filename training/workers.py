@@ -6,7 +6,33 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 from typing import Any, Callable
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def thread_counts(torch_threads: int) -> tuple[int, int]:
+    """Torch threads ``(rollouts, update)`` for config ``torch_threads`` (0: torch's default, left as it is)."""
+    if torch_threads == -1:
+        return 1, usable_cores()
+    if torch_threads < -1:
+        raise ValueError(f"torch_threads={torch_threads}; allowed: -1 (by phase), 0 (torch's default) or k > 0")
+    return torch_threads, torch_threads
+
+
+def set_threads(threads: int) -> None:
+    """``torch.set_num_threads(threads)`` unless it is 0 or already so (switching costs a little)."""
+    import torch
+
+    if threads and torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
 
 
 class PipeWorker:

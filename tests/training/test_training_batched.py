@@ -234,7 +234,9 @@ def test_engine_choice():
             resolve_engine(other, "batched")
     with pytest.raises(ValueError, match="allowed"):
         resolve_engine(game, "fast")
-    assert resolve_workers(-1, "reference") == 2 and resolve_workers(-1, "batched") == 0
+    for engine in ("reference", "batched"):  # -1: by machine, whatever the engine
+        assert resolve_workers(-1, engine, cores=2) == 2 and resolve_workers(-1, engine, cores=16) == 2
+        assert resolve_workers(-1, engine, cores=1) == 0
     assert resolve_workers(1, "batched") == 1
     with pytest.raises(ValueError, match="num_workers"):
         resolve_workers(-2, "batched")

@@ -52,7 +52,7 @@ from training.alphazero.search import (
 )
 from training.distribution import action_positions
 from training.run.pieces import resolve_device
-from training.workers import PipeWorker
+from training.workers import PipeWorker, set_threads, thread_counts
 
 
 # ----- 1. the search --------------------------------------------------------------------------------------------
@@ -560,8 +560,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     )
     from training.networks import num_parameters
 
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    set_threads(thread_counts(config.torch_threads)[1])
     device = resolve_device(config.device)
     run_dir = run_directory(config)
     seed_everything(config.seed)

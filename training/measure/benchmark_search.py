@@ -25,14 +25,14 @@ import torch
 
 from training.alphazero.selfplay import ReplayBuffer, SelfPlay, build, train_step, value_outputs
 from training.config import make_config
+from training.workers import set_threads, thread_counts
 from training.alphazero.search import NetworkEvaluator
 
 
 def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = None,
             profile: bool = False) -> dict[str, float]:
     """One measurement: self-play seconds by part, positions per second, seconds per gradient step."""
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    set_threads(thread_counts(config.torch_threads)[1])
     torch.manual_seed(config.seed)
     game, spec, net = build(config)
     if checkpoint:

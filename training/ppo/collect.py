@@ -55,7 +55,7 @@ from envs.common.vector import batched_game_class, sample_legal
 from training.distribution import masked_policy
 from training.ppo.buffer import RolloutBuffer, Transition, pack_masks
 from training.run.opponents import SCRIPTED_KINDS, available_kinds, make_scripted, outcome
-from training.workers import PipeWorker
+from training.workers import PipeWorker, usable_cores
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -94,13 +94,14 @@ def resolve_engine(game: str, engine: str) -> str:
     return "batched" if has_batched else "reference"
 
 
-def resolve_workers(num_workers: int, engine: str) -> int:
-    """Config ``num_workers`` for ``engine`` (``reference`` / ``batched``): -1 is 2 and 0 respectively."""
+def resolve_workers(num_workers: int, engine: str, cores: int | None = None) -> int:
+    """Config ``num_workers``: -1 chooses by machine (2 env workers where it has 2 or more usable cores, else
+    0: the envs in this process), whatever the ``engine``; ``cores`` overrides the machine's count (tests)."""
     if num_workers >= 0:
         return int(num_workers)
     if num_workers != -1:
-        raise ValueError(f"num_workers={num_workers}; allowed: -1 (by engine) or an integer >= 0")
-    return 2 if engine == "reference" else 0
+        raise ValueError(f"num_workers={num_workers}; allowed: -1 (by machine) or an integer >= 0")
+    return 2 if (usable_cores() if cores is None else cores) >= 2 else 0
 
 
 # ----- a group of envs in one process ---------------------------------------------------------------------

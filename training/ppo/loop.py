@@ -36,6 +36,7 @@ from training.run.pieces import (
     save_policy,
     seed_everything,
 )
+from training.workers import set_threads, thread_counts
 
 
 # ----- PPO self-play ---------------------------------------------------------------------------------------
@@ -55,8 +56,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     With ``resume`` (a run directory or its ``resume.pt``), the run continues exactly where it was saved:
     weights, optimiser, generators, envs mid-game, pending transitions, opponent pool and counters.
     """
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    rollout_threads, update_threads = thread_counts(config.torch_threads)
     device = resolve_device(config.device)
     run_dir = run_directory(config)
     game = envs.module(config.game).raw_env(**config.env_options).game
@@ -105,9 +105,11 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             for group in optimizer.param_groups:
                 group["lr"] = lr
 
+            set_threads(rollout_threads)
             collector.collect(buffer, config.batch_size)
             batch = buffer.build(config.gamma, config.gae_lambda)
             buffer.clear()
+            set_threads(update_threads)
             stats = ppo_update(net, optimizer, batch, config, shuffle_rng)
             global_step += len(batch)
             update += 1

@@ -1,0 +1,220 @@
+"""Training speed per game, in one run: ``barnyard bench train [--games G,...] [--seconds S] [--device D]``.
+
+For each game at its default training config (``training.config.make_config``) it prints:
+
+* **ppo**: our PPO self-play's learner samples per second: a real ``train`` run of ``--seconds`` (no evaluation),
+  measured from its ``log.csv`` between the end of the first update and the end of the last (start-up,
+  compilation and the first update are not counted), and how many cores the run kept busy (CPU time of the
+  process and its env workers over the wall time);
+* **network alone**: the samples per second the network's work alone allows at that config: per
+  ``num_envs * num_steps`` samples, ``num_steps`` forward passes at batch ``num_envs`` (the rollout) and
+  ``update_epochs`` x ``num_minibatches`` forward + backward + Adam steps of the PPO loss (the update), on real
+  positions of random games, with the config's torch threads; the trainer cannot beat it without changing the
+  network or the config;
+* **ppo / limit**: the first over the second;
+* **sb3 MaskablePPO**: sb3-contrib's ``MaskablePPO`` (``MlpPolicy``) on the single-agent view of the same game
+  (``envs.common.gym_view.SingleAgentEnv``, the learner in seat 0 against random seats), timesteps per second
+  after its first update (skipped with a note where the ``sb3`` extra is not installed);
+* **ppo / sb3**: the ratio of the two.
+
+These machines drift from hour to hour, so compare ratios from one run. ``--json PATH`` also writes the rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import resource
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+import envs
+from training.config import TrainConfig, make_config
+from training.distribution import masked_policy
+from training.networks import build_network, network_spec
+from training.ppo.loop import train
+from training.ppo.maths import ppo_loss
+from training.workers import set_threads, thread_counts
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the env workers, once closed)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def ppo_speed(game: str, seconds: float, device: str = "cpu", **overrides: Any) -> dict[str, float]:
+    """Learner samples/s of a ``seconds``-long PPO run at the game's defaults, and the cores it kept busy."""
+    threads = torch.get_num_threads()
+    with tempfile.TemporaryDirectory() as out:
+        config = make_config(game, total_steps=10**9, time_budget_min=seconds / 60.0, eval_every=0,
+                             progress=False, out=out, device=device, **overrides)
+        cpu, wall = _cpu_seconds(), time.perf_counter()
+        train(config)
+        cores = (_cpu_seconds() - cpu) / (time.perf_counter() - wall)
+        with open(Path(out) / "log.csv") as f:
+            rows = list(csv.DictReader(f))
+    torch.set_num_threads(threads)
+    if len(rows) < 2:
+        raise RuntimeError(f"{game}: only {len(rows)} update in {seconds} s; give more --seconds")
+    steps = float(rows[-1]["global_step"]) - float(rows[0]["global_step"])
+    spent = float(rows[-1]["time_s"]) - float(rows[0]["time_s"])
+    return {"ppo": steps / spent, "cores": cores, "updates": len(rows)}
+
+
+def random_positions(config: TrainConfig, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of ``count`` decisions of random games (every position from its mover's view)."""
+    env = envs.module(config.game).raw_env(**config.env_options)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    game_seed = seed
+    while len(obs) < count:
+        env.reset(seed=game_seed)
+        game_seed += 1
+        for agent in env.agent_iter():
+            seen, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            obs.append(seen["observation"])
+            masks.append(seen["action_mask"].astype(bool))
+            env.step(int(rng.choice(np.flatnonzero(seen["action_mask"]))))
+            if len(obs) >= count:
+                break
+    return np.stack(obs), np.stack(masks)
+
+
+def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides: Any) -> float:
+    """Samples/s that the network's work alone allows at the game's PPO config (see the module docstring)."""
+    config = make_config(game, device=device, **overrides)
+    threads = torch.get_num_threads()
+    rollout_threads, update_threads = thread_counts(config.torch_threads)
+    torch.manual_seed(0)
+    engine = envs.module(game).raw_env(**config.env_options).game
+    net = build_network(network_spec(config, engine), engine).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
+    obs_np, masks_np = random_positions(config, config.batch_size)
+    obs, masks = torch.from_numpy(obs_np), torch.from_numpy(masks_np)
+    rng = np.random.default_rng(0)
+    with torch.no_grad():
+        dist, values = masked_policy(net, obs[:config.num_envs], masks[:config.num_envs])
+        actions_all = torch.cat([masked_policy(net, obs[i:i + config.num_envs], masks[i:i + config.num_envs])[0]
+                                 .sample() for i in range(0, config.batch_size, config.num_envs)])
+
+    def one_batch() -> None:
+        set_threads(rollout_threads)
+        with torch.no_grad():
+            for i in range(config.num_steps):
+                rows = slice((i * config.num_envs) % config.batch_size,
+                             (i * config.num_envs) % config.batch_size + config.num_envs)
+                d, v = masked_policy(net, obs[rows], masks[rows])
+                d.sample()
+        set_threads(update_threads)
+        for _ in range(config.update_epochs):
+            for idx in np.array_split(rng.permutation(config.batch_size), config.num_minibatches):
+                index = torch.from_numpy(idx)
+                d, v = masked_policy(net, obs[index], masks[index])
+                new_logp = d.log_prob(actions_all[index].to(v.device))
+                loss, _ = ppo_loss(new_logp, new_logp.detach(), torch.randn(len(idx), device=v.device),
+                                   d.entropy(), v, v.detach(), torch.randn(len(idx), device=v.device))
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+                optimizer.step()
+
+    one_batch()  # warm-up
+    start = time.perf_counter()
+    for _ in range(repeats):
+        one_batch()
+    elapsed = time.perf_counter() - start
+    torch.set_num_threads(threads)
+    return repeats * config.batch_size / elapsed
+
+
+def sb3_speed(game: str, seconds: float) -> float | None:
+    """sb3-contrib MaskablePPO's timesteps/s on the single-agent view of ``game`` (None without sb3-contrib)."""
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError:
+        return None
+    from envs.common.gym_view import SingleAgentEnv
+
+    config = make_config(game)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(max(thread_counts(config.torch_threads)[1], 1))
+    env = SingleAgentEnv(game, config.env_options, learner_seat=0, opponents="random", seed=0)
+    n_steps = 256
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=64, n_epochs=4, seed=0, verbose=0,
+                        device="cpu")
+    model.learn(n_steps)  # the first rollout and update: start-up
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        model.learn(n_steps, reset_num_timesteps=False)
+        done += n_steps
+    elapsed = time.perf_counter() - start
+    env.close()
+    torch.set_num_threads(threads)
+    return done / elapsed
+
+
+def bench(games: list[str], seconds: float, device: str = "cpu", sb3: bool = True) -> list[dict[str, Any]]:
+    """One row per game (see the module docstring)."""
+    rows = []
+    for game in games:
+        row: dict[str, Any] = {"game": game, **ppo_speed(game, seconds, device)}
+        row["limit"] = network_limit(game, device)
+        row["sb3"] = sb3_speed(game, max(10.0, seconds / 3)) if sb3 else None
+        rows.append(row)
+        print(f"  {game}: {format_row(row)}", flush=True)
+    return rows
+
+
+def format_row(row: dict[str, Any]) -> str:
+    sb3 = row.get("sb3")
+    return (f"ppo {row['ppo']:,.0f} samples/s on {row['cores']:.1f} cores, network alone {row['limit']:,.0f} "
+            f"({row['ppo'] / row['limit']:.2f}), sb3 MaskablePPO "
+            + ("not installed" if sb3 is None else f"{sb3:,.0f} ({row['ppo'] / sb3:.1f}x)"))
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The rows as the markdown table of docs/speed.md."""
+    lines = ["| game | PPO samples/s | cores busy | network alone | PPO / network | sb3 MaskablePPO | PPO / sb3 |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        sb3 = r.get("sb3")
+        lines.append(f"| {r['game']} | {r['ppo']:,.0f} | {r['cores']:.1f} | {r['limit']:,.0f} | "
+                     f"{r['ppo'] / r['limit']:.2f} | "
+                     + ("not installed | |" if sb3 is None else f"{sb3:,.0f} | {r['ppo'] / sb3:.1f}x |"))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="barnyard bench train", description=__doc__.split("\n")[0])
+    parser.add_argument("--games", default="all", help="comma-separated game ids, or all (default)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of each PPO run (default 60)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    parser.add_argument("--no-sb3", action="store_true", help="skip sb3-contrib's MaskablePPO")
+    parser.add_argument("--json", default="", help="also write the rows to this JSON file")
+    args = parser.parse_args(argv)
+    games = list(envs.GAMES) if args.games == "all" else [g.strip() for g in args.games.split(",") if g.strip()]
+    unknown = [g for g in games if g not in envs.GAMES]
+    if unknown:
+        raise SystemExit(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(envs.GAMES)}")
+    print(f"training speed, {args.seconds:g} s PPO runs, {os.cpu_count()} CPUs, torch {torch.__version__}, "
+          f"device {args.device}", flush=True)
+    rows = bench(games, args.seconds, args.device, sb3=not args.no_sb3)
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
