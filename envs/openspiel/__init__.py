@@ -402,6 +402,14 @@ class BarnyardState(pyspiel.State):
             return self._spec.seat_actions(self.engine, state, player)
         return self.engine.legal_actions(state) if player == self.engine.current_player(state) else []
 
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's ``legal_actions``, with a clear error for a player id that is not in the game."""
+        if player is None:
+            return super().legal_actions()
+        if player not in (pyspiel.PlayerId.SIMULTANEOUS, pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL):
+            self._check_player(player)
+        return super().legal_actions(player)
+
     def legal_actions_mask(self, player: int | None = None) -> list[int]:
         """OpenSpiel's mask of ``player``'s legal actions (the current player's by default). A simultaneous node
         has no single mask (its flat joint actions are not action ids): ask per player there."""
