@@ -3,6 +3,7 @@
     python examples/openspiel_strength.py mcts GAME GAMES SIMULATIONS   # MCTSBot vs uniform random, seats alternating
     python examples/openspiel_strength.py mccfr ITERATIONS              # outcome-sampling MCCFR, 2-player Boaring
     python examples/openspiel_strength.py ismcts GAMES SIMULATIONS      # IS-MCTS vs uniform random, 2-player Boaring
+    python examples/openspiel_strength.py infostate GAMES               # information-state string sizes, 2-player Boaring
 
 Bestiarium is measured on ``board_size=5``. Needs the openspiel extra (``pip install -e ".[openspiel]"``).
 """
@@ -73,6 +74,27 @@ def ismcts_vs_random(games: int, simulations: int, seed: int = 0) -> str:
             f"draws of {games}, {per_game:.1f} s/game")
 
 
+def infostate_sizes(games: int, seed: int = 0) -> str:
+    """Seat 0's information-state string at every decision node of random 2-player Boaring games; one line."""
+    game = bridge.load_game("boaring", num_players=2)
+    rng = np.random.default_rng(seed)
+    sizes, ends = [], []
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(int(rng.integers(len(state.chance_outcomes()))))
+                continue
+            sizes.append(len(state.information_state_string(0)))
+            if state.is_simultaneous_node():
+                state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(2)])
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+        ends.append(len(state.information_state_string(0)))
+    return (f"information_state_string(0), 2-player Boaring, {games} random games: {np.mean(sizes):.0f} characters "
+            f"on average over {len(sizes)} decision nodes, {np.mean(ends):.0f} at the end")
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and print one result line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -86,8 +108,12 @@ def main(argv: list[str] | None = None) -> None:
     i = sub.add_parser("ismcts")
     i.add_argument("games", type=int)
     i.add_argument("simulations", type=int)
+    s = sub.add_parser("infostate")
+    s.add_argument("games", type=int)
     args = parser.parse_args(argv)
-    if args.what == "mcts":
+    if args.what == "infostate":
+        print(infostate_sizes(args.games))
+    elif args.what == "mcts":
         print(mcts_vs_random(args.game, args.games, args.simulations))
     elif args.what == "ismcts":
         print(ismcts_vs_random(args.games, args.simulations))
