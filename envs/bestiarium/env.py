@@ -44,8 +44,8 @@ Observation
     14         stones of the opponent's that one stone of mine added here would eat at once / 10 (capped at 1):
                my placements, or my growth cells while I am the eater in the grow phase
     15         the same for the opponent's stone added here (my stones it would eat)
-    16         the opponent's stones that some stone of mine could eat at once (the prey of plane 14)
-    17         my stones that some stone of the opponent could eat at once (the prey of plane 15)
+    16         my stones that some stone of the opponent could eat at once (the prey of plane 15)
+    17         the opponent's stones that some stone of mine could eat at once (the prey of plane 14)
     18 .. 29   constant: my cascade value at size 1 .. 12, divided by size^2, x 0.25, clipped to [-1, 1]
                (+k for a fauna of k shapes, -n for a species of n creatures)
     30 .. 41   constant: the opponent's, likewise

@@ -51,7 +51,6 @@ its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`). Returns 
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 from dataclasses import dataclass
@@ -68,6 +67,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 import envs
 from envs.common.game import ConfigError, Game
 from envs.openspiel.chance import NeedChance, ScriptedRng
+from envs.openspiel import boaring as boaring_info
 
 __all__ = ["GAME_NAMES", "load_game", "register", "engine_of"]
 
@@ -119,47 +119,86 @@ class BridgeSpec:
     unsupported: Callable[[dict[str, Any]], str | None] = lambda options: None
     """A reason why these options cannot be offered, or None."""
     utility: Callable[[dict[str, Any]], tuple[float, float]] = lambda options: (-1.0, 1.0)
+    none_options: tuple[tuple[str, Any], ...] = ()
+    """Engine options whose default is ``None``, with the value that stands for ``None`` in OpenSpiel's typed
+    parameters (Battle Sheep's ``canvas_radius``: 0, the engine's default radius for the player count)."""
+    variant: str = ""
+    """A second registration of the same engine (``"turn_based"``: Boaring's bids one seat at a time)."""
+    info: Any = None
+    """Imperfect-information games: the module with ``record``, ``string``, ``tensor``, ``tensor_size``,
+    ``resample`` (:mod:`envs.openspiel.boaring`)."""
+
+    @property
+    def key(self) -> str:
+        """The bridge's name of the game (``GAME_NAMES``' key): the Barnyard id, plus ``_<variant>``."""
+        return f"{self.game}_{self.variant}" if self.variant else self.game
 
     @property
     def short_name(self) -> str:
         """OpenSpiel's name of the game."""
-        return f"barnyard_{self.game}"
+        return f"barnyard_{self.key}"
 
 
-SPECS: dict[str, BridgeSpec] = {
-    "battle_sheep": BridgeSpec("battle_sheep", "Barnyard Battle Sheep", 2, 4, unsupported=_no_random_pasture),
-    "bestiarium": BridgeSpec("bestiarium", "Barnyard Bestiarium", 2, 2),
+_BOARING = dict(explicit_chance=True, max_chance_outcomes=70,
+                # the initial shuffles (38 animals, 70 food cards), then at most two reshuffles of <= 70 cards a round
+                chance_nodes_bound=lambda engine: 37 + 69 + 38 * 2 * 69, utility=_boaring_utility,
+                info=boaring_info)
+
+SPECS: dict[str, BridgeSpec] = {spec.key: spec for spec in (
+    BridgeSpec("battle_sheep", "Barnyard Battle Sheep", 2, 4, unsupported=_no_random_pasture,
+               none_options=(("canvas_radius", 0),)),
+    BridgeSpec("bestiarium", "Barnyard Bestiarium", 2, 2),
     # tiles: a permutation of 9 (8 chance nodes) or a choice of 5 of 8 then a permutation of 6; a D8 per turn
-    "beasty_borders": BridgeSpec("beasty_borders", "Barnyard Beasty Borders", 2, 2, explicit_chance=True,
-                                 max_chance_outcomes=9,
-                                 chance_nodes_bound=lambda engine: 16 + engine.max_game_length),
-    # the initial shuffles (38 animals, 70 food cards), then at most two reshuffles of <= 70 cards a round
-    "boaring": BridgeSpec("boaring", "Barnyard Boaring", 2, 10, explicit_chance=True, max_chance_outcomes=70,
-                          chance_nodes_bound=lambda engine: 37 + 69 + 38 * 2 * 69,
-                          simultaneous_node=_boaring_simultaneous, seat_actions=_boaring_bids,
-                          utility=_boaring_utility),
-}
-"""Every registered game (one per Barnyard game)."""
+    BridgeSpec("beasty_borders", "Barnyard Beasty Borders", 2, 2, explicit_chance=True, max_chance_outcomes=9,
+               chance_nodes_bound=lambda engine: 16 + engine.max_game_length),
+    BridgeSpec("boaring", "Barnyard Boaring", 2, 10, simultaneous_node=_boaring_simultaneous,
+               seat_actions=_boaring_bids, **_BOARING),
+    # the engine's own order: the active seat commits first, then clockwise, each bid hidden until the reveal
+    BridgeSpec("boaring", "Barnyard Boaring (bids one seat at a time)", 2, 10, variant="turn_based", **_BOARING),
+)}
+"""Every registered game: one per Barnyard game, and Boaring's turn-based form (for sequential algorithms such as
+IS-MCTS)."""
 
-GAME_NAMES: dict[str, str] = {game: spec.short_name for game, spec in SPECS.items()}
-"""Barnyard game id -> OpenSpiel game name."""
+GAME_NAMES: dict[str, str] = {key: spec.short_name for key, spec in SPECS.items()}
+"""Barnyard game id (or ``boaring_turn_based``) -> OpenSpiel game name."""
+
+MAX_FLAT_JOINT_ACTIONS = 1_000_000
+"""The most flat joint actions ``legal_actions()`` lists at a simultaneous node (2-6 players: at most 10^6)."""
 
 
 def _engine_class(game: str) -> type[Game]:
     return envs.module(game).raw_env.game_class
 
 
-def _default_options(game: str) -> dict[str, Any]:
-    """The engine's keyword defaults that OpenSpiel can carry (int, float, bool, str; ``None`` ones left out)."""
-    signature = inspect.signature(_engine_class(game).__init__)
-    return {name: p.default for name, p in signature.parameters.items()
-            if name != "self" and isinstance(p.default, (bool, int, float, str))}
+def _default_options(spec: BridgeSpec) -> dict[str, Any]:
+    """Every engine option as an OpenSpiel parameter with its default (``None`` defaults as ``spec.none_options``
+    says). An option that OpenSpiel cannot carry is an error here, so that every option of the spec page stays
+    passable."""
+    signature = inspect.signature(_engine_class(spec.game).__init__)
+    stand_ins = dict(spec.none_options)
+    out = {}
+    for name, p in signature.parameters.items():
+        if name == "self":
+            continue
+        if p.default is None and name in stand_ins:
+            out[name] = stand_ins[name]
+        elif isinstance(p.default, (bool, int, float, str)):
+            out[name] = p.default
+        else:
+            raise TypeError(f"{spec.short_name}: engine option {name}={p.default!r} has no OpenSpiel parameter type; "
+                            "give it a stand-in in BridgeSpec.none_options")
+    return out
 
 
-@functools.lru_cache(maxsize=64)
+_ENGINES: dict[tuple[str, str], Game] = {}
+
+
 def _engine(game: str, options_json: str) -> Game:
     """One shared engine per (game, options): engines are immutable tables, states are separate values."""
-    return _engine_class(game)(**json.loads(options_json))
+    engine = _ENGINES.get((game, options_json))
+    if engine is None:
+        engine = _ENGINES[(game, options_json)] = _engine_class(game)(**json.loads(options_json))
+    return engine
 
 
 def _restore_holder(game: str, options_json: str, state_json: str | None) -> "_EngineState":
@@ -185,12 +224,6 @@ class _EngineState:
         return (_restore_holder, (self.engine.name, json.dumps(self.engine.options(), sort_keys=True), snapshot))
 
 
-def _compact(obs: np.ndarray) -> str:
-    """An observation as text: its nonzero entries ``index:value`` (exact float32 values, repr-rounded)."""
-    flat = obs.reshape(-1)
-    return " ".join(f"{i}:{float(flat[i]):.7g}" for i in np.flatnonzero(flat).tolist())
-
-
 # ----- the OpenSpiel game and state ----------------------------------------------------------------------------
 class BarnyardGame(pyspiel.Game):
     """A Barnyard engine as an OpenSpiel game (subclassed once per game by :func:`register`)."""
@@ -199,11 +232,17 @@ class BarnyardGame(pyspiel.Game):
     game_type: pyspiel.GameType
 
     def __init__(self, params: dict[str, Any] | None = None):
-        options = {**_default_options(self.spec.game), **dict(params or {})}
+        options = {**_default_options(self.spec), **dict(params or {})}
         reason = self.spec.unsupported(options)
         if reason:
             raise ConfigError(reason)
-        engine = _engine(self.spec.game, json.dumps(options, sort_keys=True))
+        stand_ins = dict(self.spec.none_options)
+        engine = _engine(self.spec.game, json.dumps(
+            {k: (None if k in stand_ins and v == stand_ins[k] else v) for k, v in options.items()}, sort_keys=True))
+        # the game's parameters name the value the engine chose (canvas_radius=0 -> 13 for 3 players), and the
+        # engine is shared under that name too
+        options.update({k: engine.options()[k] for k in stand_ins})
+        _ENGINES.setdefault((self.spec.game, json.dumps(options, sort_keys=True)), engine)
         low, high = self.spec.utility(options)
         info = pyspiel.GameInfo(
             num_distinct_actions=engine.num_actions,
@@ -240,7 +279,7 @@ class BarnyardState(pyspiel.State):
 
     def __init__(self, game: BarnyardGame):
         super().__init__(game)
-        self._game_id = game.spec.game
+        self._key = game.spec.key
         self._held = _EngineState(game.engine, None)
         self._pending: tuple[int, ...] | None = None
         """Player actions waiting for their chance outcomes (None: the initial set-up, or nothing pending)."""
@@ -249,13 +288,14 @@ class BarnyardState(pyspiel.State):
         self._draws: list[int] = []
         self._need: tuple[int, str, int] | None = None
         """The current chance node: (outcomes, what is drawn, offset of integer draws); None elsewhere."""
-        self._records: tuple[tuple[str, ...], ...] = tuple(() for _ in range(game.engine.num_players))
+        self._log: tuple[tuple[int, ...], ...] = ()
+        """Imperfect-information games: the public record of the game (``spec.info.record``)."""
         self._advance()
 
     # ----- engine plumbing ---------------------------------------------------------------------------------
     @property
     def _spec(self) -> BridgeSpec:
-        return SPECS[self._game_id]
+        return SPECS[self._key]
 
     @property
     def engine(self) -> Game:
@@ -271,20 +311,13 @@ class BarnyardState(pyspiel.State):
         """Run the pending transition with the outcomes drawn so far: finish it, or stop at its next chance node."""
         engine, before = self.engine, self._held.state
         rng = ScriptedRng(self._draws, strict_deterministic=not self._spec.explicit_chance)
-        notes: list[list[str]] = [[] for _ in range(engine.num_players)]
         try:
             if before is None:
                 after = engine.initial_state(rng)
-                for seat in range(engine.num_players):
-                    notes[seat].append("set-up")
             else:
                 after = engine.clone(before)
-                for i, action in enumerate(self._pending or ()):
-                    if self._joint:
-                        action = self._pending[engine.current_player(after)]
-                    if not engine.perfect_information:
-                        for seat in range(engine.num_players):
-                            notes[seat].append(engine.action_to_str_for(after, action, seat))
+                for _ in range(len(self._pending or ())):
+                    action = self._pending[engine.current_player(after)] if self._joint else self._pending[0]
                     engine.apply(after, action, rng)
         except NeedChance as need:
             if need.num_outcomes > self._spec.max_chance_outcomes:
@@ -295,17 +328,47 @@ class BarnyardState(pyspiel.State):
         if not rng.all_used():
             raise RuntimeError(f"{self._spec.short_name}: the transition used {rng.used} of "
                                f"{len(self._draws)} chance outcomes")
+        if self._spec.info is not None:
+            self._log = self._spec.info.record(before, after, self._pending or (), self._log)
         self._held = _EngineState(engine, after)
         self._pending, self._joint, self._draws, self._need = None, False, [], None
-        if not engine.perfect_information:
-            self._records = tuple(
-                records + (f"{'; '.join(notes[seat])} | {_compact(engine.observation(after, seat))}",)
-                for seat, records in enumerate(self._records))
 
     def _finished(self) -> bool:
         state = self._held.state
         return (self._need is None and state is not None
                 and (self.engine.is_terminal(state) or self.engine.is_truncated(state)))
+
+    def _simultaneous(self) -> bool:
+        """Whether this is a simultaneous node (every seat chooses; the engine commits them in its own order)."""
+        return (self._spec.simultaneous_node is not None and self._need is None and not self._finished()
+                and self._spec.simultaneous_node(self.engine, self._held.state))
+
+    def _check_player(self, player: int) -> int:
+        """``player`` as an int, or ValueError naming the players of this game."""
+        n = self.engine.num_players
+        if not isinstance(player, (int, np.integer)) or not 0 <= player < n:
+            raise ValueError(f"player {player!r} is not a player of this {n}-player game; players are 0..{n - 1}")
+        return int(player)
+
+    def _joint_choices(self) -> list[list[int]]:
+        """At a simultaneous node: each seat's legal actions (empty for a seat with none)."""
+        return [self._legal_actions(p) for p in range(self.engine.num_players)]
+
+    def _decode_flat(self, flat: int) -> list[int]:
+        """A flat joint action -> one action per seat, OpenSpiel's numbering: seat 0 is the least significant
+        digit, each seat's digit indexes its legal actions, a seat with none takes 0 and no digit."""
+        choices = self._joint_choices()
+        total = int(np.prod([len(c) for c in choices if c], dtype=np.int64))
+        if not 0 <= flat < total:
+            raise ValueError(f"flat joint action {flat} is not in [0, {total}) at this simultaneous node")
+        actions = []
+        for legal in choices:
+            if legal:
+                actions.append(legal[flat % len(legal)])
+                flat //= len(legal)
+            else:
+                actions.append(0)
+        return actions
 
     # ----- OpenSpiel's API -----------------------------------------------------------------------------------
     def current_player(self) -> int:
@@ -314,19 +377,50 @@ class BarnyardState(pyspiel.State):
             return pyspiel.PlayerId.CHANCE
         if self._finished():
             return pyspiel.PlayerId.TERMINAL
-        state = self._held.state
-        if self._spec.simultaneous_node is not None and self._spec.simultaneous_node(self.engine, state):
+        if self._simultaneous():
             return pyspiel.PlayerId.SIMULTANEOUS
-        return self.engine.current_player(state)
+        return self.engine.current_player(self._held.state)
 
     def _legal_actions(self, player: int) -> list[int]:
-        """``player``'s legal actions, ascending (empty for a player who does not act here)."""
+        """``player``'s legal actions, ascending (empty for a player who does not act here). At a simultaneous
+        node, ``legal_actions()`` (the SIMULTANEOUS player) lists the flat joint actions, as OpenSpiel does."""
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            if not self._simultaneous():
+                return []
+            total = int(np.prod([len(c) for c in self._joint_choices() if c], dtype=np.int64))
+            if total > MAX_FLAT_JOINT_ACTIONS:
+                raise ValueError(f"{total} joint actions at this simultaneous node are too many to list; use "
+                                 "legal_actions(p) for each player p and apply_actions")
+            return list(range(total))
+        if player == pyspiel.PlayerId.TERMINAL:
+            return []
+        player = self._check_player(player)
         if self._need is not None or self._finished():
             return []
         state = self._held.state
-        if self._spec.simultaneous_node is not None and self._spec.simultaneous_node(self.engine, state):
+        if self._simultaneous():
             return self._spec.seat_actions(self.engine, state, player)
         return self.engine.legal_actions(state) if player == self.engine.current_player(state) else []
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's ``legal_actions``, with a clear error for a player id that is not in the game."""
+        if player is None:
+            return super().legal_actions()
+        if player not in (pyspiel.PlayerId.SIMULTANEOUS, pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL):
+            self._check_player(player)
+        return super().legal_actions(player)
+
+    def legal_actions_mask(self, player: int | None = None) -> list[int]:
+        """OpenSpiel's mask of ``player``'s legal actions (the current player's by default). A simultaneous node
+        has no single mask (its flat joint actions are not action ids): ask per player there."""
+        if player is None:
+            player = self.current_player()
+        if player == pyspiel.PlayerId.SIMULTANEOUS:
+            raise ValueError("a simultaneous node has no single action mask: use legal_actions_mask(p) for each "
+                             "player p (flat joint actions are not action ids)")
+        if player not in (pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL):
+            self._check_player(player)
+        return super().legal_actions_mask(player)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The current chance node's outcomes, each equally likely."""
@@ -336,24 +430,47 @@ class BarnyardState(pyspiel.State):
         return [(i, 1.0 / k) for i in range(k)]
 
     def _apply_action(self, action: int) -> None:
-        """A chance outcome, or the move of the player to act (validated by the engine before anything changes)."""
+        """A chance outcome, a flat joint action at a simultaneous node, or the move of the player to act
+        (validated before anything changes)."""
         if self._need is not None:
             if not 0 <= action < self._need[0]:
                 raise ValueError(f"chance outcome {action} is not in [0, {self._need[0]})")
             self._draws.append(int(action))
             self._advance()
             return
+        if self._finished():
+            raise ValueError(f"action {action}: the game is over")
+        if self._simultaneous():
+            self._apply_actions(self._decode_flat(int(action)))
+            return
         self._check_legal(int(action), self.engine.current_player(self._held.state))
         self._pending, self._joint, self._draws = (int(action),), False, []
         self._advance()
 
     def _apply_actions(self, actions: list[int]) -> None:
-        """One action per seat at a simultaneous node (the engine commits them in its own order)."""
-        if len(actions) != self.engine.num_players:
-            raise ValueError(f"{len(actions)} actions for {self.engine.num_players} players")
+        """One action per seat: at a simultaneous node each seat's choice (the engine commits them in its own
+        order); at a node where one seat acts (a simultaneous game's eat decision, which OpenSpiel's
+        ``rl_environment`` also applies this way) that seat's action. A seat with no legal action passes 0
+        (OpenSpiel's convention; ``INVALID_ACTION`` is accepted too)."""
+        n = self.engine.num_players
+        if len(actions) != n:
+            raise ValueError(f"{len(actions)} actions for {n} players")
+        if self._need is not None:
+            raise ValueError("a chance node: apply its outcome with apply_action")
+        if self._finished():
+            raise ValueError("the game is over")
+        actions = [int(a) for a in actions]
         for seat, action in enumerate(actions):
-            self._check_legal(int(action), seat)
-        self._pending, self._joint, self._draws = tuple(int(a) for a in actions), True, []
+            legal = self._legal_actions(seat)
+            if legal and action not in legal:
+                raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
+            if not legal and action not in (0, pyspiel.INVALID_ACTION):
+                raise ValueError(f"player {seat} has no legal action here and must pass 0, not {action}")
+        if self._simultaneous():
+            self._pending, self._joint = tuple(actions), True
+        else:
+            self._pending, self._joint = (actions[self.engine.current_player(self._held.state)],), False
+        self._draws = []
         self._advance()
 
     def _check_legal(self, action: int, seat: int) -> None:
@@ -362,7 +479,8 @@ class BarnyardState(pyspiel.State):
             raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
 
     def _action_to_string(self, player: int, action: int) -> str:
-        """The engine's notation of ``action``; chance outcomes say what was drawn."""
+        """The engine's notation of ``action``; chance outcomes say what was drawn; a flat joint action lists
+        each seat's choice."""
         if player == pyspiel.PlayerId.CHANCE:
             if self._need is not None:
                 return NeedChance(self._need[0], self._need[1], self._need[2]).describe(action)
@@ -370,6 +488,8 @@ class BarnyardState(pyspiel.State):
         state = self._held.state
         if state is None:
             return f"action {action}"
+        if player == pyspiel.PlayerId.SIMULTANEOUS and self._simultaneous():
+            return "[" + ", ".join(self.engine.action_to_str(state, a) for a in self._decode_flat(int(action))) + "]"
         return self.engine.action_to_str(state, action)
 
     def is_terminal(self) -> bool:
@@ -382,6 +502,22 @@ class BarnyardState(pyspiel.State):
             return [0.0] * self.engine.num_players
         return [float(r) for r in self.engine.returns(self._held.state)]
 
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> "BarnyardState":
+        """A state that ``player_id`` cannot tell from this one (what IS-MCTS searches from): Boaring's hidden
+        cards dealt again at random (:meth:`~envs.boaring.rules.BoaringGame.determinize`), seeded by two draws of
+        ``probability_sampler`` (floats in [0, 1)). Perfect-information games: a copy. Only at decision nodes
+        and at the end; the copy's ``history()`` stays this state's (OpenSpiel keeps it), its position is the
+        sample."""
+        player = self._check_player(player_id)
+        if self._need is not None or self._held.state is None:
+            raise ValueError("resample_from_infostate needs a decision node or the end, not a chance node")
+        copy = self.clone()
+        if self._spec.info is not None:
+            seed = [int(probability_sampler() * 2 ** 53) for _ in range(2)]
+            sample = self._spec.info.resample(self.engine, self._held.state, player, np.random.default_rng(seed))
+            copy._held = _EngineState(self.engine, sample)
+        return copy
+
     def __str__(self) -> str:
         state = self._held.state
         text = "(setting up)" if state is None else self.engine.render_ansi(state)
@@ -392,22 +528,25 @@ class BarnyardState(pyspiel.State):
     # ----- what a player knows ------------------------------------------------------------------------------
     def observation_text(self, player: int) -> str:
         """The text picture that ``player`` may see."""
+        player = self._check_player(player)
         state = self._held.state
         if state is None:
             return "(setting up)"
         return str(self.engine.render_for(state, player, "ansi"))
 
     def information_state_text(self, player: int) -> str:
-        """``player``'s information state: the action history (perfect information), or ``player``'s record of
-        every completed transition (Boaring)."""
-        if self.engine.perfect_information:
+        """``player``'s information state: the action history (perfect information), or the observation and the
+        public round log (Boaring, :mod:`envs.openspiel.boaring`)."""
+        player = self._check_player(player)
+        if self._spec.info is None:
             return " ".join(str(a) for a in self.history())
-        return "\n".join((f"p{player}", *self._records[player]))
+        return self._spec.info.string(self.engine, self._held.state, self._log, player)
 
 
 class BarnyardObserver:
-    """OpenSpiel's PyObserver for a Barnyard game: ``tensor`` / ``dict`` (the engine's observation) and
-    ``string_from`` (the observation picture, or the information state for ``perfect_recall``)."""
+    """OpenSpiel's PyObserver for a Barnyard game: ``tensor`` / ``dict`` (the engine's observation, or Boaring's
+    information-state tensor for ``perfect_recall``) and ``string_from`` (the observation picture, or the
+    information state for ``perfect_recall``)."""
 
     def __init__(self, game: BarnyardGame, iig_obs_type: pyspiel.IIGObservationType, params: Any):
         if params:
@@ -424,9 +563,13 @@ class BarnyardObserver:
                                  "SINGLE_PLAYER) and, without perfect recall, the privileged global state "
                                  f"(ALL_PLAYERS); not {iig_obs_type}")
         self._engine = engine
+        self._info = game.spec.info
         if self.perfect_recall:
-            self.tensor = np.zeros(0, np.float32)
-            self.dict: dict[str, np.ndarray] = {}
+            size = 0 if self._info is None else self._info.tensor_size(engine)
+            self.tensor = np.zeros(size, np.float32)
+            self.dict: dict[str, np.ndarray] = {} if self._info is None else {
+                "observation": self.tensor[:engine.observation_shape[0]],
+                "rounds": self._info.round_slots(engine, self.tensor)}
         else:
             shape = engine.global_state_shape if self.privileged else engine.observation_shape
             self.tensor = np.zeros(int(np.prod(shape)), np.float32)
@@ -434,10 +577,12 @@ class BarnyardObserver:
 
     def set_from(self, state: BarnyardState, player: int) -> None:
         """Fill ``tensor`` with ``state`` as ``player`` observes it (zeros before the set-up is complete)."""
-        if self.perfect_recall:
-            return
+        player = state._check_player(player)
         es = state.engine_state
-        if es is None:
+        if self.perfect_recall:
+            if self._info is not None:
+                self._info.tensor(self._engine, es, state._log, player, self.tensor)
+        elif es is None:
             self.tensor.fill(0.0)
         elif self.privileged:
             self.tensor[:] = self._engine.global_state(es).reshape(-1)
@@ -449,6 +594,7 @@ class BarnyardObserver:
         if self.perfect_recall:
             return state.information_state_text(player)
         if self.privileged:
+            state._check_player(player)
             return str(state) if state.engine_state is None else str(
                 self._engine.render_for(state.engine_state, None, "ansi"))
         return state.observation_text(player)
@@ -474,24 +620,24 @@ def _game_type(spec: BridgeSpec) -> pyspiel.GameType:
         max_num_players=spec.max_players,
         min_num_players=spec.min_players,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=spec.info is not None,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=_default_options(spec.game),
+        parameter_specification=_default_options(spec),
     )
 
 
 def register() -> None:
     """Register every game with OpenSpiel (done on import; calling it again changes nothing)."""
     registered = set(pyspiel.registered_names())
-    for game, spec in SPECS.items():
-        if game not in _GAME_CLASSES:
-            name = "".join(part.title() for part in game.split("_"))
+    for key, spec in SPECS.items():
+        if key not in _GAME_CLASSES:
+            name = "".join(part.title() for part in key.split("_"))
             cls = type(f"{name}OpenSpielGame", (BarnyardGame,),
                        {"spec": spec, "game_type": _game_type(spec), "__module__": __name__})
-            _GAME_CLASSES[game] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
+            _GAME_CLASSES[key] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
         if spec.short_name not in registered:
-            pyspiel.register_game(_GAME_CLASSES[game].game_type, _GAME_CLASSES[game])
+            pyspiel.register_game(_GAME_CLASSES[key].game_type, _GAME_CLASSES[key])
 
 
 def load_game(game: str, **options: Any) -> pyspiel.Game:
