@@ -1097,6 +1097,7 @@ class BatchedBoaring(BatchedGame):
         state.last_played[b] = r.last_played
         state.plies[b] = r.rounds * self.num_players + r.ncommitted if plies is None else plies
 
+    has_greedy_actions = True
     greedy_samples: int = SAMPLES
     """Greedy: sampled bid vectors of the other players per decision (baselines.SAMPLES)."""
     greedy_card_cost: float = CARD_COST

@@ -92,14 +92,13 @@ class BatchedGame(ABC):
     def greedy_actions(self, state: Any, rng: np.ndarray, out: np.ndarray) -> None:
         """Optional: the game's greedy baseline's action for the seat to move in every row of ``state``, computed
         by compiled kernels, into ``out`` ``(B,)`` int64; chance and tie-breaks from ``rng`` (a ``uint64``
-        SplitMix64 state per row, :mod:`envs.common.fastrng`, advanced in place). :attr:`has_greedy_actions`
-        says whether the engine has it (the trainer otherwise plays the Python ``GreedyPolicy``)."""
+        SplitMix64 state per row, :mod:`envs.common.fastrng`, advanced in place). An engine that implements it
+        sets :attr:`has_greedy_actions` (the trainer otherwise plays the Python ``GreedyPolicy``)."""
         raise NotImplementedError(f"{self.name}: no compiled greedy baseline")
 
-    @property
-    def has_greedy_actions(self) -> bool:
-        """Whether this engine implements :meth:`greedy_actions`."""
-        return type(self).greedy_actions is not BatchedGame.greedy_actions
+    has_greedy_actions: bool = False
+    """The engine implements :meth:`greedy_actions` with this signature. A flag rather than "is the method
+    overridden": Beasty Borders' engine has an older ``greedy_actions(state) -> actions`` of another signature."""
 
     # ----- rows as values ----------------------------------------------------------------------------
     def take(self, state: Any, rows: np.ndarray) -> Any:

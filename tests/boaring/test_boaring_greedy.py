@@ -189,10 +189,11 @@ def test_greedy_actions_rows_seeded_independent_and_checked():
         with pytest.raises(ValueError, match="greedy_actions needs"):
             fast.greedy_actions(batch, bad_rng, bad_out)
     assert np.array_equal(rng, kept)
-    assert fast.has_greedy_actions and fast.greedy_samples == SAMPLES and fast.greedy_card_cost == CARD_COST
+    assert fast.has_greedy_actions and not BatchedGame.has_greedy_actions and fast.greedy_samples == SAMPLES and fast.greedy_card_cost == CARD_COST
 
     class Without(BatchedBoaring):
         greedy_actions = BatchedGame.greedy_actions
+        has_greedy_actions = False
 
     plain = Without(num_players=n)
     assert not plain.has_greedy_actions

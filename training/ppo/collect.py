@@ -425,7 +425,7 @@ class BatchedSlots(_Slots):
         self.kind_codes = np.zeros((e, self.n), dtype=np.int8)
         self.random_rng = np.zeros(e, dtype=np.uint64)
         """Per env: the generator of its ``random`` seats in the current game."""
-        self.compiled_greedy = bool(getattr(eng, "has_greedy_actions", False))
+        self.compiled_greedy = bool(getattr(eng, "has_greedy_actions", False))  # a BatchedGame or a test's stand-in
         """Greedy seats play the engine's compiled ``greedy_actions`` (else the Python ``GreedyPolicy``)."""
         self.greedy_rng = np.zeros(e, dtype=np.uint64)
         """Per env: the generator of its compiled ``greedy`` seats in the current game."""
