@@ -21,7 +21,9 @@ The end-of-game "active" seat is decided in one place, ``_active_when_over`` / `
 
 The ``search`` baseline's simulations also run here (:meth:`BatchedBoaring.search_action`, one row per
 simulation): the algorithm of ``envs/boaring/baselines.py``'s ``BoaringSearch``, with its opponent model,
-playout policy and evaluation compiled (tested against the Python functions decision for decision).
+playout policy and evaluation compiled (tested against the Python functions decision for decision). So does
+the ``greedy`` baseline (:meth:`BatchedBoaring.greedy_actions`, every row at once; its Monte-Carlo draws come
+from the row generators passed in, the decisions are GreedyPolicy's).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from envs.boaring import actions as A
+from envs.boaring.baselines import CARD_COST, SAMPLES
 from envs.boaring.rules import (
     ANIMAL_COUNTS,
     BID,
@@ -640,6 +643,116 @@ def _eat_choice(s, b: int, seat: int, n: int) -> int:
     return NO_EAT
 
 
+# ----- kernels: the `greedy` baseline (envs/boaring/baselines.py GreedyPolicy) ----------------------------------
+# GreedyPolicy.act compiled: the same decisions (a single legal action as is, eat_choice in the eat phase, the bid
+# of highest bid_values EV, ties to the cheaper card); only the Monte-Carlo draws of the other bids come from the
+# row's SplitMix64 stream instead of numpy's. The EV step (_greedy_bid) takes the draws as an argument, so the
+# tests feed it the Python greedy's own draws and compare EV for EV.
+
+
+@njit(cache=True)
+def _greedy_draws(counts: np.ndarray, k: int, samples: int, rng: np.ndarray, row: int, pool: np.ndarray,
+                  draws: np.ndarray) -> int:
+    """``samples`` draws of the other ``k`` bids into ``draws[:samples, :k]``: each row a uniformly random ordered
+    draw without replacement from the hidden pool (``counts`` copies of each value), as bid_values' argsort of
+    uniform keys; one partial Fisher-Yates pass of ``k`` swaps per sample (``pool`` is scratch, size >= 70).
+    Returns the columns drawn: ``min(k, pool size)``."""
+    m = 0
+    for i in range(NUM_VALUES):
+        for _ in range(counts[i]):
+            pool[m] = i + 1
+            m += 1
+    kk = min(k, m)
+    for r in range(samples):
+        for j in range(kk):
+            x = j + below(rng, row, m - j)
+            pool[j], pool[x] = pool[x], pool[j]
+            draws[r, j] = pool[j]
+    return kk
+
+
+@njit(cache=True)
+def _greedy_bid(s, b: int, seat: int, n: int, draws: np.ndarray, kk: int, card_cost: float, evs: np.ndarray) -> int:
+    """baselines.bid_values on the given draws (``draws[r, j]``: the bid of the j-th other seat in seat order, as
+    the Python columns), the same float operations; ``evs[i]`` the EV of value i + 1 (-inf when not in hand).
+    Returns the action of the best value (ties to the cheaper card). Reads only public cards and ``seat``'s own."""
+    hands, hand_size, active, requirement = s.hands, s.hand_size, s.active, s.requirement
+    samples = draws.shape[0]
+    me_p = _seat(active[b] - seat, n)  # priority rank, 0 = highest
+    need = np.int64(requirement[b]) * n
+    worth = _animal_worth(s, b, seat, n)
+    size = np.int64(hand_size[b, seat])
+    hand_sum = 0
+    for i in range(NUM_VALUES):
+        hand_sum += (i + 1) * np.int64(hands[b, seat, i])
+    mean_hand = hand_sum / max(size, 1)
+    scale = (size - 1) / max(size, 1)
+    top_live = np.zeros(NUM_VALUES, dtype=np.int64)  # samples where v lives and is the highest card
+    low_dead = np.zeros(NUM_VALUES, dtype=np.int64)  # samples where v dies and is the lowest card
+    above = np.zeros(max(kk, 1), dtype=np.bool_)  # others that win ties against me for the highest card
+    j = 0
+    for o in range(n):
+        if o != seat:
+            if j < kk:
+                above[j] = _seat(active[b] - o, n) < me_p
+            j += 1
+    for r in range(samples):
+        total = 0
+        max_above = max_rest = 0  # highest draw of the seats above / not above me (0: none)
+        min_above = min_rest = NUM_VALUES + 1
+        for j in range(kk):
+            d = draws[r, j]
+            total += d
+            if above[j]:
+                max_above = max(max_above, d)
+                min_above = min(min_above, d)
+            else:
+                max_rest = max(max_rest, d)
+                min_rest = min(min_rest, d)
+        for i in range(NUM_VALUES):
+            if hands[b, seat, i] > 0:
+                v = i + 1
+                if total + v >= need:
+                    if v > max_above and v >= max_rest:
+                        top_live[i] += 1
+                elif v < min_rest and v <= min_above:
+                    low_dead[i] += 1
+    best, best_ev = 0, -np.inf
+    for i in range(NUM_VALUES):
+        evs[i] = -np.inf
+        if hands[b, seat, i] > 0:
+            ev = worth * (top_live[i] / samples) - low_dead[i] / samples
+            evs[i] = ev - card_cost * scale * (i + 1 - mean_hand)
+            if evs[i] > best_ev:
+                best, best_ev = i, evs[i]
+    return A.PLAY_BASE + best
+
+
+@njit(cache=True)
+def _greedy_kernel(s, n: int, num_actions: int, samples: int, card_cost: float, rng: np.ndarray,
+                   out: np.ndarray) -> None:
+    """GreedyPolicy.act for the seat to move in every row (-1 in finished rows), draws from ``rng[b]``."""
+    phase, current = s.phase, s.current
+    counts = np.empty(NUM_VALUES, dtype=np.int64)
+    pool = np.empty(NUM_FOOD, dtype=np.int64)
+    draws = np.empty((samples, max(n - 1, 1)), dtype=np.int64)
+    evs = np.empty(NUM_VALUES)
+    legal = np.empty(num_actions, dtype=np.int64)
+    for b in range(phase.shape[0]):
+        if phase[b] == OVER:
+            out[b] = -1
+            continue
+        seat = current[b]
+        if _legal_row(s, b, n, legal) == 1:  # a forced move: no draws
+            out[b] = legal[0]
+        elif phase[b] == EAT:
+            out[b] = _eat_choice(s, b, seat, n)
+        else:
+            _hidden_counts(s, b, seat, counts)
+            kk = _greedy_draws(counts, n - 1, samples, rng, b, pool, draws)
+            out[b] = _greedy_bid(s, b, seat, n, draws, kk, card_cost, evs)
+
+
 @njit(cache=True)
 def _evaluate(s, b: int, n: int, pairwise: bool, temperature: float, hand_weight: float, out: np.ndarray) -> None:
     """baselines.evaluate: mean over rivals of tanh((strength difference) / temperature), strength = score +
@@ -983,6 +1096,29 @@ class BatchedBoaring(BatchedGame):
         state.eaten[b] = r.eaten
         state.last_played[b] = r.last_played
         state.plies[b] = r.rounds * self.num_players + r.ncommitted if plies is None else plies
+
+    has_greedy_actions = True
+    greedy_samples: int = SAMPLES
+    """Greedy: sampled bid vectors of the other players per decision (baselines.SAMPLES)."""
+    greedy_card_cost: float = CARD_COST
+    """Greedy: the card cost (baselines.CARD_COST)."""
+
+    def greedy_actions(self, state: BoaringBatch, rng: np.ndarray, out: np.ndarray) -> None:
+        """The ``greedy`` baseline's action (baselines.GreedyPolicy) for the seat to move in every row into ``out``
+        (B,) int64, -1 in finished rows, computed by :func:`_greedy_kernel`.
+
+        The same decisions as GreedyPolicy: a forced move as is, :func:`_eat_choice` (= ``eat_choice``) in the eat
+        phase, and the bid of highest ``bid_values`` EV (ties to the cheaper card) over ``greedy_samples`` sampled
+        bid vectors of the other seats, drawn from the seat's hidden pool (public cards and its own hand only).
+        Those Monte-Carlo draws come from ``rng[b]`` (a SplitMix64 state per row, advanced in place), not from
+        numpy's generator, so a seeded compiled greedy does not reproduce a seeded Python greedy move for move;
+        given the same draws the EVs are bit-identical (tests/boaring/test_boaring_greedy.py)."""
+        batch = state.phase.shape[0]
+        if rng.dtype != np.uint64 or rng.shape != (batch,) or out.dtype != np.int64 or out.shape != (batch,):
+            raise ValueError(f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
+                             f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}")
+        _greedy_kernel(state, self.num_players, self.num_actions, int(self.greedy_samples),
+                       float(self.greedy_card_cost), rng, out)
 
     def search_action(self, info_state: BoaringState, seat: int, legal_mask: np.ndarray, seed: int, budget: int,
                       rollout_depth: int | None, exploration: float, temperature: float, hand_weight: float,

@@ -89,6 +89,17 @@ class BatchedGame(ABC):
         """``(B, num_players)`` as the reference ``Game.shaping_potential`` (for score shaping)."""
         raise NotImplementedError(f"{self.name}: no batched shaping potential")
 
+    def greedy_actions(self, state: Any, rng: np.ndarray, out: np.ndarray) -> None:
+        """Optional: the game's greedy baseline's action for the seat to move in every row of ``state``, computed
+        by compiled kernels, into ``out`` ``(B,)`` int64; chance and tie-breaks from ``rng`` (a ``uint64``
+        SplitMix64 state per row, :mod:`envs.common.fastrng`, advanced in place). An engine that implements it
+        sets :attr:`has_greedy_actions` (the trainer otherwise plays the Python ``GreedyPolicy``)."""
+        raise NotImplementedError(f"{self.name}: no compiled greedy baseline")
+
+    has_greedy_actions: bool = False
+    """The engine implements :meth:`greedy_actions` with this signature. A flag rather than "is the method
+    overridden": Beasty Borders' engine has an older ``greedy_actions(state) -> actions`` of another signature."""
+
     # ----- rows as values ----------------------------------------------------------------------------
     def take(self, state: Any, rows: np.ndarray) -> Any:
         """A new state holding copies of ``rows`` (in that order): clones, for search."""

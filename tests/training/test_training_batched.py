@@ -20,7 +20,7 @@ import torch
 
 import envs
 from envs.common.fastrng import seed_states
-from envs.common.vector import batched_game_class
+from envs.common.vector import BatchedGame, batched_game_class
 from training.config import make_config
 from training.networks import build_network, network_spec
 from training.ppo.buffer import RolloutBuffer
@@ -73,9 +73,19 @@ def shadow_env(game: str, max_game_length: int | None = None) -> Any:
     return Shadow
 
 
-def batched_engine(game: str, max_game_length: int | None = None) -> Any:
-    """The game's batched-engine class, with a lower ply cap if asked."""
-    cls = batched_game_class(game)
+def python_greedy(cls: type) -> type:
+    """``cls`` without its compiled greedy: BatchedSlots then plays greedy seats with the Python GreedyPolicy, as
+    the reference collector does (the compiled greedy draws its samples from other generators)."""
+    if not cls.has_greedy_actions:
+        return cls
+    return type(f"{cls.__name__}PythonGreedy", (cls,), {"greedy_actions": BatchedGame.greedy_actions,
+                                                        "has_greedy_actions": False})
+
+
+def batched_engine(game: str, max_game_length: int | None = None, compiled_greedy: bool = True) -> Any:
+    """The game's batched-engine class, with a lower ply cap if asked (``compiled_greedy`` False: the Python
+    greedy plays its greedy seats)."""
+    cls = batched_game_class(game) if compiled_greedy else python_greedy(batched_game_class(game))
 
     def make(**options: Any) -> Any:
         engine = cls(**options)
@@ -92,7 +102,7 @@ def collector_pair(game: str, cap: int | None = None, **overrides: Any) -> tuple
                                   "conv_channels": 4, "conv_layers": 1, **overrides})
     reference_game = envs.module(game).raw_env(**config.env_options).game
     pair = []
-    for hooks in ({"make_env": shadow_env(game, cap)}, {"make_engine": batched_engine(game, cap)}):
+    for hooks in ({"make_env": shadow_env(game, cap)}, {"make_engine": batched_engine(game, cap, False)}):
         torch.manual_seed(0)
         net = build_network(network_spec(config, reference_game), reference_game)
         pair.append(SelfPlayCollector(config, net, torch.Generator().manual_seed(1), **hooks))
@@ -222,6 +232,48 @@ def test_batched_slots_state_round_trip_continues_exactly(game: str):
         resumed.set_state(reference.get_state())
     with pytest.raises(ValueError, match="resume with --engine batched"):
         reference.set_state(first.get_state())
+
+
+GREEDY_GAMES = [g for g in BATCHED_GAMES if batched_game_class(g).has_greedy_actions]
+
+
+@pytest.mark.parametrize("game", GREEDY_GAMES)
+def test_compiled_greedy_seats_are_per_env_seeded_and_resume_exactly(game: str):
+    """Greedy seats play the engine's compiled greedy_actions (no Python policy is built) from a generator per
+    env seeded per game: an env's games do not depend on the other envs, and a group saved mid-game and restored
+    continues exactly (its greedy generators included); a state saved before the compiled greedy still loads."""
+    calls: list[int] = []
+
+    class Recording(batched_game_class(game)):  # type: ignore[misc, valid-type]
+        def greedy_actions(self, state: Any, rng: np.ndarray, out: np.ndarray) -> None:
+            calls.append(len(out))
+            super().greedy_actions(state, rng, out)
+
+    args = (game, {}, [21, 22, 23], 1.0, {"greedy": 1.0}, 0.0)
+    slots = BatchedSlots(*args, make_engine=Recording)
+    alone = BatchedSlots(game, {}, [22], 1.0, {"greedy": 1.0}, 0.0)
+    report, single = slots.reset(), alone.reset()
+    resumed = saved = None
+    seen, again, ended = [], [], 0
+    for step in range(400):
+        assert report.kinds == ["learner"] * 3
+        assert report.obs[1].tobytes() == single.obs[0].tobytes()
+        actions = np.array([np.flatnonzero(m)[step % 2 - 1] for m in report.masks])
+        if step == 30:
+            saved = json.loads(json.dumps(slots.get_state()))
+            resumed = BatchedSlots(*args)
+            again.append(resumed.set_state(saved).obs.tobytes())
+            seen.append(report.obs.tobytes())
+        report, single = slots.step(actions), alone.step(actions[1:2])
+        if resumed is not None:
+            ended += len(report.episodes)
+            seen.append(report.obs.tobytes())
+            again.append(resumed.step(actions).obs.tobytes())
+    assert seen == again and ended >= 6  # games ended and restarted after the restore
+    assert calls and all(p is None for p in slots.greedy)
+    assert not np.array_equal(slots.greedy_rng, alone.greedy_rng[[0, 0, 0]])
+    del saved["greedy_rng"]
+    BatchedSlots(*args).set_state(saved)
 
 
 def test_engine_choice():

@@ -403,10 +403,11 @@ class BatchedSlots(_Slots):
     The engine is driven directly (not through ``VectorEnv``), so that an ended game can be observed from every
     seat and its potentials read before its row restarts. Scripted seats: ``random`` draws uniformly from the
     legal mask with a compiled sampler (:func:`~envs.common.vector.sample_legal`) on a SplitMix64 generator per
-    env, seeded per game as :class:`GameSlots` seeds its ``RandomPolicy``; ``greedy`` is the game's
-    ``GreedyPolicy`` on the row as a reference state (:meth:`~envs.common.vector.BatchedGame.to_reference`): exact
-    and slow. Chance comes from each row's generator, so the games are not those :class:`GameSlots` deals from
-    the same seeds.
+    env, seeded per game as :class:`GameSlots` seeds its ``RandomPolicy``; ``greedy`` is the engine's compiled
+    greedy (:meth:`~envs.common.vector.BatchedGame.greedy_actions`, on a SplitMix64 generator per env seeded per
+    game alike) where the engine has one, else the game's ``GreedyPolicy`` on the row as a reference state
+    (:meth:`~envs.common.vector.BatchedGame.to_reference`): exact and slow. Chance comes from each row's generator,
+    so the games are not those :class:`GameSlots` deals from the same seeds.
     """
 
     def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
@@ -425,6 +426,10 @@ class BatchedSlots(_Slots):
         self.kind_codes = np.zeros((e, self.n), dtype=np.int8)
         self.random_rng = np.zeros(e, dtype=np.uint64)
         """Per env: the generator of its ``random`` seats in the current game."""
+        self.compiled_greedy = bool(getattr(eng, "has_greedy_actions", False))  # a BatchedGame or a test's stand-in
+        """Greedy seats play the engine's compiled ``greedy_actions`` (else the Python ``GreedyPolicy``)."""
+        self.greedy_rng = np.zeros(e, dtype=np.uint64)
+        """Per env: the generator of its compiled ``greedy`` seats in the current game."""
         self.greedy: list[Policy | None] = [None] * e
         self.plies = np.zeros(e, dtype=np.int64)
         """Per env: plies played in the current game (an episode's ``length``)."""
@@ -486,6 +491,8 @@ class BatchedSlots(_Slots):
             return
         if "random" in controllers:
             self.random_rng[i] = seed_states(seed, 1)[0]
+        elif self.compiled_greedy:
+            self.greedy_rng[i] = seed_states(seed, 1)[0]
         else:
             if self.greedy[i] is None:
                 self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
@@ -551,7 +558,13 @@ class BatchedSlots(_Slots):
             self.random_rng[rows[randoms]] = rng
             actions[randoms] = chosen
         greedy = np.flatnonzero(codes == KIND_CODES["greedy"])
-        if greedy.size:
+        if greedy.size and self.compiled_greedy:
+            rng = self.greedy_rng[rows[greedy]]
+            chosen = np.empty(greedy.size, dtype=np.int64)
+            eng.greedy_actions(sub if greedy.size == rows.size else eng.take(sub, greedy), rng, chosen)
+            self.greedy_rng[rows[greedy]] = rng
+            actions[greedy] = chosen
+        elif greedy.size:
             game = self.reference_game
             views = np.empty((greedy.size, *eng.observation_shape), dtype=np.float32)
             eng.observe(eng.take(sub, greedy), seats[greedy], views)
@@ -572,7 +585,8 @@ class BatchedSlots(_Slots):
         state = {
             "engine": "batched",
             "arrays": {name: _encode_array(a) for name, a in zip(self.state._fields, self.state)},
-            "random_rng": _encode_array(self.random_rng), "plies": self.plies.tolist(),
+            "random_rng": _encode_array(self.random_rng), "greedy_rng": _encode_array(self.greedy_rng),
+            "plies": self.plies.tolist(),
             "kind_codes": self.kind_codes.tolist(),
             "greedy": [None if p is None else p.rng.bit_generator.state for p in self.greedy],
             **self._common_state(),
@@ -593,6 +607,10 @@ class BatchedSlots(_Slots):
                                  f"{target.dtype}{target.shape}")
             target[...] = saved
         self.random_rng[:] = _decode_array(state["random_rng"])
+        if "greedy_rng" in state:
+            self.greedy_rng[:] = _decode_array(state["greedy_rng"])
+        else:  # saved before the compiled greedy (its greedy seats were Python policies): a generator per env
+            self.greedy_rng[:] = [np.random.SeedSequence([s, 3]).generate_state(1, np.uint64)[0] for s in self.seeds]
         self.plies[:] = state["plies"]
         self.kind_codes[:] = state["kind_codes"]
         for i, rng_state in enumerate(state["greedy"]):
