@@ -343,13 +343,14 @@ def tournament_json(data: Any) -> dict[str, Any]:
 def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] | None = None,
                extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
                allowed_hosts: list[str] | None = None, checkpoint_dirs: list[Path] | None = None,
-               warm: bool = False) -> Starlette:
+               warm: bool = False, body_seconds: float = BODY_SECONDS) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
     besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
     name (default :data:`LOOPBACK_HOSTS`). Checkpoints are listed and loaded only from :func:`checkpoint_folders`
     (``checkpoints/`` and ``runs/`` of each of ``checkpoint_roots``, default the working folder, and each of
     ``checkpoint_dirs``). ``warm``: compile every game's search at start-up, in a background thread
-    (:func:`training.play.web.sessions.warm_searches`; the catalogue says when it is done)."""
+    (:func:`training.play.web.sessions.warm_searches`; the catalogue says when it is done). ``body_seconds``: the
+    time a request body has to arrive whole (:data:`BODY_SECONDS`)."""
     store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     folders = checkpoint_folders(roots, checkpoint_dirs)
@@ -383,14 +384,16 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
             try:
                 result = await handler(request)
             except WebError as err:
-                return JSONResponse({"error": err.message}, status_code=err.status)
+                # a body left unread (too slow, too big): close the connection rather than read the rest
+                headers = {"Connection": "close"} if err.status in (408, 413) else None
+                return JSONResponse({"error": err.message}, status_code=err.status, headers=headers)
             return result if isinstance(result, Response) else JSONResponse(result)
         return endpoint
 
     async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
         """The request's JSON body, read at most ``limit`` bytes far (413 beyond), parsed with at most ``objects``
         objects and :data:`MAX_DEPTH` levels (400 beyond), in a worker thread when large."""
-        raw = await read_body(request, limit)
+        raw = await read_body(request, limit, body_seconds)
         if len(raw) > 256 * 1024:
             return await run_in_threadpool(parse_json, raw, objects)
         return parse_json(raw, objects)
@@ -481,7 +484,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         return {"closed": False, "left": seat}
 
     async def open_replay(request: Request) -> Any:
-        raw = await read_body(request, MAX_FILE_BODY)
+        raw = await read_body(request, MAX_FILE_BODY, body_seconds)
         body = await run_in_threadpool(parse_json, raw, MAX_FILE_OBJECTS)
         name = request.query_params.get("name", "")[:200]
         try:
