@@ -261,7 +261,7 @@ def test_replays_are_held_by_bytes_and_a_dropped_one_says_so():
         assert store.held_bytes == 2 * len(one)
         r = c.get(f"/api/replays/{ids[0]}/0/0")
         assert r.status_code == 404 and "closed to make room" in r.json()["error"]
-        store.max_bytes = 20 * len(one)  # room for the positions the replays below build (they count too)
+        store.max_bytes = 8 * 2**20  # room for the positions the replays below build (they count too)
         assert all(c.get(f"/api/replays/{i}/0/0").status_code == 200 for i in ids[1:])
         assert c.get(f"/api/games/{game['id']}").status_code == 200  # games are not dropped for a file's bytes
         # and the games of one file kept replayed are bounded too
@@ -408,14 +408,19 @@ def test_replayed_positions_count_against_the_byte_budget():
     import gc
     import tracemalloc
 
-    one = _record_file(6)
+    from training.arena.tournament import play_game
+    from training.arena.records import record_to_json
+
+    # four-player Battle Sheep: a few KB of file, about 2.4 MB of positions once replayed
+    one = json.dumps([record_to_json(play_game("battle_sheep", {"num_players": 4}, ["random"] * 4, seed=s))
+                      for s in range(4)]).encode()
     store = SessionStore(max_bytes=4 * 2**20)
     app = create_app(store)
     with TestClient(app, base_url="http://127.0.0.1") as c:
         gc.collect()
         tracemalloc.start()
         try:
-            for _ in range(12):  # 12 files of 6 games, 4 games replayed from each: about 80 MB if nothing counted
+            for _ in range(6):  # 6 files of 4 games, each game replayed: about 55 MB if nothing counted
                 rid = c.post("/api/replays", content=one).json()["id"]
                 for i in range(4):
                     assert c.get(f"/api/replays/{rid}/{i}/3").status_code == 200

@@ -131,6 +131,10 @@ class SessionStore:
                 if shed:
                     self._items[min(shed, key=self._touched.__getitem__)].shed()
                     continue
+                item = self._items.get(key) if key else None
+                if getattr(item, "shed", None) and len(getattr(item, "_games", ())) > 1:
+                    item.shed(keep=1)  # the item being used: all but the game it shows
+                    continue
             candidates = [k for k in self._touched
                           if k != key and (over_count or getattr(self._items[k], "weight", 0))]
             if not candidates:
@@ -701,11 +705,12 @@ class ReplaySession:
     def weight(self) -> int:
         return self.file_bytes + self.loaded_bytes
 
-    def shed(self) -> None:
-        """Forget the replayed games (they are replayed again when asked for)."""
+    def shed(self, keep: int = 0) -> None:
+        """Forget the replayed games but the ``keep`` most recently used (they are replayed again when asked for)."""
         with self.lock:
-            self._games.clear()
-            self._game_bytes.clear()
+            for index in list(self._games)[:max(0, len(self._games) - keep)]:
+                del self._games[index]
+                self._game_bytes.pop(index, None)
 
     def summary(self) -> Json:
         games = []
