@@ -404,32 +404,51 @@ def test_empty_arrays_count_like_objects_and_are_refused_before_parsing(client):
     assert client.post("/api/games", json=body).status_code == 201
 
 
-def test_replayed_positions_count_against_the_byte_budget():
-    import gc
-    import tracemalloc
-
+def _sheep_file(games: int) -> bytes:
     from training.arena.tournament import play_game
     from training.arena.records import record_to_json
 
     # four-player Battle Sheep: a few KB of file, about 2.4 MB of positions once replayed
-    one = json.dumps([record_to_json(play_game("battle_sheep", {"num_players": 4}, ["random"] * 4, seed=s))
-                      for s in range(4)]).encode()
+    return json.dumps([record_to_json(play_game("battle_sheep", {"num_players": 4}, ["random"] * 4, seed=s))
+                       for s in range(games)]).encode()
+
+
+def test_the_size_of_a_replayed_game_is_what_it_holds_in_memory():
+    import gc
+    import tracemalloc
+
+    from training.play.web.sessions import ReplaySession
+
+    session = ReplaySession(json.loads(_sheep_file(1)), weight=1)
+    session.payload(0, 0)  # once first: the modules' own first-use allocations are not the game's
+    session.shed()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        session.payload(0, 0)
+        gc.collect()
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert 0.8 < session.loaded_bytes / (after - before) < 1.25, (session.loaded_bytes, after - before)
+
+
+def test_replayed_positions_count_against_the_byte_budget():
+    from training.play.web.sessions import ReplaySession, approx_bytes
+
+    one = _sheep_file(3)
     store = SessionStore(max_bytes=4 * 2**20)
     app = create_app(store)
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        gc.collect()
-        tracemalloc.start()
-        try:
-            for _ in range(6):  # 6 files of 4 games, each game replayed: about 55 MB if nothing counted
-                rid = c.post("/api/replays", content=one).json()["id"]
-                for i in range(4):
-                    assert c.get(f"/api/replays/{rid}/{i}/3").status_code == 200
-                assert store.held_bytes <= store.max_bytes
-            gc.collect()
-            held, _ = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
-        assert held < 2 * store.max_bytes, held
+        for _ in range(3):  # 3 files of 3 games, each game replayed: about 21 MB if nothing counted
+            rid = c.post("/api/replays", content=one).json()["id"]
+            for i in range(3):
+                assert c.get(f"/api/replays/{rid}/{i}/3").status_code == 200
+            assert store.held_bytes <= store.max_bytes
+            replays = [item for item in store._items.values() if isinstance(item, ReplaySession)]
+            held = sum(r.file_bytes + approx_bytes(list(r._games.values())) for r in replays)
+            assert held <= store.max_bytes, held
         assert c.get(f"/api/replays/{rid}/0/5").status_code == 200  # the newest file still replays
 
 
