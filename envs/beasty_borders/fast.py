@@ -568,7 +568,7 @@ def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size,
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
 def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row, plies,
                     empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr, row_owner,
                     row_type, greedy):
@@ -658,7 +658,7 @@ def _copy_row(src, dst, board, pos, roll, roller, phase, choice, remaining, plac
     vp[dst] = vp[src]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
 def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_legal, root_visits, root_actions,
                    board, pos,
                    roll, roller,

@@ -640,7 +640,7 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
             return
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
 def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed):
     """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
     choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
@@ -725,7 +725,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
 def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
     """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
     on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing

@@ -42,16 +42,19 @@ class FailingPolicy:
         raise RuntimeError("this policy always fails")
 
 
-def serve(app):
-    """Serve ``app`` with uvicorn on 127.0.0.1 and a free port, in a thread: a generator that yields the base URL
+def serve(app, **options):
+    """Serve ``app`` with uvicorn on 127.0.0.1 and a free port, in a thread, with the settings ``serve`` uses
+    (``options`` overrides them: ``training.play.web.serve.server_options``): a generator that yields the base URL
     and stops the server when resumed."""
     import uvicorn
+
+    from training.play.web.serve import server_options
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     sock.close()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, **server_options(**options)))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -75,7 +78,7 @@ def server():
         from training.play.web.app import create_app
     except ImportError as err:
         _missing(f"the web extra is not installed ({err})")
-    app = create_app(extra_policies={"crash": lambda game, options, seat: FailingPolicy()})
+    app = create_app(extra_policies={"crash": lambda game, options, seat: FailingPolicy()}, warm=True)
     yield from serve(app)
 
 

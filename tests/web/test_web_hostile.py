@@ -4,6 +4,7 @@ nothing, foreign origins and hosts, budgets, sizes, clean 4xx messages, checkpoi
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -260,6 +261,7 @@ def test_replays_are_held_by_bytes_and_a_dropped_one_says_so():
         assert store.held_bytes == 2 * len(one)
         r = c.get(f"/api/replays/{ids[0]}/0/0")
         assert r.status_code == 404 and "closed to make room" in r.json()["error"]
+        store.max_bytes = 8 * 2**20  # room for the positions the replays below build (they count too)
         assert all(c.get(f"/api/replays/{i}/0/0").status_code == 200 for i in ids[1:])
         assert c.get(f"/api/games/{game['id']}").status_code == 200  # games are not dropped for a file's bytes
         # and the games of one file kept replayed are bounded too
@@ -381,3 +383,139 @@ def test_battle_sheep_result_says_the_tie_break_that_decided_it():
         if seen == {"tied", "untied"}:
             break
     assert seen == {"tied", "untied"}
+
+
+# ----- issue 39 -----------------------------------------------------------------------------------------------------
+def test_empty_arrays_count_like_objects_and_are_refused_before_parsing(client):
+    from training.play.web.app import MAX_FILE_BODY, MAX_FILE_OBJECTS
+
+    lists = b"[" + b"[]," * 2_700_000 + b"[]]"  # 8 MiB of empty lists: 2.7 million lists if parsed
+    assert len(lists) < MAX_FILE_BODY
+    t0 = time.perf_counter()
+    r = client.post("/api/replays", content=lists)
+    took = time.perf_counter() - t0
+    assert r.status_code == 400 and f"more than {MAX_FILE_OBJECTS} JSON objects and arrays" in r.json()["error"]
+    assert took < 1.5, took
+    r = client.post("/api/games", content=b"[" + b"[]," * 5000 + b"[]]")
+    assert r.status_code == 400 and "arrays" in r.json()["error"]
+    # brackets inside strings are not containers
+    body = {"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"],
+            "note": "[" * 5000}
+    assert client.post("/api/games", json=body).status_code == 201
+
+
+def _sheep_file(games: int) -> bytes:
+    from training.arena.tournament import play_game
+    from training.arena.records import record_to_json
+
+    # four-player Battle Sheep: a few KB of file, about 2.4 MB of positions once replayed
+    return json.dumps([record_to_json(play_game("battle_sheep", {"num_players": 4}, ["random"] * 4, seed=s))
+                       for s in range(games)]).encode()
+
+
+def test_the_size_of_a_replayed_game_is_what_it_holds_in_memory():
+    import gc
+    import tracemalloc
+
+    from training.play.web.sessions import ReplaySession
+
+    session = ReplaySession(json.loads(_sheep_file(1)), weight=1)
+    session.payload(0, 0)  # once first: the modules' own first-use allocations are not the game's
+    session.shed()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        session.payload(0, 0)
+        gc.collect()
+        after, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert 0.8 < session.loaded_bytes / (after - before) < 1.25, (session.loaded_bytes, after - before)
+
+
+def test_replayed_positions_count_against_the_byte_budget():
+    from training.play.web.sessions import ReplaySession, approx_bytes
+
+    one = _sheep_file(3)
+    store = SessionStore(max_bytes=4 * 2**20)
+    app = create_app(store)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        for _ in range(3):  # 3 files of 3 games, each game replayed: about 21 MB if nothing counted
+            rid = c.post("/api/replays", content=one).json()["id"]
+            for i in range(3):
+                assert c.get(f"/api/replays/{rid}/{i}/3").status_code == 200
+            assert store.held_bytes <= store.max_bytes
+            replays = [item for item in store._items.values() if isinstance(item, ReplaySession)]
+            held = sum(r.file_bytes + approx_bytes(list(r._games.values())) for r in replays)
+            assert held <= store.max_bytes, held
+        assert c.get(f"/api/replays/{rid}/0/5").status_code == 200  # the newest file still replays
+
+
+def test_huge_numbers_are_a_400_not_a_500(client):
+    huge = "1" + "0" * 4300
+    over_float = "1" + "0" * 309
+    record = json.loads(_record_file(1))[0]
+    from training.arena.tournament import run_tournament
+
+    tournament = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1,
+                                progress=False).to_json()
+    cases = [("/api/games", '{"game": "boaring", "options": {"num_players": 2}, "seats": ["random", "random"], '
+                            f'"seed": {huge}}}'),
+             ("/api/replays", json.dumps(dict(record, seed=0)).replace('"seed": 0', f'"seed": {huge}')),
+             ("/api/tournaments", json.dumps(dict(tournament, seed=0)).replace('"seed": 0', f'"seed": {huge}'))]
+    for key in ("returns", "scores"):
+        cases.append(("/api/replays", json.dumps(dict(record, **{key: [7, 7]})).replace("[7, 7]",
+                                                                                         f"[{over_float}, 0]")))
+    cases.append(("/api/tournaments", json.dumps(dict(tournament, elo=[7, 7])).replace("[7, 7]", f"[{over_float}, 0]")))
+    cases.append(("/api/tournaments", json.dumps(tournament).replace(
+        json.dumps(tournament["seconds_per_move"]), '{"random": ' + over_float + "}")))
+    pair = dict(tournament["pairs"][0], win_share=777)
+    cases.append(("/api/tournaments", json.dumps(dict(tournament, pairs=[pair])).replace("777", over_float)))
+    pair = dict(tournament["pairs"][0], interval=[777, 1])
+    cases.append(("/api/tournaments", json.dumps(dict(tournament, pairs=[pair])).replace("777", over_float)))
+    for url, body in cases:
+        r = client.post(url, content=body)
+        assert r.status_code == 400 and "digits" in r.json()["error"], (url, r.status_code, r.text[:200])
+    assert len(client.app_store) == 0
+
+
+def test_one_client_filling_the_store_evicts_its_own_games_not_anothers():
+    store = SessionStore(max_items=20)
+    app = create_app(store)
+    body = {"game": "boaring", "options": {"num_players": 2}, "seats": ["human", "random"]}
+    with TestClient(app, base_url="http://127.0.0.1", client=("192.168.1.10", 5000)) as victim, \
+            TestClient(app, base_url="http://127.0.0.1", client=("192.168.1.66", 5000)) as flood:
+        mine = victim.post("/api/games", json=body).json()
+        flooded = [flood.post("/api/games", json=body).json()["id"] for _ in range(60)]
+        assert len(store) == 20
+        r = victim.get(f"/api/games/{mine['id']}", headers=token(mine, 0))
+        assert r.status_code == 200, r.text
+        assert flood.get(f"/api/games/{flooded[0]}").status_code == 404  # the flooder's oldest went
+        assert flood.get(f"/api/games/{flooded[-1]}").status_code == 403  # (alive: it wants a token)
+
+
+def test_a_seat_that_closes_leaves_the_other_seats_playing(client):
+    start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
+    gid = start["id"]
+    r = client.post(f"/api/games/{gid}/close", headers=token(start, 1))
+    assert r.status_code == 200 and r.json() == {"closed": False, "left": 1}
+    assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 200
+    r = client.get(f"/api/games/{gid}", headers=token(start, 1))
+    assert r.status_code == 403 and "closed the game" in r.json()["error"]
+    move = client.get(f"/api/games/{gid}", headers=token(start, 0)).json()["moves"][0]["id"]
+    assert client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": move},
+                       headers=token(start, 0)).status_code == 200
+    r = client.post(f"/api/games/{gid}/close", headers=token(start, 0))
+    assert r.json() == {"closed": True}
+    assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 404
+
+
+def test_every_response_forbids_framing_and_foreign_scripts(client):
+    for method, url in (("GET", "/"), ("GET", "/static/js/main.js"), ("GET", "/api/catalogue"),
+                        ("GET", "/api/games/nope"), ("POST", "/api/games"), ("GET", "/rules/boaring")):
+        r = client.request(method, url)
+        assert r.headers["x-frame-options"] == "DENY", url
+        csp = r.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp, url
+        assert r.headers["x-content-type-options"] == "nosniff"

@@ -1,9 +1,11 @@
-"""A bounded load test of the real server (uvicorn on 127.0.0.1): one expensive bot move does not hold up another
-game's requests (issue 31). Slow: about 15 s."""
+"""Bounded load tests of the real server (uvicorn on 127.0.0.1): expensive bot moves, of every game's compiled
+search at once or of the network search, do not hold up another game's requests (issues 31, 39); slow-header and
+slow-body connections are cut (issue 39). Slow: about 20 s in all."""
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import urllib.request
@@ -11,7 +13,7 @@ import urllib.request
 import numpy as np
 import pytest
 
-from training.play.web.sessions import MAX_NETWORK_SIMULATIONS, MAX_SIMULATIONS
+from training.play.web.sessions import MAX_NETWORK_SIMULATIONS
 
 pytestmark = pytest.mark.slow
 
@@ -28,37 +30,58 @@ def call(method, url, body=None, headers=None):
         return json.loads(r.read())
 
 
-@pytest.mark.parametrize("expensive", [f"search:{MAX_SIMULATIONS}",
-                                       f"mcts:checkpoints/battle_sheep/policy.pt:{MAX_NETWORK_SIMULATIONS}"],
-                         ids=["compiled-search", "network-mcts"])
+SEARCH_GAMES = {"battle_sheep": {"num_players": 2}, "bestiarium": {"board_size": 6}, "beasty_borders": {},
+                "boaring": {"num_players": 2}}
+"""Every game's compiled search at once (one client each)."""
+SEARCH_BUDGET = 2_000
+"""Simulations a move: about 0.3-1 s a move with the four searches sharing two cores."""
+MOVES = 3
+"""Bot moves per searching game at most."""
+
+
+def wait_for_searches(server: str) -> None:
+    """The session's server compiles the searches at start-up (numba's cache: about a second); wait for it."""
+    deadline = time.monotonic() + 300  # a fresh install compiles them: about 70 s of CPU
+    while not call("GET", f"{server}/api/catalogue")["search_ready"]:
+        assert time.monotonic() < deadline, "the searches did not compile within 300 s"
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize("expensive", ["every-game-search", f"mcts:checkpoints/battle_sheep/policy.pt:"
+                                                            f"{MAX_NETWORK_SIMULATIONS}"],
+                         ids=["compiled-searches", "network-mcts"])
 def test_an_expensive_bot_move_does_not_slow_another_game(server, expensive):
-    """The compiled search releases the interpreter; the network search (Python and torch) holds it between
-    torch calls, so the thread switch interval bounds the wait."""
+    """Every compiled search releases the interpreter (numba ``nogil``) and runs in a worker thread; the network
+    search (Python and torch) holds it between torch calls, so the thread switch interval bounds the wait."""
     assert server.startswith("http://127.0.0.1:")
-    # warm up (the compiled search's first call loads its kernel)
-    warm = call("POST", f"{server}/api/games", {"game": "battle_sheep", "options": {"num_players": 2},
-                                                 "seats": ["search:10", "random"], "seed": 1})
-    call("POST", f"{server}/api/games/{warm['id']}/step")
-    slow = call("POST", f"{server}/api/games", {"game": "battle_sheep", "options": {"num_players": 2},
-                                                 "seats": [expensive, expensive], "seed": 2})
+    wait_for_searches(server)
+    if expensive == "every-game-search":
+        slow = {game: call("POST", f"{server}/api/games", {
+            "game": game, "options": options, "seats": [f"search:{SEARCH_BUDGET}"] * 2, "seed": 2})["id"]
+            for game, options in SEARCH_GAMES.items()}
+    else:
+        slow = {"battle_sheep": call("POST", f"{server}/api/games", {
+            "game": "battle_sheep", "options": {"num_players": 2}, "seats": [expensive, expensive], "seed": 2})["id"]}
     other = call("POST", f"{server}/api/games", {"game": "boaring", "options": {"num_players": 3},
                                                   "seats": ["human", "random", "random"]})
     headers = {"X-Seat-Token": other["tokens"]["0"]}
-    thinking: list[tuple[float, float]] = []
+    thinking: dict[str, list[tuple[float, float]]] = {game: [] for game in slow}
     stop = threading.Event()
 
-    def bot_moves():
-        while not stop.is_set() and len(thinking) < 6:
+    def bot_moves(game: str, gid: str) -> None:
+        while not stop.is_set() and len(thinking[game]) < (MOVES if len(slow) > 1 else 6):
             t0 = time.perf_counter()
-            call("POST", f"{server}/api/games/{slow['id']}/step")
-            thinking.append((t0, time.perf_counter()))
+            call("POST", f"{server}/api/games/{gid}/step")
+            thinking[game].append((t0, time.perf_counter()))
 
-    worker = threading.Thread(target=bot_moves, daemon=True)
-    worker.start()
-    latencies: list[float] = []
+    workers = [threading.Thread(target=bot_moves, args=item, daemon=True) for item in slow.items()]
+    for worker in workers:
+        worker.start()
+    latencies: list[tuple[float, float]] = []
     began = time.perf_counter()
     try:
-        while len(latencies) < REQUESTS and time.perf_counter() - began < SECONDS and worker.is_alive():
+        while len(latencies) < REQUESTS and time.perf_counter() - began < SECONDS and \
+                any(worker.is_alive() for worker in workers):
             t0 = time.perf_counter()
             p = call("GET", f"{server}/api/games/{other['id']}", headers=headers)
             t1 = time.perf_counter()
@@ -67,13 +90,72 @@ def test_an_expensive_bot_move_does_not_slow_another_game(server, expensive):
             time.sleep(0.01)
     finally:
         stop.set()
-        worker.join(timeout=60)
-    moves = list(thinking)
-    assert moves and min(b - a for a, b in moves) > 0.2, moves  # the bot moves really were expensive
+        for worker in workers:
+            worker.join(timeout=60)
+    for game, moves in thinking.items():  # the bot moves really were expensive, in every game
+        assert moves and min(b - a for a, b in moves) > 0.2, (game, moves)
+    moves = [m for game_moves in thinking.values() for m in game_moves]
     during = [lat for t0, lat in latencies if any(a <= t0 <= b for a, b in moves)]
     assert len(during) >= 5, latencies  # (a search holding the interpreter lets about one through a move)
     p50, p99 = np.percentile(during, [50, 99])
-    print(f"\n{len(moves)} bot moves of {expensive} (battle_sheep), {np.mean([b - a for a, b in moves]):.2f} s each;"
-          f" {len(during)} requests to another game meanwhile: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-          f"max {max(during) * 1000:.1f} ms")
+    each = ", ".join(f"{game} {len(m)} x {np.mean([b - a for a, b in m]):.2f} s" for game, m in thinking.items())
+    print(f"\nbot moves of {expensive}: {each}; {len(during)} requests to another game meanwhile: "
+          f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {max(during) * 1000:.1f} ms")
     assert p99 < 0.100
+
+
+# ----- slow connections ---------------------------------------------------------------------------------------------
+def closed_by_server(sock: socket.socket, drip: bytes, seconds: float) -> float | None:
+    """Send ``drip`` a byte every 0.2 s for at most ``seconds``; the time at which the server closed the connection
+    (None if it stayed open)."""
+    t0 = time.monotonic()
+    sock.settimeout(0.2)
+    i = 0
+    while time.monotonic() - t0 < seconds:
+        try:
+            if sock.recv(4096) == b"":
+                return time.monotonic() - t0
+        except socket.timeout:
+            pass
+        except OSError:
+            return time.monotonic() - t0
+        try:
+            if drip:
+                sock.sendall(drip[i % len(drip):i % len(drip) + 1])
+        except OSError:
+            return time.monotonic() - t0
+        i += 1
+    return None
+
+
+def test_slow_header_and_slow_body_connections_are_cut():
+    """uvicorn waits for ever for a request's headers and the app for its body; ``serve`` bounds both (1 s here)."""
+    from tests.web.conftest import serve
+
+    from training.play.web.app import create_app
+
+    gen = serve(create_app(body_seconds=1.0), header_seconds=1.0, keep_alive_seconds=1.0)
+    base = next(gen)
+    port = int(base.rsplit(":", 1)[1])
+    try:
+        results = {}
+        socks = {}
+        for kind in ("header", "body", "idle"):
+            socks[kind] = socket.create_connection(("127.0.0.1", port), timeout=5)
+        socks["header"].sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        socks["body"].sendall(b"POST /api/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: 100000\r\n\r\n[")
+        threads = [threading.Thread(target=lambda k=k, d=d: results.__setitem__(k, closed_by_server(socks[k], d, 6.0)))
+                   for k, d in (("header", b"X-A: b\r\n"), ("body", b"1,"), ("idle", b""))]  # idle: sends nothing
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=10)
+        for kind, took in results.items():
+            assert took is not None and took < 4.0, (kind, took, results)
+        # a normal request is still served
+        assert call("GET", f"{base}/api/catalogue")["games"]
+    finally:
+        for sock in socks.values():
+            sock.close()
+        next(gen, None)

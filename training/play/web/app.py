@@ -35,14 +35,17 @@ folders checkpoints load from (:func:`training.play.web.sessions.check_spec`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
+import re
+import threading
 
 import anyio
 import anyio.to_thread
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -60,7 +63,8 @@ from envs.common.policies import Policy
 from training.arena.players import baseline_names
 from training.arena.records import RecordError, parse_records, record_to_json
 from training.arena.tournament import TournamentResult
-from training.play.web.sessions import HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown
+from training.play.web.sessions import (HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown,
+                                       warm_searches)
 from training.play.web.views import VIEWS
 
 log = logging.getLogger("training.play.web")
@@ -75,9 +79,25 @@ MAX_FILE_BODY = 8 * 2**20
 """Largest record file or tournament JSON opened, bytes (an ``evaluate --save-games`` file of several thousand
 games)."""
 MAX_OBJECTS = 1_000
-"""JSON objects in a request body at most ..."""
+"""JSON objects and arrays in a request body at most ..."""
 MAX_FILE_OBJECTS = 100_000
-"""... and in an opened file (a game record is one or two)."""
+"""... and in an opened file (a game record is two objects and four arrays)."""
+MAX_DIGITS = 30
+"""Longest integer accepted in a request body (digits): a seed is at most 19, and a longer one would be a number
+that no float holds."""
+BODY_SECONDS = 30.0
+"""A request body must arrive whole within this many seconds (408 after): a client sending a byte at a time does
+not hold a connection open for ever. Headers are bounded the same way by :mod:`training.play.web.serve`."""
+SECURITY_HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                                 b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+                                 b"frame-ancestors 'none'"),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+"""Sent with every response: the page runs only its own scripts and styles, and no other site may frame it (a
+framed page could be clicked through by a page on top)."""
 MAX_DEPTH = 16
 """Deepest nesting of arrays and objects accepted in a request body."""
 MAX_POLICIES = 64
@@ -130,6 +150,27 @@ class OriginGuard:
         await self.app(scope, receive, send)
 
 
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP response (pages, files, API answers, errors)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                message = dict(message, headers=list(message.get("headers", []))
+                               + [(k, v) for k, v in SECURITY_HEADERS if k not in names])
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
 def checkpoint_folders(roots: list[Path], extra: list[Path] | None = None) -> list[Path]:
     """The folders checkpoints are listed from and may be loaded from: ``checkpoints/`` and ``runs/`` of each
     root, then each ``--checkpoint-dir``."""
@@ -163,41 +204,62 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused (413) as soon as it is over ``limit`` bytes: never held whole beyond that."""
+async def read_body(request: Request, limit: int, seconds: float = BODY_SECONDS) -> bytes:
+    """The request body, refused (413) as soon as it is over ``limit`` bytes: never held whole beyond that; and
+    refused (408) when it has not arrived whole within ``seconds``."""
     size = request.headers.get("content-length")
     too_big = WebError(413, f"request body over {limit // 1024} KiB" if limit < 2**20
                        else f"request body over {limit // 2**20} MiB")
     if size is not None and size.isdigit() and (len(size) > 12 or int(size) > limit):
         raise too_big
     chunks, total = [], 0
-    async for chunk in request.stream():
-        total += len(chunk)
-        if total > limit:
-            raise too_big
-        chunks.append(chunk)
+    with anyio.move_on_after(seconds) as deadline:
+        async for chunk in request.stream():
+            total += len(chunk)
+            if total > limit:
+                raise too_big
+            chunks.append(chunk)
+    if deadline.cancelled_caught:
+        raise WebError(408, f"the request body did not arrive within {seconds:.0f} s")
     return b"".join(chunks)
 
 
-def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
-    """``raw`` as JSON with at most ``objects`` objects and :data:`MAX_DEPTH` levels; NaN and Infinity are read as
-    null. :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
-    count = [0]
+_STRING = re.compile(rb'"(?:[^"\\]|\\.|\\\Z)*+(?:"|\Z)', re.DOTALL)
+"""A JSON string, or an unterminated one to the end; possessive, so every quote matches at once (linear time)."""
 
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        count[0] += 1
-        if count[0] > objects:
-            raise WebError(400, f"the request body has more than {objects} JSON objects")
-        return dict(pairs)
+
+def count_containers(raw: bytes) -> int:
+    """How many JSON objects and arrays ``raw`` holds (its ``{`` and ``[`` outside strings), counted before parsing:
+    ``[[],[],...]`` builds a list for every three bytes."""
+    upper = raw.count(b"[") + raw.count(b"{")
+    if upper == 0:
+        return 0
+    bare = _STRING.sub(b"", raw)
+    return bare.count(b"[") + bare.count(b"{")
+
+
+def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
+    """``raw`` as JSON with at most ``objects`` objects and arrays together (counted before parsing), integers of
+    at most :data:`MAX_DIGITS` digits and :data:`MAX_DEPTH` levels; NaN and Infinity are read as null.
+    :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
+    if count_containers(raw) > objects:
+        raise WebError(400, f"the request body has more than {objects} JSON objects and arrays")
+
+    def integer(text: str) -> int:
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise WebError(400, f"the request body has an integer of more than {MAX_DIGITS} digits")
+        return int(text)
 
     try:
-        data = json.loads(raw, object_pairs_hook=hook, parse_constant=lambda name: None)
+        data = json.loads(raw, parse_int=integer, parse_constant=lambda name: None)
     except RecursionError:
         raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError:
         raise WebError(400, "the request body is not JSON: it is not UTF-8 text") from None
     except json.JSONDecodeError as err:
         raise WebError(400, f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+    except ValueError:
+        raise WebError(400, "the request body is not JSON that this server reads") from None
     todo = [(data, 1)]
     while todo:
         value, depth = todo.pop()
@@ -280,31 +342,58 @@ def tournament_json(data: Any) -> dict[str, Any]:
 
 def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] | None = None,
                extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
-               allowed_hosts: list[str] | None = None, checkpoint_dirs: list[Path] | None = None) -> Starlette:
+               allowed_hosts: list[str] | None = None, checkpoint_dirs: list[Path] | None = None,
+               warm: bool = False, body_seconds: float = BODY_SECONDS) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
     besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
     name (default :data:`LOOPBACK_HOSTS`). Checkpoints are listed and loaded only from :func:`checkpoint_folders`
     (``checkpoints/`` and ``runs/`` of each of ``checkpoint_roots``, default the working folder, and each of
-    ``checkpoint_dirs``)."""
+    ``checkpoint_dirs``). ``warm``: compile every game's search at start-up, in a background thread
+    (:func:`training.play.web.sessions.warm_searches`; the catalogue says when it is done). ``body_seconds``: the
+    time a request body has to arrive whole (:data:`BODY_SECONDS`)."""
     store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     folders = checkpoint_folders(roots, checkpoint_dirs)
     bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
     extra = extra_policies or {}
+    searches_ready = threading.Event()
+    if not warm:
+        searches_ready.set()
+
+    def warm_up() -> None:
+        try:
+            took = warm_searches()
+            log.info("searches compiled: %s", ", ".join(f"{g} {t:.1f} s" for g, t in took.items()))
+        except Exception:  # noqa: BLE001 - a failed warm-up only means the first search move compiles instead
+            log.exception("compiling the searches at start-up failed")
+        finally:
+            searches_ready.set()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if warm:
+            threading.Thread(target=warm_up, name="warm-searches", daemon=True).start()
+        yield
+
+    def client_of(request: Request) -> str:
+        """Who sent a request, for the store's per-client fairness: its address."""
+        return request.client.host if request.client else ""
 
     def api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
                 result = await handler(request)
             except WebError as err:
-                return JSONResponse({"error": err.message}, status_code=err.status)
+                # a body left unread (too slow, too big): close the connection rather than read the rest
+                headers = {"Connection": "close"} if err.status in (408, 413) else None
+                return JSONResponse({"error": err.message}, status_code=err.status, headers=headers)
             return result if isinstance(result, Response) else JSONResponse(result)
         return endpoint
 
     async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
         """The request's JSON body, read at most ``limit`` bytes far (413 beyond), parsed with at most ``objects``
         objects and :data:`MAX_DEPTH` levels (400 beyond), in a worker thread when large."""
-        raw = await read_body(request, limit)
+        raw = await read_body(request, limit, body_seconds)
         if len(raw) > 256 * 1024:
             return await run_in_threadpool(parse_json, raw, objects)
         return parse_json(raw, objects)
@@ -336,7 +425,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
                           "hidden_information": view.hidden_information,
                           "policies": baseline_names(name) + sorted(extra), "checkpoints": checkpoints[name],
                           "players": _player_counts(view.options_form)})
-        return {"games": games, "human": HUMAN, "ttl": store.ttl}
+        return {"games": games, "human": HUMAN, "ttl": store.ttl, "search_ready": searches_ready.is_set()}
 
     async def new_game(request: Request) -> Any:
         body = await body_json(request)
@@ -351,7 +440,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         session = await anyio.to_thread.run_sync(
             lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
             limiter=bot_moves)
-        store.add(session)
+        store.add(session, client_of(request))
         body = session.payload(session.default_viewer())
         body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
         return JSONResponse(body, status_code=201)
@@ -388,12 +477,14 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
 
     async def close(request: Request) -> Any:
         session = game(request)
-        viewer(request, session)
-        store.remove(session.id)
-        return {"closed": True}
+        seat = viewer(request, session)
+        if seat is None or session.leave(seat):  # a watch game, or its last human seat
+            store.remove(session.id)
+            return {"closed": True}
+        return {"closed": False, "left": seat}
 
     async def open_replay(request: Request) -> Any:
-        raw = await read_body(request, MAX_FILE_BODY)
+        raw = await read_body(request, MAX_FILE_BODY, body_seconds)
         body = await run_in_threadpool(parse_json, raw, MAX_FILE_OBJECTS)
         name = request.query_params.get("name", "")[:200]
         try:
@@ -404,13 +495,15 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         for i, record in enumerate(records):
             check_record(i, record, players)
         session = ReplaySession(records, name, weight=len(raw))
-        store.add(session)
+        store.add(session, client_of(request))
         return JSONResponse(session.summary(), status_code=201)
 
     async def show_replay(request: Request) -> Any:
         session = store.get(request.path_params["replay_id"], ReplaySession)
         p = request.path_params
-        return await run_in_threadpool(session.payload, p["index"], p["ply"])
+        body = await run_in_threadpool(session.payload, p["index"], p["ply"])
+        store.fit(session.id)  # the positions it replayed count against the byte budget
+        return body
 
     async def tournament(request: Request) -> Any:
         return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS))
@@ -441,8 +534,11 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: server_error},
-                    middleware=[Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))])
+                    middleware=[Middleware(SecurityHeaders),
+                                Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))],
+                    lifespan=lifespan)
     app.state.store = store
+    app.state.searches_ready = searches_ready
     return app
 
 

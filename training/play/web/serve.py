@@ -7,6 +7,12 @@ name.
 Games and opened files are kept in memory until ``--ttl`` seconds after their last request (default 30 minutes),
 at most 200 at a time (opened files: 32 MiB together). ``--checkpoint-dir DIR`` adds a folder of checkpoints to
 list and accept besides checkpoints/ and runs/.
+
+Slow clients are cut (:func:`server_config`): a request's headers must arrive within ``HEADER_SECONDS`` (10 s, a
+subclass of uvicorn's h11 protocol, since uvicorn has no header timeout of its own), its body within
+``app.BODY_SECONDS`` (30 s, in the app: 408 and the connection closed), and an idle kept-alive connection is
+closed after uvicorn's ``timeout_keep_alive`` (5 s). Headers are at most 16 KiB (h11's
+``h11_max_incomplete_event_size``).
 """
 
 from __future__ import annotations
@@ -14,6 +20,63 @@ from __future__ import annotations
 import argparse
 import ipaddress
 from pathlib import Path
+from typing import Any
+
+HEADER_SECONDS = 10.0
+"""A request's line and headers must arrive whole within this many seconds of the connection (or of the first byte
+after a kept-alive response); the connection is closed otherwise."""
+KEEP_ALIVE_SECONDS = 5.0
+"""uvicorn's ``timeout_keep_alive``: an idle connection is closed this long after its last response."""
+MAX_HEADER_BYTES = 16 * 1024
+"""uvicorn's ``h11_max_incomplete_event_size``: the longest request line and headers (400 beyond)."""
+
+
+def bounded_h11(header_seconds: float) -> type:
+    """uvicorn's h11 protocol with a deadline on each request's line and headers (a slow-header client, sending
+    a byte now and then, is cut after ``header_seconds``; uvicorn itself waits for ever)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._head_timer = self.loop.call_later(header_seconds, self._head_expired)
+
+        def _waiting_for_head(self) -> bool:
+            return self.cycle is None or self.cycle.response_complete
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._waiting_for_head() and self._head_timer is None and not self.transport.is_closing() \
+                    and self.conn.their_state is h11.IDLE:
+                self._head_timer = self.loop.call_later(header_seconds, self._head_expired)
+
+        def on_response_complete(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+            super().on_response_complete()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+            super().connection_lost(exc)
+
+        def _head_expired(self) -> None:
+            self._head_timer = None
+            if self._waiting_for_head() and not self.transport.is_closing():
+                self.transport.close()
+
+    return BoundedH11Protocol
+
+
+def server_options(header_seconds: float = HEADER_SECONDS,
+                   keep_alive_seconds: float = KEEP_ALIVE_SECONDS) -> dict[str, Any]:
+    """The uvicorn settings the server runs with (``serve`` and the tests alike): slow headers cut after
+    ``header_seconds``, idle connections after ``keep_alive_seconds``, headers at most :data:`MAX_HEADER_BYTES`."""
+    return {"http": bounded_h11(header_seconds), "timeout_keep_alive": keep_alive_seconds,
+            "h11_max_incomplete_event_size": MAX_HEADER_BYTES, "log_level": "warning"}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -49,5 +112,5 @@ def main(argv: list[str] | None = None) -> None:
     hosts = list(LOOPBACK_HOSTS) + args.allow_host
     if args.host not in ("0.0.0.0", "::", ""):
         hosts.append(args.host)
-    app = create_app(SessionStore(ttl=args.ttl), allowed_hosts=hosts, checkpoint_dirs=args.checkpoint_dir)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    app = create_app(SessionStore(ttl=args.ttl), allowed_hosts=hosts, checkpoint_dirs=args.checkpoint_dir, warm=True)
+    uvicorn.run(app, host=args.host, port=args.port, **server_options())

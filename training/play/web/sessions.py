@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import secrets
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -98,26 +99,54 @@ class SessionStore:
     def _weight(self) -> int:
         return sum(getattr(item, "weight", 0) for item in self._items.values())
 
-    def add(self, item: Any) -> str:
-        """Store ``item`` under a new random id (returned, and set as ``item.id``); the least recently used items
-        go to make room."""
+    def add(self, item: Any, owner: str = "") -> str:
+        """Store ``item`` under a new random id (returned, and set as ``item.id``) for the client ``owner`` (its
+        address); to make room, :meth:`fit` drops the least recently used items of the client that holds the
+        most, so one client filling the store evicts its own items, not another user's game."""
         with self._lock:
             self._sweep()
             key = secrets.token_urlsafe(9)
             item.id = key
+            item.owner = owner
             self._items[key] = item
             self._touched[key] = self.clock()
-            while True:
-                over_count = len(self._items) > self.max_items
-                if not over_count and self._weight() <= self.max_bytes:
-                    break
-                # over the byte budget only: drop files, not games
-                candidates = [k for k in self._touched
-                              if k != key and (over_count or getattr(self._items[k], "weight", 0))]
-                if not candidates:
-                    break
-                self._drop(min(candidates, key=self._touched.__getitem__), "room")
+            self._fit(key)
             return key
+
+    def fit(self, key: str | None = None) -> None:
+        """Bring the store back within its bounds (after an item grew: a replay that replayed a game), keeping
+        ``key``: replayed games of other files are forgotten first (they are replayed again when asked for), then
+        whole items go, the least recently used of the client holding the most."""
+        with self._lock:
+            self._fit(key)
+
+    def _fit(self, key: str | None) -> None:
+        while True:
+            over_count = len(self._items) > self.max_items
+            if not over_count and self._weight() <= self.max_bytes:
+                return
+            if not over_count:  # over the byte budget only: forget replayed positions, then drop files, not games
+                shed = [k for k in self._touched if k != key and getattr(self._items[k], "shed", None)
+                        and self._items[k].loaded_bytes]
+                if shed:
+                    self._items[min(shed, key=self._touched.__getitem__)].shed()
+                    continue
+                item = self._items.get(key) if key else None
+                if getattr(item, "shed", None) and len(getattr(item, "_games", ())) > 1:
+                    item.shed(keep=1)  # the item being used: all but the game it shows
+                    continue
+            candidates = [k for k in self._touched
+                          if k != key and (over_count or getattr(self._items[k], "weight", 0))]
+            if not candidates:
+                return
+            held: dict[str, float] = {}
+            for k in candidates:
+                owner = getattr(self._items[k], "owner", "")
+                held[owner] = held.get(owner, 0) + (1 if over_count else self._items[k].weight)
+            adder = getattr(self._items.get(key), "owner", None) if key else None
+            biggest = max(held, key=lambda o: (held[o], o == adder))
+            mine = [k for k in candidates if getattr(self._items[k], "owner", "") == biggest]
+            self._drop(min(mine, key=self._touched.__getitem__), "room")
 
     def get(self, key: str, kind: type) -> Any:
         """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404 saying whether
@@ -315,6 +344,8 @@ class PlaySession:
         self.seed = seed
         self.tokens: dict[int, str] = {i: secrets.token_urlsafe(16) for i in self.humans}
         """Each human seat's secret: a request for that seat's view or move must carry it."""
+        self.left: dict[int, str] = {}
+        """Human seats that closed the game, with their former tokens (refused from then on)."""
         self.policies: list[Policy | None] = []
         for i, spec in enumerate(self.seats):
             if spec == HUMAN:
@@ -398,12 +429,24 @@ class PlaySession:
             for s, secret in self.tokens.items():
                 if secrets.compare_digest(secret.encode(), token.encode()):
                     holder = s
+        if holder is None and isinstance(token, str) and len(token) <= 64 and any(
+                secrets.compare_digest(old.encode(), token.encode()) for old in self.left.values()):
+            raise WebError(403, "this seat closed the game: its token no longer works (the other seats play on)")
         if holder is None:
             raise WebError(403, "this game has human seats: a request needs the token of the seat it is for "
                                 "(from that seat's link, given when the game was created)")
         if seat is not None and seat != holder:
             raise WebError(403, f"this token is player_{holder}'s, not player_{seat}'s")
         return holder
+
+    def leave(self, seat: int) -> bool:
+        """Seat ``seat`` (a human, already authorized) closes the game for itself: its token stops working, the
+        other seats play on. True when no human seat is left (the store then forgets the game)."""
+        with self.lock:
+            secret = self.tokens.pop(seat, None)
+            if secret is not None:
+                self.left[seat] = secret
+            return not self.tokens
 
     def default_viewer(self) -> int | None:
         """The view the creator's page opens with: the human to move, else the first human, else the spectator."""
@@ -536,6 +579,24 @@ class PlaySession:
                               scores=[float(x) for x in self.game.scores(self.state)], truncated=self.truncated)
 
 
+# ----- compiling the searches -------------------------------------------------------------------------------------
+def warm_searches(games: Sequence[str] | None = None) -> dict[str, float]:
+    """Compile (or load from numba's cache) each game's ``search`` kernels with one small search from the start, so
+    that the first search move a page asks for does not wait for numba (26-32 s a game on a fresh install, about
+    0.2 s from the cache). Returns the seconds each game took. The app runs it in a background thread at
+    start-up."""
+    took: dict[str, float] = {}
+    for name in games or envs.GAMES:
+        t0 = time.perf_counter()
+        game = _build_game(name, {})
+        policy = make_policy("search:8", name, {}, seed=0)
+        policy.reset(0)
+        state = game.initial_state(np.random.default_rng(0))
+        policy.act(decision_from_state(game, state, game.current_player(state)))
+        took[name] = time.perf_counter() - t0
+    return took
+
+
 # ----- replays ------------------------------------------------------------------------------------------------------
 MAX_RECORD_PLIES = 100_000
 
@@ -584,25 +645,78 @@ def check_record(index: int, record: Json, players: dict[tuple[str, str], int] |
                 fail(f"'{key_name}' must have one entry per seat ({players[key]})")
 
 
+def approx_bytes(obj: Any) -> int:
+    """Memory held by ``obj`` and everything it refers to (containers, instance fields, numpy buffers), each object
+    counted once: what a replayed game costs the server, for the store's byte budget."""
+    seen: set[int] = set()
+    todo = [obj]
+    total = 0
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, np.ndarray):
+            total += sys.getsizeof(x) + (x.nbytes if x.base is not None else 0)
+            if x.dtype == object:
+                todo.extend(x.ravel().tolist())
+            continue
+        total += sys.getsizeof(x)
+        if isinstance(x, dict):
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            todo.extend(x)
+        elif type(x).__module__.split(".")[0] in ("envs", "training"):  # game states and engines, not code
+            if hasattr(x, "__dict__"):
+                todo.append(vars(x))
+            for cls in type(x).__mro__:
+                for name in getattr(cls, "__slots__", ()):
+                    if isinstance(name, str) and hasattr(x, name):
+                        todo.append(getattr(x, name))
+    return total
+
+
 class ReplaySession:
-    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply. ``weight``:
-    the bytes of the file, which the store counts against its byte budget."""
+    """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply. Its
+    :attr:`weight`, which the store counts against its byte budget, is what the server holds for it: ``file_bytes``
+    (the file as sent, standing for its parsed records, whose actions are kept as int32 arrays) plus the
+    positions of the games replayed so far (:attr:`loaded_bytes`, which :meth:`shed` frees)."""
 
     noun = "replay"
 
     def __init__(self, records: Sequence[Json], name: str = "", weight: int = 0):
         self.id = ""
+        self.owner = ""
         self.name = name
-        self.records = list(records)
-        self.weight = weight
+        self.records = [dict(r, actions=np.asarray(r["actions"], dtype=np.int32))
+                        if isinstance(r.get("actions"), list) else dict(r) for r in records]
+        self.file_bytes = weight
         self._games: dict[int, tuple[Game, list[Any], list[Json], list[int]]] = {}
+        self._game_bytes: dict[int, int] = {}
         self.lock = threading.Lock()
+
+    @property
+    def loaded_bytes(self) -> int:
+        """Bytes of the replayed games kept (their positions and logs)."""
+        return sum(list(self._game_bytes.values()))
+
+    @property
+    def weight(self) -> int:
+        return self.file_bytes + self.loaded_bytes
+
+    def shed(self, keep: int = 0) -> None:
+        """Forget the replayed games but the ``keep`` most recently used (they are replayed again when asked for)."""
+        with self.lock:
+            for index in list(self._games)[:max(0, len(self._games) - keep)]:
+                del self._games[index]
+                self._game_bytes.pop(index, None)
 
     def summary(self) -> Json:
         games = []
         for i, r in enumerate(self.records):
             games.append({"index": i, "game": r.get("game"), "options": r.get("options"), "seats": r.get("seats"),
-                          "seed": r.get("seed"), "plies": len(r.get("actions") or []), "returns": r.get("returns")})
+                          "seed": r.get("seed"), "plies": len(r.get("actions", ())), "returns": r.get("returns")})
         return {"kind": "replay_file", "id": self.id, "name": self.name, "games": games}
 
     def _load(self, index: int) -> tuple[Game, list[Any], list[Json], list[int]]:
@@ -610,6 +724,8 @@ class ReplaySession:
             self._games[index] = self._games.pop(index)  # most recently used last
         else:
             record = self.records[index]
+            if isinstance(record.get("actions"), np.ndarray):
+                record = dict(record, actions=record["actions"].tolist())
             check_record(index, record)
             engine = _build_game(record["game"], record["options"])
             num_players = engine.num_players
@@ -641,8 +757,11 @@ class ReplaySession:
             except (RecordError, ConfigError, TypeError, ValueError) as err:
                 raise WebError(400, f"game {index} of the file does not replay: {err}") from None
             self._games[index] = (game, states, log, log_at)
+            self._game_bytes[index] = approx_bytes(self._games[index])
             while len(self._games) > MAX_REPLAY_GAMES_LOADED:
-                del self._games[next(iter(self._games))]
+                oldest = next(iter(self._games))
+                del self._games[oldest]
+                self._game_bytes.pop(oldest, None)
         return self._games[index]
 
     def payload(self, index: Any, ply: Any) -> Json:

@@ -370,7 +370,7 @@ function drawPlayers(p) {
   for (const s of p.seats) {
     const row = html("tr", { class: s.seat === p.to_move ? "to-move" : null }, table);
     const c = html("td", {}, row);
-    html("span", { class: "swatch", style: `background:${colour(s.seat)}` }, c);
+    html("span", { class: "swatch" }, c).style.background = colour(s.seat);  // CSSOM: the CSP refuses style attributes
     html("td", {}, row, `player_${s.seat} (${s.name})`);
     const who = s.human ? (s.seat === p.viewer ? "you" : "human") : s.policy;
     html("td", { title: who }, row, who);

@@ -142,7 +142,7 @@ export function draw(svg, p, ctx) {
   b.pastures.forEach((n, s) => {
     const row = html("tr", {}, t);
     const c = html("td", {}, row);
-    html("span", { class: "swatch", style: `background:${SEAT_COLOURS[s]}` }, c);
+    html("span", { class: "swatch" }, c).style.background = SEAT_COLOURS[s];
     c.append(p.seats[s].name);
     html("td", {}, row, String(n));
     html("td", {}, row, String(b.herds[s]));
