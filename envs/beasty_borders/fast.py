@@ -943,15 +943,21 @@ class BeastyBordersBatch(BatchedGame):
                                   self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, eval_scale, self.max_game_length,
                                   self.greedy))
 
-    def greedy_actions(self, state: BordersBatchState) -> np.ndarray:
-        """(B,) ``baselines.greedy_choice`` for the mover of every live row (-1 where over), ties from the row's
-        generator."""
-        out = np.full(state.pos.shape[0], -1, dtype=np.int64)
+    has_greedy_actions = True
+
+    def greedy_actions(self, state: BordersBatchState, rng: np.ndarray, out: np.ndarray) -> None:
+        """``baselines.greedy_choice`` for the mover of every live row into ``out`` (B,) int64 (-1 where over), ties
+        drawn from ``rng[b]`` (a SplitMix64 state per row, advanced in place; never the row's own chance
+        generator)."""
+        batch = state.pos.shape[0]
+        if rng.dtype != np.uint64 or rng.shape != (batch,) or out.dtype != np.int64 or out.shape != (batch,):
+            raise ValueError(f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
+                             f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}")
         seats = self.current_player(state)
         s = state
         values = np.empty(3, dtype=np.float64)
+        out[:] = -1
         for b in np.flatnonzero(seats >= 0):
             out[b] = _greedy_action(s.board, s.pos, s.phase, s.choice, s.remaining, s.row, s.label, s.group_size,
-                                    s.rng, b, int(seats[b]), self.luck, self.num_types, self.pass_action, self.nbr,
+                                    rng, b, int(seats[b]), self.luck, self.num_types, self.pass_action, self.nbr,
                                     _ROW_OWNER, _ROW_TYPE, values, self.greedy)
-        return out

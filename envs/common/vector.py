@@ -97,8 +97,7 @@ class BatchedGame(ABC):
         raise NotImplementedError(f"{self.name}: no compiled greedy baseline")
 
     has_greedy_actions: bool = False
-    """The engine implements :meth:`greedy_actions` with this signature. A flag rather than "is the method
-    overridden": Beasty Borders' engine has an older ``greedy_actions(state) -> actions`` of another signature."""
+    """The engine implements :meth:`greedy_actions` (Beasty Borders, Boaring; Battle Sheep)."""
 
     # ----- rows as values ----------------------------------------------------------------------------
     def take(self, state: Any, rows: np.ndarray) -> Any:

@@ -338,7 +338,13 @@ def test_greedy_actions_follow_the_reference_greedy_rule(variant):
             seat = ref.current_player(s)
             choices = {greedy_choice(ref, s, seat, legal, np.random.default_rng(k)) for k in range(12)}
             fast.from_reference(s, state, 0)
-            picked = {int(fast.greedy_actions(state)[0]) for _ in range(12)}
+            before = state.rng.copy()
+            draws, out = seed_states(7, 1), np.empty(1, dtype=np.int64)
+            picked = set()
+            for _ in range(12):
+                fast.greedy_actions(state, draws, out)
+                picked.add(int(out[0]))
+            assert np.array_equal(state.rng, before)  # ties come from the given generator, not the game's
             assert picked <= choices and (len(choices) > 1 or picked == choices)
             ties += len(choices) > 1
             ref.apply(s, legal[rng.integers(len(legal))], rng)
