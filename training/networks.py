@@ -207,14 +207,14 @@ class HexLayer(nn.Module):
         self.residual = in_channels == channels
 
     def forward(self, x: torch.Tensor, graph: "_Cells") -> torch.Tensor:
-        h = torch.relu(self.linear(torch.cat([x, _GatherNeighbours.apply(x, graph.neighbours, graph.senders)],
-                                             dim=1)))
+        h = torch.relu(self.linear(_GatherNeighbours.apply(x, graph.neighbours, graph.senders)))
         h = h + self.pool_bias(graph.mean(h))[graph.rows]
         return x + h if self.residual else h
 
 
 class _GatherNeighbours(torch.autograd.Function):
-    """``(T, C)`` -> ``(T, k * C)``: each cell's ``k`` neighbours' features (zeros where absent). Its gradient is a
+    """``(T, C)`` -> ``(T, k * C)``: each cell's ``k`` neighbours' features (zeros where absent; the first
+    "neighbour" is the cell itself, so that one gather builds a layer's whole input). Its gradient is a
     gather too (the neighbour relation is symmetric: ``j`` is ``i``'s neighbour in direction ``d`` exactly when
     ``i`` is ``j``'s in the opposite direction), where autograd's own would scatter-add, several times slower on
     the CPU."""
@@ -280,14 +280,21 @@ class _Cells:
         self.lookup = lookup
         nb = table[self.cells]
         found = lookup[self.rows[:, None], torch.where(nb >= 0, nb, area)]
-        self.neighbours = torch.where(found >= 0, found, self.total)
-        """``(T, k)``: each cell's neighbours' positions in the flat list (``T``: absent)."""
+        itself = torch.arange(self.total, device=obs.device)[:, None]
+        self.neighbours = torch.cat([itself, torch.where(found >= 0, found, self.total)], dim=1)
+        """``(T, 1 + k)``: each cell's own position in the flat list, then its neighbours' (``T``: absent)."""
+        k = 1 + opposite.numel()
+        opposite = torch.cat([opposite.new_zeros(1), opposite + 1])  # the cell itself is its own opposite
         back = self.neighbours[:, opposite]
-        self.senders = torch.where(back < self.total, back * opposite.numel() + torch.arange(
-            opposite.numel(), device=obs.device), self.total * opposite.numel())
-        """``(T, k)``: where cell ``i``'s features went in the gathered ``(T * k)`` rows: its neighbour ``j`` in
-        the direction opposite to ``d`` took it as its neighbour ``d`` (``T * k``: nowhere)."""
-        self.features = planes.transpose(1, 2).reshape(batch * area, -1).index_select(0, self.rows * area + self.cells)
+        self.senders = torch.where(back < self.total, back * k + torch.arange(k, device=obs.device), self.total * k)
+        """``(T, 1 + k)``: where cell ``i``'s features went in the gathered ``(T * (1 + k))`` rows: to itself, and
+        to each neighbour ``j`` in the direction opposite to ``d``, which took it as its neighbour ``d``
+        (``T * (1 + k)``: nowhere)."""
+        channels = planes.shape[1]
+        flat = (self.rows * (channels * area) + self.cells)[:, None] + torch.arange(
+            channels, device=obs.device) * area
+        self.features = planes.reshape(-1)[flat]
+        """``(T, C)``: the observation's planes at the support cells."""
 
     def mean(self, h: torch.Tensor) -> torch.Tensor:
         """``(B, C)``: the mean of each row's cells (0 for a row without cells)."""
@@ -340,15 +347,38 @@ class HexNet(nn.Module):
             layer_init(nn.Linear(hidden, value_outputs), std=1.0),
         )
 
-    def scores(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, CellColumns]:
-        """``(scores (B, width * choices + globals + 1), value, columns)``: a row's legal actions' logits are at
-        ``action_positions(columns, actions)`` (:class:`CellColumns`)."""
+    def _trunk(self, obs: torch.Tensor) -> tuple["_Cells", torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(cells, their features (T, C), pooled (B, 2C), value)``."""
         graph = _Cells(obs, self.table, self.opposite, self.board)
         h = graph.features
         for layer in self.trunk:
             h = layer(h, graph)
         pooled = torch.cat([graph.mean(h), graph.max(h)], dim=1)
-        value = _values(self.value(pooled), self.value_outputs)
+        return graph, h, pooled, _values(self.value(pooled), self.value_outputs)
+
+    def legal_logits(self, obs: torch.Tensor, rows: torch.Tensor,
+                     actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logits (K,), value)``: the logits of the ``K`` pairs (row ``rows[k]``, action ``actions[k]``) alone
+        (a policy over the legal actions needs only those, a few hundred of Battle Sheep's 25k a position); 0
+        for an action whose cell is outside its row's support (never a legal one)."""
+        graph, h, pooled, value = self._trunk(obs)
+        cell = self.action_cell[actions]
+        choice = self.action_choice[actions]
+        on_board = cell < graph.lookup.shape[1] - 1
+        at = graph.lookup[rows, cell]
+        found = on_board & (at >= 0)
+        picked = torch.where(found, at, 0)
+        logits = (h[picked] * self.policy.weight[choice]).sum(dim=1) + self.policy.bias[choice]
+        logits = torch.where(found, logits, torch.zeros_like(logits))
+        if self.global_policy is not None:
+            global_logits = self.global_policy(pooled)[rows, torch.where(on_board, 0, choice)]
+            logits = torch.where(on_board, logits, global_logits)
+        return logits, value
+
+    def scores(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, CellColumns]:
+        """``(scores (B, width * choices + globals + 1), value, columns)``: a row's legal actions' logits are at
+        ``action_positions(columns, actions)`` (:class:`CellColumns`)."""
+        graph, h, pooled, value = self._trunk(obs)
         width = int(graph.counts.max()) if graph.batch else 0
         local = graph.local()
         cells = h.new_zeros(graph.batch, width, self.choices)

@@ -37,7 +37,7 @@ import torch
 
 import envs
 from training.config import TrainConfig, make_config
-from training.distribution import masked_policy
+from training.distribution import LegalActions, masked_policy
 from training.networks import build_network, network_spec
 from training.ppo.loop import train
 from training.ppo.maths import ppo_loss
@@ -101,11 +101,11 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
     engine = envs.module(game).raw_env(**config.env_options).game
     net = build_network(network_spec(config, engine), engine).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
-    obs_np, masks_np = random_positions(config, config.batch_size)
-    obs, masks = torch.from_numpy(obs_np), torch.from_numpy(masks_np)
+    obs_np, masks = random_positions(config, config.batch_size)
+    obs = torch.from_numpy(obs_np)
+    packed = np.packbits(masks, axis=1)  # as the rollout buffer keeps them
     rng = np.random.default_rng(0)
     with torch.no_grad():
-        dist, values = masked_policy(net, obs[:config.num_envs], masks[:config.num_envs])
         actions_all = torch.cat([masked_policy(net, obs[i:i + config.num_envs], masks[i:i + config.num_envs])[0]
                                  .sample() for i in range(0, config.batch_size, config.num_envs)])
 
@@ -121,7 +121,7 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
         for _ in range(config.update_epochs):
             for idx in np.array_split(rng.permutation(config.batch_size), config.num_minibatches):
                 index = torch.from_numpy(idx)
-                d, v = masked_policy(net, obs[index], masks[index])
+                d, v = masked_policy(net, obs[index], LegalActions.from_packed(packed[idx], masks.shape[1]))
                 new_logp = d.log_prob(actions_all[index].to(v.device))
                 loss, _ = ppo_loss(new_logp, new_logp.detach(), torch.randn(len(idx), device=v.device),
                                    d.entropy(), v, v.detach(), torch.randn(len(idx), device=v.device))

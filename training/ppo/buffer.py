@@ -19,6 +19,7 @@ from typing import Hashable, Iterator
 import numpy as np
 import torch
 
+from training.distribution import LegalActions
 from training.ppo.maths import gae
 
 
@@ -81,6 +82,10 @@ class Batch:
     def masks(self, index: np.ndarray) -> torch.Tensor:
         """Bool masks of the samples at ``index``."""
         return torch.from_numpy(unpack_masks(self.packed_masks[index], self.num_actions))
+
+    def legal(self, index: np.ndarray) -> LegalActions:
+        """The legal actions of the samples at ``index`` (read from the packed masks without unpacking them)."""
+        return LegalActions.from_packed(self.packed_masks[index], self.num_actions)
 
 
 class RolloutBuffer:

@@ -816,7 +816,7 @@ class SelfPlayCollector:
         if learner:
             obs = report.obs[learner]
             masks = report.masks[learner]
-            dist, values = masked_policy(self.net, torch.from_numpy(obs), torch.from_numpy(masks))
+            dist, values = masked_policy(self.net, torch.from_numpy(obs), masks)
             chosen = dist.sample(self.generator)
             logps = dist.log_prob(chosen).tolist()
             packed = pack_masks(masks)
@@ -839,8 +839,7 @@ class SelfPlayCollector:
             if kind == SNAPSHOT:
                 by_snapshot.setdefault(self.snapshot_of[env_ids[j]], []).append(j)
         for snap_id, rows in sorted(by_snapshot.items()):
-            dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]),
-                                    torch.from_numpy(report.masks[rows]))
+            dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]), report.masks[rows])
             actions[rows] = dist.sample(self.generator).cpu().numpy()
         return actions
 
