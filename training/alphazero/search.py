@@ -572,13 +572,16 @@ class NetworkEvaluator:
         from training.distribution import action_positions
 
         with torch.inference_mode():
-            scores, raw_values, columns = self.net.scores(torch.from_numpy(np.asarray(obs, dtype=np.float32))
-                                                          .to(self.device))
+            batch = torch.from_numpy(np.asarray(obs, dtype=np.float32)).to(self.device)
             counts = [len(a) for a in legal]
             rows = torch.from_numpy(np.repeat(np.arange(len(legal)), counts)).to(self.device)
             flat = torch.from_numpy(np.concatenate(legal) if legal else np.zeros(0, np.int64)).to(self.device)
-            cols = action_positions(columns, flat, rows)
-            picked = scores[rows, cols].double().cpu().numpy()
+            if hasattr(self.net, "legal_logits"):  # scores only the legal actions
+                logits, raw_values = self.net.legal_logits(batch, rows, flat)
+            else:
+                scores, raw_values, columns = self.net.scores(batch)
+                logits = scores[rows, action_positions(columns, flat, rows)]
+            picked = logits.double().cpu().numpy()
             values = value_vectors(torch.tanh(raw_values).double().cpu().numpy(), self.num_players)
         return np.split(picked, np.cumsum(counts)[:-1]), values
 

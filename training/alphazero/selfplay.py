@@ -474,9 +474,13 @@ def alphazero_loss(net: nn.Module, batch: TrainingBatch, vf_coef: float = 1.0) -
     """``cross-entropy(target policy, network policy over the legal actions) + vf_coef * mean squared error of
     tanh(value)``, and diagnostics: the network's entropy over legal actions, the target's entropy, and
     ``KL(target || network)``."""
-    scores, values, columns = net.scores(batch.obs)
-    index = action_positions(columns, batch.actions)
-    logits = scores.gather(1, index).masked_fill(~batch.valid, -1e9)
+    if hasattr(net, "legal_logits"):  # scores only the positions' legal actions
+        rows, slots = batch.valid.nonzero(as_tuple=True)
+        picked, values = net.legal_logits(batch.obs, rows, batch.actions[rows, slots])
+        logits = torch.full(batch.actions.shape, -1e9, dtype=picked.dtype).index_put((rows, slots), picked)
+    else:
+        scores, values, columns = net.scores(batch.obs)
+        logits = scores.gather(1, action_positions(columns, batch.actions)).masked_fill(~batch.valid, -1e9)
     logp = torch.log_softmax(logits, dim=1)
     probs = batch.probs
     policy_loss = -(probs * logp).masked_fill(~batch.valid, 0.0).sum(1).mean()
