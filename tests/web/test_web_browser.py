@@ -343,6 +343,17 @@ def test_beasty_borders_die_is_not_under_the_supplies(page, server):
 
 
 # ----- coordinates (issue 31 item 11): every board labels its cells in the log's own notation ------------------------
+ON_CIRCLE = """([labels, circles]) => {
+  // a label (its box) on a circle (a stack, a stone): the box's point nearest the circle's centre lies inside it
+  const hits = [];
+  for (const x of document.querySelectorAll(labels)) for (const c of document.querySelectorAll(circles)) {
+    const r = x.getBoundingClientRect(), s = c.getBoundingClientRect();
+    const cx = (s.left + s.right) / 2, cy = (s.top + s.bottom) / 2, radius = s.width / 2;
+    const dx = Math.max(r.left - cx, 0, cx - r.right), dy = Math.max(r.top - cy, 0, cy - r.bottom);
+    if (r.width && radius && Math.hypot(dx, dy) < radius) hits.push(`"${x.textContent}" on a circle at ${cx},${cy}`);
+  }
+  return hits;
+}"""
 COORDS = """(sel) => [...document.querySelectorAll(sel)].map(n => {
   const r = n.getBoundingClientRect();
   return {text: n.textContent, x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: r.width, h: r.height,
@@ -368,7 +379,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
     """Battle Sheep writes axial cells ("T 0,-1/2", "S -3,2", "-3,2 NE 3"): every pasture cell and every cell a tile
     could cover carries that label; the cell of each legal move's text, and (once the pasture stays put, after the
     build, whose frame re-centres after every tile: RULES.md) each cell the log names, is found by its label; no
-    label covers a stack's count."""
+    label covers a stack (issue 39 item 10: they sat on its top)."""
     rng = np.random.default_rng(5)
     gid = start_game(page, server, "battle_sheep", {"num_players": 2, "pasture": "build"}, ["human", "random"])
     named, phases = set(), set()
@@ -388,7 +399,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
             named.add(f"{q},{r}")
             assert_inside(page, by_text[f"{q},{r}"],
                           f'#board .bs-cell[data-q="{q}"][data-r="{r}"], #board .bs-ghost[data-q="{q}"][data-r="{r}"]')
-        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bs-stack text"]])
+        hits = page.evaluate(ON_CIRCLE, ["#board .coord", "#board .bs-stack circle"])
         assert not hits, hits
     page.screenshot(path=str(artifacts / "coords_battle_sheep.png"))
     assert {"build", "place", "move"} <= phases and len(named) >= 10, (phases, named)
@@ -396,7 +407,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
 
 def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artifacts):
     """Bestiarium's log writes "c4" / "grow c4": each cell carries its name, the named cell's label lies in that
-    cell, and no label covers a creature's size."""
+    cell, and no label covers a stone (issue 39 item 10: they sat on its top)."""
     rng = np.random.default_rng(2)
     start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     named = set()
@@ -410,7 +421,7 @@ def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artif
             if m := re.fullmatch(r"(?:grow )?([a-z]\d+)", text):
                 named.add(m.group(1))
                 assert_inside(page, by_text[m.group(1)], f'#board .bx-cell[data-cell="{m.group(1)}"]')
-        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bx-size"]])
+        hits = page.evaluate(ON_CIRCLE, ["#board .coord", "#board circle"])
         assert not hits, hits
     page.screenshot(path=str(artifacts / "coords_bestiarium.png"))
     assert len(named) >= 4, named
