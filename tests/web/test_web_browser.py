@@ -577,3 +577,29 @@ def test_the_hand_over_cover_hides_the_previous_players_cards(page, server, arti
     page.click("#cover-btn")
     page.wait_for_function(f"() => {STATUS} === 'your_turn' && document.getElementById('game').dataset.viewer === '1'")
     assert not page.is_visible("#cover")
+
+
+def test_beasty_borders_signpost_covers_no_animal(page, server, artifacts, tmp_path):
+    """The signpost (the top-left space of its tile) used to be drawn over the top of an animal placed on its space
+    (issue 39 item 10): at the end of two games whose signpost space is filled (a4 in the top row, e7 inside), the
+    signpost touches its space, but no animal, no coordinate label and no other space's animal."""
+    records = [play_game("beasty_borders", {}, ["random", "greedy"], seed=s) for s in (1, 11)]
+    path = save_records(records, tmp_path / "games.json")
+    page.goto(server + "/#/replay")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector(".replay-link")
+    for i, (record, cell) in enumerate(zip(records, ("a4", "e7"))):
+        page.locator(".replay-link").nth(i).click()
+        page.wait_for_function("() => document.getElementById('game').dataset.mode === 'replay'")
+        page.click("#btn-last")
+        page.wait_for_function(f"() => {PLY} === '{len(record.actions)}'")
+        assert page.get_attribute("#board .bb-signpost", "data-cell") == cell
+        assert page.locator(f'#board .bb-animal[data-cell="{cell}"]').count() == 1  # the space is filled
+        hits = page.evaluate(OVERLAP, [["#board .bb-signpost", f'#board .bb-space[data-cell="{cell}"]']])
+        assert hits, "the signpost no longer marks its space"
+        hits = page.evaluate(OVERLAP, [["#board .bb-signpost", "#board .bb-animal"],
+                                       ["#board .bb-signpost", "#board .coord"]])
+        assert not hits, hits
+        page.screenshot(path=str(artifacts / f"signpost_{cell}.png"))
+        page.go_back()
+        page.wait_for_selector(".replay-link")
