@@ -193,6 +193,7 @@ def test_tournament_table_and_heat_map(page, server, artifacts, tmp_path):
     share = result.pairs[0].win_share
     assert f"{share:.3f}" in page.inner_text("#tournament-pairs")
     assert f"{share:.2f}" in page.text_content("#tournament-heatmap")
+    assert_heat_map_texts_fit_and_stay_apart(page)
     page.screenshot(path=str(artifacts / "tournament.png"), full_page=True)
 
 
@@ -603,3 +604,59 @@ def test_beasty_borders_signpost_covers_no_animal(page, server, artifacts, tmp_p
         page.screenshot(path=str(artifacts / f"signpost_{cell}.png"))
         page.go_back()
         page.wait_for_selector(".replay-link")
+
+
+# ----- the tournament heat map with realistic checkpoint names (issue 39 item 10) --------------------------------------
+HEAT_TEXTS = """() => {
+  const svg = document.getElementById('tournament-heatmap').getBoundingClientRect();
+  const texts = [...document.querySelectorAll('#tournament-heatmap text')].map(n => {
+    const r = n.getBoundingClientRect();
+    return {text: n.firstChild ? n.firstChild.nodeValue : '', left: r.left, right: r.right, top: r.top,
+            bottom: r.bottom, name: n.classList.contains('heat-name')};
+  });
+  return {svg: {left: svg.left, right: svg.right, top: svg.top, bottom: svg.bottom}, texts};
+}"""
+
+
+def assert_heat_map_texts_fit_and_stay_apart(page) -> list[dict]:
+    """Every text of the heat map lies inside it, and no two overlap; returns them."""
+    drawn = page.evaluate(HEAT_TEXTS)
+    box, texts = drawn["svg"], drawn["texts"]
+    for t in texts:
+        assert (box["left"] - 0.5 <= t["left"] and t["right"] <= box["right"] + 0.5 and box["top"] - 0.5 <= t["top"]
+                and t["bottom"] <= box["bottom"] + 0.5), f"{t['text']!r} is cut off: {t} / {box}"
+    hits = [(s["text"], t["text"]) for i, s in enumerate(texts) for t in texts[i + 1:]
+            if s["left"] < t["right"] and t["left"] < s["right"] and s["top"] < t["bottom"] and t["top"] < s["bottom"]]
+    assert not hits, hits
+    return texts
+
+
+def tournament_json(policies: list[str]) -> dict:
+    """A tournament file over ``policies`` (two-player Beasty Borders, every pair played 10 times)."""
+    pairs = [{"a": a, "b": b, "games": 10, "wins": 5 + i - j, "draws": 0, "losses": 5 - i + j,
+              "win_share": (5 + i - j) / 10, "interval": [0.2, 0.8], "parity": 0.5, "mean_margin": 0.5 * (i - j)}
+             for i, a in enumerate(policies) for j, b in enumerate(policies) if i < j]
+    return {"game": "beasty_borders", "options": {}, "policies": policies, "games_per_pair": 10, "seed": 7,
+            "pairs": pairs, "elo": [10.0 * i for i in range(len(policies))], "elo_se": [30.0] * len(policies),
+            "seconds_per_move": {p: 0.001 for p in policies}}
+
+
+def test_heat_map_labels_fit_and_stay_apart_with_checkpoint_names(page, server, artifacts, tmp_path):
+    """Four policies named as training runs name them: every text of the heat map lies inside it (the row labels
+    were cut off at its left edge), no two texts overlap (the column labels ran together), and the labels of
+    two runs that differ only in the middle of their paths (seed1 / seed2) still differ."""
+    policies = ["runs/beasty_borders_ppo_seed1/checkpoints/policy_step_2000000.pt",
+                "runs/beasty_borders_ppo_seed2/checkpoints/policy_step_2000000.pt",
+                "checkpoints/beasty_borders/policy.pt", "search:200"]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(tournament_json(policies)))
+    page.goto(server + "/#/tournament")
+    page.set_input_files("#tournament-file", str(path))
+    page.wait_for_selector("#tournament-heatmap")
+    page.locator("#tournament-heatmap").screenshot(path=str(artifacts / "heat_map_names.png"))
+    texts = assert_heat_map_texts_fit_and_stay_apart(page)
+    rows = [t["text"] for t in texts if t["name"] and "seed" in t["text"]]
+    assert any("seed1" in r for r in rows) and any("seed2" in r for r in rows), rows
+    names = page.eval_on_selector_all("#tournament-heatmap .heat-name title", "ns => ns.map(n => n.textContent)")
+    assert sorted(set(names)) == sorted(policies) and len(names) == 2 * len(policies)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
