@@ -121,9 +121,12 @@ def test_play_a_game_against_random_by_clicking(page, server, artifacts, case):
     options, seats = PLAY[case]
     gid = start_game(page, server, game, options, seats)
     assert "Your view as player_0" in page.inner_text("#view-label")
+    assert not page.is_visible("#game-seed")  # a human plays: the seed would tell the deal
     moves = play_human_to_the_end(page, game, np.random.default_rng(5))
     final = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
     assert final["status"] == "over" and moves >= 3
+    # docs/play.md: the seed is shown when the game is over (issue 39 item 10: it was only in the file name)
+    assert isinstance(final["seed"], int) and page.inner_text("#game-seed") == f"Seed {final['seed']}"
     shown = page.inner_text("#result")
     assert page.is_visible("#result") and shown.startswith(final["result"]["text"])
     assert page.locator("#log li.move").count() == final["ply"] == ply(page)

@@ -306,6 +306,10 @@ function render(p) {
   if (p.result) {
     $("result").textContent = p.result.text + "  Scores: " + p.result.scores.map((s, i) => `player_${i} ${s}`).join(", ");
   }
+  // the seed, once the game is over (the server sends none before while a human plays: it would tell the deal)
+  const seedShown = p.status === "over" && p.seed !== null && p.seed !== undefined;
+  $("game-seed").hidden = !seedShown;
+  $("game-seed").textContent = seedShown ? `Seed ${p.seed}` : "";
   showError(p.error || "");
   drawPlayers(p);
   drawLog(p);
