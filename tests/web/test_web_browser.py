@@ -663,3 +663,46 @@ def test_heat_map_labels_fit_and_stay_apart_with_checkpoint_names(page, server, 
     names = page.eval_on_selector_all("#tournament-heatmap .heat-name title", "ns => ns.map(n => n.textContent)")
     assert sorted(set(names)) == sorted(policies) and len(names) == 2 * len(policies)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+
+
+# ----- the searches' warm-up (issue 39 item 1's "or say so on the page") -----------------------------------------------
+def test_the_page_says_the_first_search_move_compiles_while_the_catalogue_says_so(page, server):
+    """While /api/catalogue answers search_ready false (here rewritten by the browser: the test server's own
+    warm-up may be over), the form says a search seat's first move may take half a minute, and a search bot's
+    "thinking" line says so; once the catalogue (asked again every 3 s) says true, the note goes."""
+    ready = {"value": False}
+
+    def catalogue(route):
+        body = route.fetch().json()
+        body["search_ready"] = ready["value"]
+        route.fulfill(json=body)
+
+    page.route("**/api/catalogue", catalogue)
+    page.goto(server + "/#/")
+    page.wait_for_selector("#seat-1 option", state="attached")
+    page.select_option("#game-select", "bestiarium")
+    page.select_option("#opt-board_size", label="5")
+    page.select_option("#seat-1", "random")
+    assert not page.is_visible("#search-note")
+    page.select_option("#seat-1", "search:200")
+    assert page.is_visible("#search-note") and "half a minute" in page.inner_text("#search-note")
+
+    held = []
+    page.route("**/api/games/*/step", lambda route: held.append(route))  # hold the bot's move: read the status
+    page.select_option("#seat-0", "search:200")
+    page.fill("#new-delay", "0")
+    page.click("#start")
+    page.wait_for_url("**/#/game/*")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('thinking')")
+    assert "compiling the searches" in page.inner_text("#status")
+    while not held:  # the held request reaches the handler while Playwright waits
+        page.wait_for_timeout(20)
+    page.unroute("**/api/games/*/step")
+    held[0].continue_()
+    page.wait_for_function(f"() => Number({PLY}) >= 1")
+
+    page.goto(server + "/#/")
+    page.wait_for_selector("#seat-1 option", state="attached")
+    assert page.is_visible("#search-note")
+    ready["value"] = True
+    page.wait_for_selector("#search-note", state="hidden", timeout=10_000)
