@@ -121,9 +121,12 @@ def test_play_a_game_against_random_by_clicking(page, server, artifacts, case):
     options, seats = PLAY[case]
     gid = start_game(page, server, game, options, seats)
     assert "Your view as player_0" in page.inner_text("#view-label")
+    assert not page.is_visible("#game-seed")  # a human plays: the seed would tell the deal
     moves = play_human_to_the_end(page, game, np.random.default_rng(5))
     final = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
     assert final["status"] == "over" and moves >= 3
+    # docs/play.md: the seed is shown when the game is over (issue 39 item 10: it was only in the file name)
+    assert isinstance(final["seed"], int) and page.inner_text("#game-seed") == f"Seed {final['seed']}"
     shown = page.inner_text("#result")
     assert page.is_visible("#result") and shown.startswith(final["result"]["text"])
     assert page.locator("#log li.move").count() == final["ply"] == ply(page)
@@ -193,6 +196,7 @@ def test_tournament_table_and_heat_map(page, server, artifacts, tmp_path):
     share = result.pairs[0].win_share
     assert f"{share:.3f}" in page.inner_text("#tournament-pairs")
     assert f"{share:.2f}" in page.text_content("#tournament-heatmap")
+    assert_heat_map_texts_fit_and_stay_apart(page)
     page.screenshot(path=str(artifacts / "tournament.png"), full_page=True)
 
 
@@ -343,6 +347,17 @@ def test_beasty_borders_die_is_not_under_the_supplies(page, server):
 
 
 # ----- coordinates (issue 31 item 11): every board labels its cells in the log's own notation ------------------------
+ON_CIRCLE = """([labels, circles]) => {
+  // a label (its box) on a circle (a stack, a stone): the box's point nearest the circle's centre lies inside it
+  const hits = [];
+  for (const x of document.querySelectorAll(labels)) for (const c of document.querySelectorAll(circles)) {
+    const r = x.getBoundingClientRect(), s = c.getBoundingClientRect();
+    const cx = (s.left + s.right) / 2, cy = (s.top + s.bottom) / 2, radius = s.width / 2;
+    const dx = Math.max(r.left - cx, 0, cx - r.right), dy = Math.max(r.top - cy, 0, cy - r.bottom);
+    if (r.width && radius && Math.hypot(dx, dy) < radius) hits.push(`"${x.textContent}" on a circle at ${cx},${cy}`);
+  }
+  return hits;
+}"""
 COORDS = """(sel) => [...document.querySelectorAll(sel)].map(n => {
   const r = n.getBoundingClientRect();
   return {text: n.textContent, x: (r.left + r.right) / 2, y: (r.top + r.bottom) / 2, w: r.width, h: r.height,
@@ -368,7 +383,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
     """Battle Sheep writes axial cells ("T 0,-1/2", "S -3,2", "-3,2 NE 3"): every pasture cell and every cell a tile
     could cover carries that label; the cell of each legal move's text, and (once the pasture stays put, after the
     build, whose frame re-centres after every tile: RULES.md) each cell the log names, is found by its label; no
-    label covers a stack's count."""
+    label covers a stack (issue 39 item 10: they sat on its top)."""
     rng = np.random.default_rng(5)
     gid = start_game(page, server, "battle_sheep", {"num_players": 2, "pasture": "build"}, ["human", "random"])
     named, phases = set(), set()
@@ -388,7 +403,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
             named.add(f"{q},{r}")
             assert_inside(page, by_text[f"{q},{r}"],
                           f'#board .bs-cell[data-q="{q}"][data-r="{r}"], #board .bs-ghost[data-q="{q}"][data-r="{r}"]')
-        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bs-stack text"]])
+        hits = page.evaluate(ON_CIRCLE, ["#board .coord", "#board .bs-stack circle"])
         assert not hits, hits
     page.screenshot(path=str(artifacts / "coords_battle_sheep.png"))
     assert {"build", "place", "move"} <= phases and len(named) >= 10, (phases, named)
@@ -396,7 +411,7 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
 
 def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artifacts):
     """Bestiarium's log writes "c4" / "grow c4": each cell carries its name, the named cell's label lies in that
-    cell, and no label covers a creature's size."""
+    cell, and no label covers a stone (issue 39 item 10: they sat on its top)."""
     rng = np.random.default_rng(2)
     start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     named = set()
@@ -410,7 +425,7 @@ def test_bestiarium_cells_are_labelled_as_the_log_names_them(page, server, artif
             if m := re.fullmatch(r"(?:grow )?([a-z]\d+)", text):
                 named.add(m.group(1))
                 assert_inside(page, by_text[m.group(1)], f'#board .bx-cell[data-cell="{m.group(1)}"]')
-        hits = page.evaluate(OVERLAP, [["#board .coord", "#board .bx-size"]])
+        hits = page.evaluate(ON_CIRCLE, ["#board .coord", "#board circle"])
         assert not hits, hits
     page.screenshot(path=str(artifacts / "coords_bestiarium.png"))
     assert len(named) >= 4, named
@@ -531,3 +546,163 @@ def test_a_long_checkpoint_name_in_a_replay_or_tournament_file_never_scrolls_the
     assert page.locator(f'#tournament-ratings td[title="{long}"]').count() == 1
     names = page.eval_on_selector_all("#tournament-heatmap .heat-name title", "ns => ns.map(n => n.textContent)")
     assert names.count(long) == 2
+
+
+# ----- the same-screen hand-over (issue 39 item 6) -------------------------------------------------------------------
+def test_the_hand_over_cover_hides_the_previous_players_cards(page, server, artifacts):
+    """Two human seats of Boaring at one screen: after player_0 bids, the cover that hands the screen over lies on
+    top of player_0's view (their hand and face-down card are still drawn under it), and not one pixel of that view
+    shows through: the screenshot is the cover's colour everywhere but its button (a 92% cover failed this)."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    start_game(page, server, "boaring", {"num_players": 2}, ["human", "human"])
+    page.wait_for_function(f"() => {STATUS} === 'your_turn'")
+    page.locator(".bo-card.legal").first.click()
+    page.wait_for_selector("#cover", state="visible")
+    assert page.get_attribute("#game", "data-viewer") == "0"
+    hidden = page.locator("#board .bo-card, #board .bo-committed")
+    assert page.locator("#board .bo-committed").count() == 1 and hidden.count() >= 2  # drawn under the cover
+    for i in range(hidden.count()):
+        box = hidden.nth(i).bounding_box()
+        top = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('#cover') !== null",
+                            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+        assert top, f"card {i} is not under the cover"
+    shot = Image.open(BytesIO(page.screenshot())).convert("RGB")
+    page.screenshot(path=str(artifacts / "hand_over_cover.png"))
+    b = page.locator("#cover-btn").bounding_box()
+    pixels = np.asarray(shot).astype(int)
+    mask = np.ones(pixels.shape[:2], bool)
+    mask[int(b["y"]) - 2:int(b["y"] + b["height"]) + 3, int(b["x"]) - 2:int(b["x"] + b["width"]) + 3] = False
+    outside = pixels[mask]
+    colours = {tuple(c) for c in np.unique(outside, axis=0)}
+    assert len(colours) == 1, f"{len(colours)} colours show around the cover's button: {sorted(colours)[:8]}"
+    page.click("#cover-btn")
+    page.wait_for_function(f"() => {STATUS} === 'your_turn' && document.getElementById('game').dataset.viewer === '1'")
+    assert not page.is_visible("#cover")
+
+
+def test_beasty_borders_signpost_covers_no_animal(page, server, artifacts, tmp_path):
+    """The signpost (the top-left space of its tile) used to be drawn over the top of an animal placed on its space
+    (issue 39 item 10): at the end of two games whose signpost space is filled (a4 in the top row, e7 inside), the
+    signpost touches its space, but no animal, no coordinate label and no other space's animal."""
+    records = [play_game("beasty_borders", {}, ["random", "greedy"], seed=s) for s in (1, 11)]
+    path = save_records(records, tmp_path / "games.json")
+    page.goto(server + "/#/replay")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector(".replay-link")
+    for i, (record, cell) in enumerate(zip(records, ("a4", "e7"))):
+        page.locator(".replay-link").nth(i).click()
+        page.wait_for_function("() => document.getElementById('game').dataset.mode === 'replay'")
+        page.click("#btn-last")
+        page.wait_for_function(f"() => {PLY} === '{len(record.actions)}'")
+        assert page.get_attribute("#board .bb-signpost", "data-cell") == cell
+        assert page.locator(f'#board .bb-animal[data-cell="{cell}"]').count() == 1  # the space is filled
+        hits = page.evaluate(OVERLAP, [["#board .bb-signpost", f'#board .bb-space[data-cell="{cell}"]']])
+        assert hits, "the signpost no longer marks its space"
+        hits = page.evaluate(OVERLAP, [["#board .bb-signpost", "#board .bb-animal"],
+                                       ["#board .bb-signpost", "#board .coord"]])
+        assert not hits, hits
+        page.screenshot(path=str(artifacts / f"signpost_{cell}.png"))
+        page.go_back()
+        page.wait_for_selector(".replay-link")
+
+
+# ----- the tournament heat map with realistic checkpoint names (issue 39 item 10) --------------------------------------
+HEAT_TEXTS = """() => {
+  const svg = document.getElementById('tournament-heatmap').getBoundingClientRect();
+  const texts = [...document.querySelectorAll('#tournament-heatmap text')].map(n => {
+    const r = n.getBoundingClientRect();
+    return {text: n.firstChild ? n.firstChild.nodeValue : '', left: r.left, right: r.right, top: r.top,
+            bottom: r.bottom, name: n.classList.contains('heat-name')};
+  });
+  return {svg: {left: svg.left, right: svg.right, top: svg.top, bottom: svg.bottom}, texts};
+}"""
+
+
+def assert_heat_map_texts_fit_and_stay_apart(page) -> list[dict]:
+    """Every text of the heat map lies inside it, and no two overlap; returns them."""
+    drawn = page.evaluate(HEAT_TEXTS)
+    box, texts = drawn["svg"], drawn["texts"]
+    for t in texts:
+        assert (box["left"] - 0.5 <= t["left"] and t["right"] <= box["right"] + 0.5 and box["top"] - 0.5 <= t["top"]
+                and t["bottom"] <= box["bottom"] + 0.5), f"{t['text']!r} is cut off: {t} / {box}"
+    hits = [(s["text"], t["text"]) for i, s in enumerate(texts) for t in texts[i + 1:]
+            if s["left"] < t["right"] and t["left"] < s["right"] and s["top"] < t["bottom"] and t["top"] < s["bottom"]]
+    assert not hits, hits
+    return texts
+
+
+def tournament_json(policies: list[str]) -> dict:
+    """A tournament file over ``policies`` (two-player Beasty Borders, every pair played 10 times)."""
+    pairs = [{"a": a, "b": b, "games": 10, "wins": 5 + i - j, "draws": 0, "losses": 5 - i + j,
+              "win_share": (5 + i - j) / 10, "interval": [0.2, 0.8], "parity": 0.5, "mean_margin": 0.5 * (i - j)}
+             for i, a in enumerate(policies) for j, b in enumerate(policies) if i < j]
+    return {"game": "beasty_borders", "options": {}, "policies": policies, "games_per_pair": 10, "seed": 7,
+            "pairs": pairs, "elo": [10.0 * i for i in range(len(policies))], "elo_se": [30.0] * len(policies),
+            "seconds_per_move": {p: 0.001 for p in policies}}
+
+
+def test_heat_map_labels_fit_and_stay_apart_with_checkpoint_names(page, server, artifacts, tmp_path):
+    """Four policies named as training runs name them: every text of the heat map lies inside it (the row labels
+    were cut off at its left edge), no two texts overlap (the column labels ran together), and the labels of
+    two runs that differ only in the middle of their paths (seed1 / seed2) still differ."""
+    policies = ["runs/beasty_borders_ppo_seed1/checkpoints/policy_step_2000000.pt",
+                "runs/beasty_borders_ppo_seed2/checkpoints/policy_step_2000000.pt",
+                "checkpoints/beasty_borders/policy.pt", "search:200"]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(tournament_json(policies)))
+    page.goto(server + "/#/tournament")
+    page.set_input_files("#tournament-file", str(path))
+    page.wait_for_selector("#tournament-heatmap")
+    page.locator("#tournament-heatmap").screenshot(path=str(artifacts / "heat_map_names.png"))
+    texts = assert_heat_map_texts_fit_and_stay_apart(page)
+    rows = [t["text"] for t in texts if t["name"] and "seed" in t["text"]]
+    assert any("seed1" in r for r in rows) and any("seed2" in r for r in rows), rows
+    names = page.eval_on_selector_all("#tournament-heatmap .heat-name title", "ns => ns.map(n => n.textContent)")
+    assert sorted(set(names)) == sorted(policies) and len(names) == 2 * len(policies)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
+
+
+# ----- the searches' warm-up (issue 39 item 1's "or say so on the page") -----------------------------------------------
+def test_the_page_says_the_first_search_move_compiles_while_the_catalogue_says_so(page, server):
+    """While /api/catalogue answers search_ready false (here rewritten by the browser: the test server's own
+    warm-up may be over), the form says a search seat's first move may take half a minute, and a search bot's
+    "thinking" line says so; once the catalogue (asked again every 3 s) says true, the note goes."""
+    ready = {"value": False}
+
+    def catalogue(route):
+        body = route.fetch().json()
+        body["search_ready"] = ready["value"]
+        route.fulfill(json=body)
+
+    page.route("**/api/catalogue", catalogue)
+    page.goto(server + "/#/")
+    page.wait_for_selector("#seat-1 option", state="attached")
+    page.select_option("#game-select", "bestiarium")
+    page.select_option("#opt-board_size", label="5")
+    page.select_option("#seat-1", "random")
+    assert not page.is_visible("#search-note")
+    page.select_option("#seat-1", "search:200")
+    assert page.is_visible("#search-note") and "half a minute" in page.inner_text("#search-note")
+
+    held = []
+    page.route("**/api/games/*/step", lambda route: held.append(route))  # hold the bot's move: read the status
+    page.select_option("#seat-0", "search:200")
+    page.fill("#new-delay", "0")
+    page.click("#start")
+    page.wait_for_url("**/#/game/*")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('thinking')")
+    assert "compiling the searches" in page.inner_text("#status")
+    while not held:  # the held request reaches the handler while Playwright waits
+        page.wait_for_timeout(20)
+    page.unroute("**/api/games/*/step")
+    held[0].continue_()
+    page.wait_for_function(f"() => Number({PLY}) >= 1")
+
+    page.goto(server + "/#/")
+    page.wait_for_selector("#seat-1 option", state="attached")
+    assert page.is_visible("#search-note")
+    ready["value"] = True
+    page.wait_for_selector("#search-note", state="hidden", timeout=10_000)

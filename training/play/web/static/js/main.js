@@ -14,6 +14,8 @@ const PAGES = ["page-new", "page-game", "page-replay", "page-tournament"];
 let catalogue = null;
 let live = null;          // the game or replay on screen
 const settings = { delay: 400 };
+let searchReady = null;   // the catalogue's search_ready: false while the server compiles the searches (null: not asked)
+let searchPoll = null;
 
 // ----- talking to the server -----------------------------------------------------------------------------------
 async function request(method, url, body, token) {
@@ -82,6 +84,7 @@ async function showNewGame() {
   showPage("page-new");
   if (!catalogue) {
     try { catalogue = await request("GET", "/api/catalogue"); } catch (err) { banner(err.message); return; }
+    noteSearchReady(catalogue.search_ready !== false);
     const select = $("game-select");
     select.replaceChildren();
     for (const g of catalogue.games) html("option", { value: g.game }, select, g.title);
@@ -136,10 +139,39 @@ function buildSeats() {
       path.hidden = select.value !== "__path__";
       select.title = select.selectedOptions.length ? select.selectedOptions[0].textContent : "";
       syncSeed();
+      syncSearchNote();
     };
     select.addEventListener("change", sync);
+    path.addEventListener("input", syncSearchNote);
     sync();
   }
+}
+
+// ----- the searches' warm-up ------------------------------------------------------------------------------------------
+// The server compiles the searches (numba) in the background at start-up, 26-32 s a game on a fresh install; a
+// search move asked for meanwhile waits for it. While the catalogue says so, the page says so too, and asks again.
+const SEARCH_POLL_MS = 3000;
+const isSearch = (spec) => /^(search|guided:)/.test(spec || "");
+
+function noteSearchReady(ready) {
+  searchReady = ready;
+  syncSearchNote();
+  if (ready || searchPoll) return;
+  searchPoll = setTimeout(async () => {
+    searchPoll = null;
+    try {
+      noteSearchReady((await request("GET", "/api/catalogue")).search_ready !== false);
+    } catch (err) {
+      searchReady = null;  // unknown: say nothing rather than something stale
+      syncSearchNote();
+    }
+  }, SEARCH_POLL_MS);
+}
+
+function syncSearchNote() {
+  const seats = [...$("seats").querySelectorAll("select")].map((s, i) =>
+    s.value === "__path__" ? $(`seat-path-${i}`).value : s.value);
+  $("search-note").hidden = !(searchReady === false && seats.some(isSearch));
 }
 
 // A game with a human seat is dealt by the server (a seed would tell the hidden cards); its seed shows at the end.
@@ -183,6 +215,9 @@ function openGame(id) {
   $("speed").value = settings.delay;
   showSpeed();
   $("cover").hidden = true;
+  if (searchReady === null) {  // a game opened by its address: ask whether the searches are compiled yet
+    request("GET", "/api/catalogue").then(c => noteSearchReady(c.search_ready !== false), () => {});
+  }
   load(live);
 }
 
@@ -229,7 +264,9 @@ async function step(mine) {
   if (live !== mine || mine.busy) return;
   setBusy(mine, true);
   const p0 = mine.payload;
-  $("status").textContent = `player_${p0.to_move} (${p0.seats[p0.to_move].policy}) is thinking…`;
+  const policy = p0.seats[p0.to_move].policy;
+  $("status").textContent = `player_${p0.to_move} (${policy}) is thinking…` + (searchReady === false && isSearch(policy) ?
+    " The server is still compiling the searches: a first search move may take half a minute." : "");
   try {
     const p = await request("POST", `/api/games/${mine.id}/step`, undefined, tokenOf(mine));
     if (live === mine) render(p);
@@ -306,6 +343,10 @@ function render(p) {
   if (p.result) {
     $("result").textContent = p.result.text + "  Scores: " + p.result.scores.map((s, i) => `player_${i} ${s}`).join(", ");
   }
+  // the seed, once the game is over (the server sends none before while a human plays: it would tell the deal)
+  const seedShown = p.status === "over" && p.seed !== null && p.seed !== undefined;
+  $("game-seed").hidden = !seedShown;
+  $("game-seed").textContent = seedShown ? `Seed ${p.seed}` : "";
   showError(p.error || "");
   drawPlayers(p);
   drawLog(p);

@@ -38,35 +38,66 @@ export function drawTournament(root, t) {
     html("td", {}, row, fmt((t.seconds_per_move || {})[name], 4));
   });
 
-  // heat map
-  const k = t.policies.length, cell = 64, left = 150, top = 30;
-  const width = Math.max(left + k * cell + 20, 460);
-  const svg = el("svg", { class: "heatmap", id: "tournament-heatmap", width, height: top + k * cell + 56,
-    viewBox: `0 0 ${width} ${top + k * cell + 56}` });
+  heatMap(root, t);
+}
+
+/** Cut ``node``'s text (``name``) in the middle, "head…tail", until it is at most ``max`` px wide: run names differ
+ * in the middle (seed1 / seed2) as often as at the end. The node must be in the page (it is measured). */
+function fitName(node, prefix, name, max) {
+  node.firstChild.nodeValue = prefix + name;
+  if (node.getComputedTextLength() <= max) return;
+  let keep = name.length - 1;
+  const cut = (n) => prefix + name.slice(0, Math.ceil(n / 2)) + "…" + name.slice(name.length - Math.floor(n / 2));
+  while (keep > 2) {
+    node.firstChild.nodeValue = cut(keep);
+    if (node.getComputedTextLength() <= max) return;
+    keep -= 1;
+  }
+}
+
+/** The heat map of win shares, row policy against column policy, as a crosstable: each row is labelled with its
+ * number and name (cut in the middle to at most NAME_MAX px; the whole name is its tooltip), each column with the
+ * number of the row of the same policy, so that long checkpoint names never run together. The map is measured
+ * after its labels are drawn: they decide the left margin, so none is cut off at the edge. */
+function heatMap(root, t) {
+  const k = t.policies.length, cell = 64, top = 58, pad = 6, NAME_MAX = 420;
+  const svg = el("svg", { class: "heatmap", id: "tournament-heatmap" });
   root.appendChild(svg);
   const parity = t.pairs.length ? t.pairs[0].parity : 0.5;
-  el("text", { x: 4, y: 18, "font-size": 13 }, svg, "win share of the row policy (one seat) against the column policy");
-  // the legend: red below parity, yellow at parity, green above
-  const legendY = top + k * cell + 30;
-  [[0, "0"], [parity, `parity ${parity.toFixed(2)}`], [1, "1"]].forEach(([v, label], i) => {
-    const x = left + i * 110;
-    el("rect", { x, y: legendY, width: 14, height: 14, fill: shareColour(v, parity), class: "heat-legend" }, svg);
-    el("text", { x: x + 18, y: legendY + 12, "font-size": 12 }, svg, label);
+  const title = el("text", { x: pad, y: 18 }, svg, "win share of the row policy (one seat) against the column policy");
+  el("text", { x: pad, y: 34, fill: "#666" }, svg, "columns: the policy of that row number");
+  const rows = t.policies.map((name, i) => {
+    const node = el("text", { x: pad, y: top + i * cell + cell / 2 + 4, class: "heat-name heat-row",
+      "data-row": i }, svg, "");
+    node.appendChild(document.createTextNode(""));
+    fitName(node, `${i + 1}. `, name, NAME_MAX);
+    el("title", {}, node, name);
+    return node;
   });
+  const left = pad + Math.max(0, ...rows.map(n => n.getComputedTextLength())) + 12;
   t.policies.forEach((name, i) => {
-    // names cut to fit the map; the whole name is the label's tooltip
-    const cut = (n) => name.length > n ? name.slice(0, n - 1) + "…" : name;
-    el("title", {}, el("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end", class: "heat-name" }, svg,
-      cut(22)), name);
-    el("title", {}, el("text", { x: left + i * cell + cell / 2, y: top + k * cell + 16, "text-anchor": "middle",
-      class: "heat-name" }, svg, cut(10)), name);
+    el("title", {}, el("text", { x: left + i * cell + cell / 2 - 1, y: top - 6, "text-anchor": "middle",
+      class: "heat-name heat-col", "data-col": i }, svg, String(i + 1)), name);
     t.policies.forEach((_, j) => {
       const v = t.matrix[i][j];
       el("rect", { x: left + j * cell, y: top + i * cell, width: cell - 2, height: cell - 2,
         fill: v === null ? "#e6e6e6" : shareColour(v, parity), class: "heat-cell", "data-row": i, "data-col": j }, svg);
       if (v !== null) {
-        el("text", { x: left + j * cell + cell / 2, y: top + i * cell + cell / 2 + 4, "text-anchor": "middle" }, svg, v.toFixed(2));
+        el("text", { x: left + j * cell + cell / 2 - 1, y: top + i * cell + cell / 2 + 3, "text-anchor": "middle",
+          class: "heat-value" }, svg, v.toFixed(2));
       }
     });
   });
+  // the legend: red below parity, yellow at parity, green above
+  const legendY = top + k * cell + 12;
+  [[0, "0"], [parity, `parity ${parity.toFixed(2)}`], [1, "1"]].forEach(([v, label], i) => {
+    const x = left + i * 110;
+    el("rect", { x, y: legendY, width: 14, height: 14, fill: shareColour(v, parity), class: "heat-legend" }, svg);
+    el("text", { x: x + 18, y: legendY + 12 }, svg, label);
+  });
+  const width = Math.ceil(Math.max(left + k * cell + pad, left + 2 * 110 + 40, pad + title.getComputedTextLength() + pad));
+  const height = legendY + 14 + pad;
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
 }

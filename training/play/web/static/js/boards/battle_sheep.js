@@ -3,6 +3,9 @@
 import { el, hexCentre, hexPoints, fitView, clickable, SEAT_COLOURS, button, html } from "../svg.js";
 
 const SIZE = 20;
+// A stack sits a little below its cell's centre and the cell's coordinate label above it, in the top of the hex,
+// so that the label never lies on the stack.
+const DROP = SIZE * 0.2, STACK_R = SIZE * 0.6, LABEL_Y = -SIZE * 0.52;
 const key = (c) => `${c[0]},${c[1]}`;
 
 export function draw(svg, p, ctx) {
@@ -85,12 +88,13 @@ export function draw(svg, p, ctx) {
   const movable = new Set(slides.map(m => key(m.from)));
   for (const [q, r, owner, height] of b.cells) {
     if (owner < 0) continue;
-    const [x, y] = hexCentre(q, r, SIZE);
+    const [x, y0] = hexCentre(q, r, SIZE);
+    const y = y0 + DROP;
     const g = el("g", { class: "bs-stack", "data-q": q, "data-r": r, "data-owner": owner }, layerTop);
     const selected = sel.from && key(sel.from) === key([q, r]);
-    el("circle", { cx: x, cy: y, r: SIZE * 0.72, fill: SEAT_COLOURS[owner], stroke: "#222",
+    el("circle", { cx: x, cy: y, r: STACK_R, fill: SEAT_COLOURS[owner], stroke: "#222",
       "stroke-width": 1.2, class: selected ? "selected" : (movable.has(key([q, r])) ? "legal" : null) }, g);
-    el("text", { x, y: y + 6, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: "#fff" }, g,
+    el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12.5, "font-weight": 700, fill: "#fff" }, g,
       String(height));
     if (movable.has(key([q, r]))) {
       g.classList.add("selectable");
@@ -103,12 +107,14 @@ export function draw(svg, p, ctx) {
     const from = slides.filter(m => key(m.from) === key(sel.from));
     const dirs = new Map();
     for (const m of from) if (!dirs.has(m.dir)) dirs.set(m.dir, m);
-    const [x0, y0] = hexCentre(sel.from[0], sel.from[1], SIZE);
+    const [x0, c0] = hexCentre(sel.from[0], sel.from[1], SIZE);
+    const y0 = c0 + DROP;
     for (const [d, m] of dirs) {
-      const [x1, y1] = hexCentre(m.to[0], m.to[1], SIZE);
+      const [x1, c1] = hexCentre(m.to[0], m.to[1], SIZE);
+      const y1 = c1 + DROP;
       el("line", { x1: x0, y1: y0, x2: x1, y2: y1, stroke: "#333", "stroke-width": 2, "stroke-dasharray": "4 3" }, under);
       const chosen = sel.dir === d;
-      const node = el("rect", { x: x1 - SIZE * 0.6, y: y1 - SIZE * 0.45, width: SIZE * 1.2, height: SIZE * 0.9, rx: 4,
+      const node = el("rect", { x: x1 - SIZE * 0.6, y: y1 - SIZE * 0.4, width: SIZE * 1.2, height: SIZE * 0.8, rx: 4,
         fill: chosen ? "#222" : "#fff", stroke: "#222", "stroke-width": 1.5, class: "bs-dest", "data-dir": b.directions[d] }, layerTop);
       clickable(node, `slide ${b.directions[d]} to ${m.to[0]},${m.to[1]}`, () => { ctx.sel.dir = d; ctx.redraw(); });
       el("text", { x: x1, y: y1 + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700,
@@ -123,16 +129,14 @@ export function draw(svg, p, ctx) {
     } else ctx.prompt("Click where the sheep should slide to");
   } else if (slides.length) ctx.prompt("Click one of your stacks to split it");
 
-  // coordinates, as the log writes them (axial "q,r": "t q,r/o", "s q,r", "q,r NE 3"): small, at the top of
-  // each cell, above the stack's count; on every pasture cell and every cell a tile could cover
+  // coordinates, as the log writes them (axial "q,r": "t q,r/o", "s q,r", "q,r NE 3"): small, in the top of
+  // each cell, above its stack (never on it); on every pasture cell and every cell a tile could cover
   const labels = el("g", { class: "coords" }, svg);
-  const owners = new Map(b.cells.map(c => [key(c), c[2]]));
-  for (const c of [...b.cells, ...[...ghosts.values()].filter(g => !owners.has(key(g)))]) {
+  const pasture = new Set(b.cells.map(key));
+  for (const c of [...b.cells, ...[...ghosts.values()].filter(g => !pasture.has(key(g)))]) {
     const [x, y] = hexCentre(c[0], c[1], SIZE);
-    const owner = owners.has(key(c)) ? owners.get(key(c)) : null;
-    el("text", { x, y: y - SIZE * 0.5, "text-anchor": "middle", "font-size": 6.5, class: "coord",
-      fill: owner === null ? "#6b8a5a" : (owner >= 0 ? "rgba(255,255,255,0.9)" : "#2d5a1b"),
-      "data-q": c[0], "data-r": c[1] }, labels, `${c[0]},${c[1]}`);
+    el("text", { x, y: y + LABEL_Y, "text-anchor": "middle", "font-size": 6.5, class: "coord",
+      fill: pasture.has(key(c)) ? "#2d5a1b" : "#6b8a5a", "data-q": c[0], "data-r": c[1] }, labels, `${c[0]},${c[1]}`);
   }
 
   // info: pastures and herds

@@ -30,7 +30,8 @@ export function draw(svg, p, ctx) {
       else if (ch === "#") el("circle", { cx: x + CELL / 2, cy: y + CELL / 2, r: CELL * 0.3, fill: "#222" }, layer);
       else if (ch !== ".") {
         const s = owner(ch);
-        el("rect", { x: x + 6, y: y + 6, width: CELL - 12, height: CELL - 12, rx: 8, fill: SIDE[s], stroke: "#222" }, layer);
+        el("rect", { x: x + 6, y: y + 6, width: CELL - 12, height: CELL - 12, rx: 8, fill: SIDE[s], stroke: "#222",
+          class: "bb-animal", "data-cell": `${"abcdef"[r]}${c + 1}` }, layer);
         el("text", { x: x + CELL / 2, y: y + CELL / 2 + 6, "text-anchor": "middle", "font-size": 18, "font-weight": 700, fill: "#fff" }, layer, ch);
       } else if (reach.has(`${r},${c}`)) {
         el("text", { x: x + CELL - 5, y: y + 13, "text-anchor": "end", "font-size": 10, fill: "#2e5e1e" }, layer,
@@ -53,9 +54,6 @@ export function draw(svg, p, ctx) {
   const [th, tw] = b.tile_size;
   for (let r = 0; r <= rows; r += th) el("line", { x1: 0, y1: r * CELL, x2: W, y2: r * CELL, stroke: "#3d5a22", "stroke-width": 3 }, layer);
   for (let c = 0; c <= cols; c += tw) el("line", { x1: c * CELL, y1: 0, x2: c * CELL, y2: H, stroke: "#3d5a22", "stroke-width": 3 }, layer);
-  // signpost
-  const [sr, sc] = b.signpost;
-  el("path", { d: `M ${sc * CELL + 4} ${sr * CELL + 8} h 14 l 6 5 l -6 5 h -14 z`, fill: "#f5e6a8", stroke: "#6b5a1e" }, layer);
   // the steps-marker and the die
   if (b.marker) {
     const [mr, mc] = b.marker;
@@ -69,6 +67,11 @@ export function draw(svg, p, ctx) {
     el("text", { x: W - 46, y: H + 26, "text-anchor": "end", "font-size": 12 }, layer,
       `${p.seats[b.roller].name} rolled (D8); ${b.phase === "roller" ? "roller" : "responder"} chooses`);
   }
+  // the signpost (always the top-left space of a tile), pointing east: on that space's top edge, a tile border, half
+  // in the margin of the space (or the column numbers' strip) above, so that it covers no animal; over the marker
+  const [sr, sc] = b.signpost;
+  el("path", { d: `M ${sc * CELL + 1} ${sr * CELL - 5} h 11 l 5 5 l -5 5 h -11 z`,
+    fill: "#f5e6a8", stroke: "#6b5a1e", class: "bb-signpost", "data-cell": `${"abcdef"[sr]}${sc + 1}` }, layer);
   // the bidding row (variant)
   if (b.row) {
     const y = H + 48;

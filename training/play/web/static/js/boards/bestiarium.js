@@ -3,6 +3,9 @@ import { el, hexCentre, hexPoints, fitView, clickable, button, html } from "../s
 
 const SIZE = 20;
 const STONE = ["#1d1d1d", "#f7f7f2"];
+// A stone sits a little below its cell's centre and the cell's name above it, in the top of the hex, so that the
+// name never lies on the stone.
+const DROP = SIZE * 0.2, STONE_R = SIZE * 0.6, LABEL_Y = -SIZE * 0.52;
 
 export function draw(svg, p, ctx) {
   const b = p.board;
@@ -19,12 +22,12 @@ export function draw(svg, p, ctx) {
     if (m) clickable(poly, m.text, () => ctx.move(m.id));
     else el("title", {}, poly, c.name);
     if (c.stone >= 0) {
-      el("circle", { cx: x, cy: y, r: SIZE * 0.72, fill: STONE[c.stone], stroke: c.chain ? "#c0392b" : "#555",
-        "stroke-width": c.chain ? 3.5 : 1 }, layer);
-      el("text", { x, y: y + 4.5, "text-anchor": "middle", "font-size": 12, "font-weight": 600,
+      el("circle", { cx: x, cy: y + DROP, r: STONE_R, fill: STONE[c.stone], stroke: c.chain ? "#c0392b" : "#555",
+        "stroke-width": c.chain ? 3 : 1, class: "bx-stone" }, layer);
+      el("text", { x, y: y + DROP + 4.2, "text-anchor": "middle", "font-size": 11.5, "font-weight": 600,
         fill: c.stone === 0 ? "#eee" : "#222", class: "bx-size" }, layer, String(c.size));
     } else if (m && b.phase === "grow") {
-      el("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 16, fill: "#c0392b" }, layer, "+");
+      el("text", { x, y: y + DROP + 5, "text-anchor": "middle", "font-size": 16, fill: "#c0392b" }, layer, "+");
     }
   });
   // creature outlines: an edge between two stones of different creatures, or a stone and anything else
@@ -43,13 +46,13 @@ export function draw(svg, p, ctx) {
       el("line", { x1: a[0], y1: a[1], x2: z[0], y2: z[1], stroke: c.stone === 0 ? "#000" : "#777", "stroke-width": 2.2 }, layer);
     });
   }
-  // coordinates, as the log writes them (row letter + place in the row: "c4", "grow c4"): small, at the top of
-  // each cell, above a creature's size
+  // coordinates, as the log writes them (row letter + place in the row: "c4", "grow c4"): small, in the top of
+  // each cell, above its stone (never on it)
   const labels = el("g", { class: "coords" }, svg);
   for (const c of b.cells) {
     const [x, y] = hexCentre(c.q, c.r, SIZE);
-    el("text", { x, y: y - SIZE * 0.48, "text-anchor": "middle", "font-size": 6.5, class: "coord", "data-cell": c.name,
-      fill: c.stone === 0 ? "#bdbdbd" : (c.stone === 1 ? "#6d6d6d" : "#8a7a55") }, labels, c.name);
+    el("text", { x, y: y + LABEL_Y, "text-anchor": "middle", "font-size": 6.5, class: "coord", "data-cell": c.name,
+      fill: "#7a6a45" }, labels, c.name);
   }
   if (mine) {
     const pass = p.moves.find(m => m.kind === "pass");
