@@ -69,27 +69,34 @@ def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
     return total
 
 
+def greedy_scores(game: BattleSheepGame, state: SheepState, seat: int,
+                  legal: list[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(legal actions, their greedy scores) of ``seat`` to move in ``state``: what :class:`GreedyPolicy` picks
+    among (one of the best, at random); ``legal`` defaults to the engine's legal actions. The compiled greedy
+    (``BattleSheepBatch.greedy_actions``) is tested to pick within the best of these."""
+    legal = np.asarray(game.legal_actions(state) if legal is None else legal, dtype=np.int64)
+    if state.phase == BUILD:
+        pasture = [c != NO_PASTURE for c in state.cells]
+        nbrs = game.grid.neighbor_lists
+        scores = [sum(pasture[j] for c in game.tile_cells[a] for j in nbrs[c]) for a in legal]
+    elif state.phase == PLACE:
+        scores = [_ray_reach(game, state, int(a) - game.codec.stack_base) for a in legal]
+    else:
+        scores = []
+        for a in legal:
+            child = state.clone()
+            game.apply(child, int(a))
+            scores.append(position_value(game, child, seat))
+    return legal, np.asarray(scores, dtype=np.float64)
+
+
 class GreedyPolicy(SeededPolicy):
-    """One-ply greedy on :func:`position_value` (see the module docstring)."""
+    """One-ply greedy on :func:`position_value` (see the module docstring); scores by :func:`greedy_scores`."""
 
     name = "greedy"
 
     def act(self, decision: Decision) -> int:
-        game, state, seat = self.game, decision.info_state, decision.seat
-        legal = decision.legal_actions()
-        if state.phase == BUILD:
-            pasture = [c != NO_PASTURE for c in state.cells]
-            nbrs = game.grid.neighbor_lists
-            scores = [sum(pasture[j] for c in game.tile_cells[a] for j in nbrs[c]) for a in legal]
-        elif state.phase == PLACE:
-            scores = [_ray_reach(game, state, int(a) - game.codec.stack_base) for a in legal]
-        else:
-            scores = []
-            for a in legal:
-                child = state.clone()
-                game.apply(child, int(a))
-                scores.append(position_value(game, child, seat))
-        scores = np.asarray(scores, dtype=np.float64)
+        legal, scores = greedy_scores(self.game, decision.info_state, decision.seat, decision.legal_actions())
         best = np.flatnonzero(scores == scores.max())
         return int(legal[best[self.rng.integers(best.size)]])
 

@@ -662,6 +662,170 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
     return best
 
 
+# ----- the greedy baseline, compiled ----------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _live_sheep(cells, heights, stacks, num_stacks, nbr, b, seat):
+    """(sheep that can still move, open (stack, direction) pairs) of ``seat`` in row ``b`` (baselines.live_sheep)."""
+    live = 0
+    opens = 0
+    for i in range(num_stacks[b, seat]):
+        c = stacks[b, seat, i]
+        h = np.int64(heights[b, c])
+        if h < 2:
+            continue
+        k = 0
+        for d in range(6):
+            j = nbr[c, d]
+            if j >= 0 and cells[b, j] == EMPTY:
+                k += 1
+        if k:
+            live += h - 1
+            opens += k
+    return live, opens
+
+
+@njit(cache=True)
+def _position_value(cells, heights, stacks, num_stacks, phase, to_move, b, seat, n, splits, nbr, seen, todo, result):
+    """baselines.position_value of row ``b`` for ``seat``, with the same float operations in the same order (so
+    that equal scores there are equal here). ``seen``, ``todo``, ``result``: scratch."""
+    if phase[b] == OVER:
+        _returns_row(cells, num_stacks, phase, to_move, b, n, splits, nbr, seen, todo, result)
+        return 1000.0 * result[seat]
+    mine_live, mine_open = _live_sheep(cells, heights, stacks, num_stacks, nbr, b, seat)
+    other_live = 0.0
+    other_open = 0.0
+    others = 0
+    for s in range(n):
+        if s != seat:
+            live, opens = _live_sheep(cells, heights, stacks, num_stacks, nbr, b, s)
+            other_live += live / (n - 1)
+            other_open += opens / (n - 1)
+            others += num_stacks[b, s]
+    pastures = num_stacks[b, seat] - others / (n - 1)
+    return 10.0 * (pastures + mine_live - other_live) + (mine_open - other_open)
+
+
+@njit(cache=True)
+def _greedy_kernel(out, rng, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
+                   num_pasture, pasture, extent, on_border, plies, last_action, n, splits, total_tiles, tiles,
+                   cell_tiles, nbr, q, r, cell_at, radius, centre):
+    """baselines.GreedyPolicy's action for the mover of every row into ``out`` (-1 where the game is over): the
+    legal actions scored as there (build: pasture edges the tile touches; stack placement: free cells in straight
+    lines; moves: the position's live-sheep value after the move, played on a one-row copy and taken back), one
+    of the best drawn from the row's generator when several tie (no draw otherwise)."""
+    num_cells = cells.shape[1]
+    max_actions = 3 * num_cells if 3 * num_cells > 6 * MAX_STACKS * MAX_MOVE else 6 * MAX_STACKS * MAX_MOVE
+    actions = np.empty(max_actions, dtype=np.int64)
+    scores = np.empty(max_actions, dtype=np.float64)
+    best = np.empty(max_actions, dtype=np.int64)
+    code = np.empty(num_cells, dtype=np.int8)
+    near = np.empty(num_cells, dtype=np.int64)
+    tile_ok = np.empty(3 * num_cells, dtype=np.bool_)
+    seen = np.empty(num_cells, dtype=np.bool_)
+    todo = np.empty(num_cells, dtype=np.int64)
+    result = np.empty(n, dtype=np.float64)
+    # a one-row copy of the position for the moves (the fields a move reads or writes; the others are unused)
+    s_cells = np.empty((1, num_cells), dtype=cells.dtype)
+    s_heights = np.empty((1, num_cells), dtype=heights.dtype)
+    s_stacks = np.empty((1, n, stacks.shape[2]), dtype=np.int64)
+    s_num_stacks = np.empty((1, n), dtype=np.int64)
+    s_tiles_left = np.zeros((1, n), dtype=tiles_left.dtype)
+    s_phase = np.empty(1, dtype=np.int64)
+    s_to_move = np.empty(1, dtype=np.int64)
+    s_stacks_placed = np.zeros(1, dtype=np.int64)
+    s_can_move = np.empty((1, n), dtype=np.bool_)
+    s_num_pasture = np.zeros(1, dtype=np.int64)
+    s_pasture = np.zeros((1, pasture.shape[1]), dtype=np.int64)
+    s_extent = np.zeros((1, 6), dtype=np.int64)
+    s_on_border = np.zeros((1, num_cells), dtype=np.bool_)
+    s_plies = np.zeros(1, dtype=np.int64)
+    s_last_action = np.zeros(1, dtype=np.int64)
+    for b in range(out.shape[0]):
+        ph = phase[b]
+        if ph == OVER:
+            out[b] = -1
+            continue
+        seat = to_move[b]
+        count = 0
+        if ph == BUILD:
+            count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near,
+                                     tile_ok, actions)
+            for i in range(count):
+                score = 0
+                for e in range(4):
+                    c = tiles[actions[i], e]
+                    for d in range(6):
+                        j = nbr[c, d]
+                        if j >= 0 and cells[b, j] != NO_PASTURE:
+                            score += 1
+                scores[i] = score
+        elif ph == PLACE:
+            for c in range(num_cells):
+                if on_border[b, c] and cells[b, c] == EMPTY:
+                    reach = 0
+                    for d in range(6):
+                        j = nbr[c, d]
+                        while j >= 0 and cells[b, j] == EMPTY:
+                            reach += 1
+                            j = nbr[j, d]
+                    actions[count] = 3 * num_cells + c
+                    scores[count] = reach
+                    count += 1
+        else:
+            s_cells[0] = cells[b]
+            s_heights[0] = heights[b]
+            s_stacks[0] = stacks[b]
+            s_num_stacks[0] = num_stacks[b]
+            s_can_move[0] = can_move[b]
+            for i in range(num_stacks[b, seat]):
+                c = stacks[b, seat, i]
+                h = np.int64(heights[b, c])
+                if h < 2:
+                    continue
+                for d in range(6):
+                    dest = slide(cells[b], nbr, c, d)
+                    if dest < 0:
+                        continue
+                    for k in range(1, h):
+                        action = 4 * num_cells + (c * 6 + d) * MAX_MOVE + k - 1
+                        s_phase[0] = MOVE
+                        s_to_move[0] = seat
+                        _apply_row(s_cells, s_heights, s_stacks, s_num_stacks, s_tiles_left, s_phase, s_to_move,
+                                   s_stacks_placed, s_can_move, s_num_pasture, s_pasture, s_extent, s_on_border,
+                                   s_plies, s_last_action, 0, action, n, splits, total_tiles, tiles, nbr, q, r,
+                                   cell_at, radius)
+                        actions[count] = action
+                        scores[count] = _position_value(s_cells, s_heights, s_stacks, s_num_stacks, s_phase,
+                                                        s_to_move, 0, seat, n, splits, nbr, seen, todo, result)
+                        count += 1
+                        # take the move back
+                        s_cells[0, dest] = cells[b, dest]
+                        s_heights[0, dest] = heights[b, dest]
+                        s_heights[0, c] = heights[b, c]
+                        s_num_stacks[0, seat] = num_stacks[b, seat]
+                        for s in range(n):
+                            s_can_move[0, s] = can_move[b, s]
+        if count == 0:  # no legal action (a live position always has one)
+            out[b] = -1
+            continue
+        top = scores[0]
+        for i in range(1, count):
+            if scores[i] > top:
+                top = scores[i]
+        num_best = 0
+        for i in range(count):
+            if scores[i] == top:
+                # keep the tied actions in id order (moves come in stack order)
+                a = actions[i]
+                j = num_best
+                while j > 0 and best[j - 1] > a:
+                    best[j] = best[j - 1]
+                    j -= 1
+                best[j] = a
+                num_best += 1
+        out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
+
+
 # ----- the batched game ----------------------------------------------------------------------------------------------
 class BattleSheepBatch(BatchedGame):
     """Battle Sheep over B games at once (module docstring). Options as ``rules.BattleSheepGame``."""
@@ -806,6 +970,21 @@ class BattleSheepBatch(BatchedGame):
                                   state.rng,
                                   self.num_players, self.splits, self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q,
                                   t.r, t.cell_at, self.radius, t.centre))
+
+    # ----- the greedy baseline -------------------------------------------------------------------------------
+    def greedy_actions(self, state: SheepBatchState, rng: np.ndarray, out: np.ndarray) -> None:
+        """The ``greedy`` baseline's action (``baselines.GreedyPolicy``) for the mover of every row into ``out``
+        (int64, -1 where the game is over), compiled: the same scores, so the same choice where one action scores
+        best; among tied best actions one drawn from ``rng[b]`` (uint64 SplitMix64 states, one per row, advanced
+        in place; no draw without a tie). ``state`` is not changed."""
+        batch = state.phase.shape[0]
+        if out.shape != (batch,) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape ({batch},), got {out.dtype} {out.shape}")
+        if rng.shape != (batch,) or rng.dtype != np.uint64:
+            raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
+        t = self.tables
+        _greedy_kernel(out, rng, *self._rules(state), self.num_players, self.splits, self.total_tiles, t.tiles,
+                       t.cell_tiles, t.nbr, t.q, t.r, t.cell_at, self.radius, t.centre)
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
     def to_reference(self, state: SheepBatchState, row: int) -> SheepState:
