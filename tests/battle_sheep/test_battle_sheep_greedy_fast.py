@@ -1,8 +1,9 @@
 """The compiled greedy (``BattleSheepBatch.greedy_actions``) against the Python ``GreedyPolicy``, move by move.
 
-Random games are played in the batched engine; at every decision of every row the compiled choice must be one of
-the Python greedy's best-scoring actions (``baselines.greedy_scores`` on the row's reference state), and the very
-action where only one scores best. The two draw their tie-breaks from different generators, so only the set is
+Random games are played in the batched engine; at every decision of every row the compiled scores
+(``BattleSheepBatch.greedy_scores``) must equal the Python greedy's (``baselines.greedy_scores`` on the row's
+reference state) exactly, and the compiled choice must be one of the best-scoring actions, the very action where
+only one scores best. The two draw their tie-breaks from different generators, so only the set is
 compared where several tie. Every phase is covered: build (``pasture="build"``), stack placement and moves, 2-4
 players, both end rules.
 
@@ -50,7 +51,7 @@ def compare_games(options: dict, rows: int, seed: int, greedy_rows: float = 0.5)
     mask = np.zeros((rows, fast.num_actions), dtype=bool)
     chosen = np.empty(rows, dtype=np.int64)
     randoms = np.empty(rows, dtype=np.int64)
-    counts = {"build": 0, "place": 0, "move": 0, "unique": 0}
+    counts = {"build": 0, "place": 0, "move": 0, "unique": 0, "final": 0}
     while (state.phase != OVER).any():
         before = {f: getattr(state, f).copy() for f in state._fields}
         fast.greedy_actions(state, tie_rng, chosen)
@@ -63,7 +64,12 @@ def compare_games(options: dict, rows: int, seed: int, greedy_rows: float = 0.5)
                 continue
             ref_state = fast.to_reference(state, b)
             legal, scores = greedy_scores(ref, ref_state, ref_state.to_move)
-            assert np.array_equal(np.sort(legal), np.flatnonzero(mask[b]))
+            assert np.array_equal(legal, np.flatnonzero(mask[b]))
+            compiled_legal, compiled_scores = fast.greedy_scores(state, b)
+            assert np.array_equal(compiled_legal, legal)
+            assert compiled_scores.tolist() == scores.tolist()  # exactly: the same float operations
+            if state.phase[b] == MOVE and np.abs(scores).max() >= 1000 / (ref.num_players - 1):
+                counts["final"] += 1  # a move that ends the game: its score is the result's
             best = legal[scores == scores.max()]
             assert chosen[b] in best, (b, int(chosen[b]), best)
             if best.size == 1:
@@ -84,6 +90,7 @@ def test_compiled_greedy_picks_among_the_python_greedys_best(options):
     assert counts["place"] >= 6 * options["num_players"]
     assert counts["move"] >= 6 * 10
     assert counts["unique"] > 0
+    assert counts["final"] > 0
 
 
 def test_ties_are_drawn_from_the_rows_generator():
@@ -114,6 +121,8 @@ def test_bad_buffers_are_refused():
         fast.greedy_actions(state, np.zeros(2, np.uint64), np.zeros(3, np.int64))
     with pytest.raises(ValueError, match="rng must be"):
         fast.greedy_actions(state, np.zeros(2, np.int64), np.zeros(2, np.int64))
+    with pytest.raises(ValueError, match="row 2"):
+        fast.greedy_scores(state, 2)
 
 
 def speed(seconds: float = 2.0, rows: int = 64, seed: int = 0) -> None:
