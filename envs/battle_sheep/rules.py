@@ -561,6 +561,13 @@ class BattleSheepGame(Game[SheepState]):
 
     # ----- scoring --------------------------------------------------------------------------------
     def largest_herd(self, state: SheepState, seat: int) -> int:
+        """Size of the seat's largest group of occupied pastures on adjacent cells, counted by a compiled flood
+        fill (``kernels.largest_herd``); the readable definition is :meth:`largest_herd_python`, tested equal."""
+        n = self.grid.num_cells
+        return int(kernels.largest_herd(arrays_of(state)[0], self.tables.nbr, seat, np.empty(n, dtype=np.bool_),
+                                        np.empty(n, dtype=np.int64)))
+
+    def largest_herd_python(self, state: SheepState, seat: int) -> int:
         """Size of the seat's largest group of occupied pastures on adjacent cells."""
         mine = [c == seat for c in state.cells]
         comps = self.grid.components(mine, state.stacks[seat])
