@@ -5,7 +5,10 @@ pasture, and sheep in a blocked stack are lost. For a position it counts, for ea
 bottom one (h - 1) in stacks that still have an open direction, and scores my count minus the opponents' mean;
 ties go to the move that keeps more open directions, then at random. The same score picks stack placements
 (the cell with the longest open lines wins) and, while building, the tile that shares the most edges with the
-pasture (compact pastures; the build phase matters little for the heuristic).
+pasture (compact pastures; the build phase matters little for the heuristic). :func:`greedy_scores` gives every legal
+action's score. The batched engine plays the same policy compiled (``BattleSheepBatch.greedy_actions``, the same
+scores and so the same choice where one action scores best; ``python
+tests/battle_sheep/test_battle_sheep_greedy_fast.py --speed`` measures both).
 
 ``search`` is MCTS (UCT over :func:`move_candidates`, uniformly random playouts to the end, 600 simulations). It runs
 compiled by default (:class:`SheepMCTS`: the whole search in ``envs/battle_sheep/fast.py``); ``compiled=False`` runs

@@ -22,7 +22,10 @@ Truncation: a live row that reaches ``max_game_length`` plies is truncated, as `
 Sheep game always ends before: every move occupies a new pasture).
 
 The ``search`` baseline runs here too (:meth:`BattleSheepBatch.search`): ``envs.common.mcts.MCTSPolicy``'s UCT with
-``baselines.move_candidates`` and uniformly random playouts, compiled.
+``baselines.move_candidates`` and uniformly random playouts, compiled; and the ``greedy`` baseline
+(:meth:`BattleSheepBatch.greedy_actions`, every row at once: ``baselines.GreedyPolicy``'s scores, tie-breaks from a
+generator per row; ``tests/battle_sheep/test_battle_sheep_greedy_fast.py`` checks it move by move against the
+Python policy and measures both with ``--speed``).
 
 numba's on-disk cache of these kernels watches only this file, not ``kernels.py`` whose functions they call: after
 editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
