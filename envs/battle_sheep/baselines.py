@@ -5,7 +5,10 @@ pasture, and sheep in a blocked stack are lost. For a position it counts, for ea
 bottom one (h - 1) in stacks that still have an open direction, and scores my count minus the opponents' mean;
 ties go to the move that keeps more open directions, then at random. The same score picks stack placements
 (the cell with the longest open lines wins) and, while building, the tile that shares the most edges with the
-pasture (compact pastures; the build phase matters little for the heuristic).
+pasture (compact pastures; the build phase matters little for the heuristic). :func:`greedy_scores` gives every legal
+action's score. The batched engine plays the same policy compiled (``BattleSheepBatch.greedy_actions``, the same
+scores and so the same choice where one action scores best; ``python
+tests/battle_sheep/test_battle_sheep_greedy_fast.py --speed`` measures both).
 
 ``search`` is MCTS (UCT over :func:`move_candidates`, uniformly random playouts to the end, 600 simulations). It runs
 compiled by default (:class:`SheepMCTS`: the whole search in ``envs/battle_sheep/fast.py``); ``compiled=False`` runs
@@ -69,27 +72,34 @@ def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
     return total
 
 
+def greedy_scores(game: BattleSheepGame, state: SheepState, seat: int,
+                  legal: list[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(legal actions, their greedy scores) of ``seat`` to move in ``state``: what :class:`GreedyPolicy` picks
+    among (one of the best, at random); ``legal`` defaults to the engine's legal actions. The compiled greedy
+    (``BattleSheepBatch.greedy_actions``) is tested to pick within the best of these."""
+    legal = np.asarray(game.legal_actions(state) if legal is None else legal, dtype=np.int64)
+    if state.phase == BUILD:
+        pasture = [c != NO_PASTURE for c in state.cells]
+        nbrs = game.grid.neighbor_lists
+        scores = [sum(pasture[j] for c in game.tile_cells[a] for j in nbrs[c]) for a in legal]
+    elif state.phase == PLACE:
+        scores = [_ray_reach(game, state, int(a) - game.codec.stack_base) for a in legal]
+    else:
+        scores = []
+        for a in legal:
+            child = state.clone()
+            game.apply(child, int(a))
+            scores.append(position_value(game, child, seat))
+    return legal, np.asarray(scores, dtype=np.float64)
+
+
 class GreedyPolicy(SeededPolicy):
-    """One-ply greedy on :func:`position_value` (see the module docstring)."""
+    """One-ply greedy on :func:`position_value` (see the module docstring); scores by :func:`greedy_scores`."""
 
     name = "greedy"
 
     def act(self, decision: Decision) -> int:
-        game, state, seat = self.game, decision.info_state, decision.seat
-        legal = decision.legal_actions()
-        if state.phase == BUILD:
-            pasture = [c != NO_PASTURE for c in state.cells]
-            nbrs = game.grid.neighbor_lists
-            scores = [sum(pasture[j] for c in game.tile_cells[a] for j in nbrs[c]) for a in legal]
-        elif state.phase == PLACE:
-            scores = [_ray_reach(game, state, int(a) - game.codec.stack_base) for a in legal]
-        else:
-            scores = []
-            for a in legal:
-                child = state.clone()
-                game.apply(child, int(a))
-                scores.append(position_value(game, child, seat))
-        scores = np.asarray(scores, dtype=np.float64)
+        legal, scores = greedy_scores(self.game, decision.info_state, decision.seat, decision.legal_actions())
         best = np.flatnonzero(scores == scores.max())
         return int(legal[best[self.rng.integers(best.size)]])
 

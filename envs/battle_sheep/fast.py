@@ -22,7 +22,10 @@ Truncation: a live row that reaches ``max_game_length`` plies is truncated, as `
 Sheep game always ends before: every move occupies a new pasture).
 
 The ``search`` baseline runs here too (:meth:`BattleSheepBatch.search`): ``envs.common.mcts.MCTSPolicy``'s UCT with
-``baselines.move_candidates`` and uniformly random playouts, compiled.
+``baselines.move_candidates`` and uniformly random playouts, compiled; and the ``greedy`` baseline
+(:meth:`BattleSheepBatch.greedy_actions`, every row at once: ``baselines.GreedyPolicy``'s scores, tie-breaks from a
+generator per row; ``tests/battle_sheep/test_battle_sheep_greedy_fast.py`` checks it move by move against the
+Python policy and measures both with ``--speed``).
 
 numba's on-disk cache of these kernels watches only this file, not ``kernels.py`` whose functions they call: after
 editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
@@ -662,6 +665,227 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
     return best
 
 
+# ----- the greedy baseline, compiled ----------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _open_count(cells, nbr, c):
+    """Free pastures next to cell ``c`` (``cells``: one row)."""
+    k = 0
+    for d in range(6):
+        j = nbr[c, d]
+        if j >= 0 and cells[j] == EMPTY:
+            k += 1
+    return k
+
+
+@njit(cache=True, inline="always")
+def _live_sheep(cells, heights, stack_cells, count, nbr):
+    """(sheep that can still move, open (stack, direction) pairs) of the seat whose stacks are
+    ``stack_cells[:count]`` (baselines.live_sheep; ``cells``, ``heights``: one row)."""
+    live = 0
+    opens = 0
+    for i in range(count):
+        c = stack_cells[i]
+        h = np.int64(heights[c])
+        if h < 2:
+            continue
+        k = _open_count(cells, nbr, c)
+        if k:
+            live += h - 1
+            opens += k
+    return live, opens
+
+
+@njit(cache=True)
+def _score_moves(cells, heights, stacks, num_stacks, can_move, b, seat, n, splits, nbr, s_cells, s_num_stacks,
+                 s_phase, s_to_move, seen, todo, result, actions, scores):
+    """Every legal move of ``seat`` (the mover of live row ``b``) into ``actions`` and its greedy score into
+    ``scores`` (baselines.position_value of the position after it, for ``seat``); returns how many.
+
+    The score is computed per (stack, direction) once for what the count of sheep does not change (the
+    destination cell is taken whatever the count: the other seats' live sheep and open directions, the mover's
+    other stacks, whether another seat can still move, the final result), then per count for the two stacks it
+    does change; with the same float operations in the same order as position_value, so that scores equal there
+    are equal here. ``s_cells`` ... ``s_to_move``: a one-row scratch position (for the final result);
+    ``seen``, ``todo``, ``result``: scratch."""
+    num_cells = cells.shape[1]
+    s_cells[0] = cells[b]
+    after = s_cells[0]
+    for s in range(n):
+        s_num_stacks[0, s] = num_stacks[b, s]
+    s_num_stacks[0, seat] += 1
+    count = 0
+    for i in range(num_stacks[b, seat]):
+        c = stacks[b, seat, i]
+        h = np.int64(heights[b, c])
+        if h < 2:
+            continue
+        for d in range(6):
+            dest = slide(cells[b], nbr, c, d)
+            if dest < 0:
+                continue
+            after[dest] = seat
+            # what the count does not change: the others ...
+            other_live = 0.0
+            other_open = 0.0
+            others = 0
+            others_can = False
+            next_live = 0
+            for s in range(n):
+                if s != seat:
+                    live, opens = _live_sheep(after, heights[b], stacks[b, s], num_stacks[b, s], nbr)
+                    other_live += live / (n - 1)
+                    other_open += opens / (n - 1)
+                    others += num_stacks[b, s]
+                    if can_move[b, s] and live > 0:
+                        others_can = True
+                    if s == (seat + 1) % n:
+                        next_live = live
+            pastures = (num_stacks[b, seat] + 1) - others / (n - 1)
+            # ... the mover's other stacks ...
+            base_live = 0
+            base_open = 0
+            for m in range(num_stacks[b, seat]):
+                o = stacks[b, seat, m]
+                if o == c:
+                    continue
+                ho = np.int64(heights[b, o])
+                if ho < 2:
+                    continue
+                ko = _open_count(after, nbr, o)
+                if ko:
+                    base_live += ho - 1
+                    base_open += ko
+            open_c = _open_count(after, nbr, c)
+            open_dest = _open_count(after, nbr, dest)
+            final = 0.0
+            final_known = False
+            for k in range(1, h):
+                mine_live = base_live
+                mine_open = base_open
+                if h - k >= 2 and open_c:
+                    mine_live += h - k - 1
+                    mine_open += open_c
+                if k >= 2 and open_dest:
+                    mine_live += k - 1
+                    mine_open += open_dest
+                if splits:  # the next seat to move cannot: game over
+                    over = next_live == 0
+                else:  # nobody who may still move can (rules._advance_mover)
+                    over = not others_can and not (can_move[b, seat] and mine_live > 0)
+                if over:
+                    if not final_known:
+                        s_to_move[0] = (seat + 1) % n
+                        _returns_row(s_cells, s_num_stacks, s_phase, s_to_move, 0, n, splits, nbr, seen, todo,
+                                     result)
+                        final = 1000.0 * result[seat]
+                        final_known = True
+                    scores[count] = final
+                else:
+                    scores[count] = 10.0 * (pastures + mine_live - other_live) + (mine_open - other_open)
+                actions[count] = 4 * num_cells + (c * 6 + d) * MAX_MOVE + k - 1
+                count += 1
+            after[dest] = cells[b, dest]
+    return count
+
+
+@njit(cache=True)
+def _greedy_scratch(num_cells, n):
+    """Work arrays of the greedy kernels: actions, scores, best actions (one per legal action at most), the legal
+    tiles' scratch (code, near, tile_ok), the final result's (seen, todo, result), and a one-row position after a
+    move for the final result of moves that end the game (cells, num_stacks, phase, to_move)."""
+    most = max(3 * num_cells, 6 * MAX_STACKS * MAX_MOVE)
+    return (np.empty(most, dtype=np.int64), np.empty(most, dtype=np.float64), np.empty(most, dtype=np.int64),
+            np.empty(num_cells, dtype=np.int8), np.empty(num_cells, dtype=np.int64),
+            np.empty(3 * num_cells, dtype=np.bool_), np.empty(num_cells, dtype=np.bool_),
+            np.empty(num_cells, dtype=np.int64), np.empty(n, dtype=np.float64), np.empty((1, num_cells), np.int8),
+            np.empty((1, n), dtype=np.int64), np.full(1, OVER, dtype=np.int64), np.empty(1, dtype=np.int64))
+
+
+@njit(cache=True)
+def _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture, on_border,
+                       b, n, splits, tiles, cell_tiles, nbr, centre, scratch):
+    """The legal actions of live row ``b``'s mover into ``scratch[0]`` and their greedy scores into ``scratch[1]``
+    (baselines.greedy_scores: build, the pasture edges the tile touches; stack placement, the free cells in
+    straight lines; moves, the position's live-sheep value after the move, :func:`_score_moves`); returns how
+    many."""
+    (actions, scores, _, code, near, tile_ok, seen, todo, result, s_cells, s_num_stacks, s_phase,
+     s_to_move) = scratch
+    num_cells = cells.shape[1]
+    ph = phase[b]
+    if ph == BUILD:
+        count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok,
+                                 actions)
+        for i in range(count):
+            score = 0
+            for e in range(4):
+                c = tiles[actions[i], e]
+                for d in range(6):
+                    j = nbr[c, d]
+                    if j >= 0 and cells[b, j] != NO_PASTURE:
+                        score += 1
+            scores[i] = score
+        return count
+    if ph == PLACE:
+        count = 0
+        for c in range(num_cells):
+            if on_border[b, c] and cells[b, c] == EMPTY:
+                reach = 0
+                for d in range(6):
+                    j = nbr[c, d]
+                    while j >= 0 and cells[b, j] == EMPTY:
+                        reach += 1
+                        j = nbr[j, d]
+                actions[count] = 3 * num_cells + c
+                scores[count] = reach
+                count += 1
+        return count
+    if ph == MOVE:
+        return _score_moves(cells, heights, stacks, num_stacks, can_move, b, to_move[b], n, splits, nbr, s_cells,
+                            s_num_stacks, s_phase, s_to_move, seen, todo, result, actions, scores)
+    return 0
+
+
+@njit(cache=True)
+def _greedy_kernel(out, rng, cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture,
+                   on_border, n, splits, tiles, cell_tiles, nbr, centre):
+    """baselines.GreedyPolicy's action for the mover of every row into ``out`` (-1 where the game is over): one of
+    the best-scoring legal actions (:func:`_greedy_scores_row`), drawn from the row's generator when several
+    tie (no draw otherwise)."""
+    scratch = _greedy_scratch(cells.shape[1], n)
+    actions, scores, best = scratch[0], scratch[1], scratch[2]
+    for b in range(out.shape[0]):
+        count = _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture,
+                                   pasture, on_border, b, n, splits, tiles, cell_tiles, nbr, centre, scratch)
+        if count == 0:  # over (or, never in a live position, no legal action)
+            out[b] = -1
+            continue
+        top = scores[0]
+        for i in range(1, count):
+            if scores[i] > top:
+                top = scores[i]
+        num_best = 0
+        for i in range(count):
+            if scores[i] == top:
+                # keep the tied actions in id order (moves come in stack order)
+                a = actions[i]
+                j = num_best
+                while j > 0 and best[j - 1] > a:
+                    best[j] = best[j - 1]
+                    j -= 1
+                best[j] = a
+                num_best += 1
+        out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
+
+
+@njit(cache=True)
+def _greedy_scores_kernel(row, cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture,
+                          on_border, n, splits, tiles, cell_tiles, nbr, centre):
+    scratch = _greedy_scratch(cells.shape[1], n)
+    count = _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture,
+                               on_border, row, n, splits, tiles, cell_tiles, nbr, centre, scratch)
+    return scratch[0][:count].copy(), scratch[1][:count].copy()
+
+
 # ----- the batched game ----------------------------------------------------------------------------------------------
 class BattleSheepBatch(BatchedGame):
     """Battle Sheep over B games at once (module docstring). Options as ``rules.BattleSheepGame``."""
@@ -806,6 +1030,37 @@ class BattleSheepBatch(BatchedGame):
                                   state.rng,
                                   self.num_players, self.splits, self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q,
                                   t.r, t.cell_at, self.radius, t.centre))
+
+    # ----- the greedy baseline -------------------------------------------------------------------------------
+    def greedy_actions(self, state: SheepBatchState, rng: np.ndarray, out: np.ndarray) -> None:
+        """The ``greedy`` baseline's action (``baselines.GreedyPolicy``) for the mover of every row into ``out``
+        (int64, -1 where the game is over), compiled: the same scores, so the same choice where one action scores
+        best; among tied best actions one drawn from ``rng[b]`` (uint64 SplitMix64 states, one per row, advanced
+        in place; no draw without a tie). ``state`` is not changed."""
+        batch = state.phase.shape[0]
+        if out.shape != (batch,) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape ({batch},), got {out.dtype} {out.shape}")
+        if rng.shape != (batch,) or rng.dtype != np.uint64:
+            raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
+        t = self.tables
+        _greedy_kernel(out, rng, *self._greedy_fields(state), self.num_players, self.splits, t.tiles, t.cell_tiles,
+                       t.nbr, t.centre)
+
+    def greedy_scores(self, state: SheepBatchState, row: int) -> tuple[np.ndarray, np.ndarray]:
+        """(legal actions in id order, greedy scores) of row ``row``'s mover, as :meth:`greedy_actions` scores them
+        (empty when the game is over): ``baselines.greedy_scores`` compiled, for tests and inspection."""
+        if not 0 <= row < state.phase.shape[0]:
+            raise ValueError(f"row {row} is not a row of this {state.phase.shape[0]}-row state")
+        t = self.tables
+        actions, scores = _greedy_scores_kernel(int(row), *self._greedy_fields(state), self.num_players, self.splits,
+                                                t.tiles, t.cell_tiles, t.nbr, t.centre)
+        order = np.argsort(actions, kind="stable")  # moves are scored in stack order: in id order, as the reference
+        return actions[order], scores[order]
+
+    @staticmethod
+    def _greedy_fields(s: SheepBatchState) -> tuple:
+        return (s.cells, s.heights, s.stacks, s.num_stacks, s.phase, s.to_move, s.can_move, s.num_pasture, s.pasture,
+                s.on_border)
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
     def to_reference(self, state: SheepBatchState, row: int) -> SheepState:

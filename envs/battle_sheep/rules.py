@@ -8,6 +8,8 @@ Cells are indexed as in :class:`HexGrid`.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import textwrap
 from array import array
 from typing import Any
@@ -65,6 +67,12 @@ def _load_kernels(game: "BattleSheepGame") -> None:
         _KERNELS_LOADED = True
 
 
+@functools.lru_cache(maxsize=4096)
+def _hexagon_centre(extent: tuple[int, int, int, int, int, int]) -> tuple[int, int]:
+    """The centre of :func:`hexagon_around` an extent (the same few extents recur in every build: kept)."""
+    return hexagon_around(*extent)[0]
+
+
 _SYMMETRIES: dict[tuple[int, int], tuple[Symmetry, ...]] = {}
 """``BattleSheepGame.symmetries`` per (num_players, canvas_radius), built on first use."""
 
@@ -78,7 +86,7 @@ class SheepState:
 
     __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
                  "can_move", "num_pasture", "pasture", "extent", "plies", "last_action", "border",
-                 "tile_blocked", "tile_touch", "_moves")
+                 "tile_blocked", "tile_touch", "_moves", "_views")
 
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
@@ -106,6 +114,8 @@ class SheepState:
         by each placement, dropped after the build phase)."""
         self._moves: list[tuple[int, int, int, int]] | None = None
         """Cache of the mover's legal moves ``(cell, direction, destination, max_count)``."""
+        self._views: tuple[np.ndarray, np.ndarray] | None = None
+        """numpy views of ``cells`` and ``heights`` for the compiled kernels (:func:`arrays_of`)."""
 
     def clone(self) -> "SheepState":
         other = SheepState.__new__(SheepState)
@@ -126,7 +136,21 @@ class SheepState:
         other.tile_blocked = None if self.tile_blocked is None else self.tile_blocked.copy()
         other.tile_touch = None if self.tile_touch is None else self.tile_touch.copy()
         other._moves = self._moves
+        other._views = None
         return other
+
+
+def arrays_of(state: SheepState) -> tuple[np.ndarray, np.ndarray]:
+    """``state.cells`` and ``state.heights`` as int8 numpy arrays sharing their memory (for the compiled kernels),
+    kept on the state: made again only when those arrays were replaced (or the state was copied or unpickled,
+    which copies the views apart from the arrays)."""
+    views = state._views
+    if views is not None:
+        cells, heights = views[0].base, views[1].base
+        if cells is not None and heights is not None and cells.obj is state.cells and heights.obj is state.heights:
+            return views
+    views = state._views = (np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8))
+    return views
 
 
 def tile_geometry(grid: HexGrid) -> tuple[list[tuple[int, ...] | None], np.ndarray, np.ndarray, np.ndarray]:
@@ -208,6 +232,14 @@ class BattleSheepGame(Game[SheepState]):
         self.tables = kernels.GridTables(grid, self.tile_cells)
         """The canvas's tables for the compiled kernels (observation, mask, batched engine)."""
         self._no_border = np.zeros(n, dtype=np.bool_)
+        self._tile_extents: dict[int, tuple[int, int, int, int, int, int]] = {}
+        self._shifts: dict[tuple[int, int], list[int | None]] = {}
+        self._border_mask: tuple[tuple[int, ...], np.ndarray] = ((), self._no_border)
+        """The last stack-placement border and its per-cell mask, for :meth:`legal_mask`."""
+        self._obs_planes = (self.num_channels, grid.square_shape[0] * grid.square_shape[1])
+        self._tiles_left_arrays = {key: np.array(key, dtype=np.int8)
+                                   for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=self.num_players)}
+        """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
         self._code = np.zeros(n, dtype=np.int8)
         self._liberties = np.zeros(n, dtype=np.int64)
         self._near = np.zeros(n, dtype=np.int64)
@@ -263,7 +295,7 @@ class BattleSheepGame(Game[SheepState]):
         the pasture, computed by a compiled flood fill (``kernels.outer_border``, tested equal)."""
         n = self.grid.num_cells
         border = np.empty(n, dtype=np.bool_)
-        kernels.outer_border(np.frombuffer(state.cells, dtype=np.int8), self.tables.nbr, np.empty(n, dtype=np.bool_),
+        kernels.outer_border(arrays_of(state)[0], self.tables.nbr, np.empty(n, dtype=np.bool_),
                              np.empty(n, dtype=np.int64), border)
         return tuple(np.flatnonzero(border).tolist())
 
@@ -280,10 +312,15 @@ class BattleSheepGame(Game[SheepState]):
         cells = state.cells
         if state.num_pasture == 0:
             return tile[0] == self.center
-        if any(cells[c] != NO_PASTURE for c in tile):
-            return False
+        for c in tile:
+            if cells[c] != NO_PASTURE:
+                return False
         nbrs = self.grid.neighbor_lists
-        return any(cells[j] != NO_PASTURE for c in tile for j in nbrs[c])
+        for c in tile:
+            for j in nbrs[c]:
+                if cells[j] != NO_PASTURE:
+                    return True
+        return False
 
     def legal_moves(self, state: SheepState, seat: int | None = None) -> list[tuple[int, int, int, int]]:
         """Moves of ``seat`` (default: the mover) as ``(cell, direction, destination, max_count)``."""
@@ -316,12 +353,15 @@ class BattleSheepGame(Game[SheepState]):
         mask = np.empty(self.num_actions, dtype=np.int8)
         on_border = self._no_border
         if state.phase == PLACE:
-            on_border = np.zeros(self.grid.num_cells, dtype=np.bool_)
-            on_border[list(state.border)] = True
+            border, on_border = self._border_mask
+            if state.border is not border and state.border != border:
+                on_border = np.zeros(self.grid.num_cells, dtype=np.bool_)
+                on_border[list(state.border)] = True
+                self._border_mask = (state.border, on_border)
         t = self.tables
-        kernels.legal_mask_into(np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8),
-                                state.phase, state.to_move, state.num_pasture, on_border, t.all_cells, t.num_cells,
-                                t.tiles, t.cell_tiles, t.nbr, t.centre, self._code, self._near, mask)
+        cells, heights = arrays_of(state)
+        kernels.legal_mask_into(cells, heights, state.phase, state.to_move, state.num_pasture, on_border, t.all_cells,
+                                t.num_cells, t.tiles, t.cell_tiles, t.nbr, t.centre, self._code, self._near, mask)
         return mask
 
     def legal_mask_python(self, state: SheepState) -> np.ndarray:
@@ -358,7 +398,8 @@ class BattleSheepGame(Game[SheepState]):
 
     # ----- applying actions -----------------------------------------------------------------------
     def apply(self, state: SheepState, action: int, rng: np.random.Generator | None = None) -> None:
-        action = self.check_action_range(action)
+        if type(action) is not int or not 0 <= action < self.num_actions:
+            action = self.check_action_range(action)
         if state.phase == OVER:
             raise IllegalActionError(f"action {action}: the game is over")
         kind, a, b, k = self.codec.decode(action)
@@ -379,7 +420,7 @@ class BattleSheepGame(Game[SheepState]):
                     state.tile_blocked[self.tiles_covering[c]] = True
                     state.tile_touch[self.tiles_around[c]] = True
             if state.extent is not None:
-                q0, q1, r0, r1, s0, s1 = self.extent(tile)
+                q0, q1, r0, r1, s0, s1 = self._tile_extent(action)
                 e = state.extent
                 state.extent = (min(e[0], q0), max(e[1], q1), min(e[2], r0), max(e[3], r1), min(e[4], s0),
                                 max(e[5], s1))
@@ -439,6 +480,13 @@ class BattleSheepGame(Game[SheepState]):
         ss = [-coords[c][0] - coords[c][1] for c in cells]
         return min(qs), max(qs), min(rs), max(rs), min(ss), max(ss)
 
+    def _tile_extent(self, action: int) -> tuple[int, int, int, int, int, int]:
+        """:meth:`extent` of tile ``action``'s cells (computed once per tile)."""
+        extent = self._tile_extents.get(action)
+        if extent is None:
+            extent = self._tile_extents[action] = self.extent(self.tile_cells[action])
+        return extent
+
     def frame_shift(self, pasture: list[int]) -> tuple[int, int]:
         """The translation ``(dq, dr)`` that puts the centre of the pasture's smallest enclosing hexagon (with
         :func:`enclosing_hexagon`'s tie-break) on the canvas centre; ``(0, 0)`` when it is there already."""
@@ -451,14 +499,18 @@ class BattleSheepGame(Game[SheepState]):
         the smallest one."""
         if state.extent is None:
             state.extent = self.extent(state.pasture)
-        (cq, cr), _ = hexagon_around(*state.extent)
+        cq, cr = _hexagon_centre(state.extent)
         if cq == 0 and cr == 0:
             return
         dq, dr = -cq, -cr
         q0, q1, r0, r1, s0, s1 = state.extent
         state.extent = (q0 + dq, q1 + dq, r0 + dr, r1 + dr, s0 - dq - dr, s1 - dq - dr)
-        cells, index, coords = state.cells, self.grid.index, self.grid.coords
-        moved = [index[(coords[c][0] + dq, coords[c][1] + dr)] for c in state.pasture]
+        shift = self._shifts.get((dq, dr))
+        if shift is None:  # where each cell goes under this translation (None: off the canvas), made once
+            index, coords = self.grid.index, self.grid.coords
+            shift = self._shifts[(dq, dr)] = [index.get((q + dq, r + dr)) for q, r in coords]
+        cells = state.cells
+        moved = [shift[c] for c in state.pasture]
         for c in state.pasture:
             cells[c] = NO_PASTURE
         for c in moved:
@@ -490,7 +542,12 @@ class BattleSheepGame(Game[SheepState]):
     def has_move(self, state: SheepState, seat: int) -> bool:
         """Whether ``seat`` can move: one of its stacks has 2 sheep or more and a free pasture next to it."""
         cells, heights, nbrs = state.cells, state.heights, self.grid.neighbor_lists
-        return any(heights[c] >= 2 and any(cells[j] == EMPTY for j in nbrs[c]) for c in state.stacks[seat])
+        for c in state.stacks[seat]:
+            if heights[c] >= 2:
+                for j in nbrs[c]:
+                    if cells[j] == EMPTY:
+                        return True
+        return False
 
     def slide(self, state: SheepState, cell: int, direction: int) -> int:
         """Where sheep leaving ``cell`` in ``direction`` stop (the last free pasture before another stack, a
@@ -505,6 +562,13 @@ class BattleSheepGame(Game[SheepState]):
 
     # ----- scoring --------------------------------------------------------------------------------
     def largest_herd(self, state: SheepState, seat: int) -> int:
+        """Size of the seat's largest group of occupied pastures on adjacent cells, counted by a compiled flood
+        fill (``kernels.largest_herd``); the readable definition is :meth:`largest_herd_python`, tested equal."""
+        n = self.grid.num_cells
+        return int(kernels.largest_herd(arrays_of(state)[0], self.tables.nbr, seat, np.empty(n, dtype=np.bool_),
+                                        np.empty(n, dtype=np.int64)))
+
+    def largest_herd_python(self, state: SheepState, seat: int) -> int:
         """Size of the seat's largest group of occupied pastures on adjacent cells."""
         mine = [c == seat for c in state.cells]
         comps = self.grid.components(mine, state.stacks[seat])
@@ -548,13 +612,15 @@ class BattleSheepGame(Game[SheepState]):
     def observation(self, state: SheepState, seat: int) -> np.ndarray:
         """The planes of :meth:`observation_numpy`, built by a compiled kernel (``kernels.observe_into``); the tests
         check that both agree."""
-        out = np.empty(self.observation_shape, dtype=np.float32)
+        out = np.empty(self._obs_planes, dtype=np.float32)
         t = self.tables
-        kernels.observe_into(np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8),
-                             np.array(state.tiles_left, dtype=np.int8), state.phase, seat, self.num_players,
-                             t.all_cells, t.num_cells, t.square, t.canvas, t.nbr, self._liberties,
-                             out.reshape(self.num_channels, -1))
-        return out
+        cells, heights = arrays_of(state)
+        tiles_left = self._tiles_left_arrays.get(tuple(state.tiles_left))
+        if tiles_left is None:
+            tiles_left = np.array(state.tiles_left, dtype=np.int8)
+        kernels.observe_into(cells, heights, tiles_left, state.phase, seat, self.num_players, t.all_cells, t.num_cells,
+                             t.square, t.canvas, t.nbr, self._liberties, out)
+        return out.reshape(self.observation_shape)
 
     def observation_numpy(self, state: SheepState, seat: int) -> np.ndarray:
         """Planes on the square embedding (see RULES.md), seats rotated so that ``seat`` comes first."""

@@ -33,6 +33,7 @@ from numba import njit, uint64
 
 from envs.beasty_borders import actions as act
 from envs.beasty_borders import greedy_weights
+from envs.beasty_borders.kernels import observe_row, rebuild_groups
 from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, tile_lakes
@@ -49,9 +50,6 @@ _TILE_LAKE = np.array([[1 if (r, c) in tile_lakes(t) else 0 for r in range(TILE_
 _ROW_OWNER = np.array(act.ROW_OWNER, dtype=np.int64)
 _ROW_TYPE = np.array(act.ROW_TYPE, dtype=np.int64)
 
-# Observation block offsets, in the order of the ``lay`` array passed to the kernels.
-_L_CELLS, _L_TYPES, _L_VARIANT, _L_MARKER, _L_ROLL, _L_PHASE, _L_ROLLER, _L_MINE, _L_THEIRS, _L_SCORE, \
-    _L_ROW_MINE, _L_ROW_THEIRS, _L_CHOICE, _L_ROLLER_PASSED, _L_SPACES, _L_SIZE = range(16)
 
 
 class BordersBatchState(NamedTuple):
@@ -145,38 +143,6 @@ def _fill(board, label, group_size, vp, nbr, cell, code):
 
 
 @njit(cache=True)
-def _rebuild_groups(board, label, group_size, vp, nbr):
-    """Groups and victory points of a row's landscape from scratch (flood fill), e.g. after from_reference."""
-    cells = board.shape[0]
-    label[:] = -1
-    group_size[:] = 0
-    vp[:] = 0
-    stack = np.empty(cells, dtype=np.int64)
-    for start in range(cells):
-        code = board[start]
-        if code < FIRST_ANIMAL or label[start] >= 0:
-            continue
-        label[start] = start
-        stack[0] = start
-        top = 1
-        n = 0
-        while top > 0:
-            top -= 1
-            c = stack[top]
-            n += 1
-            for i in range(4):
-                nb = nbr[c, i]
-                if nb < 0:
-                    break
-                if label[nb] < 0 and board[nb] == code:
-                    label[nb] = start
-                    stack[top] = nb
-                    top += 1
-        group_size[start] = n
-        vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(n, _TOP)]
-
-
-@njit(cache=True)
 def _next_turn(st_board, st_pos, st_roll, st_roller, st_phase, st_choice, st_empty, rng, path, rank, b, roller):
     """Start the next turn with ``roller`` rolling, unless the landscape is full (rules._next_turn)."""
     st_phase[b] = ROLLER_CHOICE
@@ -232,112 +198,6 @@ def _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, 
         placed[b, owner] += 1
     empty_count[b] -= 1
     _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
-
-
-@njit(cache=True)
-def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
-    """observation.space_entry's gain (/ 10, capped at 1) for animal ``code`` from the distinct neighbouring
-    groups (code ``c_i``, size ``s_i``; ``s_i`` 0 for a non-group or a repeated group)."""
-    total = (c0 == code) * s0 + (c1 == code) * s1 + (c2 == code) * s2 + (c3 == code) * s3
-    vps = ((c0 == code) * _GROUP_VP[s0] + (c1 == code) * _GROUP_VP[s1] + (c2 == code) * _GROUP_VP[s2]
-           + (c3 == code) * _GROUP_VP[s3])
-    gain = (_GROUP_VP[min(1 + total, _TOP)] - vps) * 0.1
-    return gain if gain < 1.0 else 1.0
-
-
-@njit(cache=True, inline="always")
-def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
-    """Write what ``cell`` (an empty green space) is worth from ``seat``'s side into ``out[b, off:]``
-    (observation.space_entry, in the seat's order: my types, the opponent's, then the empty green neighbours / 4;
-    ``out`` zero there). Branch-free: ``nbr4[cell]`` holds its neighbours padded with ``cell`` itself to 4
-    (``nbr4[cell, 4]``: the number of pads, which count as empty), and ``slots[seat, code]`` is where an animal
-    code's gain goes (a non-animal's goes to the room slot, written last)."""
-    n0, n1, n2, n3 = nbr4[cell, 0], nbr4[cell, 1], nbr4[cell, 2], nbr4[cell, 3]
-    c0, c1, c2, c3 = np.int64(bd[n0]), np.int64(bd[n1]), np.int64(bd[n2]), np.int64(bd[n3])
-    g0, g1, g2, g3 = np.int64(lb[n0]), np.int64(lb[n1]), np.int64(lb[n2]), np.int64(lb[n3])
-    # sizes of the distinct groups (labels are cells of the groups: distinct groups, distinct labels; -1 none)
-    s0 = (g0 >= 0) * np.int64(gs[max(g0, 0)])
-    s1 = (g1 >= 0) * (g1 != g0) * np.int64(gs[max(g1, 0)])
-    s2 = (g2 >= 0) * (g2 != g0) * (g2 != g1) * np.int64(gs[max(g2, 0)])
-    s3 = (g3 >= 0) * (g3 != g0) * (g3 != g1) * (g3 != g2) * np.int64(gs[max(g3, 0)])
-    out[b, off + slots[seat, c0]] = _code_gain(c0, c0, c1, c2, c3, s0, s1, s2, s3)
-    out[b, off + slots[seat, c1]] = _code_gain(c1, c0, c1, c2, c3, s0, s1, s2, s3)
-    out[b, off + slots[seat, c2]] = _code_gain(c2, c0, c1, c2, c3, s0, s1, s2, s3)
-    out[b, off + slots[seat, c3]] = _code_gain(c3, c0, c1, c2, c3, s0, s1, s2, s3)
-    room = (c0 == EMPTY) + (c1 == EMPTY) + (c2 == EMPTY) + (c3 == EMPTY) - nbr4[cell, 4]
-    out[b, off + 2 * types] = room * 0.25
-
-
-@njit(cache=True)
-def _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp, b,
-                 seat, out, lay, planes, slots, path, rank, nbr4, row_owner):
-    """Row ``b``'s observation from ``seat`` into ``out[b]`` (observation.encode; layout offsets in ``lay``,
-    ``planes[seat, code]`` the offset of the plane that shows a cell code to ``seat``)."""
-    cells = lay[_L_CELLS]
-    types = lay[_L_TYPES]
-    out[b, :] = 0.0
-    bd = board[b]
-    for c in range(cells):  # branch-free: an empty space writes 0 into its own (zero) lake-plane entry
-        code = bd[c]
-        out[b, planes[seat, code] + c] = 0.0 if code == EMPTY else 1.0
-    mine = lay[_L_MINE]
-    theirs = lay[_L_THEIRS]
-    for t in range(types):
-        out[b, mine + t] = remaining[b, seat, t] * 0.125
-        out[b, theirs + t] = remaining[b, 1 - seat, t] * 0.125
-    if roller[b] == seat:
-        out[b, lay[_L_ROLLER]] = 1.0
-    out[b, lay[_L_SCORE]] = min(1.0, vp[b, seat] * 0.02)
-    out[b, lay[_L_SCORE] + 1] = min(1.0, vp[b, 1 - seat] * 0.02)
-    live = empty_count[b] > 0
-    if live:
-        out[b, lay[_L_MARKER] + pos[b]] = 1.0
-        out[b, lay[_L_ROLL] + roll[b] - 1] = 1.0
-        out[b, lay[_L_PHASE] + phase[b]] = 1.0
-    if lay[_L_VARIANT]:
-        row_mine = lay[_L_ROW_MINE]
-        row_theirs = lay[_L_ROW_THEIRS]
-        for i in range(row_owner.shape[0]):
-            if row[b, i]:
-                if row_owner[i] == seat:
-                    out[b, row_mine + i] = 1.0
-                else:
-                    out[b, row_theirs + i] = 1.0
-        if live and phase[b] == 1:
-            if choice[b] >= 0:
-                out[b, lay[_L_CHOICE] + choice[b]] = 1.0
-            else:
-                out[b, lay[_L_ROLLER_PASSED]] = 1.0
-    if not live:
-        return
-    lb = label[b]
-    gs = group_size[b]
-    width = 2 * types + 1
-    spaces = lay[_L_SPACES]
-    here = pos[b]
-    _space_entry(bd, lb, gs, nbr4, slots, here, seat, types, out, b, spaces)
-    others = empty_count[b] - 1
-    if others <= 0:
-        return
-    # The empty spaces after the marker's along the path (its own left out: it is filled before the next roll);
-    # with fewer than LOOKAHEAD of them the count runs round and they repeat (observation.lookahead_cells).
-    found = 0
-    start = rank[here]
-    n = path.shape[0]
-    for i in range(1, n):
-        k = start + i
-        cell = path[k - n if k >= n else k]
-        if bd[cell] != EMPTY:
-            continue
-        _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, spaces + (1 + found) * width)
-        found += 1
-        if found == LOOKAHEAD or found == others:
-            break
-    for k in range(found, LOOKAHEAD):
-        src = spaces + (1 + k % others) * width
-        dst = spaces + (1 + k) * width
-        for j in range(width):
-            out[b, dst + j] = out[b, src + j]
 
 
 @njit(cache=True, inline="always")
@@ -432,7 +292,7 @@ def _apply_kernel(actions, board, pos, roll, roller, phase, choice, remaining, p
 def _observe_kernel(seats, out, board, pos, roll, roller, phase, choice, remaining, row, empty_count, label,
                     group_size, vp, lay, planes, slots, path, rank, nbr4, row_owner):
     for b in range(seats.shape[0]):
-        _observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp,
+        observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp,
                      b, seats[b], out, lay, planes, slots, path, rank, nbr4, row_owner)
 
 
@@ -767,43 +627,14 @@ class BeastyBordersBatch(BatchedGame):
         self.cells = ref.cells
         self.num_types = ref.num_types
         self.num_tiles = ref.num_tiles
-        self.path = np.array(ref.path, dtype=np.int64)
-        self.rank = np.array(ref.rank, dtype=np.int64)
-        self.nbr = np.full((ref.cells, 4), -1, dtype=np.int64)
-        for cell, nbs in enumerate(ref.neighbours):
-            self.nbr[cell, : len(nbs)] = nbs
-        self.nbr4 = np.zeros((ref.cells, 5), dtype=np.int64)
-        """Neighbours padded with the cell itself to 4, then the number of pads (for the spaces block)."""
-        for cell, nbs in enumerate(ref.neighbours):
-            self.nbr4[cell, :4] = list(nbs) + [cell] * (4 - len(nbs))
-            self.nbr4[cell, 4] = 4 - len(nbs)
+        t = ref.tables  # the observation kernels' tables (kernels.ObservationTables)
+        self.path, self.rank, self.nbr, self.nbr4 = t.path, t.rank, t.nbr, t.nbr4
+        self.lay, self.planes, self.slots = t.lay, t.planes, t.slots
         self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
         self.counts = np.array(ref.counts, dtype=np.int64)
         self.greedy = np.array([greedy_weights.DENY, greedy_weights.POTENTIAL, greedy_weights.PASS_BELOW,
                                 greedy_weights.PASS_BELOW_RESPONDER], dtype=np.float64)
         """The greedy playout rule's weights (greedy_weights.py), for the search baseline's kernels."""
-        lay = ref.layout
-        self.lay = np.zeros(16, dtype=np.int64)
-        self.lay[_L_CELLS], self.lay[_L_TYPES], self.lay[_L_VARIANT] = lay.cells, lay.num_types, int(lay.variant)
-        self.lay[_L_MARKER], self.lay[_L_ROLL], self.lay[_L_PHASE] = lay.marker_plane, lay.roll, lay.phase
-        self.lay[_L_ROLLER], self.lay[_L_MINE], self.lay[_L_THEIRS] = lay.roller, lay.mine, lay.theirs
-        self.lay[_L_SCORE], self.lay[_L_SPACES], self.lay[_L_SIZE] = lay.score, lay.spaces, lay.size
-        self.planes = np.zeros((2, 9), dtype=np.int64)
-        for seat in range(2):
-            self.planes[seat, MARKER] = lay.cells
-            for code in range(FIRST_ANIMAL, 9):
-                owner, t = divmod(code - FIRST_ANIMAL, 3)
-                self.planes[seat, code] = (2 + t + (0 if owner == seat else lay.num_types)) * lay.cells
-        self.slots = np.full((2, 9), 2 * lay.num_types, dtype=np.int64)
-        """Where a neighbouring animal code's gain goes in a space entry seen by each seat (non-animals: room)."""
-        for seat in range(2):
-            for code in range(FIRST_ANIMAL, 9):
-                owner, t = divmod(code - FIRST_ANIMAL, 3)
-                if t < lay.num_types:
-                    self.slots[seat, code] = t + (0 if owner == seat else lay.num_types)
-        if lay.variant:
-            self.lay[_L_ROW_MINE], self.lay[_L_ROW_THEIRS] = lay.row_mine, lay.row_theirs
-            self.lay[_L_CHOICE], self.lay[_L_ROLLER_PASSED] = lay.choice, lay.roller_passed
 
     def options(self) -> dict[str, Any]:
         """The options, as the reference game reports them."""
@@ -914,7 +745,7 @@ class BeastyBordersBatch(BatchedGame):
         state.row[row] = False if r.row is None else r.row
         state.plies[row] = 0
         state.empty_count[row] = len(r.empty)
-        _rebuild_groups(state.board[row], state.label[row], state.group_size[row], state.vp[row], self.nbr)
+        rebuild_groups(state.board[row], state.label[row], state.group_size[row], state.vp[row], self.nbr)
 
     # ----- the search baseline's playouts -----------------------------------------------------------------------
     def playout(self, state: BordersBatchState, row: int, max_depth: int = -1, epsilon: float = 0.1) -> int:

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from envs.beasty_borders import actions as act
+from envs.beasty_borders import kernels
 from envs.beasty_borders.observation import ObservationLayout, encode, stale_spaces
 from envs.beasty_borders.state import (  # noqa: F401  (GROUP_VP, RESPONDER_CHOICE re-exported)
     EMPTY,
@@ -50,6 +51,19 @@ SIDE_NAMES = ("farm", "wild")
 ROW_NAMES = "abcdef"
 LAKE_FILL = (185, 220, 245)
 """Pale water, so that lakes never look like the wild player's blue animals."""
+
+
+_KERNELS_LOADED = False
+
+
+def _load_kernels(game: "BeastyBordersGame") -> None:
+    """Compile (first run) or load from numba's cache the observation kernel once per process, when the first game
+    is built, so that a game's first step is not the one that waits for it."""
+    global _KERNELS_LOADED
+    if not _KERNELS_LOADED:
+        state = game._blank_state(list(range(game.num_tiles)))
+        game.observation(state, 0)
+        _KERNELS_LOADED = True
 
 
 def cell_name(cell: int, cols: int) -> str:
@@ -105,6 +119,8 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         self.layout = ObservationLayout(self.rows, self.cols, self.num_types, not self.luck, self.neighbours,
                                         self.path, self.rank)
         self.observation_shape = (self.layout.size,)
+        self.tables = kernels.ObservationTables(self.layout, self.neighbours)
+        """The configuration's tables for the compiled observation (``kernels.py``; the batched engine's too)."""
         self.observation_dtype = np.float32
         max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles:])
         self.max_green = max_green
@@ -123,6 +139,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         self._row_of_seat = [(owner == s).astype(np.float32) for s in range(2)]
         self._row_index = np.arange(act.ROW_LEN)
         self._letters = [act.SEAT_LETTERS[s][: self.num_types] for s in range(2)]
+        _load_kernels(self)
 
     # ----- options and set-up -----------------------------------------------------------------
     def options(self) -> dict[str, Any]:
@@ -360,7 +377,24 @@ class BeastyBordersGame(Game[BeastyBordersState]):
 
     # ----- observation and notation -----------------------------------------------------------------
     def observation(self, state: BeastyBordersState, seat: int) -> np.ndarray:
-        """Seat-relative observation vector (layout in observation.py)."""
+        """Seat-relative observation vector (layout in observation.py), built by a compiled kernel
+        (``kernels.observe_position``); the readable definition is :meth:`observation_python`, and the tests check
+        that both agree."""
+        if seat != 0 and seat != 1:
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        t = self.tables
+        rem = state.remaining
+        facts = np.array([seat, state.pos, state.roll, state.roller, state.phase, state.choice, len(state.empty),
+                          *rem[0], *rem[1]], dtype=np.int64)
+        out = np.empty(self.layout.size, dtype=np.float32)
+        row = t.no_row if state.row is None else state.row.reshape(1, -1)
+        kernels.observe_position(state.board, facts, row, out, t.lay, t.planes, t.slots, t.path, t.rank, t.nbr,
+                                 t.nbr4, t.row_owner)
+        return out
+
+    def observation_python(self, state: BeastyBordersState, seat: int) -> np.ndarray:
+        """The observation vector as ``observation.encode`` writes it: the readable definition of
+        :meth:`observation`."""
         return encode(self.layout, state, seat)
 
     def action_to_str(self, state: BeastyBordersState, action: int) -> str:

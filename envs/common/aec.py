@@ -59,6 +59,8 @@ class BarnyardAECEnv(AECEnv):
         game = self.game
         self.possible_agents = [agent_name(i) for i in range(game.num_players)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self._names = tuple(self.possible_agents)
+        """Agent name per seat (``possible_agents`` as it was built, whatever a caller does to that list)."""
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -163,9 +165,9 @@ class BarnyardAECEnv(AECEnv):
         elif self.game.is_truncated(self.game_state) or self.num_plies >= self.game.max_game_length:
             for a in self.agents:
                 self.truncations[a] = True
-            self.agent_selection = agent_name(seat)
+            self.agent_selection = self._names[seat]
         else:
-            self.agent_selection = agent_name(seat)
+            self.agent_selection = self._names[seat]
 
     # ----- extras every Barnyard env offers ----------------------------------------------------------
     def action_to_str(self, action: int) -> str:
@@ -339,6 +341,16 @@ class StandardWrapper(wrappers.OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated_by_illegal = False
         super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        if not self._has_reset:
+            return super().observe(agent)  # PettingZoo's error for observe before reset
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``AECEnv.last`` read straight from the raw env (the same values, without three layers of forwarding)."""
+        self._check_reset("agent_selection")
+        return self._raw.last(observe)
 
     def step(self, action: Any) -> None:
         if not self._has_reset:

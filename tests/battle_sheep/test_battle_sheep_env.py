@@ -1,5 +1,6 @@
 """Battle Sheep through PettingZoo: API conformance, seeding, rendering, errors, snapshots."""
 
+import hashlib
 import json
 
 import numpy as np
@@ -197,3 +198,94 @@ def test_same_seed_same_game():
     b = battle_sheep_v0.env(num_players=4, pasture="random")
     assert play_env_randomly(a, seed=5) == play_env_randomly(b, seed=5)
     assert a.unwrapped.snapshot() == b.unwrapped.snapshot()
+
+
+def play_fingerprint(make_env, seeds: range, observe_all: bool) -> str:
+    """sha256 of everything seeded random games through an AEC env show: per step the agent, ``last()`` (the
+    observation's bytes, dtype and shape, the mask, reward, termination, truncation, info) and, with
+    ``observe_all``, every live agent's observation and mask and every agent's rewards, terminations, truncations
+    and infos. The actions are drawn from the masks with a generator seeded per game."""
+    digest = hashlib.sha256()
+    for seed in seeds:
+        env = make_env()
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed + 1000)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            digest.update(agent.encode())
+            digest.update(obs["observation"].tobytes())
+            digest.update(obs["action_mask"].tobytes())
+            digest.update(repr((float(reward), term, trunc, sorted(info.items()))).encode())
+            digest.update(f"{obs['observation'].dtype}{obs['observation'].shape}{obs['action_mask'].dtype}".encode())
+            if observe_all:
+                for other in env.possible_agents:
+                    if other in env.agents:
+                        seen = env.observe(other)
+                        digest.update(seen["observation"].tobytes())
+                        digest.update(seen["action_mask"].tobytes())
+                digest.update(repr((sorted(env.rewards.items()), sorted(env.terminations.items()),
+                                    sorted(env.truncations.items()),
+                                    sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+    return digest.hexdigest()
+
+
+RECORDED = [  # (options, every agent observed, last() only): recorded before the AEC speed-up (issue 38)
+    ({},
+     "e13c38d2d03cac3e117d18adf29a0176e1712213829d534d35d411dbb6b2d469",
+     "8cafceed9b4ba49a3122b05200a1c045c2c38ec5f86fdd78456e36e79f3673db"),
+    ({'num_players': 3},
+     "4c835ca6e87dfcfb21867006b737bf4f94c2acd131edc8c026768b40e2527671",
+     "a1da616bd32f6f2bdf5762f2b50132b4eb8b7500a275d165ca924cbd7c4e00be"),
+    ({'num_players': 4, 'pasture': 'random'},
+     "0cc3308fae3e70c7fa72e15a21fc9e9f71693f464ee768feafc759bacb690648",
+     "608f86bb06b71fa2d80bb442956f0fd2c4e96bd5833ac358f7d8ff8c3b50ad11"),
+    ({'end_rule': 'splits'},
+     "de6b30492494815e3b5c0b2f19a95a75ab482842d49107486315c0ac1f2b8c61",
+     "06a5af8d0fd0c9e79331661c08bdfad0e2c2065916d94b9a36361ab9a118455b"),
+    ({'num_players': 3, 'pasture': 'random', 'canvas_radius': 8},
+     "faf527c7022236125ea462e88babcd63128a665243652ff317a13ea63341f3db",
+     "7bcda3ea82d3482952a8acd3dec94a6b7b8a06f53ea3b9adb684cfa3b4bc53aa"),
+]
+
+
+@pytest.mark.parametrize("options, observed, last_only", RECORDED, ids=[str(r[0]) for r in RECORDED])
+def test_env_plays_exactly_as_recorded(options, observed, last_only):
+    """Observations, masks, rewards, terminations, truncations and infos of seeded random games through ``env()``
+    and ``raw_env()`` are bit for bit those recorded before the speed-up (same seeds, same actions)."""
+    for make in (battle_sheep_v0.env, battle_sheep_v0.raw_env):
+        assert play_fingerprint(lambda: make(**options), range(4), observe_all=True) == observed
+        assert play_fingerprint(lambda: make(**options), range(4, 8), observe_all=False) == last_only
+
+
+def test_compiled_views_follow_the_states_arrays():
+    """The observation and mask kernels read numpy views kept on the state (rules.arrays_of): a state whose arrays
+    were replaced, or that was copied, pickled or deep-copied after an observation, is still read as it is now."""
+    import copy
+    import pickle
+    from array import array
+
+    from envs.battle_sheep.rules import BattleSheepGame
+
+    game = BattleSheepGame(num_players=2, pasture="random")
+    rng = np.random.default_rng(0)
+    state = game.initial_state(rng)
+    for _ in range(4):
+        legal = game.legal_actions(state)
+        game.apply(state, legal[int(rng.integers(len(legal)))])
+    game.observation(state, 0)
+    game.legal_mask(state)
+    for other in (state.clone(), pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        c = state.stacks[0][0]
+        other.heights[c] -= 1  # changes only the copy
+        assert np.array_equal(game.observation(other, 0), game.observation_numpy(other, 0))
+        assert np.array_equal(game.legal_mask(other), game.legal_mask_python(other))
+        assert not np.array_equal(game.observation(other, 0), game.observation(state, 0))
+    state.heights = array("b", state.heights)  # a new array: the old views must not be read
+    state.heights[state.stacks[1][0]] -= 1
+    assert np.array_equal(game.observation(state, 1), game.observation_numpy(state, 1))
+    assert np.array_equal(game.legal_mask(state), game.legal_mask_python(state))

@@ -355,3 +355,21 @@ def test_action_layout_puts_every_action_on_its_own_cell():
         seen.add((int(layout[action, 0]), int(layout[action, 1])))
     assert len(seen) == game.num_actions  # no two actions share a (cell, channel) slot
     assert layout[:, 1].max() == 93
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_compiled_largest_herd_is_the_readable_one(num_players):
+    """``largest_herd`` (a compiled flood fill) equals ``largest_herd_python`` (HexGrid.components) for every seat
+    along random games, and so the ranks and rewards it decides."""
+    game = BattleSheepGame(num_players=num_players, pasture="random")
+    rng = np.random.default_rng(num_players)
+    checked = 0
+    for _ in range(4):
+        state = game.initial_state(rng)
+        while not game.is_terminal(state):
+            legal = game.legal_actions(state)
+            game.apply(state, legal[int(rng.integers(len(legal)))])
+            for seat in range(num_players):
+                assert game.largest_herd(state, seat) == game.largest_herd_python(state, seat)
+                checked += 1
+    assert checked > 100

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
@@ -106,3 +107,98 @@ def test_env_snapshot_restore_replays(opts):
 def test_random_games_through_env(opts):
     for seed in range(3):
         assert play_env_randomly(beasty_borders_v0.env(**opts), seed) > 0
+
+
+def play_fingerprint(make_env, seeds: range, observe_all: bool) -> str:
+    """sha256 of everything seeded random games through an AEC env show: per step the agent, ``last()`` (the
+    observation's bytes, dtype and shape, the mask, reward, termination, truncation, info) and, with
+    ``observe_all``, every live agent's observation and mask and every agent's rewards, terminations, truncations
+    and infos. The actions are drawn from the masks with a generator seeded per game."""
+    digest = hashlib.sha256()
+    for seed in seeds:
+        env = make_env()
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed + 1000)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            digest.update(agent.encode())
+            digest.update(obs["observation"].tobytes())
+            digest.update(obs["action_mask"].tobytes())
+            digest.update(repr((float(reward), term, trunc, sorted(info.items()))).encode())
+            digest.update(f"{obs['observation'].dtype}{obs['observation'].shape}{obs['action_mask'].dtype}".encode())
+            if observe_all:
+                for other in env.possible_agents:
+                    if other in env.agents:
+                        seen = env.observe(other)
+                        digest.update(seen["observation"].tobytes())
+                        digest.update(seen["action_mask"].tobytes())
+                digest.update(repr((sorted(env.rewards.items()), sorted(env.terminations.items()),
+                                    sorted(env.truncations.items()),
+                                    sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+    return digest.hexdigest()
+
+
+RECORDED = [  # (options, every agent observed, last() only): recorded before the AEC speed-up (issue 38)
+    ({},
+     "d44feb543197e188f4900028598f43e9d39626e86b0f9063fafd9a71a0e38739",
+     "ec89a54e0afe961cad32018d1b4629aaeb0c1e2068e691212b1f2501192e3ac1"),
+    ({'variant': 'without_luck'},
+     "9bec1d22ea91476b081a7b20ab4c34a9ad0ab2411defe4635c7f9e140f72e687",
+     "ef5a9804a5d42b85470b58e919a0525639f7d9b65b4beba3c53559ff0c305c66"),
+    ({'path_order': 'snake'},
+     "d8cc116ccce00eb4ebdc79e4f160bbdfa9ae58f869790a00bc5541d4f93d6c92",
+     "24b3e72a5d375e0a3ac27a775f152600325d839fb5b9b412cf914268cdf0e252"),
+    ({'variant': 'without_luck', 'path_order': 'snake'},
+     "bd4fe3bfaa33c378e2891837c5d6919fd2f17d6733419ba4765592acf9853f61",
+     "bc9b6cf53449bcacbcf7c29f0d32ffce496ab1dddc6c61cce18b981227c99d5d"),
+]
+
+
+@pytest.mark.parametrize("options, observed, last_only", RECORDED, ids=[str(r[0]) for r in RECORDED])
+def test_env_plays_exactly_as_recorded(options, observed, last_only):
+    """Observations, masks, rewards, terminations, truncations and infos of seeded random games through ``env()``
+    and ``raw_env()`` are bit for bit those recorded before the speed-up (same seeds, same actions)."""
+    for make in (beasty_borders_v0.env, beasty_borders_v0.raw_env):
+        assert play_fingerprint(lambda: make(**options), range(4), observe_all=True) == observed
+        assert play_fingerprint(lambda: make(**options), range(4, 8), observe_all=False) == last_only
+
+
+@pytest.mark.parametrize("opts", OPTION_SETS, ids=IDS)
+def test_compiled_observation_is_the_readable_one(opts):
+    """``observation`` (compiled, groups recounted) equals ``observation_python`` (observation.encode) for both
+    seats at every position of seeded random games, whether or not the readable one's caches are alive."""
+    env = beasty_borders_v0.raw_env(**opts)
+    game = env.game
+    rng = np.random.default_rng(7)
+    checked = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            state = env.game_state
+            for seat in (0, 1):
+                fresh = state.clone()
+                fresh.group_cache = fresh.vp_cache = fresh.space_cache = None
+                assert np.array_equal(game.observation(state, seat), game.observation_python(fresh, seat))
+                if seed % 2:  # keep the readable encoding's caches alive on the played state too
+                    assert np.array_equal(game.observation(state, seat), game.observation_python(state, seat))
+                checked += 1
+            legal = np.flatnonzero(env.observe(agent)["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+    assert checked > 100
+
+
+def test_observation_of_a_seat_that_does_not_exist_is_refused():
+    env = beasty_borders_v0.raw_env()
+    env.reset(seed=0)
+    for seat in (-1, 2):
+        with pytest.raises(ValueError, match="seat must be 0 or 1"):
+            env.game.observation(env.game_state, seat)

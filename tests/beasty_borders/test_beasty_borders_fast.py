@@ -3,7 +3,8 @@
 Both engines are driven with the same actions; the chance outcomes (the tiles laid at the start, every die roll)
 are drawn by the batched engine's generators and fed to the reference engine through :class:`FedChance`, a
 stand-in for its numpy generator. After every decision both must agree on everything a player or a trainer
-sees: the legal mask, both seats' observations, the seat to move, rewards, results and scores.
+sees: the legal mask, both seats' observations (against the reference's compiled ``observation``, which recounts
+the groups, and its readable ``observation_python``), the seat to move, rewards, results and scores.
 
 A longer sweep: ``python tests/beasty_borders/test_beasty_borders_fast.py --games 20000`` (every option set).
 """
@@ -88,6 +89,7 @@ def assert_same(ref: BeastyBordersGame, fast: BeastyBordersBatch, ref_state, sta
     assert np.array_equal(mask[b], ref.legal_mask(ref_state).astype(bool))
     for viewer in range(2):
         assert np.array_equal(obs[viewer, b], ref.observation(ref_state, viewer)), f"seat {viewer}'s view"
+        assert np.array_equal(obs[viewer, b], ref.observation_python(ref_state, viewer)), f"seat {viewer} (readable)"
     assert state.vp[b].tolist() == ref.scores(ref_state).tolist()
     assert fast.shaping_potential(state)[b].tolist() == ref.shaping_potential(ref_state).tolist()
     assert fast.returns(state)[b].tolist() == ref.returns(ref_state).tolist()
