@@ -1032,6 +1032,8 @@ class BattleSheepBatch(BatchedGame):
                                   t.r, t.cell_at, self.radius, t.centre))
 
     # ----- the greedy baseline -------------------------------------------------------------------------------
+    has_greedy_actions = True
+
     def greedy_actions(self, state: SheepBatchState, rng: np.ndarray, out: np.ndarray) -> None:
         """The ``greedy`` baseline's action (``baselines.GreedyPolicy``) for the mover of every row into ``out``
         (int64, -1 where the game is over), compiled: the same scores, so the same choice where one action scores
