@@ -92,17 +92,14 @@ class ObservationEncoder:
         pass_pending: bool, legal: tuple[bytearray, bytearray],
     ) -> np.ndarray:
         """The whole observation (``shape``) for ``seat``: planes 0-9 as :meth:`encode` with the derived planes,
-        planes 10-55 by :func:`envs.bestiarium.features.score_planes`. ``legal``: both seats' placement bytes."""
-        color = np.asarray(color, dtype=np.uint8)
+        planes 10-55 by :func:`envs.bestiarium.features.score_planes`, in one compiled call (the creatures found
+        once for both). ``color`` and ``legal`` (both seats' placement bytes) may be bytearrays."""
         out = np.empty(self.shape, dtype=np.float32)
-        flat = out.reshape(NUM_PLANES, self.num_squares)
-        legal0 = np.frombuffer(legal[0], dtype=np.uint8)
-        legal1 = np.frombuffer(legal[1], dtype=np.uint8)
-        chain_cell = chain_cells[0] if chain_cells else -1
-        _encode_kernel(color, legal1 if seat else legal0, seat, chain_cell, grow_phase, pass_pending, True,
-                       self.square_cell, self.nbrs, self.size_plane, flat)
-        features.score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, self.nbrs, self.tq,
-                              self.tr, self.stride, self.single_shape_max, self.square_cell, flat)
+        _observation_kernel(
+            color, legal[0], legal[1], seat, to_move, chain_cells[0] if chain_cells else -1, grow_phase,
+            pass_pending, self.square_cell, self.nbrs, self.size_plane, self.tq, self.tr, self.stride,
+            self.single_shape_max, self.sq, out.reshape(NUM_PLANES, self.num_squares),
+        )
         return out
 
     def encode(
@@ -158,6 +155,29 @@ class ObservationEncoder:
 
 
 @njit(cache=True)
+def _observation_kernel(color, legal0, legal1, seat, to_move, chain_cell, grow_phase, pass_pending, square_cell,
+                        nbrs, size_plane, tq, tr, stride, single_shape_max, cell_square, out):
+    """:meth:`ObservationEncoder.observation` into ``out`` (planes, S*S): the creatures by one flood fill, planes
+    0-9, then :func:`envs.bestiarium.features.score_planes` over the same creatures."""
+    n = len(color)
+    sc = np.empty((features.SCRATCH_ROWS + 5, n + 1), dtype=np.int64)
+    base = features.SCRATCH_ROWS
+    comp, comp_size, first, link, roots = sc[base], sc[base + 1], sc[base + 2], sc[base + 3], sc[base + 4]
+    for x in range(n):
+        comp[x] = -1
+        comp_size[x] = 0
+        first[x] = -1
+        link[x] = -1
+    features.creatures_of(color, nbrs, comp, comp_size, first, link, roots)
+    seat_legal = legal1 if seat else legal0
+    _planes_kernel(color, seat_legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, True,
+                   square_cell, size_plane, out)
+    chain_root = comp[chain_cell] if (grow_phase and chain_cell >= 0) else -1
+    features.score_planes(color, comp, comp_size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq,
+                          tr, stride, single_shape_max, cell_square, out, sc)
+
+
+@njit(cache=True)
 def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane,
                    out):
     """:meth:`ObservationEncoder.encode_numpy`'s planes into ``out[:10]`` (``out``: (planes, S*S))."""
@@ -166,6 +186,14 @@ def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, der
     comp_size = np.zeros(n, dtype=np.int64)
     features.creatures_of(color, nbrs, comp, comp_size, np.full(n, -1, dtype=np.int64),
                           np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64))
+    _planes_kernel(color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell,
+                   size_plane, out)
+
+
+@njit(cache=True)
+def _planes_kernel(color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell,
+                   size_plane, out):
+    """Planes 0-9 into ``out[:10]`` from the creatures (``comp``: each cell's creature key, ``comp_size`` per key)."""
     chain = comp[chain_cell] if chain_cell >= 0 else -2
     me = seat + 1
     grow_v = np.float32(1.0) if grow_phase else np.float32(0.0)
