@@ -86,6 +86,10 @@ class ObservationEncoder:
         self.stride = 2 * grid.radius + 1
         self.single_shape_max = 1 if shape_equivalence == "fixed" else 2
         """Sizes up to this have a single shape under the equivalence."""
+        self.tables = pack_tables(self.square_cell, self.nbrs, self.tq, self.tr, self.stride, self.single_shape_max,
+                                  np.asarray(self.sq, dtype=np.int64))
+        """Every int table of :func:`_observation_kernel` in one array (each argument of a compiled call costs
+        about 0.2 us to dispatch; the AEC env builds one observation a step)."""
 
     def observation(
         self, color: np.ndarray, seat: int, to_move: int, chain_cells: list[int] | None, grow_phase: bool,
@@ -94,13 +98,9 @@ class ObservationEncoder:
         """The whole observation (``shape``) for ``seat``: planes 0-9 as :meth:`encode` with the derived planes,
         planes 10-55 by :func:`envs.bestiarium.features.score_planes`, in one compiled call (the creatures found
         once for both). ``color`` and ``legal`` (both seats' placement bytes) may be bytearrays."""
-        out = np.empty(self.shape, dtype=np.float32)
-        _observation_kernel(
-            color, legal[0], legal[1], seat, to_move, chain_cells[0] if chain_cells else -1, grow_phase,
-            pass_pending, self.square_cell, self.nbrs, self.size_plane, self.tq, self.tr, self.stride,
-            self.single_shape_max, self.sq, out.reshape(NUM_PLANES, self.num_squares),
-        )
-        return out
+        code = seat | to_move << 1 | bool(grow_phase) << 2 | bool(pass_pending) << 3
+        return _observation_kernel(color, legal[0], legal[1], code, chain_cells[0] if chain_cells else -1,
+                                   self.tables, self.size_plane)
 
     def encode(
         self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
@@ -154,11 +154,47 @@ class ObservationEncoder:
         return out.reshape(self.stone_shape)
 
 
+_HEADER = 5
+
+
+def pack_tables(square_cell: np.ndarray, nbrs: np.ndarray, tq: np.ndarray, tr: np.ndarray, stride: int,
+                single_shape_max: int, cell_square: np.ndarray) -> np.ndarray:
+    """The int tables of :func:`_observation_kernel` in one int64 array (a header of sizes, then each table)."""
+    head = np.array([nbrs.shape[0], square_cell.shape[0], tq.shape[0], stride, single_shape_max], dtype=np.int64)
+    return np.concatenate([head, square_cell, nbrs.ravel(), tq.ravel(), tr.ravel(), cell_square]).astype(np.int64)
+
+
+@njit(cache=True, inline="always")
+def _unpack(tables):
+    n = tables[0]
+    nsq = tables[1]
+    t = tables[2]
+    k = _HEADER
+    square_cell = tables[k:k + nsq]
+    k += nsq
+    nbrs = tables[k:k + 6 * n].reshape((n, 6))
+    k += 6 * n
+    tq = tables[k:k + t * n].reshape((t, n))
+    k += t * n
+    tr = tables[k:k + t * n].reshape((t, n))
+    k += t * n
+    cell_square = tables[k:k + n]
+    return square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square
+
+
 @njit(cache=True)
-def _observation_kernel(color, legal0, legal1, seat, to_move, chain_cell, grow_phase, pass_pending, square_cell,
-                        nbrs, size_plane, tq, tr, stride, single_shape_max, cell_square, out):
-    """:meth:`ObservationEncoder.observation` into ``out`` (planes, S*S): the creatures by one flood fill, planes
-    0-9, then :func:`envs.bestiarium.features.score_planes` over the same creatures."""
+def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_plane):
+    """:meth:`ObservationEncoder.observation`: the creatures by one flood fill, planes 0-9, then
+    :func:`envs.bestiarium.features.score_planes` over the same creatures. ``code``: seat | to_move << 1 |
+    grow phase << 2 | pass pending << 3; ``tables``: :func:`pack_tables`."""
+    square_cell, nbrs, tq, tr, stride, single_shape_max, cell_square = _unpack(tables)
+    seat = code & 1
+    to_move = (code >> 1) & 1
+    grow_phase = ((code >> 2) & 1) == 1
+    pass_pending = ((code >> 3) & 1) == 1
+    side = int(np.sqrt(square_cell.shape[0]) + 0.5)
+    out3 = np.empty((NUM_PLANES, side, side), dtype=np.float32)
+    out = out3.reshape((NUM_PLANES, square_cell.shape[0]))
     n = len(color)
     sc = np.empty((features.SCRATCH_ROWS + 5, n + 1), dtype=np.int64)
     base = features.SCRATCH_ROWS
@@ -175,6 +211,7 @@ def _observation_kernel(color, legal0, legal1, seat, to_move, chain_cell, grow_p
     chain_root = comp[chain_cell] if (grow_phase and chain_cell >= 0) else -1
     features.score_planes(color, comp, comp_size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq,
                           tr, stride, single_shape_max, cell_square, out, sc)
+    return out3
 
 
 @njit(cache=True)

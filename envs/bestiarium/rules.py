@@ -30,7 +30,7 @@ from envs.common.game import (
 from envs.common.hexgrid import HexGrid, canonical_shape, transforms
 from envs.bestiarium import features
 from envs.bestiarium.actions import ActionCodec
-from envs.bestiarium.observation import ObservationEncoder
+from envs.bestiarium.observation import ObservationEncoder, _observation_kernel
 
 BOARD_SIZES = (5, 6, 7)
 SHAPE_EQUIVALENCES = ("free", "one_sided", "fixed")
@@ -451,9 +451,11 @@ class BestiariumGame(Game[BestiariumState]):
     def observation(self, state: BestiariumState, seat: int) -> np.ndarray:
         """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py`` and ``features.py``."""
         grow = state.phase == GROW and not state.over
-        return self.encoder.observation(
-            np.frombuffer(state.color, dtype=np.uint8), seat, state.to_move,
-            state.members[state.chain] if grow else None, grow, state.passes == 1, state.legal,
+        legal = state.legal
+        enc = self.encoder
+        return _observation_kernel(  # one compiled call with few arguments: the AEC env builds one a step
+            state.color, legal[0], legal[1], seat | state.to_move << 1 | grow << 2 | (state.passes == 1) << 3,
+            state.members[state.chain][0] if grow else -1, enc.tables, enc.size_plane,
         )
 
     has_symmetries = True
