@@ -46,6 +46,8 @@ _SYMMETRIES: dict[int, tuple[Symmetry, ...]] = {}
 """``BestiariumGame.symmetries`` per board size, built on first use and shared read-only."""
 
 _SHAPE_CACHE_LIMIT = 500_000
+_PASS = b"\x01"
+_NO_PASS = b"\x00"
 # (radius, group) -> {translation-normalised cell key: shape id}; shape ids are shared per group.
 _SHAPE_KEYS: dict[tuple[int, str], dict[tuple[int, ...], int]] = {}
 _SHAPE_IDS: dict[str, dict[tuple[tuple[int, int], ...], int]] = {}
@@ -319,18 +321,15 @@ class BestiariumGame(Game[BestiariumState]):
         return not state.over and state.plies >= self.max_game_length
 
     def legal_mask(self, state: BestiariumState) -> np.ndarray:
-        """int8 mask over cells + pass."""
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if state.over:
+        """int8 mask over cells + pass (a fresh, writable array)."""
+        if state.over or state.phase == GROW:
+            mask = np.zeros(self.num_actions, dtype=np.int8)
+            if not state.over:
+                mask[self.growth_cells(state)] = 1
             return mask
-        if state.phase == GROW:
-            mask[self.growth_cells(state)] = 1
-            return mask
-        leg = np.frombuffer(state.legal[state.to_move], dtype=np.int8)
-        mask[:-1] = leg
-        if not leg.any():
-            mask[-1] = 1
-        return mask
+        leg = state.legal[state.to_move]
+        # the placement bytes and the pass byte in one bytes concatenation (numpy's per-call costs dominate here)
+        return np.frombuffer(leg + (_NO_PASS if 1 in leg else _PASS), dtype=np.int8)
 
     def legal_actions(self, state: BestiariumState) -> list[int]:
         """Legal action ids, ascending."""
