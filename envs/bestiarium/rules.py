@@ -147,6 +147,8 @@ class BestiariumGame(Game[BestiariumState]):
         self._shape_keys = _SHAPE_KEYS.setdefault((radius, shape_equivalence), {})
         self._shape_ids = _SHAPE_IDS.setdefault(shape_equivalence, {})
         self._empty_legal = bytes([1]) * n
+        self._single_shape_max = 1 if shape_equivalence == "fixed" else 2
+        """Sizes up to this have a single shape (one cell; two cells unless rotations are told apart)."""
 
     # ----- options and set-up ------------------------------------------------------------------
     def options(self) -> dict[str, Any]:
@@ -243,6 +245,11 @@ class BestiariumGame(Game[BestiariumState]):
         members = state.members
         cells = members[c]
         size = len(cells)
+        if size <= self._single_shape_max:  # every creature of this size has C's shape: nothing to eat
+            state.phase = PLACE
+            state.chain = -1
+            state.to_move = 1 - seat
+            return
         color = state.color
         cid = state.cid
         nbrs = self.nbrs
