@@ -227,9 +227,7 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
         gnext[r] = ghead[col, size[r]]
         ghead[col, size[r]] = r
     # shape classes per group: label[r] = the group's first creature of r's shape
-    for pl in range(FIRST, FIRST + 8):
-        for k in range(nsq):
-            out[pl, k] = zero
+    out[FIRST:FIRST + 8, :] = zero
     for col in range(2):
         mine = col == seat
         for s in range(1, top + 1):
@@ -312,6 +310,7 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
             nn = 1
             na = 0
             nx = 0
+            summed = False
             qs = 0
             rs = 0
             ns = 0
@@ -319,12 +318,6 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
             while y >= 0:
                 newc[nn] = y
                 nn += 1
-                in_new[y] = 1
-                q = tq[0, y]
-                w = tr[0, y]
-                qs += q
-                rs += w
-                ns += q * q + q * w + w * w
                 for d in range(6):
                     j = nbrs[y, d]
                     if j < 0:
@@ -359,6 +352,14 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                     mark[cand[k]] = 0
                 if nc == 0:
                     continue
+                if not summed:  # f's coordinate sums, for the new creatures' spreads
+                    for k in range(1, m):
+                        q = tq[0, newc[k]]
+                        w = tr[0, newc[k]]
+                        qs += q
+                        rs += w
+                        ns += q * q + q * w + w * w
+                    summed = True
                 newc[0] = x
                 q = tq[0, x]
                 w = tr[0, x]
@@ -384,7 +385,8 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                             break
                 if ne == 0:
                     continue
-                in_new[x] = 1
+                for k in range(m):
+                    in_new[newc[k]] = 1
                 for k in range(ne):
                     gone[eat[k]] = 1
                 grows = False  # a growth cell: empty or freed, next to the new creature, touching no other friend
@@ -422,13 +424,10 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                     out[eats_plane, cell_square[x]] = min(np.float32(stones * EAT_SCALE), one)
                 for k in range(ne):
                     gone[eat[k]] = 0
-                in_new[x] = 0
+                for k in range(m):
+                    in_new[newc[k]] = 0
             for k in range(na):
                 mark[cand[k]] = 0
-            y = first[f]
-            while y >= 0:
-                in_new[y] = 0
-                y = link[y]
     # constant planes: each value once, then the plane filled with it
     mine_col = seat
     theirs_col = 1 - seat
@@ -447,16 +446,11 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
         va = _value_entry(a, s)
         vb = _value_entry(b, s)
         vc = one if a > b else (-one if a < b else zero)
-        for k in range(nsq):
-            out[MY_VALUE + s - 1, k] = va
-        for k in range(nsq):
-            out[OPP_VALUE + s - 1, k] = vb
-        for k in range(nsq):
-            out[COMPARE + s - 1, k] = vc
-    for k in range(nsq):
-        out[VERDICT, k] = verdict
-    for k in range(nsq):
-        out[DECIDING_SIZE, k] = deciding
+        out[MY_VALUE + s - 1, :] = va
+        out[OPP_VALUE + s - 1, :] = vb
+        out[COMPARE + s - 1, :] = vc
+    out[VERDICT, :] = verdict
+    out[DECIDING_SIZE, :] = deciding
 
 
 def score_planes_reference(game, state, seat: int) -> np.ndarray:
