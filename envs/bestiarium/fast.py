@@ -436,7 +436,7 @@ def _observe_row(st, b, seat, out, tab, work):
     # the creatures as the engine keeps them: keyed by slot (a cell of the creature), listed from head along link
     score_planes(st.color[b], st.cid[b], st.size[b], st.head[b], st.link[b], st.legal[b, 0], st.legal[b, 1], seat,
                  st.to_move[b], st.chain[b] if grow else -1, tab.nbrs, tab.tq, tab.tr, tab.stride,
-                 tab.single_shape_max, tab.cell_square, out, work)
+                 tab.single_shape_max, tab.square_cell, out, work)
 
 
 @njit(cache=True)

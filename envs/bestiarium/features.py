@@ -116,7 +116,7 @@ def _value_entry(v, s):
     return np.float32(max(-1.0, min(1.0, v / (s * s) * VALUE_SCALE)))
 
 
-SCRATCH_ROWS = 25
+SCRATCH_ROWS = 39
 """Rows of the int64 work array (``SCRATCH_ROWS``, N + 1) that :func:`score_planes` uses (:func:`new_scratch`)."""
 
 
@@ -172,14 +172,14 @@ def _invariant(r, first, link, tq, tr, inv):
 
 @njit(cache=True)
 def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq, tr, stride,
-                 single_shape_max, cell_square, out, sc):
+                 single_shape_max, square_cell, out, sc):
     """Planes ``FIRST..`` of the observation for ``seat`` into ``out`` (planes, S*S) float32.
 
     ``color`` (N,) 0 empty / 1 Black / 2 White; the creatures as the caller keeps them: each creature is named by
     a key, one of its own cells (``comp[key] == key``; ``comp`` per cell, -1 empty), with ``size[key]`` stones
     listed from ``first[key]`` along ``link`` (per cell, -1 ends); ``legal0`` / ``legal1`` (N,) each seat's
     placement bytes; ``chain_root`` the key of the creature that must grow (grow phase), else -1;
-    ``cell_square`` (N,) each cell's square; ``sc`` a work array of :func:`new_scratch`.
+    ``square_cell`` (S*S,) each square's cell (-1 off the hexagon); ``sc`` a work array of :func:`new_scratch`.
 
     Shapes are compared only where an answer depends on them: canonical forms are computed once per creature and
     only for sizes with several shapes, in groups of two or more creatures of one colour and size (fauna, twins)
@@ -193,6 +193,8 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
     newform, work, cand, mark, in_new, cells = sc[6], sc[7], sc[8], sc[9], sc[10], sc[11]
     ghead, count, kinds, value = sc[12:14], sc[14:16], sc[16:18], sc[18:20]
     seen, gone, xs, eat, inv = sc[20], sc[21], sc[22], sc[23], sc[24]
+    cellv = sc[25:33]  # planes FIRST.. per cell, written into ``out`` at the end in plane order (one pass)
+    box = sc[33:39]  # per creature: the least and the largest q, r and q + r of its cells
     for i in range(n + 1):
         mark[i] = 0
         in_new[i] = 0
@@ -204,6 +206,8 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
         kinds[1, i] = 0
         value[0, i] = 0
         value[1, i] = 0
+        for pl in range(8):
+            cellv[pl, i] = 0
     off[n] = 0
     # the creatures, grouped by colour and size (each group's list in key order)
     nroots = 0
@@ -218,16 +222,33 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                 top = s
             off[x] = -1
             inv[x] = -1
+            box[0, x] = _BIG
+            box[1, x] = -_BIG
+            box[2, x] = _BIG
+            box[3, x] = -_BIG
+            box[4, x] = _BIG
+            box[5, x] = -_BIG
     for s in range(top + 1):
         ghead[0, s] = -1
         ghead[1, s] = -1
+    for x in range(n):
+        r = comp[x]
+        if r < 0:
+            continue
+        q = tq[0, x]
+        w = tr[0, x]
+        box[0, r] = min(box[0, r], q)
+        box[1, r] = max(box[1, r], q)
+        box[2, r] = min(box[2, r], w)
+        box[3, r] = max(box[3, r], w)
+        box[4, r] = min(box[4, r], q + w)
+        box[5, r] = max(box[5, r], q + w)
     for i in range(nroots - 1, -1, -1):
         r = roots[i]
         col = color[r] - 1
         gnext[r] = ghead[col, size[r]]
         ghead[col, size[r]] = r
     # shape classes per group: label[r] = the group's first creature of r's shape
-    out[FIRST:FIRST + 8, :] = zero
     for col in range(2):
         mine = col == seat
         for s in range(1, top + 1):
@@ -282,9 +303,9 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                     y = first[r]
                     while y >= 0:
                         if fauna:
-                            out[MY_FAUNA if mine else OPP_FAUNA, cell_square[y]] = one
+                            cellv[(MY_FAUNA if mine else OPP_FAUNA) - FIRST, y] = 1
                         if twin:
-                            out[MY_TWIN if mine else OPP_TWIN, cell_square[y]] = one
+                            cellv[(MY_TWIN if mine else OPP_TWIN) - FIRST, y] = 1
                         y = link[y]
                 r = gnext[r]
     # eats: for each seat, every cell where one stone of it could be added now, and what that stone would eat. A
@@ -305,6 +326,19 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                 continue
             m = size[f] + 1
             if m <= single_shape_max or m > top or count[1 - p, m] == 0:
+                continue
+            # a stone added next to f touches only creatures within distance 2 of f: skip f when the enemy's
+            # creatures of size m are all farther (their boxes of q, r and q + r are more than 2 apart from f's)
+            near = False
+            e = ghead[1 - p, m]
+            while e >= 0:
+                if (box[0, e] - box[1, f] <= 2 and box[0, f] - box[1, e] <= 2 and box[2, e] - box[3, f] <= 2
+                        and box[2, f] - box[3, e] <= 2 and box[4, e] - box[5, f] <= 2
+                        and box[4, f] - box[5, e] <= 2):
+                    near = True
+                    break
+                e = gnext[e]
+            if not near:
                 continue
             # f's cells after the new stone's place, f's enemy neighbours of size m (marked), the cells around f
             nn = 1
@@ -419,15 +453,24 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
                         stones += size[e]
                         y = first[e]
                         while y >= 0:
-                            out[prey_plane, cell_square[y]] = one
+                            cellv[prey_plane - FIRST, y] = 1
                             y = link[y]
-                    out[eats_plane, cell_square[x]] = min(np.float32(stones * EAT_SCALE), one)
+                    cellv[eats_plane - FIRST, x] = stones
                 for k in range(ne):
                     gone[eat[k]] = 0
                 for k in range(m):
                     in_new[newc[k]] = 0
             for k in range(na):
                 mark[cand[k]] = 0
+    for pl in range(8):
+        eats = pl == MY_EAT - FIRST or pl == OPP_EAT - FIRST
+        for k in range(nsq):
+            x = square_cell[k]
+            v = cellv[pl, x] if x >= 0 else 0
+            if eats:
+                out[FIRST + pl, k] = min(np.float32(v * EAT_SCALE), one)
+            else:
+                out[FIRST + pl, k] = one if v else zero
     # constant planes: each value once, then the plane filled with it
     mine_col = seat
     theirs_col = 1 - seat

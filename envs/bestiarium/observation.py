@@ -210,7 +210,7 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
                    square_cell, size_plane, out)
     chain_root = comp[chain_cell] if (grow_phase and chain_cell >= 0) else -1
     features.score_planes(color, comp, comp_size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq,
-                          tr, stride, single_shape_max, cell_square, out, sc)
+                          tr, stride, single_shape_max, square_cell, out, sc)
     return out3
 
 

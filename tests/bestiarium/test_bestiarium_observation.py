@@ -64,3 +64,60 @@ def env_digest(size: int, eq: str, games: int, seed: int) -> str:
 @pytest.mark.parametrize("size,eq", list(GOLDEN))
 def test_env_observations_are_byte_identical_to_the_release(size, eq):
     assert env_digest(size, eq, games=3, seed=size) == GOLDEN[(size, eq)]
+
+
+def readable_observation(game: BestiariumGame, state, seat: int) -> np.ndarray:
+    """The observation from the readable definitions: ``encode_numpy`` (planes 0-9) and
+    ``score_planes_reference`` (planes 10-55, per cell, put on their squares)."""
+    grow = state.phase == GROW and not state.over
+    chain = state.members[state.chain] if grow else None
+    stones = game.encoder.encode_numpy(np.frombuffer(state.color, dtype=np.uint8), seat, chain, grow,
+                                       state.passes == 1, state.members, state.cid, state.legal[seat])
+    out = np.zeros(game.observation_shape, dtype=np.float32)
+    out[:NUM_STONE_PLANES] = stones
+    flat = out.reshape(out.shape[0], -1)
+    flat[NUM_STONE_PLANES:, game.grid.square_index] = score_planes_reference(game, state, seat)
+    constant = flat[NUM_STONE_PLANES:, game.grid.square_index[0]]  # the constant planes cover the corners too
+    off = np.setdiff1d(np.arange(flat.shape[1]), game.grid.square_index)
+    from envs.bestiarium import features
+
+    flat[features.MY_VALUE:, off] = constant[features.MY_VALUE - NUM_STONE_PLANES:, None]
+    return out
+
+
+@pytest.mark.parametrize("size,eq", [(5, "free"), (5, "fixed"), (6, "one_sided"), (6, "free"), (7, "fixed"),
+                                     (7, "one_sided")])
+def test_compiled_planes_equal_the_readable_ones_on_random_games(size, eq):
+    """Both engines' compiled observations (both seats, every ply) against the readable definitions, on games
+    played in both engines with the same moves (the batched engine's creatures keep the cell they were born on
+    as their key, which need not be their first cell: its own bookkeeping is what its kernel reads)."""
+    from envs.bestiarium.fast import FastBestiarium
+
+    fg = FastBestiarium(board_size=size, shape_equivalence=eq)
+    game = fg.reference
+    games = 6
+    state = fg.new_state(games)
+    fg.reset_rows(state, np.arange(games))
+    refs = [game.initial_state() for _ in range(games)]
+    rng = np.random.default_rng(size * 7 + len(eq))
+    obs = np.zeros((games, *fg.observation_shape), dtype=np.float32)
+    seen = {"positions": 0, "grow": 0, "eat": 0}
+    while True:
+        live = [b for b in range(games) if not game.is_terminal(refs[b]) and not game.is_truncated(refs[b])]
+        for seat in (0, 1):
+            fg.observe(state, np.full(games, seat), obs)
+            for b in range(games):
+                want = readable_observation(game, refs[b], seat)
+                assert np.array_equal(obs[b], want), (b, seat, refs[b].plies)
+                assert np.array_equal(game.observation(refs[b], seat), want), (b, seat, refs[b].plies)
+                seen["eat"] += bool(want[14].any() or want[15].any())
+        seen["positions"] += games
+        if not live:
+            break
+        actions = np.full(games, fg.num_cells, dtype=np.int64)
+        for b in live:
+            actions[b] = grower_action(game, refs[b], np.flatnonzero(game.legal_mask(refs[b])), rng)
+            game.apply(refs[b], int(actions[b]))
+            seen["grow"] += refs[b].phase == GROW
+        fg.apply(state, actions)
+    assert seen["positions"] > 300 and seen["grow"] > 0 and seen["eat"] > 20, seen
