@@ -121,3 +121,19 @@ def test_compiled_planes_equal_the_readable_ones_on_random_games(size, eq):
             seen["grow"] += refs[b].phase == GROW
         fg.apply(state, actions)
     assert seen["positions"] > 300 and seen["grow"] > 0 and seen["eat"] > 20, seen
+
+
+@pytest.mark.parametrize("eq", ["free", "one_sided", "fixed"])
+def test_rules_shape_forms_are_hexgrids_canonical_shapes(eq):
+    """``rules.py`` names shapes by ``hexgrid.canonical_shape`` computed from per-board symmetry images: the same
+    tuple for every creature met in random games."""
+    from envs.common.hexgrid import canonical_shape
+    from tests.bestiarium.test_bestiarium_fast import random_positions
+
+    game = BestiariumGame(board_size=6, shape_equivalence=eq)
+    count = 0
+    for s in random_positions(game, 60, seed=4):
+        for cells in s.members.values():
+            assert game._canonical_shape(cells) == canonical_shape([game.grid.coords[c] for c in cells], eq)
+            count += 1
+    assert count > 500
