@@ -137,3 +137,30 @@ def test_rules_shape_forms_are_hexgrids_canonical_shapes(eq):
             assert game._canonical_shape(cells) == canonical_shape([game.grid.coords[c] for c in cells], eq)
             count += 1
     assert count > 500
+
+
+def test_env_builds_an_observation_once_per_position_and_seat(monkeypatch):
+    """A second read of the same agent's observation in one step is a copy of the first, not a rebuild; a move
+    (or a new game) builds afresh."""
+    env = bestiarium_v1.env()
+    env.reset(seed=0)
+    game = env.unwrapped.game
+    calls = []
+    real = type(game).observation
+    monkeypatch.setattr(type(game), "observation", lambda self, s, seat: calls.append(seat) or real(self, s, seat))
+    first = env.observe("player_0")["observation"]
+    second, *_ = env.last()
+    assert calls == [0] and np.array_equal(first, second["observation"])
+    assert second["observation"] is not first
+    second["observation"][:] = 7.0  # a caller's changes do not reach the next read
+    first_copy = first.copy()
+    first[:] = 5.0
+    first = first_copy
+    assert np.array_equal(env.observe("player_0")["observation"], first)
+    env.observe("player_1")
+    assert calls == [0, 1]
+    env.step(int(np.flatnonzero(second["action_mask"])[0]))
+    after = env.observe("player_0")["observation"]
+    assert calls == [0, 1, 0] and not np.array_equal(after, first)
+    env.reset(seed=0)
+    assert np.array_equal(env.observe("player_0")["observation"], first) and calls == [0, 1, 0, 0]
