@@ -10,11 +10,15 @@ reached an MSE of only 0.54), so the engine computes it and the observation carr
 * constant planes (the same value on every square): both players' cascade values per size 1..``MAX_SIZE``,
   their comparison per size, the verdict if the game ended now and the size that decides it.
 
-:func:`score_planes` is one compiled kernel over the colour vector and the two seats' placement bytes, called by
-both engines (``rules.py`` through :class:`~envs.bestiarium.observation.ObservationEncoder`, the batched
-``fast.py``); :func:`score_planes_reference` is the readable definition over ``rules.py``'s creatures and
-shapes, and the tests check that both agree. :func:`canonical_form` is the shape comparison shared with the
-batched engine.
+:func:`score_planes` is one compiled kernel over the colour vector, the creatures as the caller keeps them and
+the two seats' placement bytes, called by both engines (``rules.py`` through
+:class:`~envs.bestiarium.observation.ObservationEncoder`, the batched ``fast.py``); :func:`score_planes_reference`
+is the readable definition over ``rules.py``'s creatures and shapes, and the tests check that both agree.
+:func:`canonical_form` is the shape comparison shared with the batched engine.
+
+numba's cache (``cache=True``) keys each compiled function on its own file only: after editing this file, delete
+``envs/bestiarium/__pycache__/*.nbi`` and ``*.nbc``, or the kernels of ``fast.py`` and ``observation.py`` that call
+these functions keep running the old code.
 """
 
 from __future__ import annotations
