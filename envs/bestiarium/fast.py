@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.bestiarium.features import canonical_form, score_planes
+from envs.bestiarium.features import SCRATCH_ROWS, canonical_form, score_planes
 from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE
 from envs.bestiarium.rules import GROW, PLACE, STONE_CHARS, BestiariumGame, BestiariumState
 from envs.common.fastrng import below
@@ -93,6 +93,8 @@ class Tables(NamedTuple):
     """(S*S,) int64: the cell on each square of the observation plane, -1 off the hexagon."""
     size_plane: np.ndarray
     """(N+1,) float32: planes 7/8's value for a creature of each size (min(size, 10) / 10, as the reference)."""
+    cell_square: np.ndarray
+    """(N,) int64: the square of each cell in the observation plane."""
 
 
 class Scratch(NamedTuple):
@@ -381,8 +383,9 @@ def _mask_kernel(st, out, nbrs):
 
 
 @njit(cache=True)
-def _observe_row(st, b, seat, out, tab):
-    """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as ``observation.py`` builds them."""
+def _observe_row(st, b, seat, out, tab, work):
+    """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as ``observation.py`` builds them
+    (``work``: :func:`~envs.bestiarium.features.score_planes`' work array)."""
     me = seat + 1
     grow = st.phase[b] == GROW and not st.over[b]
     chain = st.chain[b] if grow else -2
@@ -430,14 +433,17 @@ def _observe_row(st, b, seat, out, tab):
             out[1, k] = one
             out[7, k] = zero
             out[8, k] = s
-    score_planes(st.color[b], st.legal[b, 0], st.legal[b, 1], seat, st.to_move[b], grow, st.chain[b] if grow else -1,
-                 tab.nbrs, tab.tq, tab.tr, tab.stride, tab.single_shape_max, tab.square_cell, out)
+    # the creatures as the engine keeps them: keyed by slot (a cell of the creature), listed from head along link
+    score_planes(st.color[b], st.cid[b], st.size[b], st.head[b], st.link[b], st.legal[b, 0], st.legal[b, 1], seat,
+                 st.to_move[b], st.chain[b] if grow else -1, tab.nbrs, tab.tq, tab.tr, tab.stride,
+                 tab.single_shape_max, tab.square_cell, out, work)
 
 
 @njit(cache=True)
 def _observe_kernel(st, seats, out, tab):
+    work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
     for b in range(st.color.shape[0]):
-        _observe_row(st, b, seats[b], out[b], tab)
+        _observe_row(st, b, seats[b], out[b], tab, work)
 
 
 @njit(cache=True)
@@ -781,7 +787,7 @@ class FastBestiarium(BatchedGame):
         self.tables = Tables(
             nbrs=nbrs, tq=tq, tr=tr, stride=2 * grid.radius + 1,
             single_shape_max=1 if shape_equivalence == "fixed" else 2,
-            square_cell=square_cell, size_plane=size_plane,
+            square_cell=square_cell, size_plane=size_plane, cell_square=np.asarray(grid.square_index, dtype=np.int64),
         )
         self._scratch = _scratch(n)
         self._side = side

@@ -86,24 +86,21 @@ class ObservationEncoder:
         self.stride = 2 * grid.radius + 1
         self.single_shape_max = 1 if shape_equivalence == "fixed" else 2
         """Sizes up to this have a single shape under the equivalence."""
+        self.tables = pack_tables(self.square_cell, self.nbrs, self.tq, self.tr, self.stride, self.single_shape_max,
+                                  np.asarray(self.sq, dtype=np.int64))
+        """Every int table of :func:`_observation_kernel` in one array (each argument of a compiled call costs
+        about 0.2 us to dispatch; the AEC env builds one observation a step)."""
 
     def observation(
         self, color: np.ndarray, seat: int, to_move: int, chain_cells: list[int] | None, grow_phase: bool,
         pass_pending: bool, legal: tuple[bytearray, bytearray],
     ) -> np.ndarray:
         """The whole observation (``shape``) for ``seat``: planes 0-9 as :meth:`encode` with the derived planes,
-        planes 10-55 by :func:`envs.bestiarium.features.score_planes`. ``legal``: both seats' placement bytes."""
-        color = np.asarray(color, dtype=np.uint8)
-        out = np.empty(self.shape, dtype=np.float32)
-        flat = out.reshape(NUM_PLANES, self.num_squares)
-        legal0 = np.frombuffer(legal[0], dtype=np.uint8)
-        legal1 = np.frombuffer(legal[1], dtype=np.uint8)
-        chain_cell = chain_cells[0] if chain_cells else -1
-        _encode_kernel(color, legal1 if seat else legal0, seat, chain_cell, grow_phase, pass_pending, True,
-                       self.square_cell, self.nbrs, self.size_plane, flat)
-        features.score_planes(color, legal0, legal1, seat, to_move, grow_phase, chain_cell, self.nbrs, self.tq,
-                              self.tr, self.stride, self.single_shape_max, self.square_cell, flat)
-        return out
+        planes 10-55 by :func:`envs.bestiarium.features.score_planes`, in one compiled call (the creatures found
+        once for both). ``color`` and ``legal`` (both seats' placement bytes) may be bytearrays."""
+        code = seat | to_move << 1 | bool(grow_phase) << 2 | bool(pass_pending) << 3
+        return _observation_kernel(color, legal[0], legal[1], code, chain_cells[0] if chain_cells else -1,
+                                   self.tables, self.size_plane)
 
     def encode(
         self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
@@ -157,6 +154,66 @@ class ObservationEncoder:
         return out.reshape(self.stone_shape)
 
 
+_HEADER = 5
+
+
+def pack_tables(square_cell: np.ndarray, nbrs: np.ndarray, tq: np.ndarray, tr: np.ndarray, stride: int,
+                single_shape_max: int, cell_square: np.ndarray) -> np.ndarray:
+    """The int tables of :func:`_observation_kernel` in one int64 array (a header of sizes, then each table)."""
+    head = np.array([nbrs.shape[0], square_cell.shape[0], tq.shape[0], stride, single_shape_max], dtype=np.int64)
+    return np.concatenate([head, square_cell, nbrs.ravel(), tq.ravel(), tr.ravel(), cell_square]).astype(np.int64)
+
+
+@njit(cache=True, inline="always")
+def _unpack(tables):
+    n = tables[0]
+    nsq = tables[1]
+    t = tables[2]
+    k = _HEADER
+    square_cell = tables[k:k + nsq]
+    k += nsq
+    nbrs = tables[k:k + 6 * n].reshape((n, 6))
+    k += 6 * n
+    tq = tables[k:k + t * n].reshape((t, n))
+    k += t * n
+    tr = tables[k:k + t * n].reshape((t, n))
+    k += t * n
+    cell_square = tables[k:k + n]
+    return square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square
+
+
+@njit(cache=True)
+def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_plane):
+    """:meth:`ObservationEncoder.observation`: the creatures by one flood fill, planes 0-9, then
+    :func:`envs.bestiarium.features.score_planes` over the same creatures. ``code``: seat | to_move << 1 |
+    grow phase << 2 | pass pending << 3; ``tables``: :func:`pack_tables`."""
+    square_cell, nbrs, tq, tr, stride, single_shape_max, cell_square = _unpack(tables)
+    seat = code & 1
+    to_move = (code >> 1) & 1
+    grow_phase = ((code >> 2) & 1) == 1
+    pass_pending = ((code >> 3) & 1) == 1
+    side = int(np.sqrt(square_cell.shape[0]) + 0.5)
+    out3 = np.empty((NUM_PLANES, side, side), dtype=np.float32)
+    out = out3.reshape((NUM_PLANES, square_cell.shape[0]))
+    n = len(color)
+    sc = np.empty((features.SCRATCH_ROWS + 5, n + 1), dtype=np.int64)
+    base = features.SCRATCH_ROWS
+    comp, comp_size, first, link, roots = sc[base], sc[base + 1], sc[base + 2], sc[base + 3], sc[base + 4]
+    for x in range(n):
+        comp[x] = -1
+        comp_size[x] = 0
+        first[x] = -1
+        link[x] = -1
+    features.creatures_of(color, nbrs, comp, comp_size, first, link, roots)
+    seat_legal = legal1 if seat else legal0
+    _planes_kernel(color, seat_legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, True,
+                   square_cell, size_plane, out)
+    chain_root = comp[chain_cell] if (grow_phase and chain_cell >= 0) else -1
+    features.score_planes(color, comp, comp_size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq,
+                          tr, stride, single_shape_max, square_cell, out, sc)
+    return out3
+
+
 @njit(cache=True)
 def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane,
                    out):
@@ -166,6 +223,14 @@ def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, der
     comp_size = np.zeros(n, dtype=np.int64)
     features.creatures_of(color, nbrs, comp, comp_size, np.full(n, -1, dtype=np.int64),
                           np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64))
+    _planes_kernel(color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell,
+                   size_plane, out)
+
+
+@njit(cache=True)
+def _planes_kernel(color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell,
+                   size_plane, out):
+    """Planes 0-9 into ``out[:10]`` from the creatures (``comp``: each cell's creature key, ``comp_size`` per key)."""
     chain = comp[chain_cell] if chain_cell >= 0 else -2
     me = seat + 1
     grow_v = np.float32(1.0) if grow_phase else np.float32(0.0)
