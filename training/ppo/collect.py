@@ -52,8 +52,8 @@ from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
-from training.distribution import masked_policy
-from training.ppo.buffer import RolloutBuffer, Transition, pack_masks
+from training.distribution import LegalActions, masked_policy
+from training.ppo.buffer import RolloutBuffer, Transition, pack_masks, unpack_masks
 from training.run.opponents import SCRIPTED_KINDS, available_kinds, make_scripted, outcome
 from training.workers import PipeWorker, usable_cores
 
@@ -125,8 +125,9 @@ class Report:
     """Its controller: ``learner`` or ``snapshot``."""
     obs: np.ndarray
     """Observations ``(E, *shape)`` from the deciding seat's point of view."""
-    masks: np.ndarray
-    """Legal-action masks ``(E, A)`` int8."""
+    packed: np.ndarray
+    """Legal-action masks, bit-packed: ``(E, ceil(A / 8))`` uint8 (``np.packbits(..., axis=1)``; a worker sends an
+    eighth of the bytes, and the rollout buffer keeps them so)."""
     potential: np.ndarray
     """``(E,)``: the deciding seat's shaping potential in the position it decides in (0 without shaping)."""
     rewards: np.ndarray
@@ -141,6 +142,14 @@ class Report:
     else None."""
     episodes: list[dict[str, Any]] = field(default_factory=list)
     """Finished games: ``{"env", "returns", "length", "controllers", "truncated"}`` (``env`` local index)."""
+
+    @property
+    def masks(self) -> np.ndarray:
+        """Legal-action masks ``(E, A)`` bool (unpacked)."""
+        return unpack_masks(self.packed, self.num_actions)
+
+    num_actions: int = 0
+    """Actions in the action space (the masks' width)."""
 
 
 def relative_potential(progress: np.ndarray, score_shaping: float) -> np.ndarray:
@@ -287,9 +296,9 @@ class GameSlots(_Slots):
             obs.append(seen["observation"])
             masks.append(seen["action_mask"])
             potential.append(self._potential(env)[seat] if kinds[-1] == LEARNER else 0.0)
-        return Report(np.array(seats), kinds, np.stack(obs), np.stack(masks), np.array(potential, dtype=np.float64),
-                      self.ev_rewards.copy(), self.ev_ended.copy(), list(self.ev_new), list(self.ev_cuts),
-                      list(self.ev_episodes))
+        return Report(np.array(seats), kinds, np.stack(obs), pack_masks(np.stack(masks)),
+                      np.array(potential, dtype=np.float64), self.ev_rewards.copy(), self.ev_ended.copy(),
+                      list(self.ev_new), list(self.ev_cuts), list(self.ev_episodes), self.game.num_actions)
 
     # ----- inner workings -------------------------------------------------------------------------------
     def _begin(self, i: int) -> None:
@@ -477,9 +486,9 @@ class BatchedSlots(_Slots):
             learner = codes == KIND_CODES[LEARNER]
             potential[learner] = self._potentials(state)[self._rows, seats][learner]
         kinds = [self.controllers[i][seat] for i, seat in enumerate(seats.tolist())]
-        return Report(seats, kinds, self._obs.copy(), self._mask.view(np.int8).copy(), potential,
-                      self.ev_rewards.copy(), self.ev_ended.copy(), list(self.ev_new), list(self.ev_cuts),
-                      list(self.ev_episodes))
+        return Report(seats, kinds, self._obs.copy(), pack_masks(self._mask), potential, self.ev_rewards.copy(),
+                      self.ev_ended.copy(), list(self.ev_new), list(self.ev_cuts), list(self.ev_episodes),
+                      eng.num_actions)
 
     # ----- inner workings -------------------------------------------------------------------------------
     def _begin(self, i: int) -> None:
@@ -815,11 +824,11 @@ class SelfPlayCollector:
         learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
         if learner:
             obs = report.obs[learner]
-            masks = report.masks[learner]
-            dist, values = masked_policy(self.net, torch.from_numpy(obs), masks)
+            packed = report.packed[learner]
+            dist, values = masked_policy(self.net, torch.from_numpy(obs),
+                                         LegalActions.from_packed(packed, report.num_actions))
             chosen = dist.sample(self.generator)
             logps = dist.log_prob(chosen).tolist()
-            packed = pack_masks(masks)
             seats = report.seats[learner].tolist()
             potentials = report.potential[learner].tolist()
             values = values.tolist()
@@ -839,7 +848,8 @@ class SelfPlayCollector:
             if kind == SNAPSHOT:
                 by_snapshot.setdefault(self.snapshot_of[env_ids[j]], []).append(j)
         for snap_id, rows in sorted(by_snapshot.items()):
-            dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]), report.masks[rows])
+            dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]),
+                                    LegalActions.from_packed(report.packed[rows], report.num_actions))
             actions[rows] = dist.sample(self.generator).cpu().numpy()
         return actions
 
