@@ -205,9 +205,13 @@ class HexLayer(nn.Module):
         self.linear = layer_init(nn.Linear((neighbours + 1) * in_channels, channels))
         self.pool_bias = layer_init(nn.Linear(channels, channels), std=1.0)
         self.residual = in_channels == channels
+        self.norm = nn.LayerNorm(in_channels) if self.residual else None
+        """Pre-norm residual layers (the layer reads its input normalised per cell): without it the residual
+        stream grew until PPO diverged at Battle Sheep's learning rate."""
 
     def forward(self, x: torch.Tensor, graph: "_Cells") -> torch.Tensor:
-        h = torch.relu(self.linear(_GatherNeighbours.apply(x, graph.neighbours, graph.senders)))
+        y = x if self.norm is None else self.norm(x)
+        h = torch.relu(self.linear(_GatherNeighbours.apply(y, graph.neighbours, graph.senders)))
         h = h + self.pool_bias(graph.mean(h))[graph.rows]
         return x + h if self.residual else h
 
@@ -333,6 +337,7 @@ class HexNet(nn.Module):
         self.register_buffer("opposite", torch.as_tensor(opposite_directions(table)), persistent=False)
         k = table.shape[1]
         self.trunk = nn.ModuleList([HexLayer(c_in if i == 0 else channels, channels, k) for i in range(layers)])
+        self.out_norm = nn.LayerNorm(channels)
         on_cell = layout[:, 0] >= 0
         self.choices = int(layout[on_cell, 1].max()) + 1
         self.num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
@@ -353,6 +358,7 @@ class HexNet(nn.Module):
         h = graph.features
         for layer in self.trunk:
             h = layer(h, graph)
+        h = self.out_norm(h)
         pooled = torch.cat([graph.mean(h), graph.max(h)], dim=1)
         return graph, h, pooled, _values(self.value(pooled), self.value_outputs)
 

@@ -96,17 +96,23 @@ def naive_hexnet(net: HexNet, obs: torch.Tensor, mask: torch.Tensor) -> tuple[np
     support = cells.cells.tolist()
     table = net.table.numpy()
     x = {c: obs.flatten(1)[:, c].double().numpy() for c in support}
+    def norm(module, v):
+        g, b = module.weight.double().detach().numpy(), module.bias.double().detach().numpy()
+        return (v - v.mean()) / np.sqrt(v.var() + module.eps) * g + b
+
     for layer in net.trunk:
         w, b = layer.linear.weight.double().detach().numpy(), layer.linear.bias.double().detach().numpy()
         pw, pb = layer.pool_bias.weight.double().detach().numpy(), layer.pool_bias.bias.double().detach().numpy()
         width = next(iter(x.values())).shape[0]
+        y = x if layer.norm is None else {c: norm(layer.norm, x[c]) for c in support}
         h = {}
         for c in support:
-            parts = [x[c]] + [x[n] if n >= 0 and n in x else np.zeros(width) for n in table[c]]
+            parts = [y[c]] + [y[n] if n >= 0 and n in y else np.zeros(width) for n in table[c]]
             h[c] = np.maximum(w @ np.concatenate(parts) + b, 0.0)
         mean = np.mean([h[c] for c in support], axis=0)
         bias = pw @ mean + pb
         x = {c: (x[c] if layer.residual else 0.0) + h[c] + bias for c in support}
+    x = {c: norm(net.out_norm, x[c]) for c in support}
     stacked = np.stack([x[c] for c in support])
     pooled = np.concatenate([stacked.mean(0), stacked.max(0)])
     v1, v2 = net.value[0], net.value[2]

@@ -3,18 +3,20 @@
 For each game at its default training config (``training.config.make_config``) it prints:
 
 * **ppo**: our PPO self-play's learner samples per second: a real ``train`` run of ``--seconds`` (no evaluation),
-  measured from its ``log.csv`` between the end of the first update and the end of the last (start-up,
-  compilation and the first update are not counted), and how many cores the run kept busy (CPU time of the
-  process and its env workers over the wall time);
+  measured from its ``log.csv`` over the updates after the run's first fifth (start-up, the workers' loading of
+  their compiled kernels and the first update are not counted), and how many cores the run kept busy (CPU time
+  of the process and its env workers over the wall time);
 * **network alone**: the samples per second the network's work alone allows at that config: per
   ``num_envs * num_steps`` samples, ``num_steps`` forward passes at batch ``num_envs`` (the rollout) and
   ``update_epochs`` x ``num_minibatches`` forward + backward + Adam steps of the PPO loss (the update), on real
   positions of random games, with the config's torch threads; the trainer cannot beat it without changing the
   network or the config;
 * **ppo / limit**: the first over the second;
-* **sb3 MaskablePPO**: sb3-contrib's ``MaskablePPO`` (``MlpPolicy``) on the single-agent view of the same game
-  (``envs.common.gym_view.SingleAgentEnv``, the learner in seat 0 against random seats), timesteps per second
-  after its first update (skipped with a note where the ``sb3`` extra is not installed);
+* **sb3 MaskablePPO**: sb3-contrib's ``MaskablePPO`` (``MlpPolicy`` with our MLP's widths, ``hidden`` x
+  ``mlp_layers``: 256, 256; 4 epochs, as ours, of minibatches of 64 over rollouts of 256 steps) on the
+  single-agent view of the same game (``envs.common.gym_view.SingleAgentEnv``, the learner in seat 0 against
+  random seats), timesteps per second after its first update (skipped with a note where the ``sb3`` extra is
+  not installed);
 * **ppo / sb3**: the ratio of the two.
 
 These machines drift from hour to hour, so compare ratios from one run. ``--json PATH`` also writes the rows.
@@ -63,10 +65,13 @@ def ppo_speed(game: str, seconds: float, device: str = "cpu", **overrides: Any) 
         with open(Path(out) / "log.csv") as f:
             rows = list(csv.DictReader(f))
     torch.set_num_threads(threads)
-    if len(rows) < 2:
-        raise RuntimeError(f"{game}: only {len(rows)} update in {seconds} s; give more --seconds")
-    steps = float(rows[-1]["global_step"]) - float(rows[0]["global_step"])
-    spent = float(rows[-1]["time_s"]) - float(rows[0]["time_s"])
+    # warm-up: the first update, and the updates within the run's first fifth (spawned workers load their
+    # compiled kernels, the opponent pool fills)
+    start = next((i for i, r in enumerate(rows) if i >= 1 and float(r["time_s"]) >= seconds / 5), len(rows) - 1)
+    if start < 1 or start >= len(rows) - 1:
+        raise RuntimeError(f"{game}: only {len(rows)} updates in {seconds} s; give more --seconds")
+    steps = float(rows[-1]["global_step"]) - float(rows[start - 1]["global_step"])
+    spent = float(rows[-1]["time_s"]) - float(rows[start - 1]["time_s"])
     return {"ppo": steps / spent, "cores": cores, "updates": len(rows)}
 
 
@@ -152,8 +157,9 @@ def sb3_speed(game: str, seconds: float) -> float | None:
     torch.set_num_threads(max(thread_counts(config.torch_threads)[1], 1))
     env = SingleAgentEnv(game, config.env_options, learner_seat=0, opponents="random", seed=0)
     n_steps = 256
+    widths = [config.hidden] * config.mlp_layers  # our MLP's layers (sb3's default is 64, 64)
     model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=64, n_epochs=4, seed=0, verbose=0,
-                        device="cpu")
+                        device="cpu", policy_kwargs={"net_arch": widths})
     model.learn(n_steps)  # the first rollout and update: start-up
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
