@@ -35,7 +35,6 @@ import numpy as np
 from numba import njit
 
 from envs.boaring import actions as A
-from envs.boaring.baselines import CARD_COST, SAMPLES
 from envs.boaring.rules import (
     ANIMAL_COUNTS,
     BID,
@@ -1098,10 +1097,11 @@ class BatchedBoaring(BatchedGame):
         state.plies[b] = r.rounds * self.num_players + r.ncommitted if plies is None else plies
 
     has_greedy_actions = True
-    greedy_samples: int = SAMPLES
-    """Greedy: sampled bid vectors of the other players per decision (baselines.SAMPLES)."""
-    greedy_card_cost: float = CARD_COST
-    """Greedy: the card cost (baselines.CARD_COST)."""
+    greedy_samples: int = 128
+    """Greedy: sampled bid vectors of the other players per decision (``baselines.SAMPLES``; a test keeps the two
+    equal: baselines imports this module, so this module does not import baselines)."""
+    greedy_card_cost: float = 0.3
+    """Greedy: the card cost (``baselines.CARD_COST``, kept equal by the same test)."""
 
     def greedy_actions(self, state: BoaringBatch, rng: np.ndarray, out: np.ndarray) -> None:
         """The ``greedy`` baseline's action (baselines.GreedyPolicy) for the seat to move in every row into ``out``

@@ -199,3 +199,11 @@ def test_greedy_actions_rows_seeded_independent_and_checked():
     assert not plain.has_greedy_actions
     with pytest.raises(NotImplementedError, match="no compiled greedy"):
         plain.greedy_actions(batch, rng, a)
+
+
+def test_the_compiled_greedy_has_the_python_greedys_parameters():
+    from envs.boaring import baselines
+    from envs.boaring.fast import BatchedBoaring
+
+    assert BatchedBoaring.greedy_samples == baselines.SAMPLES
+    assert BatchedBoaring.greedy_card_cost == baselines.CARD_COST

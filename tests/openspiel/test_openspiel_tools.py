@@ -60,7 +60,9 @@ def test_nfsp_steps_on_simultaneous_boaring():
                         epsilon_start=0.5, epsilon_end=0.05, update_target_network_every=50)
               for p in range(2)]
     steps = 0
-    for _ in range(2):
+    for _ in range(20):  # until both have learned (a few games: learning starts once 16 samples are in)
+        if all(loss is not None for agent in agents for loss in agent.loss):
+            break
         time_step = env.reset()
         while not time_step.last():
             legal = time_step.observations["legal_actions"]
@@ -73,9 +75,9 @@ def test_nfsp_steps_on_simultaneous_boaring():
             steps += 1
         for agent in agents:
             agent.step(time_step)
-    assert steps >= 2 * NUM_ANIMALS
+    assert steps >= NUM_ANIMALS
     assert all(agent.step_counter > 0 for agent in agents)
-    assert any(loss is not None for agent in agents for loss in agent.loss)  # it learned something
+    assert all(loss is not None for agent in agents for loss in agent.loss)  # both learned something
 
 
 # ----- item 12: OpenSpiel's simultaneous-node contract ------------------------------------------------------

@@ -33,8 +33,9 @@ def call(method, url, body=None, headers=None):
 SEARCH_GAMES = {"battle_sheep": {"num_players": 2}, "bestiarium": {"board_size": 6}, "beasty_borders": {},
                 "boaring": {"num_players": 2}}
 """Every game's compiled search at once (one client each)."""
-SEARCH_BUDGET = 2_000
-"""Simulations a move: about 0.3-1 s a move with the four searches sharing two cores."""
+SEARCH_BUDGET = 4_000
+"""Simulations a move: about 0.4-2 s a move with the four searches sharing two cores (at 2,000, Battle Sheep's took
+0.19 s on an idle machine, too short to measure other requests against)."""
 MOVES = 3
 """Bot moves per searching game at most."""
 
