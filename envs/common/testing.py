@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Callable
 
@@ -156,3 +157,37 @@ def differential_sweep(option_sets: list[dict], ids: list[str], run_differential
         start = time.perf_counter()
         checked = run_differential(options, args.games, args.seed)
         print(f"{name}: {args.games} games, {checked} positions identical ({time.perf_counter() - start:.0f} s)")
+
+
+def play_fingerprint(make_env: Callable[[], Any], seeds: range, observe_all: bool) -> str:
+    """sha256 of everything seeded random games through an AEC env show: per step the agent, ``last()`` (the
+    observation's bytes, dtype and shape, the mask, reward, termination, truncation, info) and, with
+    ``observe_all``, every live agent's observation and mask and every agent's rewards, terminations, truncations
+    and infos. The actions are drawn from the masks with a generator seeded per game."""
+    digest = hashlib.sha256()
+    for seed in seeds:
+        env = make_env()
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed + 1000)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            digest.update(agent.encode())
+            digest.update(obs["observation"].tobytes())
+            digest.update(obs["action_mask"].tobytes())
+            digest.update(repr((float(reward), term, trunc, sorted(info.items()))).encode())
+            digest.update(f"{obs['observation'].dtype}{obs['observation'].shape}{obs['action_mask'].dtype}".encode())
+            if observe_all:
+                for other in env.possible_agents:
+                    if other in env.agents:
+                        seen = env.observe(other)
+                        digest.update(seen["observation"].tobytes())
+                        digest.update(seen["action_mask"].tobytes())
+                digest.update(repr((sorted(env.rewards.items()), sorted(env.terminations.items()),
+                                    sorted(env.truncations.items()),
+                                    sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+    return digest.hexdigest()

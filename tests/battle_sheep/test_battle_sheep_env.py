@@ -1,6 +1,5 @@
 """Battle Sheep through PettingZoo: API conformance, seeding, rendering, errors, snapshots."""
 
-import hashlib
 import json
 
 import numpy as np
@@ -11,7 +10,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import envs
 from envs import battle_sheep_v0
 from envs.common.game import ConfigError, IllegalActionError, SnapshotError
-from envs.common.testing import play_env_randomly
+from envs.common.testing import play_env_randomly, play_fingerprint
 
 OPTION_SETS = [dict(num_players=n, pasture=p) for n in (2, 3, 4) for p in ("build", "random")]
 
@@ -198,40 +197,6 @@ def test_same_seed_same_game():
     b = battle_sheep_v0.env(num_players=4, pasture="random")
     assert play_env_randomly(a, seed=5) == play_env_randomly(b, seed=5)
     assert a.unwrapped.snapshot() == b.unwrapped.snapshot()
-
-
-def play_fingerprint(make_env, seeds: range, observe_all: bool) -> str:
-    """sha256 of everything seeded random games through an AEC env show: per step the agent, ``last()`` (the
-    observation's bytes, dtype and shape, the mask, reward, termination, truncation, info) and, with
-    ``observe_all``, every live agent's observation and mask and every agent's rewards, terminations, truncations
-    and infos. The actions are drawn from the masks with a generator seeded per game."""
-    digest = hashlib.sha256()
-    for seed in seeds:
-        env = make_env()
-        env.reset(seed=seed)
-        rng = np.random.default_rng(seed + 1000)
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            digest.update(agent.encode())
-            digest.update(obs["observation"].tobytes())
-            digest.update(obs["action_mask"].tobytes())
-            digest.update(repr((float(reward), term, trunc, sorted(info.items()))).encode())
-            digest.update(f"{obs['observation'].dtype}{obs['observation'].shape}{obs['action_mask'].dtype}".encode())
-            if observe_all:
-                for other in env.possible_agents:
-                    if other in env.agents:
-                        seen = env.observe(other)
-                        digest.update(seen["observation"].tobytes())
-                        digest.update(seen["action_mask"].tobytes())
-                digest.update(repr((sorted(env.rewards.items()), sorted(env.terminations.items()),
-                                    sorted(env.truncations.items()),
-                                    sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(legal.size)]))
-    return digest.hexdigest()
 
 
 RECORDED = [  # (options, every agent observed, last() only): recorded before the AEC speed-up (issue 38)

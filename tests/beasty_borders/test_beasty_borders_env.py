@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from envs import beasty_borders_v0
 from envs.common.game import IllegalActionError
-from envs.common.testing import play_env_randomly
+from envs.common.testing import play_env_randomly, play_fingerprint
 
 OPTION_SETS = [
     {},
@@ -107,40 +106,6 @@ def test_env_snapshot_restore_replays(opts):
 def test_random_games_through_env(opts):
     for seed in range(3):
         assert play_env_randomly(beasty_borders_v0.env(**opts), seed) > 0
-
-
-def play_fingerprint(make_env, seeds: range, observe_all: bool) -> str:
-    """sha256 of everything seeded random games through an AEC env show: per step the agent, ``last()`` (the
-    observation's bytes, dtype and shape, the mask, reward, termination, truncation, info) and, with
-    ``observe_all``, every live agent's observation and mask and every agent's rewards, terminations, truncations
-    and infos. The actions are drawn from the masks with a generator seeded per game."""
-    digest = hashlib.sha256()
-    for seed in seeds:
-        env = make_env()
-        env.reset(seed=seed)
-        rng = np.random.default_rng(seed + 1000)
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            digest.update(agent.encode())
-            digest.update(obs["observation"].tobytes())
-            digest.update(obs["action_mask"].tobytes())
-            digest.update(repr((float(reward), term, trunc, sorted(info.items()))).encode())
-            digest.update(f"{obs['observation'].dtype}{obs['observation'].shape}{obs['action_mask'].dtype}".encode())
-            if observe_all:
-                for other in env.possible_agents:
-                    if other in env.agents:
-                        seen = env.observe(other)
-                        digest.update(seen["observation"].tobytes())
-                        digest.update(seen["action_mask"].tobytes())
-                digest.update(repr((sorted(env.rewards.items()), sorted(env.terminations.items()),
-                                    sorted(env.truncations.items()),
-                                    sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(legal.size)]))
-    return digest.hexdigest()
 
 
 RECORDED = [  # (options, every agent observed, last() only): recorded before the AEC speed-up (issue 38)
