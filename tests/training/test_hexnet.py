@@ -163,11 +163,3 @@ def test_battle_sheep_networks_default_to_hex_and_conv_stays_available():
     with pytest.raises(ValueError, match="cell graph"):
         network_spec(make_config("bestiarium", network="hex"), bestiarium)
 
-
-def test_torch_threads_by_phase():
-    from training.workers import thread_counts, usable_cores
-
-    assert thread_counts(-1) == (1, usable_cores())
-    assert thread_counts(2) == (2, 2) and thread_counts(0) == (0, 0)
-    with pytest.raises(ValueError, match="torch_threads"):
-        thread_counts(-3)

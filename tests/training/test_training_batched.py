@@ -321,3 +321,12 @@ def test_tiny_batched_run_is_reproducible_and_resumes_exactly(game: str, tmp_pat
     assert train_main(["--resume", str(first.parent), "--total-steps", "128"]) == 0
     resumed = params(first.parent / "policy.pt")
     assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+
+
+def test_torch_threads_by_phase():
+    from training.workers import thread_counts, usable_cores
+
+    assert thread_counts(-1) == (1, usable_cores())
+    assert thread_counts(2) == (2, 2) and thread_counts(0) == (0, 0)
+    with pytest.raises(ValueError, match="torch_threads"):
+        thread_counts(-3)

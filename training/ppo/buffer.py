@@ -79,10 +79,6 @@ class Batch:
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
-    def masks(self, index: np.ndarray) -> torch.Tensor:
-        """Bool masks of the samples at ``index``."""
-        return torch.from_numpy(unpack_masks(self.packed_masks[index], self.num_actions))
-
     def legal(self, index: np.ndarray) -> LegalActions:
         """The legal actions of the samples at ``index`` (read from the packed masks without unpacking them)."""
         return LegalActions.from_packed(self.packed_masks[index], self.num_actions)

@@ -142,14 +142,13 @@ class Report:
     else None."""
     episodes: list[dict[str, Any]] = field(default_factory=list)
     """Finished games: ``{"env", "returns", "length", "controllers", "truncated"}`` (``env`` local index)."""
+    num_actions: int = 0
+    """Actions in the action space (the masks' width)."""
 
     @property
     def masks(self) -> np.ndarray:
         """Legal-action masks ``(E, A)`` bool (unpacked)."""
         return unpack_masks(self.packed, self.num_actions)
-
-    num_actions: int = 0
-    """Actions in the action space (the masks' width)."""
 
 
 def relative_potential(progress: np.ndarray, score_shaping: float) -> np.ndarray:
