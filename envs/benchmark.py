@@ -109,10 +109,16 @@ def bench_connect_four(seconds: float) -> float | None:
 
 def table(seconds: float, num_envs: int) -> str:
     """Every game at its default options beside PettingZoo's connect four, measured just before it (markdown)."""
-    rows = ["| game | `env()` steps/s | connect four `env()`, same run | ratio | batched steps/s "
-            f"(B = {num_envs}) |", "|---|---|---|---|---|"]
-    names = {"battle_sheep": "Battle Sheep", "bestiarium": "Bestiarium", "beasty_borders": "Beasty Borders",
-             "boaring": "Boaring"}
+    rows = [
+        f"| game | `env()` steps/s | connect four `env()`, same run | ratio | batched steps/s (B = {num_envs}) |",
+        "|---|---|---|---|---|",
+    ]
+    names = {
+        "battle_sheep": "Battle Sheep",
+        "bestiarium": "Bestiarium",
+        "beasty_borders": "Beasty Borders",
+        "boaring": "Boaring",
+    }
     for game in envs.GAMES:
         mod = envs.module(game)
         c4 = bench_connect_four(seconds)
@@ -121,8 +127,10 @@ def table(seconds: float, num_envs: int) -> str:
         wrapped = bench_aec(mod.env, seconds)[0]
         batched = bench_batched(lambda b: mod.vector_env(b), num_envs, seconds)[0]
         players = mod.raw_env().game.num_players
-        rows.append(f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
-                    f"{wrapped / c4:.1f}x | {batched:,.0f} |")
+        rows.append(
+            f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
+            f"{wrapped / c4:.1f}x | {batched:,.0f} |"
+        )
     return "\n".join(rows)
 
 

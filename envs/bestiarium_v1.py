@@ -2,7 +2,6 @@
 compiled engine). Spec: ``envs/bestiarium/env.py``."""
 
 from envs.bestiarium.env import __doc__ as __doc__  # noqa: F401  (the spec page)
-
 from envs.bestiarium.env import raw_env
 from envs.common.aec import wrap_standard
 

@@ -1,11 +1,9 @@
 """Boaring as a PettingZoo AEC env (``env``, ``raw_env``), a Parallel view (``parallel_env``) and a batched engine
 (``vector_env``)."""
 
-from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
-
 from typing import Any
 
-
+from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.boaring.env import raw_env
 from envs.boaring.parallel import BoaringParallelEnv
 from envs.common.aec import wrap_standard

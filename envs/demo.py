@@ -34,7 +34,10 @@ def main(argv: list[str] | None = None) -> None:
         moves += 1
     raw = env.unwrapped
     print(raw.game.render_ansi(raw.game_state))
-    print(f"{moves} moves; final rewards:", {a: float(r) for a, r in zip(raw.possible_agents, raw.game.returns(raw.game_state))})
+    print(
+        f"{moves} moves; final rewards:",
+        {a: float(r) for a, r in zip(raw.possible_agents, raw.game.returns(raw.game_state))},
+    )
     if args.png:
         from PIL import Image
 

@@ -30,15 +30,22 @@ def mcts_vs_random(game: str, games: int, simulations: int, seed: int = 0) -> st
     start = time.perf_counter()
     for i in range(games):
         seat = i % 2
-        bot = mcts.MCTSBot(loaded, uct_c=2.0, max_simulations=simulations,
-                           evaluator=mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
+        bot = mcts.MCTSBot(
+            loaded,
+            uct_c=2.0,
+            max_simulations=simulations,
+            evaluator=mcts.RandomRolloutEvaluator(1, rs),
+            random_state=rs,
+        )
         bots = [bot, UniformRandomBot(1, rs)] if seat == 0 else [UniformRandomBot(0, rs), bot]
         returns = pyspiel.evaluate_bots(loaded.new_initial_state(), bots, seed + i)
         wins += returns[seat] > 0
         draws += returns[seat] == 0
     per_game = (time.perf_counter() - start) / games
-    return (f"MCTSBot ({simulations} simulations) vs uniform random on {game} {options or ''}: {wins} wins, "
-            f"{draws} draws of {games}, {per_game:.1f} s/game")
+    return (
+        f"MCTSBot ({simulations} simulations) vs uniform random on {game} {options or ''}: {wins} wins, "
+        f"{draws} draws of {games}, {per_game:.1f} s/game"
+    )
 
 
 def mccfr(iterations: int) -> str:
@@ -49,9 +56,11 @@ def mccfr(iterations: int) -> str:
     for _ in range(iterations):
         solver.iteration()
     seconds = time.perf_counter() - start
-    return (f"outcome-sampling MCCFR on 2-player Boaring: {iterations} iterations in {seconds:.1f} s, "
-            f"{len(solver._infostates)} information states visited, "
-            f"{sum(len(key) for key in solver._infostates) / 1e6:.1f} MB of information-state keys")
+    return (
+        f"outcome-sampling MCCFR on 2-player Boaring: {iterations} iterations in {seconds:.1f} s, "
+        f"{len(solver._infostates)} information states visited, "
+        f"{sum(len(key) for key in solver._infostates) / 1e6:.1f} MB of information-state keys"
+    )
 
 
 def ismcts_vs_random(games: int, simulations: int, seed: int = 0) -> str:
@@ -63,15 +72,18 @@ def ismcts_vs_random(games: int, simulations: int, seed: int = 0) -> str:
     start = time.perf_counter()
     for i in range(games):
         seat = i % 2
-        bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=simulations,
-                               random_state=rs)
+        bot = ismcts.ISMCTSBot(
+            game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=simulations, random_state=rs
+        )
         bots = [bot, UniformRandomBot(1, rs)] if seat == 0 else [UniformRandomBot(0, rs), bot]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seed + i)
         wins += returns[seat] > 0
         draws += returns[seat] == 0
     per_game = (time.perf_counter() - start) / games
-    return (f"ISMCTSBot ({simulations} simulations) vs uniform random on 2-player Boaring: {wins} wins, {draws} "
-            f"draws of {games}, {per_game:.1f} s/game")
+    return (
+        f"ISMCTSBot ({simulations} simulations) vs uniform random on 2-player Boaring: {wins} wins, {draws} "
+        f"draws of {games}, {per_game:.1f} s/game"
+    )
 
 
 def infostate_sizes(games: int, seed: int = 0) -> str:
@@ -91,8 +103,10 @@ def infostate_sizes(games: int, seed: int = 0) -> str:
             else:
                 state.apply_action(int(rng.choice(state.legal_actions())))
         ends.append(len(state.information_state_string(0)))
-    return (f"information_state_string(0), 2-player Boaring, {games} random games: {np.mean(sizes):.0f} characters "
-            f"on average over {len(sizes)} decision nodes, {np.mean(ends):.0f} at the end")
+    return (
+        f"information_state_string(0), 2-player Boaring, {games} random games: {np.mean(sizes):.0f} characters "
+        f"on average over {len(sizes)} decision nodes, {np.mean(ends):.0f} at the end"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -38,15 +38,25 @@ if TYPE_CHECKING:
 
 def make_env(config: dict[str, Any]) -> MaskInObservation:
     """One learner seat (a random one each game) against ``config["opponents"]``; RLlib passes ``env_config``."""
-    view = SingleAgentEnv(config["game"], config.get("options"), learner_seat="random",
-                          opponents=config.get("opponents") or ["random"])
+    view = SingleAgentEnv(
+        config["game"], config.get("options"), learner_seat="random", opponents=config.get("opponents") or ["random"]
+    )
     return MaskInObservation(view, flatten=True)
 
 
-def build_config(game: str, options: dict[str, Any] | None = None, opponents: list[str] | None = None,
-                 num_env_runners: int = 0, envs_per_runner: int = 1, num_learners: int = 0,
-                 batch: int = 4000, minibatch: int = 512, epochs: int = 4, hidden: int = 256,
-                 seed: int = 0) -> PPOConfig:
+def build_config(
+    game: str,
+    options: dict[str, Any] | None = None,
+    opponents: list[str] | None = None,
+    num_env_runners: int = 0,
+    envs_per_runner: int = 1,
+    num_learners: int = 0,
+    batch: int = 4000,
+    minibatch: int = 512,
+    epochs: int = 4,
+    hidden: int = 256,
+    seed: int = 0,
+) -> PPOConfig:
     """The PPO config; only ``num_env_runners`` / ``envs_per_runner`` / ``num_learners`` change with scale."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -59,10 +69,18 @@ def build_config(game: str, options: dict[str, Any] | None = None, opponents: li
         .environment("barnyard", env_config={"game": game, "options": options or {}, "opponents": opponents})
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
         .learners(num_learners=num_learners)
-        .training(train_batch_size_per_learner=batch, minibatch_size=min(minibatch, batch), num_epochs=epochs,
-                  lr=3e-4, entropy_coeff=0.01)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                                               model_config={"fcnet_hiddens": [hidden, hidden]}))
+        .training(
+            train_batch_size_per_learner=batch,
+            minibatch_size=min(minibatch, batch),
+            num_epochs=epochs,
+            lr=3e-4,
+            entropy_coeff=0.01,
+        )
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=ActionMaskingTorchRLModule, model_config={"fcnet_hiddens": [hidden, hidden]}
+            )
+        )
         .debugging(seed=seed)
     )
 
@@ -70,12 +88,18 @@ def build_config(game: str, options: dict[str, Any] | None = None, opponents: li
 def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", choices=envs.GAMES, default="bestiarium")
-    parser.add_argument("--options", type=json.loads, default={},
-                        help='game options as JSON, e.g. \'{"num_players": 4}\'')
-    parser.add_argument("--opponents", nargs="*", default=["random"],
-                        help="policy specs for the other seats (random, greedy, search:200, a checkpoint path)")
-    parser.add_argument("--num-env-runners", type=int, default=0,
-                        help="parallel sampling workers (0: sample in this process)")
+    parser.add_argument(
+        "--options", type=json.loads, default={}, help="game options as JSON, e.g. '{\"num_players\": 4}'"
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="*",
+        default=["random"],
+        help="policy specs for the other seats (random, greedy, search:200, a checkpoint path)",
+    )
+    parser.add_argument(
+        "--num-env-runners", type=int, default=0, help="parallel sampling workers (0: sample in this process)"
+    )
     parser.add_argument("--envs-per-runner", type=int, default=1)
     parser.add_argument("--num-learners", type=int, default=0, help="learner actors (0: learn in this process)")
     parser.add_argument("--iterations", type=int, default=10)
@@ -94,8 +118,18 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
 
     runtime_env = {"working_dir": args.working_dir} if args.working_dir else None
     ray.init(address=args.address, runtime_env=runtime_env, ignore_reinit_error=True, include_dashboard=False)
-    config = build_config(args.game, args.options, args.opponents, args.num_env_runners, args.envs_per_runner,
-                          args.num_learners, args.batch, args.minibatch, hidden=args.hidden, seed=args.seed)
+    config = build_config(
+        args.game,
+        args.options,
+        args.opponents,
+        args.num_env_runners,
+        args.envs_per_runner,
+        args.num_learners,
+        args.batch,
+        args.minibatch,
+        hidden=args.hidden,
+        seed=args.seed,
+    )
     algo = config.build_algo()
     history = []
     try:
@@ -103,9 +137,12 @@ def main(argv: list[str] | None = None) -> list[dict[str, Any]]:
             start = time.perf_counter()
             result = algo.train()
             runners = result.get("env_runners", {})
-            row = {"iteration": i + 1, "seconds": round(time.perf_counter() - start, 2),
-                   "env_steps": runners.get("num_env_steps_sampled_lifetime"),
-                   "episode_return_mean": runners.get("episode_return_mean")}
+            row = {
+                "iteration": i + 1,
+                "seconds": round(time.perf_counter() - start, 2),
+                "env_steps": runners.get("num_env_steps_sampled_lifetime"),
+                "episode_return_mean": runners.get("episode_return_mean"),
+            }
             history.append(row)
             print(json.dumps(row), flush=True)
         if args.checkpoint:

@@ -120,7 +120,7 @@ def test_state_is_pettingzoos_global_state_and_changes_nothing(game):
                 assert np.array_equal(state[:channels], env.observe("player_0")["observation"])
                 seat = raw.game.current_player(raw.game_state)
                 cells = int(np.prod(raw.game.observation_shape[1:], dtype=int))
-                to_move = state[channels:channels + raw.game.num_players * cells].reshape(raw.game.num_players, -1)
+                to_move = state[channels : channels + raw.game.num_players * cells].reshape(raw.game.num_players, -1)
                 expected = np.zeros(raw.game.num_players)
                 if seat >= 0:
                     expected[seat] = 1

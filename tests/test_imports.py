@@ -60,8 +60,7 @@ def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str
                 base = ".".join(base_parts + ([node.module] if node.module else []))
             else:
                 base = node.module or ""
-            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                       for alias in node.names]
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base for alias in node.names]
         else:
             continue
         found.update(t for t in targets if t in modules)
@@ -119,11 +118,23 @@ def test_the_graph_reader_counts_every_kind_of_import(tmp_path: Path):
     (pkg / "c.py").write_text("def later():\n    from pkg.sub.d import thing\n    return thing\n")
     (pkg / "sub" / "__init__.py").write_text("")
     (pkg / "sub" / "d.py").write_text("from ..a import anything\nthing = 1\n")
-    modules = {"pkg": pkg / "__init__.py", "pkg.a": pkg / "a.py", "pkg.b": pkg / "b.py", "pkg.c": pkg / "c.py",
-               "pkg.sub": pkg / "sub" / "__init__.py", "pkg.sub.d": pkg / "sub" / "d.py"}
+    modules = {
+        "pkg": pkg / "__init__.py",
+        "pkg.a": pkg / "a.py",
+        "pkg.b": pkg / "b.py",
+        "pkg.c": pkg / "c.py",
+        "pkg.sub": pkg / "sub" / "__init__.py",
+        "pkg.sub.d": pkg / "sub" / "d.py",
+    }
     graph = {name: imported_modules(name, path, modules) for name, path in modules.items()}
-    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.b", "pkg.c"}, "pkg.b": set(), "pkg.c": {"pkg.sub.d"},
-                     "pkg.sub": set(), "pkg.sub.d": {"pkg.a"}}
+    assert graph == {
+        "pkg": {"pkg.a"},
+        "pkg.a": {"pkg.b", "pkg.c"},
+        "pkg.b": set(),
+        "pkg.c": {"pkg.sub.d"},
+        "pkg.sub": set(),
+        "pkg.sub.d": {"pkg.a"},
+    }
     assert cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.d"]]
     del graph["pkg.c"]
     graph["pkg.a"].discard("pkg.c")
@@ -148,8 +159,16 @@ def test_the_ppo_maths_import_no_other_training_module():
 
 
 # ----- the rooms of training/ ----------------------------------------------------------------------------------
-SHARED = {"training", "training.config", "training.networks", "training.distribution", "training.checkpoint",
-          "training.charts", "training.stats", "training.workers"}
+SHARED = {
+    "training",
+    "training.config",
+    "training.networks",
+    "training.distribution",
+    "training.checkpoint",
+    "training.charts",
+    "training.stats",
+    "training.workers",
+}
 """The shared top-level modules (and the package itself): every room may import them; they import no room."""
 
 COMMANDS = {"training.__main__", "training.cli", "training.train_cli"}
@@ -218,9 +237,13 @@ def test_imports_between_the_rooms_follow_the_rules():
 
 
 def test_the_room_rules_catch_a_wrong_import():
-    graph = {"training.checkpoint": {"training.ppo.loop"}, "training.arena.tournament": {"training.alphazero.selfplay",
-             "training.alphazero.search"}, "training.ppo.collect": {"training.alphazero.search", "training.run.pieces"},
-             "training.run.pieces": {"training.measure.value_fit"}, "training.play.terminal": {"training.arena.players"}}
+    graph = {
+        "training.checkpoint": {"training.ppo.loop"},
+        "training.arena.tournament": {"training.alphazero.selfplay", "training.alphazero.search"},
+        "training.ppo.collect": {"training.alphazero.search", "training.run.pieces"},
+        "training.run.pieces": {"training.measure.value_fit"},
+        "training.play.terminal": {"training.arena.players"},
+    }
     assert room_violations(graph) == [
         "training.arena.tournament -> training.alphazero.selfplay (the arena imports only AlphaZero's players)",
         "training.checkpoint -> training.ppo.loop (shared may not import ppo)",
@@ -259,8 +282,9 @@ def test_the_commands_and_the_entry_point_name_modules_that_exist():
     for target in targets:
         module, _, function = target.partition(":")
         assert module in modules, target
-        defined = {node.name for node in ast.parse(modules[module].read_text()).body
-                   if isinstance(node, ast.FunctionDef)}
+        defined = {
+            node.name for node in ast.parse(modules[module].read_text()).body if isinstance(node, ast.FunctionDef)
+        }
         assert function in defined, target
     package_data = pyproject["tool"]["setuptools"]["package-data"]
     for package in package_data:
@@ -292,8 +316,14 @@ def test_optional_packages_name_their_extra_when_it_is_missing():
     if not missing:
         pytest.skip("every optional extra is installed")
     for name in missing:
-        done = subprocess.run([sys.executable, "-c", f"import {name}"], cwd=ROOT, capture_output=True, text=True,
-                              timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        done = subprocess.run(
+            [sys.executable, "-c", f"import {name}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
         assert done.returncode != 0 and "pip install" in done.stderr and "openspiel" in done.stderr
 
 
@@ -307,13 +337,22 @@ def test_every_module_imports_alone():
     ``sys.modules`` is cleared of ``envs`` and ``training`` before each import), so an import that works only
     in a lucky order fails here."""
     names = sorted(set(project_modules()) - RETIRED)
-    optional = {name: dependency for name in names for prefix, dependency in OPTIONAL_EXTRAS.items()
-                if name == prefix or name.startswith(prefix + ".")}
+    optional = {
+        name: dependency
+        for name in names
+        for prefix, dependency in OPTIONAL_EXTRAS.items()
+        if name == prefix or name.startswith(prefix + ".")
+    }
     missing = {name for name, dependency in optional.items() if importlib.util.find_spec(dependency) is None}
     names = [name for name in names if name not in missing]
-    done = subprocess.run([sys.executable, "-c", IMPORT_EACH_ALONE, json.dumps(names)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_EACH_ALONE, json.dumps(names)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 0, done.stderr
     failures = json.loads(done.stdout.strip().splitlines()[-1])
     assert failures == {}, "\n".join(f"{k}:\n{v}" for k, v in failures.items())
@@ -323,6 +362,9 @@ def test_envs_never_import_training():
     """``training`` uses ``envs``, never the reverse: checkpoint specs reach training's resolver through the
     ``barnyard.policy_specs`` entry point (envs/common/gym_view.py), not through an import."""
     graph = import_graph()
-    reverse = {name: sorted(m for m in deps if m.startswith("training"))
-               for name, deps in graph.items() if name.startswith("envs")}
+    reverse = {
+        name: sorted(m for m in deps if m.startswith("training"))
+        for name, deps in graph.items()
+        if name.startswith("envs")
+    }
     assert {name: deps for name, deps in reverse.items() if deps} == {}

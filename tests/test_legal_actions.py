@@ -10,11 +10,11 @@ from envs.common.testing import random_playout
 OPTION_SETS = {
     "battle_sheep": [dict(num_players=n, pasture=p) for n in (2, 3, 4) for p in ("build", "random")]
     + [dict(end_rule="splits")],
-    "bestiarium": [dict(board_size=s, shape_equivalence=e) for s in (5, 6, 7)
-                   for e in ("free", "one_sided", "fixed")],
+    "bestiarium": [dict(board_size=s, shape_equivalence=e) for s in (5, 6, 7) for e in ("free", "one_sided", "fixed")],
     "boaring": [dict(num_players=n, reward=r) for n in (2, 4, 7, 10) for r in ("pairwise", "score")],
-    "beasty_borders": [dict(variant=v, path_order=p) for v in ("main", "without_luck")
-                       for p in ("typewriter", "snake")],
+    "beasty_borders": [
+        dict(variant=v, path_order=p) for v in ("main", "without_luck") for p in ("typewriter", "snake")
+    ],
 }
 CASES = [(game, options) for game in envs.GAMES for options in OPTION_SETS[game]]
 
@@ -23,8 +23,9 @@ def test_every_game_is_covered():
     assert set(OPTION_SETS) == set(envs.GAMES)
 
 
-@pytest.mark.parametrize("game_id, options", CASES,
-                         ids=[f"{g}-" + "-".join(str(v) for v in o.values()) for g, o in CASES])
+@pytest.mark.parametrize(
+    "game_id, options", CASES, ids=[f"{g}-" + "-".join(str(v) for v in o.values()) for g, o in CASES]
+)
 def test_legal_actions_are_ascending_and_equal_the_mask(game_id, options):
     game = envs.module(game_id).raw_env(**options).game
     checked = [0]

@@ -101,11 +101,15 @@ def test_bad_options_are_clear_errors():
 def test_scripted_draws_are_exactly_uniform():
     """Every sequence of scripted outcomes gives one permutation / subset, each exactly once (so uniform
     outcomes give numpy's uniform distributions)."""
-    perms = collections.Counter(tuple(ScriptedRng([a, b, c]).permutation(4).tolist())
-                                for a in range(4) for b in range(3) for c in range(2))
+    perms = collections.Counter(
+        tuple(ScriptedRng([a, b, c]).permutation(4).tolist()) for a in range(4) for b in range(3) for c in range(2)
+    )
     assert len(perms) == 24 and set(perms.values()) == {1}
-    subsets = collections.Counter(tuple(ScriptedRng([a, b]).choice(np.arange(1, 5), 2, replace=False).tolist())
-                                  for a in range(4) for b in range(3))
+    subsets = collections.Counter(
+        tuple(ScriptedRng([a, b]).choice(np.arange(1, 5), 2, replace=False).tolist())
+        for a in range(4)
+        for b in range(3)
+    )
     assert len(subsets) == 12 and set(subsets.values()) == {1}
     assert [int(ScriptedRng([i]).integers(1, 9)) for i in range(8)] == list(range(1, 9))
 
@@ -172,8 +176,8 @@ def deal(seat0_cards: list[int], seat1_cards: list[int]) -> list[int]:
 
 def test_boaring_information_states_hide_the_other_hand():
     game = bridge.load_game("boaring", num_players=2)
-    seat1 = [7 * 4 + k for k in range(7)] + [7 * 5, 7 * 5 + 1, 7 * 5 + 2]   # 5 x7, 6 x3
-    hand_a = [1, 7, 14, 21, 42, 49, 56, 63, 64, 65]                          # 1 2 3 4 7 8 9 10 10 10
+    seat1 = [7 * 4 + k for k in range(7)] + [7 * 5, 7 * 5 + 1, 7 * 5 + 2]  # 5 x7, 6 x3
+    hand_a = [1, 7, 14, 21, 42, 49, 56, 63, 64, 65]  # 1 2 3 4 7 8 9 10 10 10
     hand_b = [7 * 9 + k for k in range(7)] + [7 * 8, 7 * 8 + 1, 7 * 8 + 2]  # 10 x7, 9 x3
     states = []
     for hand in (hand_a, hand_b):
@@ -202,13 +206,19 @@ def test_boaring_privileged_observer_is_the_global_state():
     state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(0)
-    observer = game.make_py_observer(pyspiel.IIGObservationType(
-        perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+    observer = game.make_py_observer(
+        pyspiel.IIGObservationType(
+            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS
+        )
+    )
     observer.set_from(state, 0)
     assert np.array_equal(observer.tensor, bridge.engine_of(game).global_state(state.engine_state))
     with pytest.raises(ValueError, match="SINGLE_PLAYER"):
-        game.make_py_observer(pyspiel.IIGObservationType(
-            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE))
+        game.make_py_observer(
+            pyspiel.IIGObservationType(
+                perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+            )
+        )
 
 
 def test_serialisation_and_pickle_round_trip_mid_game():
@@ -227,13 +237,16 @@ def test_serialisation_and_pickle_round_trip_mid_game():
         for copy in (loaded.deserialize_state(state.serialize()), pickle.loads(pickle.dumps(state)), state.clone()):
             assert copy.history() == state.history() and str(copy) == str(state)
             assert copy.information_state_string(0) == state.information_state_string(0)
-            assert play_randomly(copy, np.random.default_rng(2)).returns() == \
-                play_randomly(state.clone(), np.random.default_rng(2)).returns()
+            assert (
+                play_randomly(copy, np.random.default_rng(2)).returns()
+                == play_randomly(state.clone(), np.random.default_rng(2)).returns()
+            )
 
 
 # ----- OpenSpiel's algorithms ------------------------------------------------------------------------------
-@pytest.mark.parametrize("game,options", [("beasty_borders", {}), ("bestiarium", {"board_size": 5}),
-                                          ("battle_sheep", {})])
+@pytest.mark.parametrize(
+    "game,options", [("beasty_borders", {}), ("bestiarium", {"board_size": 5}), ("battle_sheep", {})]
+)
 def test_mcts_bot_plays_whole_games(game, options):
     """OpenSpiel's MCTSBot (random rollouts) plays a whole game against a random bot, with legal moves only."""
     from open_spiel.python.algorithms import mcts
@@ -241,9 +254,12 @@ def test_mcts_bot_plays_whole_games(game, options):
 
     loaded = bridge.load_game(game, **options)
     rs = np.random.RandomState(0)
-    bots = [mcts.MCTSBot(loaded, uct_c=2.0, max_simulations=12, evaluator=mcts.RandomRolloutEvaluator(1, rs),
-                         random_state=rs),
-            UniformRandomBot(1, rs)]
+    bots = [
+        mcts.MCTSBot(
+            loaded, uct_c=2.0, max_simulations=12, evaluator=mcts.RandomRolloutEvaluator(1, rs), random_state=rs
+        ),
+        UniformRandomBot(1, rs),
+    ]
     returns = pyspiel.evaluate_bots(loaded.new_initial_state(), bots, 0)
     assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
 
@@ -268,8 +284,9 @@ def test_outcome_sampling_mccfr_on_two_player_boaring():
 
 
 # ----- Shimmy: back to PettingZoo ------------------------------------------------------------------------
-@pytest.mark.parametrize("game,options", [("beasty_borders", {}), ("boaring", {"num_players": 2}),
-                                          ("bestiarium", {"board_size": 5})])
+@pytest.mark.parametrize(
+    "game,options", [("beasty_borders", {}), ("boaring", {"num_players": 2}), ("bestiarium", {"board_size": 5})]
+)
 def test_shimmy_openspiel_compatibility_passes_pettingzoos_api_test(game, options):
     from pettingzoo.test import api_test
     from shimmy import OpenSpielCompatibilityV0

@@ -18,8 +18,11 @@ def bash_blocks(text: str) -> list[str]:
 
 def test_ci_runs_the_readme_test_command():
     readme = (ROOT / "README.md").read_text()
-    ci_lines = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
-                if line and not line.startswith(("#", "set ", "cd "))]
+    ci_lines = [
+        line
+        for line in (ROOT / ".ci" / "run").read_text().splitlines()
+        if line and not line.startswith(("#", "set ", "cd "))
+    ]
     assert len(ci_lines) == 1
     assert any(ci_lines[0] == block.strip() for block in bash_blocks(readme))
 
@@ -123,8 +126,9 @@ def test_the_installed_barnyard_script_prints_its_help():
     assert "bench" in done.stdout and "train" in done.stdout
 
 
-@pytest.mark.parametrize("path", [p for p in DOCS if python_blocks(p.read_text()) and p.name != "frameworks.md"],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in DOCS if python_blocks(p.read_text()) and p.name != "frameworks.md"], ids=lambda p: p.name
+)
 def test_python_blocks_run(path, capsys):
     """The README's and docs' runnable Python blocks (those that import something) run as printed
     (docs/frameworks.md's train for minutes: tests/frameworks/ runs them with smaller sizes)."""

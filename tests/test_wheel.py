@@ -56,8 +56,23 @@ def run(argv: list[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess:
 @pytest.mark.slow
 def test_the_wheel_installs_imports_registers_and_runs_a_game(tmp_path: Path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PIP_REQUIRE_VIRTUALENV")}
-    run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist"),
-         str(ROOT)], cwd=tmp_path, env=env, timeout=600)
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(tmp_path / "dist"),
+            str(ROOT),
+        ],
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
     (wheel,) = (tmp_path / "dist").glob("barnyard_rl-*.whl")
 
     names = zipfile.ZipFile(wheel).namelist()
@@ -71,12 +86,22 @@ def test_the_wheel_installs_imports_registers_and_runs_a_game(tmp_path: Path):
     venv = tmp_path / "fresh"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp_path, env=env, timeout=300)
     python = venv / "bin" / "python"
-    fresh_site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                     capture_output=True, text=True, check=True).stdout.strip())
+    fresh_site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (fresh_site / "_deps_from_the_test_venv.pth").write_text("\n".join(sorted(deps)) + "\n")
-    run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index", str(wheel)],
-        cwd=tmp_path, env=env, timeout=600)
+    run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
 
     done = run([str(python), "-c", RUN_A_GAME], cwd=tmp_path, env=env, timeout=600)
     result = json.loads(done.stdout.strip().splitlines()[-1])

@@ -13,9 +13,10 @@ from __future__ import annotations
 import csv
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,8 +61,11 @@ def _sidecar_eval_games(csv_path: Path) -> int | None:
 def evaluation_series(rows: list[dict[str, str]], eval_games: int | None = None) -> dict[str, EvalSeries]:
     """Per baseline (``eval_<kind>_win_rate`` columns), the evaluated rows. The games per evaluation come from
     the row's ``eval_<kind>_games``, else ``eval_games``; unknown: no interval."""
-    kinds = [c[len("eval_"):-len("_win_rate")] for c in (rows[0] if rows else {})
-             if c.startswith("eval_") and c.endswith("_win_rate")]
+    kinds = [
+        c[len("eval_") : -len("_win_rate")]
+        for c in (rows[0] if rows else {})
+        if c.startswith("eval_") and c.endswith("_win_rate")
+    ]
     series = {}
     for kind in kinds:
         steps, rates, games = [], [], []
@@ -75,10 +79,16 @@ def evaluation_series(rows: list[dict[str, str]], eval_games: int | None = None)
             games.append(n if not math.isnan(n) else (eval_games or math.nan))
         if not steps:
             continue
-        bounds = [wilson_interval(r * n, int(n)) if n == n and n > 0 else (math.nan, math.nan)
-                  for r, n in zip(rates, games)]
-        series[kind] = EvalSeries(np.array(steps), np.array(rates), np.array(games, dtype=float),
-                                  np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds]))
+        bounds = [
+            wilson_interval(r * n, int(n)) if n == n and n > 0 else (math.nan, math.nan) for r, n in zip(rates, games)
+        ]
+        series[kind] = EvalSeries(
+            np.array(steps),
+            np.array(rates),
+            np.array(games, dtype=float),
+            np.array([b[0] for b in bounds]),
+            np.array([b[1] for b in bounds]),
+        )
     return series
 
 
@@ -102,8 +112,13 @@ def _figure(width: float, height: float, rows: int = 1, **kwargs: Any) -> tuple[
 COLOURS = {"random": "tab:blue", "greedy": "tab:red", "snapshot": "tab:green", "search": "tab:purple"}
 
 
-def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = None,
-                eval_games: int | None = None, x_label: str = "samples (learner decisions trained on)") -> Path | None:
+def plot_curves(
+    csv_path: str | Path,
+    png_path: str | Path,
+    title: str | None = None,
+    eval_games: int | None = None,
+    x_label: str = "samples (learner decisions trained on)",
+) -> Path | None:
     """Draw a run's learning curve from its ``log.csv`` into ``png_path``; None for an empty log.
 
     Top: the greedy policy's win rate against each baseline at every evaluation, with its 95% Wilson interval
@@ -128,7 +143,7 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
     series = evaluation_series(rows, eval_games)
     span = max(float(_number(rows[-1]["global_step"])), 1.0)
     for n, (kind, s) in enumerate(series.items()):
-        colour = COLOURS.get(kind, None)
+        colour = COLOURS.get(kind)
         dodge = (n - (len(series) - 1) / 2) * 0.004 * span  # side by side where evaluations coincide
         known = ~np.isnan(s.low)
         label = f"vs {kind} (evaluation"
@@ -138,14 +153,30 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
         else:
             label += ", games unknown)"
         yerr = np.vstack([s.rates - s.low, s.high - s.rates])
-        wins.errorbar(s.steps + dodge, s.rates, yerr=np.where(np.isnan(yerr), 0.0, yerr), color=colour, marker="o",
-                      markersize=3.5, linewidth=1.6, capsize=2.5, label=label)
+        wins.errorbar(
+            s.steps + dodge,
+            s.rates,
+            yerr=np.where(np.isnan(yerr), 0.0, yerr),
+            color=colour,
+            marker="o",
+            markersize=3.5,
+            linewidth=1.6,
+            capsize=2.5,
+            label=label,
+        )
     for column in [c for c in rows[0] if c.startswith("train_win_")]:
-        kind = column[len("train_win_"):]
+        kind = column[len("train_win_") :]
         steps, values = _column(rows, column)
         if len(steps):
-            wins.plot(steps, values, color=COLOURS.get(kind), linewidth=0.8, alpha=0.55,
-                      marker="." if len(steps) == 1 else None, label=f"vs {kind} (training games, last 200)")
+            wins.plot(
+                steps,
+                values,
+                color=COLOURS.get(kind),
+                linewidth=0.8,
+                alpha=0.55,
+                marker="." if len(steps) == 1 else None,
+                label=f"vs {kind} (training games, last 200)",
+            )
     wins.set_ylim(-0.02, 1.02)
     wins.set_ylabel("win rate (shared first = half)")
     wins.grid(True, alpha=0.3)
@@ -193,11 +224,18 @@ def plot_curves(csv_path: str | Path, png_path: str | Path, title: str | None = 
 
 def _short(name: str, width: int = 22) -> str:
     """A policy spec short enough for a tick label (a checkpoint path keeps its end)."""
-    return name if len(name) <= width else "..." + name[-(width - 3):]
+    return name if len(name) <= width else "..." + name[-(width - 3) :]
 
 
-def plot_win_matrix(names: Sequence[str], share: np.ndarray, low: np.ndarray, high: np.ndarray, parity: float,
-                    title: str, png_path: str | Path) -> Path:
+def plot_win_matrix(
+    names: Sequence[str],
+    share: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    parity: float,
+    title: str,
+    png_path: str | Path,
+) -> Path:
     """A heat map of ``share[i, j]``: the win share of policy ``i`` in one seat against policy ``j`` in every
     other seat (NaN: not played, e.g. the diagonal), each cell labelled with its 95% interval
     ``[low, high]``; the colour scale is centred on ``parity`` (the share of an equal player, 1/players)."""
@@ -213,8 +251,14 @@ def plot_win_matrix(names: Sequence[str], share: np.ndarray, low: np.ndarray, hi
     for i in range(k):
         for j in range(k):
             if not np.isnan(share[i, j]):
-                ax.text(j, i, f"{share[i, j]:.2f}\n[{low[i, j]:.2f}, {high[i, j]:.2f}]", ha="center", va="center",
-                        fontsize=8)
+                ax.text(
+                    j,
+                    i,
+                    f"{share[i, j]:.2f}\n[{low[i, j]:.2f}, {high[i, j]:.2f}]",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                )
     ax.set_xticks(range(k), [_short(n) for n in names], rotation=30, ha="right")
     ax.set_yticks(range(k), [_short(n) for n in names])
     ax.set_xlabel("policy in every other seat (column)")

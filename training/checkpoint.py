@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -41,9 +42,12 @@ class CheckpointError(ValueError):
 
 def space_signature(game: Game) -> dict[str, Any]:
     """The observation/action signature a network depends on."""
-    return {"observation_shape": [int(d) for d in game.observation_shape],
-            "observation_dtype": np.dtype(game.observation_dtype).name,
-            "num_actions": int(game.num_actions), "num_players": int(game.num_players)}
+    return {
+        "observation_shape": [int(d) for d in game.observation_shape],
+        "observation_dtype": np.dtype(game.observation_dtype).name,
+        "num_actions": int(game.num_actions),
+        "num_players": int(game.num_players),
+    }
 
 
 def _paths(path: str | Path) -> tuple[Path, Path]:
@@ -58,8 +62,16 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def save_checkpoint(path: str | Path, net: nn.Module, spec: dict[str, Any], game: Game, config: Any,
-                    steps: int, updates: int, evaluation: dict[str, Any] | None = None) -> Path:
+def save_checkpoint(
+    path: str | Path,
+    net: nn.Module,
+    spec: dict[str, Any],
+    game: Game,
+    config: Any,
+    steps: int,
+    updates: int,
+    evaluation: dict[str, Any] | None = None,
+) -> Path:
     """Write ``<path>.pt`` and ``<path>.json``; returns the ``.pt`` path."""
     weights, sidecar = _paths(path)
     weights.parent.mkdir(parents=True, exist_ok=True)
@@ -70,10 +82,18 @@ def save_checkpoint(path: str | Path, net: nn.Module, spec: dict[str, Any], game
     torch.save({"format": FORMAT, "game": game.name, "spaces": signature, "network": spec, "model": state}, tmp)
     tmp.replace(weights)
     meta = {
-        "format": FORMAT, "game": game.name, "algo": settings.get("algo", "ppo"), "options": game.options(),
-        "spaces": signature, "network": spec, "config": settings,
-        "steps": int(steps), "updates": int(updates), "evaluation": evaluation or {},
-        "weights_sha256": _sha256(weights), "torch_version": torch.__version__,
+        "format": FORMAT,
+        "game": game.name,
+        "algo": settings.get("algo", "ppo"),
+        "options": game.options(),
+        "spaces": signature,
+        "network": spec,
+        "config": settings,
+        "steps": int(steps),
+        "updates": int(updates),
+        "evaluation": evaluation or {},
+        "weights_sha256": _sha256(weights),
+        "torch_version": torch.__version__,
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     sidecar.write_text(json.dumps(meta, indent=1) + "\n")
@@ -94,8 +114,9 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
     return meta
 
 
-def load_network(path: str | Path, game: str | None = None,
-                 options: dict[str, Any] | None = None) -> tuple[nn.Module, dict[str, Any], Game]:
+def load_network(
+    path: str | Path, game: str | None = None, options: dict[str, Any] | None = None
+) -> tuple[nn.Module, dict[str, Any], Game]:
     """``(network in eval mode, sidecar, game)`` of a checkpoint, checked against ``game`` and ``options``.
 
     ``options`` (partial ones are completed with the game's defaults) must give the options it was trained
@@ -131,23 +152,24 @@ def load_network(path: str | Path, game: str | None = None,
         raise CheckpointError(f"{weights}: options {wanted!r} are not valid for {name}: {err}") from err
     normal = json.loads(json.dumps(the_game.options()))
     if options is not None and normal != meta.get("options"):
-        raise CheckpointError(f"{weights} was trained on {name} with options {meta.get('options')!r}, "
-                              f"not {normal!r}")
+        raise CheckpointError(f"{weights} was trained on {name} with options {meta.get('options')!r}, not {normal!r}")
     if space_signature(the_game) != data["spaces"]:
-        raise CheckpointError(f"{weights} expects spaces {data['spaces']!r} but {name} with options {normal!r} "
-                              f"has {space_signature(the_game)!r}")
+        raise CheckpointError(
+            f"{weights} expects spaces {data['spaces']!r} but {name} with options {normal!r} "
+            f"has {space_signature(the_game)!r}"
+        )
     try:
         net = build_network(data["network"], the_game)
         net.load_state_dict(data["model"])
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
-        raise CheckpointError(f"{weights}: the weights do not fit the network {data.get('network')!r}: {err}") \
-            from err
+        raise CheckpointError(f"{weights}: the weights do not fit the network {data.get('network')!r}: {err}") from err
     net.eval()
     return net, meta, the_game
 
 
-def init_weights_from(net: nn.Module, spec: dict[str, Any], path: str | Path, game: str,
-                      options: dict[str, Any]) -> dict[str, Any]:
+def init_weights_from(
+    net: nn.Module, spec: dict[str, Any], path: str | Path, game: str, options: dict[str, Any]
+) -> dict[str, Any]:
     """Warm start: copy the weights of the checkpoint at ``path`` into ``net`` (built from ``spec``).
 
     The checkpoint must be for ``game`` with ``options`` (checked as by :func:`load_network`) and have the same
@@ -169,8 +191,15 @@ class CheckpointPolicy:
     argmax or the draw: test-time augmentation, the same weights. Spec ``sym:PATH`` in the harness.
     """
 
-    def __init__(self, net: nn.Module, game: Game, greedy: bool = True, seed: int | None = None,
-                 name: str = "ppo", symmetric: bool = False):
+    def __init__(
+        self,
+        net: nn.Module,
+        game: Game,
+        greedy: bool = True,
+        seed: int | None = None,
+        name: str = "ppo",
+        symmetric: bool = False,
+    ):
         self.net = net
         self.game = game
         self.greedy = greedy
@@ -224,8 +253,14 @@ class CheckpointPolicy:
         return int(action[0])
 
 
-def load_policy(path: str | Path, game: str | None = None, options: dict[str, Any] | None = None,
-                greedy: bool = True, seed: int | None = None, symmetric: bool = False) -> CheckpointPolicy:
+def load_policy(
+    path: str | Path,
+    game: str | None = None,
+    options: dict[str, Any] | None = None,
+    greedy: bool = True,
+    seed: int | None = None,
+    symmetric: bool = False,
+) -> CheckpointPolicy:
     """The policy of a checkpoint (``.pt``, ``.json`` or their stem). ``game``/``options``: what the caller
     will play; a checkpoint for anything else raises :class:`CheckpointError`. ``symmetric``: average over the
     game's symmetries (:class:`CheckpointPolicy`); a game that declares none raises :class:`CheckpointError`."""
@@ -233,8 +268,9 @@ def load_policy(path: str | Path, game: str | None = None, options: dict[str, An
     if symmetric and not the_game.has_symmetries:
         raise CheckpointError(f"{the_game.name} declares no symmetries to average a policy over")
     prefix = "ppo-sym" if symmetric else "ppo"
-    return CheckpointPolicy(net, the_game, greedy=greedy, seed=seed, symmetric=symmetric,
-                            name=f"{prefix}:{Path(path).with_suffix('').name}")
+    return CheckpointPolicy(
+        net, the_game, greedy=greedy, seed=seed, symmetric=symmetric, name=f"{prefix}:{Path(path).with_suffix('').name}"
+    )
 
 
 # ----- resume files ---------------------------------------------------------------------------------------

@@ -214,7 +214,7 @@ class TrainConfig:
         return json.loads(json.dumps(dataclasses.asdict(self)))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
         """Inverse of :meth:`to_dict`; unknown keys raise ``ValueError``."""
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = set(data) - names
@@ -243,15 +243,30 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # training at 330k samples against 0.14 at 5e-4. Half the games against other opponents, 20% of all against
     # greedy: the shipped policy beat greedy 0.618 over 400 games after 187k samples, where 4% of games against
     # greedy gave 0.359 after 450k (greedy's games cost time: ~220 samples/s instead of ~340).
-    "battle_sheep": {"num_envs": 32, "num_steps": 32, "conv_channels": 32, "conv_layers": 4,
-                     "learning_rate": 1.5e-3, "update_epochs": 2, "score_shaping": 0.05,
-                     "opponent_fraction": 0.5, "opponent_mix": "snapshot:0.3,greedy:0.4,random:0.3"},
+    "battle_sheep": {
+        "num_envs": 32,
+        "num_steps": 32,
+        "conv_channels": 32,
+        "conv_layers": 4,
+        "learning_rate": 1.5e-3,
+        "update_epochs": 2,
+        "score_shaping": 0.05,
+        "opponent_fraction": 0.5,
+        "opponent_mix": "snapshot:0.3,greedy:0.4,random:0.3",
+    },
     # Grid planes (C, 11, 11), 91 cells + pass: conv trunk with a per-cell head (pass from the pooled features).
     # lr 5e-4 / lambda 0.9 beat random 0.74 and greedy 0.38 after 83k samples (100 games each). 20% of games
     # against greedy (instead of 4%) took the policy from 0.480 to 0.532 against greedy (400 games).
-    "bestiarium": {"num_envs": 32, "num_steps": 64, "conv_channels": 32, "conv_layers": 3, "learning_rate": 5e-4,
-                   "gae_lambda": 0.9, "opponent_fraction": 0.4,
-                   "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1"},
+    "bestiarium": {
+        "num_envs": 32,
+        "num_steps": 64,
+        "conv_channels": 32,
+        "conv_layers": 3,
+        "learning_rate": 5e-4,
+        "gae_lambda": 0.9,
+        "opponent_fraction": 0.4,
+        "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
+    },
     # Flat vectors: MLP.
     # Score shaping (savanna and graveyard points) and lambda 0.8: the card draws make results noisy. Most
     # games seat the learner alone against random / greedy / snapshot opponents: pure self-play drifted (its win
@@ -261,16 +276,30 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
     # random / three greedy from 300k samples on (200 games each). With 90% of games against baselines they held:
     # 0.56 / 0.55 on average from 300k to 2.4M samples (update 800: 0.499 / 0.552 over 400 games; the shipped
     # policy is that one fine-tuned with 76% of games against three random: 0.614 / 0.499, checkpoints/README.md).
-    "boaring": {"num_envs": 64, "num_steps": 32, "hidden": 256, "learning_rate": 5e-4, "gae_lambda": 0.8,
-                "score_shaping": 0.1, "opponent_fraction": 0.9,
-                "opponent_mix": "random:0.5,greedy:0.4,snapshot:0.1"},
+    "boaring": {
+        "num_envs": 64,
+        "num_steps": 32,
+        "hidden": 256,
+        "learning_rate": 5e-4,
+        "gae_lambda": 0.8,
+        "score_shaping": 0.1,
+        "opponent_fraction": 0.9,
+        "opponent_mix": "random:0.5,greedy:0.4,snapshot:0.1",
+    },
     # Dice make the result noisy: credit points as they are scored (shaping 0.2 per vp of margin) and lean on the
     # value function (lambda 0.8). With these, lr 1e-3 reached 0.98 vs random after 374k samples where the
     # unshaped lr 2.5e-4 / lambda 0.95 run needed ~3M. 20% of games against greedy (instead of 4%) took the
     # policy from 0.494 to 0.564 against greedy (400 games).
-    "beasty_borders": {"num_envs": 64, "num_steps": 32, "hidden": 256, "learning_rate": 1e-3,
-                       "score_shaping": 0.2, "gae_lambda": 0.8, "opponent_fraction": 0.4,
-                       "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1"},
+    "beasty_borders": {
+        "num_envs": 64,
+        "num_steps": 32,
+        "hidden": 256,
+        "learning_rate": 1e-3,
+        "score_shaping": 0.2,
+        "gae_lambda": 0.8,
+        "opponent_fraction": 0.4,
+        "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
+    },
 }
 """Per-game departures from the dataclass defaults (tuned so that each game learns on two CPU cores)."""
 
@@ -282,14 +311,38 @@ ALPHAZERO_DEFAULTS: dict[str, dict[str, Any]] = {
     # while the trainer takes its gradient steps, one torch thread each. Trials on the shared 2-core machine,
     # network alone over 100 games: Battle Sheep 0.915 vs random / 0.50 vs greedy after 8 min (10k positions);
     # Bestiarium 0.64 / 0.23 after 8 min (16k positions), 0.76 / 0.69 when started from the shipped PPO policy.
-    "battle_sheep": {"num_envs": 32, "conv_channels": 32, "conv_layers": 4, "learning_rate": 1e-3,
-                     "num_workers": 1, "torch_threads": 1, "train_batch_size": 128, "replay_ratio": 16,
-                     "eval_every": 20},
-    "bestiarium": {"num_envs": 32, "conv_channels": 32, "conv_layers": 3, "learning_rate": 1e-3,
-                   "num_workers": 1, "torch_threads": 1, "train_batch_size": 128, "replay_ratio": 16,
-                   "eval_every": 20},
-    "beasty_borders": {"num_envs": 64, "hidden": 256, "learning_rate": 1e-3, "num_workers": 1, "torch_threads": 1,
-                       "train_batch_size": 128, "replay_ratio": 16, "eval_every": 20},
+    "battle_sheep": {
+        "num_envs": 32,
+        "conv_channels": 32,
+        "conv_layers": 4,
+        "learning_rate": 1e-3,
+        "num_workers": 1,
+        "torch_threads": 1,
+        "train_batch_size": 128,
+        "replay_ratio": 16,
+        "eval_every": 20,
+    },
+    "bestiarium": {
+        "num_envs": 32,
+        "conv_channels": 32,
+        "conv_layers": 3,
+        "learning_rate": 1e-3,
+        "num_workers": 1,
+        "torch_threads": 1,
+        "train_batch_size": 128,
+        "replay_ratio": 16,
+        "eval_every": 20,
+    },
+    "beasty_borders": {
+        "num_envs": 64,
+        "hidden": 256,
+        "learning_rate": 1e-3,
+        "num_workers": 1,
+        "torch_threads": 1,
+        "train_batch_size": 128,
+        "replay_ratio": 16,
+        "eval_every": 20,
+    },
 }
 """Per-game departures from the dataclass defaults for ``algo="alphazero"`` (Boaring has hidden information:
 PPO is its learner)."""

@@ -39,7 +39,7 @@ class LegalActions:
         self.batch, self.num_actions = int(batch), int(num_actions)
 
     @classmethod
-    def from_mask(cls, mask: Any, device: Any = None) -> "LegalActions":
+    def from_mask(cls, mask: Any, device: Any = None) -> LegalActions:
         """From a ``(B, A)`` mask, torch or numpy (numpy's nonzero is several times faster on the CPU)."""
         if isinstance(mask, np.ndarray):
             rows, cols = np.nonzero(mask)
@@ -48,7 +48,7 @@ class LegalActions:
         return cls(rows, cols, *mask.shape)
 
     @classmethod
-    def from_packed(cls, packed: np.ndarray, num_actions: int) -> "LegalActions":
+    def from_packed(cls, packed: np.ndarray, num_actions: int) -> LegalActions:
         """From bit-packed mask rows ``(B, ceil(A / 8))`` (``np.packbits(..., axis=1)``), reading only the bytes
         that hold a legal action."""
         rows, byte = np.nonzero(packed)
@@ -56,7 +56,7 @@ class LegalActions:
         hit, bit = np.nonzero(bits)
         return cls(torch.from_numpy(rows[hit]), torch.from_numpy(byte[hit] * 8 + bit), packed.shape[0], num_actions)
 
-    def to(self, device: Any) -> "LegalActions":
+    def to(self, device: Any) -> LegalActions:
         return LegalActions(self.rows.to(device), self.cols.to(device), self.batch, self.num_actions)
 
 
@@ -80,14 +80,14 @@ class MaskedCategorical:
         self._build(legal, picked)
 
     @classmethod
-    def from_legal(cls, legal: "LegalActions", logits: torch.Tensor) -> "MaskedCategorical":
+    def from_legal(cls, legal: LegalActions, logits: torch.Tensor) -> MaskedCategorical:
         """The distribution whose legal actions are ``legal``'s pairs and whose logits are ``logits`` ``(K,)``, one
         per pair (a network that scores only the legal actions: ``legal_logits``)."""
         dist = cls.__new__(cls)
         dist._build(legal, logits)
         return dist
 
-    def _build(self, legal: "LegalActions", picked: torch.Tensor) -> None:
+    def _build(self, legal: LegalActions, picked: torch.Tensor) -> None:
         device = picked.device
         rows, cols = legal.rows, legal.cols
         counts = torch.bincount(rows, minlength=legal.batch)
@@ -108,7 +108,8 @@ class MaskedCategorical:
         """Dense probabilities ``(B, A)``, exactly 0 on illegal actions."""
         p = torch.where(self.valid, self.legal_log_probs.exp(), torch.zeros_like(self.legal_log_probs))
         return torch.zeros(self.index.shape[0], self.num_actions, dtype=p.dtype, device=p.device).scatter_add(
-            1, self.index, p)
+            1, self.index, p
+        )
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """One action per row (never an illegal one)."""

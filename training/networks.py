@@ -45,10 +45,17 @@ def action_layout(game: Game) -> np.ndarray | None:
         return None
     layout = np.asarray(layout, dtype=np.int64)
     shape = tuple(game.observation_shape)
-    if layout.shape != (game.num_actions, 2) or len(shape) != 3 or layout[:, 0].min() < -1 \
-            or layout[:, 0].max() >= shape[1] * shape[2] or layout[:, 1].min() < 0:
-        raise ValueError(f"{game.name}: action layout of shape {layout.shape} does not fit "
-                         f"{game.num_actions} actions over observation {shape}")
+    if (
+        layout.shape != (game.num_actions, 2)
+        or len(shape) != 3
+        or layout[:, 0].min() < -1
+        or layout[:, 0].max() >= shape[1] * shape[2]
+        or layout[:, 1].min() < 0
+    ):
+        raise ValueError(
+            f"{game.name}: action layout of shape {layout.shape} does not fit "
+            f"{game.num_actions} actions over observation {shape}"
+        )
     return layout
 
 
@@ -56,8 +63,9 @@ def action_layout(game: Game) -> np.ndarray | None:
 class MLPNet(nn.Module):
     """Flattened observation -> ReLU MLP -> policy logits and value."""
 
-    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, hidden: int = 256, layers: int = 2,
-                 value_outputs: int = 1):
+    def __init__(
+        self, obs_shape: tuple[int, ...], num_actions: int, hidden: int = 256, layers: int = 2, value_outputs: int = 1
+    ):
         super().__init__()
         size = int(np.prod(obs_shape))
         trunk: list[nn.Module] = [nn.Flatten()]
@@ -103,9 +111,17 @@ class ConvLayer(nn.Module):
 class ConvNet(nn.Module):
     """Conv trunk over (C, H, W) planes; a per-cell policy head (with a layout) or a dense one."""
 
-    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, channels: int = 32, layers: int = 4,
-                 hidden: int = 256, layout: np.ndarray | None = None, value_outputs: int = 1,
-                 global_planes: int = 0):
+    def __init__(
+        self,
+        obs_shape: tuple[int, ...],
+        num_actions: int,
+        channels: int = 32,
+        layers: int = 4,
+        hidden: int = 256,
+        layout: np.ndarray | None = None,
+        value_outputs: int = 1,
+        global_planes: int = 0,
+    ):
         super().__init__()
         c_in, height, width = obs_shape
         self.value_outputs = value_outputs
@@ -121,21 +137,23 @@ class ConvNet(nn.Module):
             choices = int(layout[on_cell, 1].max()) + 1
             self.policy = layer_init(nn.Conv2d(channels, choices, 1), std=0.01)
             num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
-            self.global_policy = (layer_init(nn.Linear(pooled_width, num_global), std=0.01)
-                                  if num_global else None)
+            self.global_policy = layer_init(nn.Linear(pooled_width, num_global), std=0.01) if num_global else None
             # flat index of each action (in action order) into the cell-major (H*W, choices) logits followed by
             # the global logits
-            index = np.where(on_cell, layout[:, 0] * choices + layout[:, 1],
-                             choices * height * width + layout[:, 1])
+            index = np.where(on_cell, layout[:, 0] * choices + layout[:, 1], choices * height * width + layout[:, 1])
             self.register_buffer("action_index", torch.as_tensor(index, dtype=torch.long), persistent=False)
         else:
             self.policy = nn.Sequential(
-                layer_init(nn.Conv2d(channels, 8, 1)), nn.ReLU(), nn.Flatten(),
-                layer_init(nn.Linear(8 * height * width, hidden)), nn.ReLU(),
+                layer_init(nn.Conv2d(channels, 8, 1)),
+                nn.ReLU(),
+                nn.Flatten(),
+                layer_init(nn.Linear(8 * height * width, hidden)),
+                nn.ReLU(),
                 layer_init(nn.Linear(hidden, num_actions), std=0.01),
             )
         self.value = nn.Sequential(
-            layer_init(nn.Linear(pooled_width, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(pooled_width, hidden)),
+            nn.ReLU(),
             layer_init(nn.Linear(hidden, value_outputs), std=1.0),
         )
 
@@ -151,7 +169,7 @@ class ConvNet(nn.Module):
         h = self.trunk(obs.contiguous(memory_format=torch.channels_last))
         parts = [h.mean(dim=(2, 3)), h.amax(dim=(2, 3))]
         if self.global_planes:
-            parts.append(obs[:, -self.global_planes:].mean(dim=(2, 3)))
+            parts.append(obs[:, -self.global_planes :].mean(dim=(2, 3)))
         pooled = torch.cat(parts, dim=1)
         value = _values(self.value(pooled), self.value_outputs)
         if not self.per_cell:
@@ -174,8 +192,15 @@ class CellColumns:
     widest row), then the global (pass) logits, then one constant 0 (for an action whose cell is outside the
     row's support: never a legal one, see :class:`~envs.common.game.CellGraph`)."""
 
-    def __init__(self, local: torch.Tensor, action_cell: torch.Tensor, action_choice: torch.Tensor,
-                 choices: int, global_base: int, outside: int):
+    def __init__(
+        self,
+        local: torch.Tensor,
+        action_cell: torch.Tensor,
+        action_choice: torch.Tensor,
+        choices: int,
+        global_base: int,
+        outside: int,
+    ):
         self.local = local
         """``(B, H * W + 1)``: each cell's position among its row's support cells, -1 outside (last: no cell)."""
         self.action_cell, self.action_choice = action_cell, action_choice
@@ -209,7 +234,7 @@ class HexLayer(nn.Module):
         """Pre-norm residual layers (the layer reads its input normalised per cell): without it the residual
         stream grew until PPO diverged at Battle Sheep's learning rate."""
 
-    def forward(self, x: torch.Tensor, graph: "_Cells") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, graph: _Cells) -> torch.Tensor:
         y = x if self.norm is None else self.norm(x)
         h = torch.relu(self.linear(_GatherNeighbours.apply(y, graph.neighbours, graph.senders)))
         h = h + self.pool_bias(graph.mean(h))[graph.rows]
@@ -295,8 +320,7 @@ class _Cells:
         to each neighbour ``j`` in the direction opposite to ``d``, which took it as its neighbour ``d``
         (``T * (1 + k)``: nowhere)."""
         channels = planes.shape[1]
-        flat = (self.rows * (channels * area) + self.cells)[:, None] + torch.arange(
-            channels, device=obs.device) * area
+        flat = (self.rows * (channels * area) + self.cells)[:, None] + torch.arange(channels, device=obs.device) * area
         self.features = planes.reshape(-1)[flat]
         """``(T, C)``: the observation's planes at the support cells."""
 
@@ -324,8 +348,17 @@ class HexNet(nn.Module):
     A row's result depends on its own observation only: cells outside its support are absent (zero neighbours,
     not pooled), whatever else is in the batch."""
 
-    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, board: Any, layout: np.ndarray,
-                 channels: int = 32, layers: int = 4, hidden: int = 256, value_outputs: int = 1):
+    def __init__(
+        self,
+        obs_shape: tuple[int, ...],
+        num_actions: int,
+        board: Any,
+        layout: np.ndarray,
+        channels: int = 32,
+        layers: int = 4,
+        hidden: int = 256,
+        value_outputs: int = 1,
+    ):
         super().__init__()
         c_in, height, width = obs_shape
         self.board = board
@@ -342,17 +375,17 @@ class HexNet(nn.Module):
         self.choices = int(layout[on_cell, 1].max()) + 1
         self.num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
         self.policy = layer_init(nn.Linear(channels, self.choices), std=0.01)
-        self.global_policy = (layer_init(nn.Linear(2 * channels, self.num_global), std=0.01)
-                              if self.num_global else None)
+        self.global_policy = layer_init(nn.Linear(2 * channels, self.num_global), std=0.01) if self.num_global else None
         cell = np.where(on_cell, layout[:, 0], height * width)
         self.register_buffer("action_cell", torch.as_tensor(cell, dtype=torch.long), persistent=False)
         self.register_buffer("action_choice", torch.as_tensor(layout[:, 1], dtype=torch.long), persistent=False)
         self.value = nn.Sequential(
-            layer_init(nn.Linear(2 * channels, hidden)), nn.ReLU(),
+            layer_init(nn.Linear(2 * channels, hidden)),
+            nn.ReLU(),
             layer_init(nn.Linear(hidden, value_outputs), std=1.0),
         )
 
-    def _trunk(self, obs: torch.Tensor) -> tuple["_Cells", torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _trunk(self, obs: torch.Tensor) -> tuple[_Cells, torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(cells, their features (T, C), pooled (B, 2C), value)``."""
         graph = _Cells(obs, self.table, self.opposite, self.board)
         h = graph.features
@@ -362,8 +395,9 @@ class HexNet(nn.Module):
         pooled = torch.cat([graph.mean(h), graph.max(h)], dim=1)
         return graph, h, pooled, _values(self.value(pooled), self.value_outputs)
 
-    def legal_logits(self, obs: torch.Tensor, rows: torch.Tensor,
-                     actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def legal_logits(
+        self, obs: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logits (K,), value)``: the logits of the ``K`` pairs (row ``rows[k]``, action ``actions[k]``) alone
         (a policy over the legal actions needs only those, a few hundred of Battle Sheep's 25k a position); 0
         for an action whose cell is outside its row's support (never a legal one)."""
@@ -393,8 +427,14 @@ class HexNet(nn.Module):
         if self.global_policy is not None:
             parts.append(self.global_policy(pooled))
         parts.append(h.new_zeros(graph.batch, 1))
-        columns = CellColumns(local, self.action_cell, self.action_choice, self.choices,
-                              global_base=width * self.choices, outside=width * self.choices + self.num_global)
+        columns = CellColumns(
+            local,
+            self.action_cell,
+            self.action_choice,
+            self.choices,
+            global_base=width * self.choices,
+            outside=width * self.choices + self.num_global,
+        )
         return torch.cat(parts, dim=1), value, columns
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -426,12 +466,18 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
         raise ValueError(f"network={config.network!r}; allowed: 'auto', 'mlp', 'conv', 'hex'")
     if kind == "hex":
         if not _has_cell_graph(game):
-            raise ValueError(f"network='hex' needs a game with a cell graph and a per-cell action layout; "
-                             f"{game.name} has none")
+            raise ValueError(
+                f"network='hex' needs a game with a cell graph and a per-cell action layout; {game.name} has none"
+            )
         if config.action_head == "linear":
             raise ValueError("network='hex' has a per-cell action head; action_head='linear' needs 'conv'")
-        return {"kind": "hex", "channels": config.conv_channels, "layers": config.conv_layers,
-                "hidden": config.hidden, "head": "cell"}
+        return {
+            "kind": "hex",
+            "channels": config.conv_channels,
+            "layers": config.conv_layers,
+            "hidden": config.hidden,
+            "head": "cell",
+        }
     if kind == "conv" and len(shape) != 3:
         raise ValueError(f"network='conv' needs (C, H, W) observations; {game.name} has shape {shape}")
     head = config.action_head
@@ -445,8 +491,13 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
     if head == "cell" and not has_layout:
         raise ValueError(f"action_head='cell': {game.name} exposes no action layout")
     per_cell = has_layout if head == "auto" else head == "cell"
-    spec = {"kind": "conv", "channels": config.conv_channels, "layers": config.conv_layers,
-            "hidden": config.hidden, "head": "cell" if per_cell else "linear"}
+    spec = {
+        "kind": "conv",
+        "channels": config.conv_channels,
+        "layers": config.conv_layers,
+        "hidden": config.hidden,
+        "head": "cell" if per_cell else "linear",
+    }
     global_planes = int(getattr(game, "global_planes", 0))
     if global_planes:
         spec["global_planes"] = global_planes  # absent in older specs: no global vector
@@ -454,8 +505,7 @@ def _architecture(config: Any, game: Game) -> dict[str, Any]:
 
 
 def _has_cell_graph(game: Game) -> bool:
-    return len(tuple(game.observation_shape)) == 3 and game.cell_graph() is not None \
-        and action_layout(game) is not None
+    return len(tuple(game.observation_shape)) == 3 and game.cell_graph() is not None and action_layout(game) is not None
 
 
 def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
@@ -463,15 +513,24 @@ def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
     shape = tuple(game.observation_shape)
     value_outputs = int(spec.get("value_outputs", 1))
     if spec["kind"] == "mlp":
-        return MLPNet(shape, game.num_actions, hidden=spec["hidden"], layers=spec["layers"],
-                      value_outputs=value_outputs)
+        return MLPNet(
+            shape, game.num_actions, hidden=spec["hidden"], layers=spec["layers"], value_outputs=value_outputs
+        )
     if spec["kind"] == "hex":
         layout = action_layout(game)
         board = game.cell_graph()
         if layout is None or board is None:
             raise ValueError(f"{game.name} has no cell graph and per-cell action layout for a 'hex' network")
-        return HexNet(shape, game.num_actions, board, layout, channels=spec["channels"], layers=spec["layers"],
-                      hidden=spec["hidden"], value_outputs=value_outputs)
+        return HexNet(
+            shape,
+            game.num_actions,
+            board,
+            layout,
+            channels=spec["channels"],
+            layers=spec["layers"],
+            hidden=spec["hidden"],
+            value_outputs=value_outputs,
+        )
     if spec["kind"] == "conv":
         layout = action_layout(game) if spec["head"] == "cell" else None
         if spec["head"] == "cell" and layout is None:
@@ -479,9 +538,16 @@ def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
         global_planes = int(spec.get("global_planes", 0))
         if not 0 <= global_planes <= shape[0]:
             raise ValueError(f"global_planes={global_planes} does not fit {shape[0]} observation planes")
-        return ConvNet(shape, game.num_actions, channels=spec["channels"], layers=spec["layers"],
-                       hidden=spec["hidden"], layout=layout, value_outputs=value_outputs,
-                       global_planes=global_planes)
+        return ConvNet(
+            shape,
+            game.num_actions,
+            channels=spec["channels"],
+            layers=spec["layers"],
+            hidden=spec["hidden"],
+            layout=layout,
+            value_outputs=value_outputs,
+            global_planes=global_planes,
+        )
     raise ValueError(f"unknown network kind {spec.get('kind')!r}")
 
 

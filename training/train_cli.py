@@ -20,7 +20,8 @@ import argparse
 import dataclasses
 import json
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from training.config import TrainConfig, make_config
 
@@ -51,25 +52,40 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``train`` argument parser (every config field an option, defaults resolved per game later)."""
     parser = argparse.ArgumentParser(
         prog="python -m training train",
-        description="Self-play training of one Barnyard game: PPO (default) or --algo alphazero (search-guided).")
+        description="Self-play training of one Barnyard game: PPO (default) or --algo alphazero (search-guided).",
+    )
     parser.add_argument("--game", default=None, help="game id (default battle_sheep, or the resumed run's)")
     parser.add_argument("--seed", type=int, default=None, help="seed of everything (default 1)")
     parser.add_argument("--total-steps", type=int, default=None, help="learner samples to train on")
     parser.add_argument("--out", default=None, help="run directory (default runs/<game>-s<seed>)")
-    parser.add_argument("--resume", default=None, metavar="RUN_DIR",
-                        help="continue the run saved in RUN_DIR (or its resume.pt) exactly")
-    parser.add_argument("--env-option", action="append", type=_env_option, default=[], metavar="KEY=VALUE",
-                        help="game option, repeatable (e.g. num_players=3)")
+    parser.add_argument(
+        "--resume", default=None, metavar="RUN_DIR", help="continue the run saved in RUN_DIR (or its resume.pt) exactly"
+    )
+    parser.add_argument(
+        "--env-option",
+        action="append",
+        type=_env_option,
+        default=[],
+        metavar="KEY=VALUE",
+        help="game option, repeatable (e.g. num_players=3)",
+    )
     group = parser.add_argument_group("config fields (defaults: training.config, per game)")
     for f in dataclasses.fields(TrainConfig):
         if f.name in SPECIAL:
             continue
         kind = {"int": int, "float": float, "bool": _bool, "str": str}.get(
-            f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str"), str)
+            f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str"), str
+        )
         default = getattr(TrainConfig(), f.name)
         help_text = f"{_field_doc(f.name)} (default {default!r}, or the game's in GAME_DEFAULTS)"
-        group.add_argument("--" + f.name.replace("_", "-"), dest=f.name, type=kind, default=None,
-                           metavar=kind.__name__.lstrip("_").upper(), help=help_text.replace("%", "%%"))
+        group.add_argument(
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            type=kind,
+            default=None,
+            metavar=kind.__name__.lstrip("_").upper(),
+            help=help_text.replace("%", "%%"),
+        )
     return parser
 
 
@@ -81,7 +97,7 @@ def _field_doc(name: str) -> str:
     for i, line in enumerate(source):
         if line.strip().startswith(f"{name}:"):
             parts = []
-            for doc_line in source[i + 1:]:
+            for doc_line in source[i + 1 :]:
                 parts.append(doc_line.strip().replace('"""', ""))
                 if doc_line.rstrip().endswith('"""'):
                     break
@@ -91,8 +107,11 @@ def _field_doc(name: str) -> str:
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """The config the parsed arguments ask for (a resumed run's, with the given overrides)."""
-    overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
-                 if f.name not in SPECIAL and getattr(args, f.name, None) is not None}
+    overrides = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(TrainConfig)
+        if f.name not in SPECIAL and getattr(args, f.name, None) is not None
+    }
     for name in ("seed", "total_steps", "out"):
         if getattr(args, name) is not None:
             overrides[name] = getattr(args, name)
@@ -120,7 +139,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     config = config_from_args(args)
     import envs
-
     from training.config import ALGOS
 
     if config.game not in envs.GAMES:

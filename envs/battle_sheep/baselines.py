@@ -72,8 +72,9 @@ def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
     return total
 
 
-def greedy_scores(game: BattleSheepGame, state: SheepState, seat: int,
-                  legal: list[int] | np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def greedy_scores(
+    game: BattleSheepGame, state: SheepState, seat: int, legal: list[int] | np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, their greedy scores) of ``seat`` to move in ``state``: what :class:`GreedyPolicy` picks
     among (one of the best, at random); ``legal`` defaults to the engine's legal actions. The compiled greedy
     (``BattleSheepBatch.greedy_actions``) is tested to pick within the best of these."""
@@ -128,8 +129,13 @@ class SheepMCTS(MCTSPolicy):
     def __init__(self, game: BattleSheepGame, compiled: bool = True, **kwargs: Any):
         super().__init__(game, **kwargs)
         self.fast = None
-        if (compiled and self.candidates is move_candidates and self.rollout is None and self.rollout_depth is None
-                and self.evaluate is None):
+        if (
+            compiled
+            and self.candidates is move_candidates
+            and self.rollout is None
+            and self.rollout_depth is None
+            and self.evaluate is None
+        ):
             from envs.battle_sheep.fast import BattleSheepBatch
 
             self.fast = BattleSheepBatch(**game.options())
@@ -141,8 +147,13 @@ class SheepMCTS(MCTSPolicy):
             return super().act(decision)
         return self.act_among(decision, None)
 
-    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None,
-                  root_visits: np.ndarray | None = None) -> int:
+    def act_among(
+        self,
+        decision: Decision,
+        root_actions: np.ndarray | None,
+        budget: int | None = None,
+        root_visits: np.ndarray | None = None,
+    ) -> int:
         """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
         ``move_candidates``) and ``budget`` simulations (default: the policy's); ``root_visits`` (int64, one per
         action), when given, receives the root children's visit counts."""
@@ -152,13 +163,20 @@ class SheepMCTS(MCTSPolicy):
         fast, rows = self.fast, self._rows
         fast.from_reference(decision.info_state, rows, 0)
         rows.rng[1] = self.rng.bit_generator.random_raw()
-        action = fast.search(rows, decision.action_mask.astype(bool), self.budget if budget is None else budget,
-                             self.exploration, root_visits=root_visits, root_actions=root_actions)
+        action = fast.search(
+            rows,
+            decision.action_mask.astype(bool),
+            self.budget if budget is None else budget,
+            self.exploration,
+            root_visits=root_visits,
+            root_actions=root_actions,
+        )
         return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
 
-def search_policy(game: BattleSheepGame, seed: int | None = None, budget: int = 600,
-                  compiled: bool = True) -> MCTSPolicy:
+def search_policy(
+    game: BattleSheepGame, seed: int | None = None, budget: int = 600, compiled: bool = True
+) -> MCTSPolicy:
     """MCTS with uniform random playouts over the pruned move set, ``budget`` simulations per decision (compiled
     unless ``compiled=False``, :class:`SheepMCTS`).
 

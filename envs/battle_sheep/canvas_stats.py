@@ -81,11 +81,13 @@ def main(argv: list[str] | None = None) -> None:
         game = BattleSheepGame(num_players=n, canvas_radius=args.radius)
         rep = edge_losses(n, args.games, args.seed, args.radius)
         radii = ", ".join(f"{r}: {k}" for r, k in sorted(rep.largest_radius.items()))
-        print(f"{n} players, canvas radius {game.canvas_radius}: the canvas allowed fewer placements than the "
-              f"edgeless rules in {rep.builds_with_loss} of {rep.builds} random builds "
-              f"({rep.builds_with_loss / rep.builds:.2%}), at {rep.steps_with_loss} of {rep.steps} steps "
-              f"({rep.placements_lost} placements in all); largest pasture radius before a placement "
-              f"(radius: builds) {radii}")
+        print(
+            f"{n} players, canvas radius {game.canvas_radius}: the canvas allowed fewer placements than the "
+            f"edgeless rules in {rep.builds_with_loss} of {rep.builds} random builds "
+            f"({rep.builds_with_loss / rep.builds:.2%}), at {rep.steps_with_loss} of {rep.steps} steps "
+            f"({rep.placements_lost} placements in all); largest pasture radius before a placement "
+            f"(radius: builds) {radii}"
+        )
 
 
 if __name__ == "__main__":

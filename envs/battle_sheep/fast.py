@@ -39,7 +39,6 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.battle_sheep import kernels
 from envs.battle_sheep.actions import MAX_MOVE
 from envs.battle_sheep.kernels import (
     BUILD,
@@ -52,7 +51,6 @@ from envs.battle_sheep.kernels import (
     TILES_PER_PLAYER,
     hexagon_centre,
     largest_herd,
-    mask_moves_from,
     mask_tiles,
     observe_into,
     outer_border,
@@ -74,22 +72,22 @@ MAX_SPANS = 6 * MAX_STACKS
 class SheepBatchState(NamedTuple):
     """B Battle Sheep games; row ``b`` of every field is game ``b`` (see the module docstring)."""
 
-    cells: np.ndarray          # (B, N) int8: NO_PASTURE, EMPTY or the seat of the stack there
-    heights: np.ndarray        # (B, N) int8
-    stacks: np.ndarray         # (B, n, 16) int64: each seat's stack cells, in the order first occupied
-    num_stacks: np.ndarray     # (B, n) int64
-    tiles_left: np.ndarray     # (B, n) int8
-    phase: np.ndarray          # (B,) int64: BUILD, PLACE, MOVE, OVER
-    to_move: np.ndarray        # (B,) int64: the mover (when over: as the reference keeps it)
+    cells: np.ndarray  # (B, N) int8: NO_PASTURE, EMPTY or the seat of the stack there
+    heights: np.ndarray  # (B, N) int8
+    stacks: np.ndarray  # (B, n, 16) int64: each seat's stack cells, in the order first occupied
+    num_stacks: np.ndarray  # (B, n) int64
+    tiles_left: np.ndarray  # (B, n) int8
+    phase: np.ndarray  # (B,) int64: BUILD, PLACE, MOVE, OVER
+    to_move: np.ndarray  # (B,) int64: the mover (when over: as the reference keeps it)
     stacks_placed: np.ndarray  # (B,) int64
-    can_move: np.ndarray       # (B, n) bool: False once a seat was found blocked
-    num_pasture: np.ndarray    # (B,) int64
-    pasture: np.ndarray        # (B, 16n) int64: the pasture's cells, in the reference's order
-    extent: np.ndarray         # (B, 6) int64: min q, max q, min r, max r, min s, max s of the pasture
-    on_border: np.ndarray      # (B, N) bool: pasture on the outside border (set when the pasture is complete)
-    plies: np.ndarray          # (B,) int64: decisions played (the AEC env's truncation count)
-    last_action: np.ndarray    # (B,) int64
-    rng: np.ndarray            # (B,) uint64: the row's SplitMix64 generator
+    can_move: np.ndarray  # (B, n) bool: False once a seat was found blocked
+    num_pasture: np.ndarray  # (B,) int64
+    pasture: np.ndarray  # (B, 16n) int64: the pasture's cells, in the reference's order
+    extent: np.ndarray  # (B, 6) int64: min q, max q, min r, max r, min s, max s of the pasture
+    on_border: np.ndarray  # (B, N) bool: pasture on the outside border (set when the pasture is complete)
+    plies: np.ndarray  # (B,) int64: decisions played (the AEC env's truncation count)
+    last_action: np.ndarray  # (B,) int64
+    rng: np.ndarray  # (B,) uint64: the row's SplitMix64 generator
 
 
 # ----- kernels on one row ---------------------------------------------------------------------------------------------
@@ -177,9 +175,34 @@ def _place_tile(cells, tiles_left, num_pasture, pasture, extent, b, seat, action
 
 
 @njit(cache=True)
-def _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-               num_pasture, pasture, extent, on_border, plies, last_action, b, action, n, splits, total_tiles,
-               tiles, nbr, q, r, cell_at, radius):
+def _apply_row(
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    tiles_left,
+    phase,
+    to_move,
+    stacks_placed,
+    can_move,
+    num_pasture,
+    pasture,
+    extent,
+    on_border,
+    plies,
+    last_action,
+    b,
+    action,
+    n,
+    splits,
+    total_tiles,
+    tiles,
+    nbr,
+    q,
+    r,
+    cell_at,
+    radius,
+):
     """Play ``action`` (legal) for the mover of live row ``b`` (rules.apply)."""
     seat = to_move[b]
     num_cells = cells.shape[1]
@@ -224,8 +247,28 @@ def _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, s
 
 
 @njit(cache=True)
-def _set_legal_row(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, b, tiles,
-                   cell_tiles, nbr, centre, code, near, out, span_start, span_len, num_spans):
+def _set_legal_row(
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    num_pasture,
+    pasture,
+    on_border,
+    b,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+    code,
+    near,
+    out,
+    span_start,
+    span_len,
+    num_spans,
+):
     """Set row ``b``'s legal actions in ``out`` (its row, all zeros before) and record the spans of ``out`` it may
     have set (``span_start[b, i]``, ``span_len[b, i]`` for ``i < num_spans[b]``), so that the next call can clear
     just those instead of the whole row."""
@@ -233,8 +276,9 @@ def _set_legal_row(cells, heights, stacks, num_stacks, phase, to_move, num_pastu
     ph = phase[b]
     count = 0
     if ph == BUILD:
-        mask_tiles(cells[b], pasture[b], num_pasture[b], num_pasture[b], tiles, cell_tiles, nbr, centre, code, near,
-                   out)
+        mask_tiles(
+            cells[b], pasture[b], num_pasture[b], num_pasture[b], tiles, cell_tiles, nbr, centre, code, near, out
+        )
         span_start[b, 0] = 0
         span_len[b, 0] = 3 * n
         count = 1
@@ -298,8 +342,9 @@ def _returns_row(cells, num_stacks, phase, to_move, b, n, splits, nbr, seen, tod
 def _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, out):
     """The legal tile placements of row ``b`` in id order into ``out``; returns how many. ``tile_ok``: scratch."""
     zero(tile_ok)
-    mask_tiles(cells[b], pasture[b], num_pasture[b], num_pasture[b], tiles, cell_tiles, nbr, centre, code, near,
-               tile_ok)
+    mask_tiles(
+        cells[b], pasture[b], num_pasture[b], num_pasture[b], tiles, cell_tiles, nbr, centre, code, near, tile_ok
+    )
     count = 0
     for t in range(tile_ok.shape[0]):
         if tile_ok[t]:
@@ -310,9 +355,37 @@ def _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, cen
 
 # ----- kernels over the batch -----------------------------------------------------------------------------------------
 @njit(cache=True)
-def _reset_kernel(rows, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                  num_pasture, pasture, extent, on_border, plies, last_action, rng, n, splits, total_tiles,
-                  random_pasture, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
+def _reset_kernel(
+    rows,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    tiles_left,
+    phase,
+    to_move,
+    stacks_placed,
+    can_move,
+    num_pasture,
+    pasture,
+    extent,
+    on_border,
+    plies,
+    last_action,
+    rng,
+    n,
+    splits,
+    total_tiles,
+    random_pasture,
+    tiles,
+    cell_tiles,
+    nbr,
+    q,
+    r,
+    cell_at,
+    radius,
+    centre,
+):
     """A new game in each of ``rows`` (rules.initial_state); ``random_pasture``: the tiles laid by uniformly random
     legal placements drawn from the row's generator, then the game starts at stack placement (plies 0)."""
     num_cells = cells.shape[1]
@@ -337,29 +410,122 @@ def _reset_kernel(rows, cells, heights, stacks, num_stacks, tiles_left, phase, t
         last_action[b] = -1
         if random_pasture:
             while phase[b] == BUILD:
-                count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near,
-                                         tile_ok, legal)
-                _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                           num_pasture, pasture, extent, on_border, plies, last_action, b, legal[below(rng, b, count)],
-                           n, splits, total_tiles, tiles, nbr, q, r, cell_at, radius)
+                count = _legal_tile_list(
+                    cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, legal
+                )
+                _apply_row(
+                    cells,
+                    heights,
+                    stacks,
+                    num_stacks,
+                    tiles_left,
+                    phase,
+                    to_move,
+                    stacks_placed,
+                    can_move,
+                    num_pasture,
+                    pasture,
+                    extent,
+                    on_border,
+                    plies,
+                    last_action,
+                    b,
+                    legal[below(rng, b, count)],
+                    n,
+                    splits,
+                    total_tiles,
+                    tiles,
+                    nbr,
+                    q,
+                    r,
+                    cell_at,
+                    radius,
+                )
             plies[b] = 0
             last_action[b] = -1
 
 
 @njit(cache=True)
-def _apply_kernel(actions, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                  num_pasture, pasture, extent, on_border, plies, last_action, n, splits, total_tiles, tiles, nbr, q,
-                  r, cell_at, radius):
+def _apply_kernel(
+    actions,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    tiles_left,
+    phase,
+    to_move,
+    stacks_placed,
+    can_move,
+    num_pasture,
+    pasture,
+    extent,
+    on_border,
+    plies,
+    last_action,
+    n,
+    splits,
+    total_tiles,
+    tiles,
+    nbr,
+    q,
+    r,
+    cell_at,
+    radius,
+):
     for b in range(actions.shape[0]):
         if phase[b] != OVER:
-            _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                       num_pasture, pasture, extent, on_border, plies, last_action, b, actions[b], n, splits,
-                       total_tiles, tiles, nbr, q, r, cell_at, radius)
+            _apply_row(
+                cells,
+                heights,
+                stacks,
+                num_stacks,
+                tiles_left,
+                phase,
+                to_move,
+                stacks_placed,
+                can_move,
+                num_pasture,
+                pasture,
+                extent,
+                on_border,
+                plies,
+                last_action,
+                b,
+                actions[b],
+                n,
+                splits,
+                total_tiles,
+                tiles,
+                nbr,
+                q,
+                r,
+                cell_at,
+                radius,
+            )
 
 
 @njit(cache=True)
-def _legal_kernel(out, incremental, span_start, span_len, num_spans, cells, heights, stacks, num_stacks, phase,
-                  to_move, num_pasture, pasture, on_border, tiles, cell_tiles, nbr, centre):
+def _legal_kernel(
+    out,
+    incremental,
+    span_start,
+    span_len,
+    num_spans,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    num_pasture,
+    pasture,
+    on_border,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+):
     """Every row's legal mask into ``out``. ``incremental``: ``out`` holds what the previous call wrote, whose set
     entries lie in the recorded spans: clear those instead of the whole row (37,000 bytes a row at radius 11)."""
     code = np.empty(cells.shape[1], dtype=np.int8)
@@ -373,16 +539,49 @@ def _legal_kernel(out, incremental, span_start, span_len, num_spans, cells, heig
                     row[start + k] = False
         else:
             zero(row)
-        _set_legal_row(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, b, tiles,
-                       cell_tiles, nbr, centre, code, near, row, span_start, span_len, num_spans)
+        _set_legal_row(
+            cells,
+            heights,
+            stacks,
+            num_stacks,
+            phase,
+            to_move,
+            num_pasture,
+            pasture,
+            on_border,
+            b,
+            tiles,
+            cell_tiles,
+            nbr,
+            centre,
+            code,
+            near,
+            row,
+            span_start,
+            span_len,
+            num_spans,
+        )
 
 
 @njit(cache=True)
 def _observe_kernel(seats, out, cells, heights, tiles_left, phase, pasture, num_pasture, n, square, canvas, nbr):
     lib = np.empty(cells.shape[1], dtype=np.int64)
     for b in range(seats.shape[0]):
-        observe_into(cells[b], heights[b], tiles_left[b], phase[b], seats[b], n, pasture[b], num_pasture[b], square,
-                     canvas, nbr, lib, out[b])
+        observe_into(
+            cells[b],
+            heights[b],
+            tiles_left[b],
+            phase[b],
+            seats[b],
+            n,
+            pasture[b],
+            num_pasture[b],
+            square,
+            canvas,
+            nbr,
+            lib,
+            out[b],
+        )
 
 
 @njit(cache=True)
@@ -408,16 +607,35 @@ def _potential_kernel(cells, heights, stacks, num_stacks, n, nbr, out):
 
 # ----- the search baseline: uniformly random playouts and the UCT search, compiled ------------------------------------
 @njit(cache=True)
-def _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, b, tiles,
-                cell_tiles, nbr, centre, code, near, tile_ok, out):
+def _candidates(
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    num_pasture,
+    pasture,
+    on_border,
+    b,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+    code,
+    near,
+    tile_ok,
+    out,
+):
     """baselines.move_candidates of live row ``b`` into ``out``; returns how many: per (stack, direction) of the
     mover 1, half and all but one of the sheep that may leave (each once), in the reference's order; the legal
     tiles or stack cells in id order in the set-up phases."""
     num_cells = cells.shape[1]
     ph = phase[b]
     if ph == BUILD:
-        return _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok,
-                                out)
+        return _legal_tile_list(
+            cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, out
+        )
     count = 0
     if ph == PLACE:
         for c in range(num_cells):
@@ -449,15 +667,35 @@ def _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture,
 
 
 @njit(cache=True)
-def _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, rng, b,
-                   tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch):
+def _random_action(
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    num_pasture,
+    pasture,
+    on_border,
+    rng,
+    b,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+    code,
+    near,
+    tile_ok,
+    scratch,
+):
     """A uniformly random legal action of live row ``b`` from its generator (the search's playout policy,
     ``MCTSPolicy``'s default rollout). ``scratch``: at least 3N int64."""
     num_cells = cells.shape[1]
     ph = phase[b]
     if ph == BUILD:
-        count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near,
-                                 tile_ok, scratch)
+        count = _legal_tile_list(
+            cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch
+        )
         return scratch[below(rng, b, count)]
     if ph == PLACE:
         count = 0
@@ -494,8 +732,25 @@ def _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pastu
 
 
 @njit(cache=True)
-def _copy_row(src, dst, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-              num_pasture, pasture, extent, on_border, plies, last_action):
+def _copy_row(
+    src,
+    dst,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    tiles_left,
+    phase,
+    to_move,
+    stacks_placed,
+    can_move,
+    num_pasture,
+    pasture,
+    extent,
+    on_border,
+    plies,
+    last_action,
+):
     """Row ``src`` of every field but the generator into row ``dst``."""
     cells[dst] = cells[src]
     heights[dst] = heights[src]
@@ -515,9 +770,37 @@ def _copy_row(src, dst, cells, heights, stacks, num_stacks, tiles_left, phase, t
 
 
 @njit(cache=True)
-def _playout_kernel(b, max_depth, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed,
-                    can_move, num_pasture, pasture, extent, on_border, plies, last_action, rng, n, splits,
-                    total_tiles, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
+def _playout_kernel(
+    b,
+    max_depth,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    tiles_left,
+    phase,
+    to_move,
+    stacks_placed,
+    can_move,
+    num_pasture,
+    pasture,
+    extent,
+    on_border,
+    plies,
+    last_action,
+    rng,
+    n,
+    splits,
+    total_tiles,
+    tiles,
+    cell_tiles,
+    nbr,
+    q,
+    r,
+    cell_at,
+    radius,
+    centre,
+):
     """Play row ``b`` on with uniformly random legal actions until the game ends or ``max_depth`` plies (< 0: no
     cut); returns the plies played."""
     num_cells = cells.shape[1]
@@ -527,19 +810,94 @@ def _playout_kernel(b, max_depth, cells, heights, stacks, num_stacks, tiles_left
     scratch = np.empty(3 * num_cells, dtype=np.int64)
     depth = 0
     while phase[b] != OVER and (max_depth < 0 or depth < max_depth):
-        a = _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border, rng,
-                           b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch)
-        _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                   num_pasture, pasture, extent, on_border, plies, last_action, b, a, n, splits, total_tiles, tiles,
-                   nbr, q, r, cell_at, radius)
+        a = _random_action(
+            cells,
+            heights,
+            stacks,
+            num_stacks,
+            phase,
+            to_move,
+            num_pasture,
+            pasture,
+            on_border,
+            rng,
+            b,
+            tiles,
+            cell_tiles,
+            nbr,
+            centre,
+            code,
+            near,
+            tile_ok,
+            scratch,
+        )
+        _apply_row(
+            cells,
+            heights,
+            stacks,
+            num_stacks,
+            tiles_left,
+            phase,
+            to_move,
+            stacks_placed,
+            can_move,
+            num_pasture,
+            pasture,
+            extent,
+            on_border,
+            plies,
+            last_action,
+            b,
+            a,
+            n,
+            splits,
+            total_tiles,
+            tiles,
+            nbr,
+            q,
+            r,
+            cell_at,
+            radius,
+        )
         depth += 1
     return depth
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, cells, heights, stacks, num_stacks,
-                   tiles_left, phase, to_move, stacks_placed, can_move, num_pasture, pasture, extent, on_border, plies,
-                   last_action, rng, n, splits, total_tiles, tiles, cell_tiles, nbr, q, r, cell_at, radius, centre):
+def _search_kernel(
+    budget,
+    exploration,
+    root_legal,
+    root_visits,
+    root_actions,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    tiles_left,
+    phase,
+    to_move,
+    stacks_placed,
+    can_move,
+    num_pasture,
+    pasture,
+    extent,
+    on_border,
+    plies,
+    last_action,
+    rng,
+    n,
+    splits,
+    total_tiles,
+    tiles,
+    cell_tiles,
+    nbr,
+    q,
+    r,
+    cell_at,
+    radius,
+    centre,
+):
     """The ``search`` baseline's decision for the mover of row 0, compiled: ``envs.common.mcts.MCTSPolicy.act`` (UCT;
     each simulation copies row 0 into row 1 and draws from ``rng[1]``) with ``baselines.move_candidates`` in the
     tree and uniformly random playouts to the end, valued by the returns. A node's candidate actions are listed
@@ -573,8 +931,25 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
     todo = np.empty(num_cells, dtype=np.int64)
     nodes = 1
     for _ in range(budget):
-        _copy_row(0, 1, cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                  num_pasture, pasture, extent, on_border, plies, last_action)
+        _copy_row(
+            0,
+            1,
+            cells,
+            heights,
+            stacks,
+            num_stacks,
+            tiles_left,
+            phase,
+            to_move,
+            stacks_placed,
+            can_move,
+            num_pasture,
+            pasture,
+            extent,
+            on_border,
+            plies,
+            last_action,
+        )
         node = 0
         node_path[0] = 0
         length = 1
@@ -585,8 +960,26 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
                     m = root_actions.size
                     found[:m] = root_actions
                 else:
-                    m = _candidates(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture,
-                                    on_border, 1, tiles, cell_tiles, nbr, centre, code, near, tile_ok, found)
+                    m = _candidates(
+                        cells,
+                        heights,
+                        stacks,
+                        num_stacks,
+                        phase,
+                        to_move,
+                        num_pasture,
+                        pasture,
+                        on_border,
+                        1,
+                        tiles,
+                        cell_tiles,
+                        nbr,
+                        centre,
+                        code,
+                        near,
+                        tile_ok,
+                        found,
+                    )
                 if used + m > capacity:
                     capacity = 2 * capacity + m
                     grown = np.empty(capacity, dtype=np.int64)
@@ -617,9 +1010,34 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
                 nodes += 1
                 edge_child[e] = child
                 avail[child] = 1
-                _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                           num_pasture, pasture, extent, on_border, plies, last_action, 1, edge_action[e], n, splits,
-                           total_tiles, tiles, nbr, q, r, cell_at, radius)
+                _apply_row(
+                    cells,
+                    heights,
+                    stacks,
+                    num_stacks,
+                    tiles_left,
+                    phase,
+                    to_move,
+                    stacks_placed,
+                    can_move,
+                    num_pasture,
+                    pasture,
+                    extent,
+                    on_border,
+                    plies,
+                    last_action,
+                    1,
+                    edge_action[e],
+                    n,
+                    splits,
+                    total_tiles,
+                    tiles,
+                    nbr,
+                    q,
+                    r,
+                    cell_at,
+                    radius,
+                )
                 node_path[length] = child
                 length += 1
                 break
@@ -627,23 +1045,93 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
             best_score = -np.inf
             for i in range(m):
                 child = edge_child[start + i]
-                score = (value[child, player] / visits[child]
-                         + exploration * np.sqrt(np.log(avail[child]) / visits[child]))
+                score = value[child, player] / visits[child] + exploration * np.sqrt(
+                    np.log(avail[child]) / visits[child]
+                )
                 if score > best_score:
                     best = start + i
                     best_score = score
-            _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                       num_pasture, pasture, extent, on_border, plies, last_action, 1, edge_action[best], n, splits,
-                       total_tiles, tiles, nbr, q, r, cell_at, radius)
+            _apply_row(
+                cells,
+                heights,
+                stacks,
+                num_stacks,
+                tiles_left,
+                phase,
+                to_move,
+                stacks_placed,
+                can_move,
+                num_pasture,
+                pasture,
+                extent,
+                on_border,
+                plies,
+                last_action,
+                1,
+                edge_action[best],
+                n,
+                splits,
+                total_tiles,
+                tiles,
+                nbr,
+                q,
+                r,
+                cell_at,
+                radius,
+            )
             node = edge_child[best]
             node_path[length] = node
             length += 1
         while phase[1] != OVER:
-            a = _random_action(cells, heights, stacks, num_stacks, phase, to_move, num_pasture, pasture, on_border,
-                               rng, 1, tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch)
-            _apply_row(cells, heights, stacks, num_stacks, tiles_left, phase, to_move, stacks_placed, can_move,
-                       num_pasture, pasture, extent, on_border, plies, last_action, 1, a, n, splits, total_tiles,
-                       tiles, nbr, q, r, cell_at, radius)
+            a = _random_action(
+                cells,
+                heights,
+                stacks,
+                num_stacks,
+                phase,
+                to_move,
+                num_pasture,
+                pasture,
+                on_border,
+                rng,
+                1,
+                tiles,
+                cell_tiles,
+                nbr,
+                centre,
+                code,
+                near,
+                tile_ok,
+                scratch,
+            )
+            _apply_row(
+                cells,
+                heights,
+                stacks,
+                num_stacks,
+                tiles_left,
+                phase,
+                to_move,
+                stacks_placed,
+                can_move,
+                num_pasture,
+                pasture,
+                extent,
+                on_border,
+                plies,
+                last_action,
+                1,
+                a,
+                n,
+                splits,
+                total_tiles,
+                tiles,
+                nbr,
+                q,
+                r,
+                cell_at,
+                radius,
+            )
         _returns_row(cells, num_stacks, phase, to_move, 1, n, splits, nbr, seen, todo, result)
         for i in range(length):
             visits[node_path[i]] += 1
@@ -658,8 +1146,11 @@ def _search_kernel(budget, exploration, root_legal, root_visits, root_actions, c
         if child < 0:
             continue
         root_visits[a] = visits[child]
-        if root_legal[a] and (best < 0 or visits[child] > visits[best_child]
-                              or (visits[child] == visits[best_child] and child < best_child)):
+        if root_legal[a] and (
+            best < 0
+            or visits[child] > visits[best_child]
+            or (visits[child] == visits[best_child] and child < best_child)
+        ):
             best = a
             best_child = child
     return best
@@ -696,8 +1187,27 @@ def _live_sheep(cells, heights, stack_cells, count, nbr):
 
 
 @njit(cache=True)
-def _score_moves(cells, heights, stacks, num_stacks, can_move, b, seat, n, splits, nbr, s_cells, s_num_stacks,
-                 s_phase, s_to_move, seen, todo, result, actions, scores):
+def _score_moves(
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    can_move,
+    b,
+    seat,
+    n,
+    splits,
+    nbr,
+    s_cells,
+    s_num_stacks,
+    s_phase,
+    s_to_move,
+    seen,
+    todo,
+    result,
+    actions,
+    scores,
+):
     """Every legal move of ``seat`` (the mover of live row ``b``) into ``actions`` and its greedy score into
     ``scores`` (baselines.position_value of the position after it, for ``seat``); returns how many.
 
@@ -775,8 +1285,7 @@ def _score_moves(cells, heights, stacks, num_stacks, can_move, b, seat, n, split
                 if over:
                     if not final_known:
                         s_to_move[0] = (seat + 1) % n
-                        _returns_row(s_cells, s_num_stacks, s_phase, s_to_move, 0, n, splits, nbr, seen, todo,
-                                     result)
+                        _returns_row(s_cells, s_num_stacks, s_phase, s_to_move, 0, n, splits, nbr, seen, todo, result)
                         final = 1000.0 * result[seat]
                         final_known = True
                     scores[count] = final
@@ -794,27 +1303,55 @@ def _greedy_scratch(num_cells, n):
     tiles' scratch (code, near, tile_ok), the final result's (seen, todo, result), and a one-row position after a
     move for the final result of moves that end the game (cells, num_stacks, phase, to_move)."""
     most = max(3 * num_cells, 6 * MAX_STACKS * MAX_MOVE)
-    return (np.empty(most, dtype=np.int64), np.empty(most, dtype=np.float64), np.empty(most, dtype=np.int64),
-            np.empty(num_cells, dtype=np.int8), np.empty(num_cells, dtype=np.int64),
-            np.empty(3 * num_cells, dtype=np.bool_), np.empty(num_cells, dtype=np.bool_),
-            np.empty(num_cells, dtype=np.int64), np.empty(n, dtype=np.float64), np.empty((1, num_cells), np.int8),
-            np.empty((1, n), dtype=np.int64), np.full(1, OVER, dtype=np.int64), np.empty(1, dtype=np.int64))
+    return (
+        np.empty(most, dtype=np.int64),
+        np.empty(most, dtype=np.float64),
+        np.empty(most, dtype=np.int64),
+        np.empty(num_cells, dtype=np.int8),
+        np.empty(num_cells, dtype=np.int64),
+        np.empty(3 * num_cells, dtype=np.bool_),
+        np.empty(num_cells, dtype=np.bool_),
+        np.empty(num_cells, dtype=np.int64),
+        np.empty(n, dtype=np.float64),
+        np.empty((1, num_cells), np.int8),
+        np.empty((1, n), dtype=np.int64),
+        np.full(1, OVER, dtype=np.int64),
+        np.empty(1, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
-def _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture, on_border,
-                       b, n, splits, tiles, cell_tiles, nbr, centre, scratch):
+def _greedy_scores_row(
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    can_move,
+    num_pasture,
+    pasture,
+    on_border,
+    b,
+    n,
+    splits,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+    scratch,
+):
     """The legal actions of live row ``b``'s mover into ``scratch[0]`` and their greedy scores into ``scratch[1]``
     (baselines.greedy_scores: build, the pasture edges the tile touches; stack placement, the free cells in
     straight lines; moves, the position's live-sheep value after the move, :func:`_score_moves`); returns how
     many."""
-    (actions, scores, _, code, near, tile_ok, seen, todo, result, s_cells, s_num_stacks, s_phase,
-     s_to_move) = scratch
+    (actions, scores, _, code, near, tile_ok, seen, todo, result, s_cells, s_num_stacks, s_phase, s_to_move) = scratch
     num_cells = cells.shape[1]
     ph = phase[b]
     if ph == BUILD:
-        count = _legal_tile_list(cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok,
-                                 actions)
+        count = _legal_tile_list(
+            cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, actions
+        )
         for i in range(count):
             score = 0
             for e in range(4):
@@ -840,22 +1377,77 @@ def _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_m
                 count += 1
         return count
     if ph == MOVE:
-        return _score_moves(cells, heights, stacks, num_stacks, can_move, b, to_move[b], n, splits, nbr, s_cells,
-                            s_num_stacks, s_phase, s_to_move, seen, todo, result, actions, scores)
+        return _score_moves(
+            cells,
+            heights,
+            stacks,
+            num_stacks,
+            can_move,
+            b,
+            to_move[b],
+            n,
+            splits,
+            nbr,
+            s_cells,
+            s_num_stacks,
+            s_phase,
+            s_to_move,
+            seen,
+            todo,
+            result,
+            actions,
+            scores,
+        )
     return 0
 
 
 @njit(cache=True)
-def _greedy_kernel(out, rng, cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture,
-                   on_border, n, splits, tiles, cell_tiles, nbr, centre):
+def _greedy_kernel(
+    out,
+    rng,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    can_move,
+    num_pasture,
+    pasture,
+    on_border,
+    n,
+    splits,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+):
     """baselines.GreedyPolicy's action for the mover of every row into ``out`` (-1 where the game is over): one of
     the best-scoring legal actions (:func:`_greedy_scores_row`), drawn from the row's generator when several
     tie (no draw otherwise)."""
     scratch = _greedy_scratch(cells.shape[1], n)
     actions, scores, best = scratch[0], scratch[1], scratch[2]
     for b in range(out.shape[0]):
-        count = _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture,
-                                   pasture, on_border, b, n, splits, tiles, cell_tiles, nbr, centre, scratch)
+        count = _greedy_scores_row(
+            cells,
+            heights,
+            stacks,
+            num_stacks,
+            phase,
+            to_move,
+            can_move,
+            num_pasture,
+            pasture,
+            on_border,
+            b,
+            n,
+            splits,
+            tiles,
+            cell_tiles,
+            nbr,
+            centre,
+            scratch,
+        )
         if count == 0:  # over (or, never in a live position, no legal action)
             out[b] = -1
             continue
@@ -878,11 +1470,46 @@ def _greedy_kernel(out, rng, cells, heights, stacks, num_stacks, phase, to_move,
 
 
 @njit(cache=True)
-def _greedy_scores_kernel(row, cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture,
-                          on_border, n, splits, tiles, cell_tiles, nbr, centre):
+def _greedy_scores_kernel(
+    row,
+    cells,
+    heights,
+    stacks,
+    num_stacks,
+    phase,
+    to_move,
+    can_move,
+    num_pasture,
+    pasture,
+    on_border,
+    n,
+    splits,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+):
     scratch = _greedy_scratch(cells.shape[1], n)
-    count = _greedy_scores_row(cells, heights, stacks, num_stacks, phase, to_move, can_move, num_pasture, pasture,
-                               on_border, row, n, splits, tiles, cell_tiles, nbr, centre, scratch)
+    count = _greedy_scores_row(
+        cells,
+        heights,
+        stacks,
+        num_stacks,
+        phase,
+        to_move,
+        can_move,
+        num_pasture,
+        pasture,
+        on_border,
+        row,
+        n,
+        splits,
+        tiles,
+        cell_tiles,
+        nbr,
+        centre,
+        scratch,
+    )
     return scratch[0][:count].copy(), scratch[1][:count].copy()
 
 
@@ -892,10 +1519,16 @@ class BattleSheepBatch(BatchedGame):
 
     name = "battle_sheep"
 
-    def __init__(self, num_players: int = 2, pasture: str = "build", end_rule: str = "battle_sheep",
-                 canvas_radius: int | None = None):
-        ref = BattleSheepGame(num_players=num_players, pasture=pasture, end_rule=end_rule,
-                              canvas_radius=canvas_radius)  # ConfigError for bad options
+    def __init__(
+        self,
+        num_players: int = 2,
+        pasture: str = "build",
+        end_rule: str = "battle_sheep",
+        canvas_radius: int | None = None,
+    ):
+        ref = BattleSheepGame(
+            num_players=num_players, pasture=pasture, end_rule=end_rule, canvas_radius=canvas_radius
+        )  # ConfigError for bad options
         self.reference = ref
         self.num_players = ref.num_players
         self.num_actions = ref.num_actions
@@ -909,8 +1542,11 @@ class BattleSheepBatch(BatchedGame):
         self.tables = ref.tables
         self._mask_out: np.ndarray | None = None
         """The array the last legal_mask call wrote, and the spans it set per row (see :meth:`legal_mask`)."""
-        self._spans = (np.zeros((0, MAX_SPANS), dtype=np.int64), np.zeros((0, MAX_SPANS), dtype=np.int64),
-                       np.zeros(0, dtype=np.int64))
+        self._spans = (
+            np.zeros((0, MAX_SPANS), dtype=np.int64),
+            np.zeros((0, MAX_SPANS), dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+        )
 
     def options(self) -> dict[str, Any]:
         """The options, as the reference game reports them."""
@@ -923,17 +1559,45 @@ class BattleSheepBatch(BatchedGame):
 
         def ints(*shape: int) -> np.ndarray:
             return np.zeros((batch, *shape), dtype=np.int64)
+
         return SheepBatchState(
-            cells=np.full((batch, cells), NO_PASTURE, dtype=np.int8), heights=np.zeros((batch, cells), np.int8),
-            stacks=ints(n, MAX_STACKS), num_stacks=ints(n), tiles_left=np.zeros((batch, n), np.int8), phase=ints(),
-            to_move=ints(), stacks_placed=ints(), can_move=np.ones((batch, n), dtype=bool), num_pasture=ints(),
-            pasture=ints(4 * self.total_tiles), extent=ints(6), on_border=np.zeros((batch, cells), dtype=bool),
-            plies=ints(), last_action=ints(), rng=np.zeros(batch, dtype=np.uint64))
+            cells=np.full((batch, cells), NO_PASTURE, dtype=np.int8),
+            heights=np.zeros((batch, cells), np.int8),
+            stacks=ints(n, MAX_STACKS),
+            num_stacks=ints(n),
+            tiles_left=np.zeros((batch, n), np.int8),
+            phase=ints(),
+            to_move=ints(),
+            stacks_placed=ints(),
+            can_move=np.ones((batch, n), dtype=bool),
+            num_pasture=ints(),
+            pasture=ints(4 * self.total_tiles),
+            extent=ints(6),
+            on_border=np.zeros((batch, cells), dtype=bool),
+            plies=ints(),
+            last_action=ints(),
+            rng=np.zeros(batch, dtype=np.uint64),
+        )
 
     def _rules(self, s: SheepBatchState) -> tuple:
         """The fields the rule kernels take, in their order."""
-        return (s.cells, s.heights, s.stacks, s.num_stacks, s.tiles_left, s.phase, s.to_move, s.stacks_placed,
-                s.can_move, s.num_pasture, s.pasture, s.extent, s.on_border, s.plies, s.last_action)
+        return (
+            s.cells,
+            s.heights,
+            s.stacks,
+            s.num_stacks,
+            s.tiles_left,
+            s.phase,
+            s.to_move,
+            s.stacks_placed,
+            s.can_move,
+            s.num_pasture,
+            s.pasture,
+            s.extent,
+            s.on_border,
+            s.plies,
+            s.last_action,
+        )
 
     def _geometry(self) -> tuple:
         t = self.tables
@@ -942,9 +1606,23 @@ class BattleSheepBatch(BatchedGame):
     def reset_rows(self, state: SheepBatchState, rows: np.ndarray) -> None:
         """New games in ``rows`` (pasture="random": built from each row's generator)."""
         t = self.tables
-        _reset_kernel(np.asarray(rows, dtype=np.int64), *self._rules(state), state.rng, self.num_players,
-                      self.splits, self.total_tiles, self.random_pasture, t.tiles, t.cell_tiles, t.nbr, t.q, t.r,
-                      t.cell_at, self.radius, t.centre)
+        _reset_kernel(
+            np.asarray(rows, dtype=np.int64),
+            *self._rules(state),
+            state.rng,
+            self.num_players,
+            self.splits,
+            self.total_tiles,
+            self.random_pasture,
+            t.tiles,
+            t.cell_tiles,
+            t.nbr,
+            t.q,
+            t.r,
+            t.cell_at,
+            self.radius,
+            t.centre,
+        )
 
     def legal_mask(self, state: SheepBatchState, out: np.ndarray) -> None:
         """The mover's legal mask per row (zeros when over) into ``out``.
@@ -956,17 +1634,42 @@ class BattleSheepBatch(BatchedGame):
         incremental = out is self._mask_out and out.shape[0] == self._spans[2].shape[0]
         if not incremental:
             rows = out.shape[0]
-            self._spans = (np.zeros((rows, MAX_SPANS), dtype=np.int64), np.zeros((rows, MAX_SPANS), dtype=np.int64),
-                           np.zeros(rows, dtype=np.int64))
+            self._spans = (
+                np.zeros((rows, MAX_SPANS), dtype=np.int64),
+                np.zeros((rows, MAX_SPANS), dtype=np.int64),
+                np.zeros(rows, dtype=np.int64),
+            )
         self._mask_out = None  # not trusted while the kernel writes (an exception midway leaves it unknown)
-        _legal_kernel(out, incremental, *self._spans, s.cells, s.heights, s.stacks, s.num_stacks, s.phase,
-                      s.to_move, s.num_pasture, s.pasture, s.on_border, t.tiles, t.cell_tiles, t.nbr, t.centre)
+        _legal_kernel(
+            out,
+            incremental,
+            *self._spans,
+            s.cells,
+            s.heights,
+            s.stacks,
+            s.num_stacks,
+            s.phase,
+            s.to_move,
+            s.num_pasture,
+            s.pasture,
+            s.on_border,
+            t.tiles,
+            t.cell_tiles,
+            t.nbr,
+            t.centre,
+        )
         self._mask_out = out
 
     def apply(self, state: SheepBatchState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row."""
-        _apply_kernel(np.asarray(actions, dtype=np.int64), *self._rules(state), self.num_players, self.splits,
-                      self.total_tiles, *self._geometry())
+        _apply_kernel(
+            np.asarray(actions, dtype=np.int64),
+            *self._rules(state),
+            self.num_players,
+            self.splits,
+            self.total_tiles,
+            *self._geometry(),
+        )
 
     def observe(self, state: SheepBatchState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s observation from seat ``seats[b]`` into ``out[b]``."""
@@ -974,8 +1677,20 @@ class BattleSheepBatch(BatchedGame):
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
             raise ValueError(f"seats must be {out.shape[0]} seats from 0 to {self.num_players - 1}")
         s, t = state, self.tables
-        _observe_kernel(seats, out.reshape(out.shape[0], self.observation_shape[0], -1), s.cells, s.heights,
-                        s.tiles_left, s.phase, s.pasture, s.num_pasture, self.num_players, t.square, t.canvas, t.nbr)
+        _observe_kernel(
+            seats,
+            out.reshape(out.shape[0], self.observation_shape[0], -1),
+            s.cells,
+            s.heights,
+            s.tiles_left,
+            s.phase,
+            s.pasture,
+            s.num_pasture,
+            self.num_players,
+            t.square,
+            t.canvas,
+            t.nbr,
+        )
 
     def current_player(self, state: SheepBatchState) -> np.ndarray:
         """Seat to move per row, TERMINAL once the game is over."""
@@ -984,8 +1699,16 @@ class BattleSheepBatch(BatchedGame):
     def returns(self, state: SheepBatchState) -> np.ndarray:
         """(B, n) terminal rewards, zeros while live."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
-        _returns_kernel(state.cells, state.num_stacks, state.phase, state.to_move, self.num_players, self.splits,
-                        self.tables.nbr, out)
+        _returns_kernel(
+            state.cells,
+            state.num_stacks,
+            state.phase,
+            state.to_move,
+            self.num_players,
+            self.splits,
+            self.tables.nbr,
+            out,
+        )
         return out
 
     def truncated(self, state: SheepBatchState) -> np.ndarray:
@@ -999,8 +1722,9 @@ class BattleSheepBatch(BatchedGame):
     def shaping_potential(self, state: SheepBatchState) -> np.ndarray:
         """(B, n) pastures occupied + sheep that can still leave their pasture (rules.shaping_potential)."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
-        _potential_kernel(state.cells, state.heights, state.stacks, state.num_stacks, self.num_players,
-                          self.tables.nbr, out)
+        _potential_kernel(
+            state.cells, state.heights, state.stacks, state.num_stacks, self.num_players, self.tables.nbr, out
+        )
         return out
 
     # ----- the search baseline ------------------------------------------------------------------------------
@@ -1008,12 +1732,35 @@ class BattleSheepBatch(BatchedGame):
         """Play row ``row`` on with uniformly random legal actions (from the row's generator) until the game ends or
         ``max_depth`` plies (< 0: no cut); returns the plies played."""
         t = self.tables
-        return int(_playout_kernel(row, max_depth, *self._rules(state), state.rng, self.num_players, self.splits,
-                                   self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q, t.r, t.cell_at, self.radius,
-                                   t.centre))
+        return int(
+            _playout_kernel(
+                row,
+                max_depth,
+                *self._rules(state),
+                state.rng,
+                self.num_players,
+                self.splits,
+                self.total_tiles,
+                t.tiles,
+                t.cell_tiles,
+                t.nbr,
+                t.q,
+                t.r,
+                t.cell_at,
+                self.radius,
+                t.centre,
+            )
+        )
 
-    def search(self, state: SheepBatchState, legal: np.ndarray, budget: int, exploration: float,
-               root_visits: np.ndarray | None = None, root_actions: np.ndarray | None = None) -> int:
+    def search(
+        self,
+        state: SheepBatchState,
+        legal: np.ndarray,
+        budget: int,
+        exploration: float,
+        root_visits: np.ndarray | None = None,
+        root_actions: np.ndarray | None = None,
+    ) -> int:
         """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
         scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with uniformly random playouts (see
         :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
@@ -1026,10 +1773,28 @@ class BattleSheepBatch(BatchedGame):
         root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
         if root_actions.size > 3 * self.num_cells:
             raise ValueError(f"at most {3 * self.num_cells} root actions, got {root_actions.size}")
-        return int(_search_kernel(budget, exploration, legal, root_visits, root_actions, *self._rules(state),
-                                  state.rng,
-                                  self.num_players, self.splits, self.total_tiles, t.tiles, t.cell_tiles, t.nbr, t.q,
-                                  t.r, t.cell_at, self.radius, t.centre))
+        return int(
+            _search_kernel(
+                budget,
+                exploration,
+                legal,
+                root_visits,
+                root_actions,
+                *self._rules(state),
+                state.rng,
+                self.num_players,
+                self.splits,
+                self.total_tiles,
+                t.tiles,
+                t.cell_tiles,
+                t.nbr,
+                t.q,
+                t.r,
+                t.cell_at,
+                self.radius,
+                t.centre,
+            )
+        )
 
     # ----- the greedy baseline -------------------------------------------------------------------------------
     has_greedy_actions = True
@@ -1045,8 +1810,9 @@ class BattleSheepBatch(BatchedGame):
         if rng.shape != (batch,) or rng.dtype != np.uint64:
             raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
         t = self.tables
-        _greedy_kernel(out, rng, *self._greedy_fields(state), self.num_players, self.splits, t.tiles, t.cell_tiles,
-                       t.nbr, t.centre)
+        _greedy_kernel(
+            out, rng, *self._greedy_fields(state), self.num_players, self.splits, t.tiles, t.cell_tiles, t.nbr, t.centre
+        )
 
     def greedy_scores(self, state: SheepBatchState, row: int) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions in id order, greedy scores) of row ``row``'s mover, as :meth:`greedy_actions` scores them
@@ -1054,15 +1820,26 @@ class BattleSheepBatch(BatchedGame):
         if not 0 <= row < state.phase.shape[0]:
             raise ValueError(f"row {row} is not a row of this {state.phase.shape[0]}-row state")
         t = self.tables
-        actions, scores = _greedy_scores_kernel(int(row), *self._greedy_fields(state), self.num_players, self.splits,
-                                                t.tiles, t.cell_tiles, t.nbr, t.centre)
+        actions, scores = _greedy_scores_kernel(
+            int(row), *self._greedy_fields(state), self.num_players, self.splits, t.tiles, t.cell_tiles, t.nbr, t.centre
+        )
         order = np.argsort(actions, kind="stable")  # moves are scored in stack order: in id order, as the reference
         return actions[order], scores[order]
 
     @staticmethod
     def _greedy_fields(s: SheepBatchState) -> tuple:
-        return (s.cells, s.heights, s.stacks, s.num_stacks, s.phase, s.to_move, s.can_move, s.num_pasture, s.pasture,
-                s.on_border)
+        return (
+            s.cells,
+            s.heights,
+            s.stacks,
+            s.num_stacks,
+            s.phase,
+            s.to_move,
+            s.can_move,
+            s.num_pasture,
+            s.pasture,
+            s.on_border,
+        )
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
     def to_reference(self, state: SheepBatchState, row: int) -> SheepState:
@@ -1102,8 +1879,7 @@ class BattleSheepBatch(BatchedGame):
         state.num_pasture[row] = s.num_pasture
         state.pasture[row] = 0
         state.pasture[row, : len(s.pasture)] = s.pasture
-        state.extent[row] = s.extent if s.extent is not None else (
-            ref.extent(s.pasture) if s.pasture else (0,) * 6)
+        state.extent[row] = s.extent if s.extent is not None else (ref.extent(s.pasture) if s.pasture else (0,) * 6)
         state.on_border[row] = False
         if s.phase != BUILD:
             state.on_border[row, list(ref.outer_border(s) if not s.border else s.border)] = True

@@ -157,8 +157,23 @@ def mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, cen
 
 
 @njit(cache=True)
-def legal_mask_into(cells, heights, phase, seat, num_pasture, on_border, where, num_where, tiles, cell_tiles, nbr,
-                    centre, code, near, out):
+def legal_mask_into(
+    cells,
+    heights,
+    phase,
+    seat,
+    num_pasture,
+    on_border,
+    where,
+    num_where,
+    tiles,
+    cell_tiles,
+    nbr,
+    centre,
+    code,
+    near,
+    out,
+):
     """The whole legal mask of ``seat`` (the mover) into ``out`` (int8 or bool, length 94N; zeros when over).
     ``on_border``: per cell, on the outside border (read in the stack-placement phase); ``where[:num_where]``
     cells that hold the pasture (and maybe others), e.g. all cells."""
@@ -180,8 +195,7 @@ def legal_mask_into(cells, heights, phase, seat, num_pasture, on_border, where, 
 
 # ----- the observation ----------------------------------------------------------------------------------------------
 @njit(cache=True)
-def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib,
-                 out):
+def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib, out):
     """The planes of ``rules.BattleSheepGame.observation_numpy`` from ``seat``'s side into ``out`` (float32,
     (15 + 3n, (2R+1)^2)). ``where[:num_where]``: cells that hold the pasture (and maybe others); ``canvas``: plane
     0 (1 on canvas cells); ``lib``: scratch of N int64."""
@@ -324,8 +338,10 @@ def outer_border(cells, nbr, exterior, stack, out):
 @njit(cache=True)
 def hexagon_centre(q0, q1, r0, r1, s0, s1):
     """``envs.common.hexgrid.hexagon_around``'s centre (cq, cr) for these cube-coordinate extents."""
-    radius = max(max(-((q0 - q1) // 2), -((r0 - r1) // 2)),
-                 max(max(-((s0 - s1) // 2), -(-(q1 + r1 + s1) // 3)), -((q0 + r0 + s0) // 3)))
+    radius = max(
+        max(-((q0 - q1) // 2), -((r0 - r1) // 2)),
+        max(max(-((s0 - s1) // 2), -(-(q1 + r1 + s1) // 3)), -((q0 + r0 + s0) // 3)),
+    )
     best_key = -1
     best_q = 0
     best_r = 0

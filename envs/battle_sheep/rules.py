@@ -19,8 +19,8 @@ import numpy as np
 from envs.battle_sheep import kernels
 from envs.battle_sheep.actions import MAX_MOVE, MOVE_RE, STACK_RE, TILE_RE, ActionCodec
 from envs.common.game import (
-    CellGraph,
     TERMINAL,
+    CellGraph,
     ConfigError,
     Game,
     IllegalActionError,
@@ -55,7 +55,7 @@ where the observer / the others can slide to."""
 _KERNELS_LOADED = False
 
 
-def _load_kernels(game: "BattleSheepGame") -> None:
+def _load_kernels(game: BattleSheepGame) -> None:
     """Compile (first run) or load from numba's cache the observation and mask kernels once per process, when the
     first game is built, so that a game's first step is not the one that waits for them."""
     global _KERNELS_LOADED
@@ -84,9 +84,26 @@ class SheepState:
     ints, and the compiled observation and mask (``kernels.py``) see them as numpy arrays without a copy.
     """
 
-    __slots__ = ("phase", "to_move", "cells", "heights", "stacks", "tiles_left", "stacks_placed",
-                 "can_move", "num_pasture", "pasture", "extent", "plies", "last_action", "border",
-                 "tile_blocked", "tile_touch", "_moves", "_views")
+    __slots__ = (
+        "phase",
+        "to_move",
+        "cells",
+        "heights",
+        "stacks",
+        "tiles_left",
+        "stacks_placed",
+        "can_move",
+        "num_pasture",
+        "pasture",
+        "extent",
+        "plies",
+        "last_action",
+        "border",
+        "tile_blocked",
+        "tile_touch",
+        "_moves",
+        "_views",
+    )
 
     def __init__(self, num_players: int, num_cells: int):
         self.phase = BUILD
@@ -117,7 +134,7 @@ class SheepState:
         self._views: tuple[np.ndarray, np.ndarray] | None = None
         """numpy views of ``cells`` and ``heights`` for the compiled kernels (:func:`arrays_of`)."""
 
-    def clone(self) -> "SheepState":
+    def clone(self) -> SheepState:
         other = SheepState.__new__(SheepState)
         other.phase = self.phase
         other.to_move = self.to_move
@@ -185,8 +202,13 @@ class BattleSheepGame(Game[SheepState]):
     min_canvas_radius: dict[int, int] = MIN_CANVAS_RADIUS
     """Smallest accepted canvas radius per player count (a subclass may lower it to study refused sizes)."""
 
-    def __init__(self, num_players: int = 2, pasture: str = "build", end_rule: str = "battle_sheep",
-                 canvas_radius: int | None = None):
+    def __init__(
+        self,
+        num_players: int = 2,
+        pasture: str = "build",
+        end_rule: str = "battle_sheep",
+        canvas_radius: int | None = None,
+    ):
         self.num_players = check_int_range("num_players", num_players, 2, 4)
         check_choice("pasture", pasture, ("build", "random"))
         check_choice("end_rule", end_rule, ("battle_sheep", "splits"))
@@ -197,12 +219,16 @@ class BattleSheepGame(Game[SheepState]):
         if canvas_radius is None:
             canvas_radius = DEFAULT_CANVAS_RADIUS[self.num_players]
         smallest = self.min_canvas_radius[self.num_players]
-        if isinstance(canvas_radius, (int, np.integer)) and not isinstance(canvas_radius, bool) \
-                and canvas_radius < smallest:
+        if (
+            isinstance(canvas_radius, (int, np.integer))
+            and not isinstance(canvas_radius, bool)
+            and canvas_radius < smallest
+        ):
             raise ConfigError(
                 f"canvas_radius={canvas_radius!r} is too small for {self.num_players} players: a build could get "
                 f"stuck with no room for a tile; allowed: an integer from {smallest} to {MAX_CANVAS_RADIUS} "
-                "(RULES.md, 'Canvas size')")
+                "(RULES.md, 'Canvas size')"
+            )
         self.canvas_radius = check_int_range("canvas_radius", canvas_radius, smallest, MAX_CANVAS_RADIUS)
         self.grid = grid = HexGrid(self.canvas_radius)
         n = grid.num_cells
@@ -237,8 +263,10 @@ class BattleSheepGame(Game[SheepState]):
         self._border_mask: tuple[tuple[int, ...], np.ndarray] = ((), self._no_border)
         """The last stack-placement border and its per-cell mask, for :meth:`legal_mask`."""
         self._obs_planes = (self.num_channels, grid.square_shape[0] * grid.square_shape[1])
-        self._tiles_left_arrays = {key: np.array(key, dtype=np.int8)
-                                   for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=self.num_players)}
+        self._tiles_left_arrays = {
+            key: np.array(key, dtype=np.int8)
+            for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=self.num_players)
+        }
         """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
         self._code = np.zeros(n, dtype=np.int8)
         self._liberties = np.zeros(n, dtype=np.int64)
@@ -246,8 +274,12 @@ class BattleSheepGame(Game[SheepState]):
         _load_kernels(self)
 
     def options(self) -> dict[str, Any]:
-        return {"num_players": self.num_players, "pasture": self.pasture_mode, "end_rule": self.end_rule,
-                "canvas_radius": self.canvas_radius}
+        return {
+            "num_players": self.num_players,
+            "pasture": self.pasture_mode,
+            "end_rule": self.end_rule,
+            "canvas_radius": self.canvas_radius,
+        }
 
     # ----- set-up ---------------------------------------------------------------------------------
     def initial_state(self, rng: np.random.Generator) -> SheepState:
@@ -272,7 +304,7 @@ class BattleSheepGame(Game[SheepState]):
         """Boolean vector over tile actions: on canvas, no overlap, sharing an edge with the pasture."""
         ok = np.zeros(len(self.tile_cells), dtype=bool)
         if state.num_pasture == 0:
-            ok[self.center * 3: self.center * 3 + 3] = self.tile_on_canvas[self.center * 3: self.center * 3 + 3]
+            ok[self.center * 3 : self.center * 3 + 3] = self.tile_on_canvas[self.center * 3 : self.center * 3 + 3]
             return ok
         if state.tile_blocked is None:
             self._init_tile_arrays(state)
@@ -295,8 +327,9 @@ class BattleSheepGame(Game[SheepState]):
         the pasture, computed by a compiled flood fill (``kernels.outer_border``, tested equal)."""
         n = self.grid.num_cells
         border = np.empty(n, dtype=np.bool_)
-        kernels.outer_border(arrays_of(state)[0], self.tables.nbr, np.empty(n, dtype=np.bool_),
-                             np.empty(n, dtype=np.int64), border)
+        kernels.outer_border(
+            arrays_of(state)[0], self.tables.nbr, np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64), border
+        )
         return tuple(np.flatnonzero(border).tolist())
 
     def legal_stack_cells(self, state: SheepState) -> list[int]:
@@ -360,8 +393,23 @@ class BattleSheepGame(Game[SheepState]):
                 self._border_mask = (state.border, on_border)
         t = self.tables
         cells, heights = arrays_of(state)
-        kernels.legal_mask_into(cells, heights, state.phase, state.to_move, state.num_pasture, on_border, t.all_cells,
-                                t.num_cells, t.tiles, t.cell_tiles, t.nbr, t.centre, self._code, self._near, mask)
+        kernels.legal_mask_into(
+            cells,
+            heights,
+            state.phase,
+            state.to_move,
+            state.num_pasture,
+            on_border,
+            t.all_cells,
+            t.num_cells,
+            t.tiles,
+            t.cell_tiles,
+            t.nbr,
+            t.centre,
+            self._code,
+            self._near,
+            mask,
+        )
         return mask
 
     def legal_mask_python(self, state: SheepState) -> np.ndarray:
@@ -378,7 +426,7 @@ class BattleSheepGame(Game[SheepState]):
             base = self.codec.move_base
             for c, d, _, k in self.legal_moves(state):
                 start = base + (c * 6 + d) * MAX_MOVE
-                mask[start: start + k] = 1
+                mask[start : start + k] = 1
         return mask
 
     def legal_actions(self, state: SheepState) -> list[int]:
@@ -410,7 +458,8 @@ class BattleSheepGame(Game[SheepState]):
             if not self._tile_ok(state, action):
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): the tile must lie on the canvas, overlap no "
-                    "pasture and share an edge with it (the first tile covers the centre)")
+                    "pasture and share an edge with it (the first tile covers the centre)"
+                )
             tile = self.tile_cells[action]
             for c in tile:
                 state.cells[c] = EMPTY
@@ -422,8 +471,14 @@ class BattleSheepGame(Game[SheepState]):
             if state.extent is not None:
                 q0, q1, r0, r1, s0, s1 = self._tile_extent(action)
                 e = state.extent
-                state.extent = (min(e[0], q0), max(e[1], q1), min(e[2], r0), max(e[3], r1), min(e[4], s0),
-                                max(e[5], s1))
+                state.extent = (
+                    min(e[0], q0),
+                    max(e[1], q1),
+                    min(e[2], r0),
+                    max(e[3], r1),
+                    min(e[4], s0),
+                    max(e[5], s1),
+                )
             state.num_pasture += 4
             state.tiles_left[seat] -= 1
             self._recentre(state)
@@ -438,7 +493,8 @@ class BattleSheepGame(Game[SheepState]):
             if kind != "stack" or a not in self.legal_stack_cells(state):
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): the stack goes on an unoccupied pasture on "
-                    "the outside border")
+                    "the outside border"
+                )
             state.cells[a] = seat
             state.heights[a] = SHEEP_PER_PLAYER
             state.stacks[seat].append(a)
@@ -457,12 +513,14 @@ class BattleSheepGame(Game[SheepState]):
             if state.cells[c] != seat or state.heights[c] < 2 or dest < 0:
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): no stack of {SEAT_LETTERS[seat]} that can split "
-                    "there, or the first cell in that direction is blocked")
+                    "there, or the first cell in that direction is blocked"
+                )
             max_k = state.heights[c] - 1
             if k > max_k:
                 raise IllegalActionError(
                     f"action {action} ({self._describe(action)}): at most {max_k} sheep can leave that stack "
-                    "(one must stay)")
+                    "(one must stay)"
+                )
             state.heights[c] -= k
             state.cells[dest] = seat
             state.heights[dest] = k
@@ -565,8 +623,11 @@ class BattleSheepGame(Game[SheepState]):
         """Size of the seat's largest group of occupied pastures on adjacent cells, counted by a compiled flood
         fill (``kernels.largest_herd``); the readable definition is :meth:`largest_herd_python`, tested equal."""
         n = self.grid.num_cells
-        return int(kernels.largest_herd(arrays_of(state)[0], self.tables.nbr, seat, np.empty(n, dtype=np.bool_),
-                                        np.empty(n, dtype=np.int64)))
+        return int(
+            kernels.largest_herd(
+                arrays_of(state)[0], self.tables.nbr, seat, np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64)
+            )
+        )
 
     def largest_herd_python(self, state: SheepState, seat: int) -> int:
         """Size of the seat's largest group of occupied pastures on adjacent cells."""
@@ -596,8 +657,9 @@ class BattleSheepGame(Game[SheepState]):
         """Pastures occupied + :meth:`movable_sheep` per seat: the pastures a seat could still reach at most.
         A split that strands sheep (a stack closed in, a single sheep sent off) lowers it at once, where the
         score shows the loss only when the seat runs out of moves."""
-        return np.array([len(state.stacks[s]) + self.movable_sheep(state, s) for s in range(self.num_players)],
-                        dtype=np.float64)
+        return np.array(
+            [len(state.stacks[s]) + self.movable_sheep(state, s) for s in range(self.num_players)], dtype=np.float64
+        )
 
     def returns(self, state: SheepState) -> np.ndarray:
         if state.phase != OVER:
@@ -618,8 +680,21 @@ class BattleSheepGame(Game[SheepState]):
         tiles_left = self._tiles_left_arrays.get(tuple(state.tiles_left))
         if tiles_left is None:
             tiles_left = np.array(state.tiles_left, dtype=np.int8)
-        kernels.observe_into(cells, heights, tiles_left, state.phase, seat, self.num_players, t.all_cells, t.num_cells,
-                             t.square, t.canvas, t.nbr, self._liberties, out)
+        kernels.observe_into(
+            cells,
+            heights,
+            tiles_left,
+            state.phase,
+            seat,
+            self.num_players,
+            t.all_cells,
+            t.num_cells,
+            t.square,
+            t.canvas,
+            t.nbr,
+            self._liberties,
+            out,
+        )
         return out.reshape(self.observation_shape)
 
     def observation_numpy(self, state: SheepState, seat: int) -> np.ndarray:
@@ -642,7 +717,7 @@ class BattleSheepGame(Game[SheepState]):
         if state.phase != OVER:
             obs[3 + 3 * n + state.phase] = 1.0
         if state.phase != BUILD:
-            self._derived_planes(state, seat, cells, obs[6 + 3 * n:])
+            self._derived_planes(state, seat, cells, obs[6 + 3 * n :])
         return obs.reshape(self.observation_shape)
 
     def _derived_planes(self, state: SheepState, seat: int, cells: np.ndarray, planes: np.ndarray) -> None:
@@ -691,7 +766,7 @@ class BattleSheepGame(Game[SheepState]):
         square_map[grid.square_index] = grid.square_index[cell_map]
         channel_map = np.arange(self.num_channels)
         first_direction_plane = 7 + 3 * n
-        channel_map[first_direction_plane:first_direction_plane + 6] = first_direction_plane + dir_map
+        channel_map[first_direction_plane : first_direction_plane + 6] = first_direction_plane + dir_map
         source = np.empty(self.num_channels * side, dtype=np.int64)
         target = (channel_map[:, None] * side + square_map[None, :]).ravel()
         source[target] = np.arange(self.num_channels * side)
@@ -699,9 +774,10 @@ class BattleSheepGame(Game[SheepState]):
         for i, t in enumerate(self.tile_cells):
             if t is not None:
                 actions[i] = tile_by_cells[frozenset(int(cell_map[c]) for c in t)]
-        actions[codec.stack_base:codec.move_base] = codec.stack_base + cell_map
-        cell, direction, count = np.meshgrid(np.arange(grid.num_cells), np.arange(6), np.arange(1, MAX_MOVE + 1),
-                                             indexing="ij")
+        actions[codec.stack_base : codec.move_base] = codec.stack_base + cell_map
+        cell, direction, count = np.meshgrid(
+            np.arange(grid.num_cells), np.arange(6), np.arange(1, MAX_MOVE + 1), indexing="ij"
+        )
         actions[codec.move(cell, direction, count)] = codec.move(cell_map[cell], dir_map[direction], count)
         source.setflags(write=False)  # shared between engines (_SYMMETRIES)
         actions.setflags(write=False)
@@ -717,8 +793,13 @@ class BattleSheepGame(Game[SheepState]):
         square = grid.square_index
         neighbours = np.full((grid.square_shape[0] * grid.square_shape[1], 6), -1, dtype=np.int64)
         neighbours[square] = np.where(grid.neighbors >= 0, square[np.maximum(grid.neighbors, 0)], -1)
-        return CellGraph(neighbours=neighbours, cell_plane=1, grow_plane=3 + 3 * self.num_players, grow_steps=2,
-                         seed_cell=int(square[self.center]))
+        return CellGraph(
+            neighbours=neighbours,
+            cell_plane=1,
+            grow_plane=3 + 3 * self.num_players,
+            grow_steps=2,
+            seed_cell=int(square[self.center]),
+        )
 
     def action_layout(self) -> np.ndarray:
         """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves
@@ -770,7 +851,8 @@ class BattleSheepGame(Game[SheepState]):
             return self.codec.move(cell, DIRECTION_NAMES.index(m.group(3).upper()), count)
         raise IllegalActionError(
             f"{text!r} is not Battle Sheep notation: 'T q,r/o' (tile), 'S q,r' (stack) or 'q,r DIR n' (move), "
-            f"DIR one of {', '.join(DIRECTION_NAMES)}")
+            f"DIR one of {', '.join(DIRECTION_NAMES)}"
+        )
 
     # ----- snapshots ------------------------------------------------------------------------------------
     def state_to_json(self, state: SheepState) -> dict[str, Any]:
@@ -803,16 +885,23 @@ class BattleSheepGame(Game[SheepState]):
             state.last_action = int(data["last_action"])
         except (KeyError, TypeError, ValueError, OverflowError) as err:
             raise SnapshotError(f"damaged Battle Sheep state: {err!r}") from err
-        if (len(state.cells) != cells_n or len(state.heights) != cells_n or len(state.stacks) != n
-                or len(state.tiles_left) != n or len(state.can_move) != n
-                or any(not NO_PASTURE <= c < n for c in state.cells)
-                or any(state.cells[c] != s for s in range(n) for c in state.stacks[s])):
+        if (
+            len(state.cells) != cells_n
+            or len(state.heights) != cells_n
+            or len(state.stacks) != n
+            or len(state.tiles_left) != n
+            or len(state.can_move) != n
+            or any(not NO_PASTURE <= c < n for c in state.cells)
+            or any(state.cells[c] != s for s in range(n) for c in state.stacks[s])
+        ):
             raise SnapshotError("damaged Battle Sheep state: sizes or cell owners do not fit these options")
         state.pasture = [i for i, c in enumerate(state.cells) if c != NO_PASTURE]
         state.num_pasture = len(state.pasture)
         if state.phase == BUILD and state.pasture and self.frame_shift(state.pasture) != (0, 0):
-            raise SnapshotError("damaged Battle Sheep state: during the build the pasture is centred on the canvas "
-                                "(RULES.md, 'The frame'); this one is not")
+            raise SnapshotError(
+                "damaged Battle Sheep state: during the build the pasture is centred on the canvas "
+                "(RULES.md, 'The frame'); this one is not"
+            )
         if state.phase != BUILD:
             state.border = self.outer_border(state)
         return state
@@ -839,7 +928,7 @@ class BattleSheepGame(Game[SheepState]):
                 c = state.cells[i]
                 tok = " . " if c == EMPTY else f"{SEAT_LETTERS[c]}{state.heights[i]:<2d}"
                 x = 2 * (2 * q + r - x0)
-                line[x: x + 3] = list(tok)
+                line[x : x + 3] = list(tok)
             lines.append("".join(line).rstrip())
         return header + "\n" + "\n".join(lines)
 
@@ -851,7 +940,8 @@ class BattleSheepGame(Game[SheepState]):
         return f"{PHASE_NAMES[state.phase]} phase, {SEAT_LETTERS[state.to_move]} to move"
 
     def render_rgb(self, state: SheepState) -> np.ndarray:
-        from envs.common.render import EMPTY as EMPTY_RGB, GRASS, PLAYER_COLORS, hex_board, stack_vertical, text_panel
+        from envs.common.render import EMPTY as EMPTY_RGB
+        from envs.common.render import GRASS, PLAYER_COLORS, hex_board, stack_vertical, text_panel
 
         used = [i for i in range(self.grid.num_cells) if state.cells[i] != NO_PASTURE]
         if not used:

@@ -13,8 +13,14 @@ from envs.common import search_speed
 
 
 def main(argv: list[str] | None = None) -> None:
-    search_speed.main(lambda players: BattleSheepGame(num_players=players), search_policy, players=2, budget=600,
-                      doc=__doc__, argv=argv)
+    search_speed.main(
+        lambda players: BattleSheepGame(num_players=players),
+        search_policy,
+        players=2,
+        budget=600,
+        doc=__doc__,
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

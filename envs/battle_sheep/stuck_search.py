@@ -20,6 +20,7 @@ import numpy as np
 from envs.battle_sheep.rules import BUILD, BattleSheepGame, SheepState
 from envs.common.hexgrid import enclosing_hexagon
 
+
 class AnyCanvasGame(BattleSheepGame):
     """Battle Sheep that accepts the canvases the game refuses (radius 4 up), to search them."""
 
@@ -30,8 +31,9 @@ MAX_TILES_BEFORE_LAST = 15
 """4 players place 16 tiles: the 16th placement is the last that can find no room."""
 
 
-def beam_search(radius: int, beam: int, seed: int, score: str = "room", max_tiles: int = MAX_TILES_BEFORE_LAST
-                ) -> tuple[int, list[int]] | None:
+def beam_search(
+    radius: int, beam: int, seed: int, score: str = "room", max_tiles: int = MAX_TILES_BEFORE_LAST
+) -> tuple[int, list[int]] | None:
     """``(tiles placed, actions)`` of the first stuck build the search reaches, or None."""
     game = AnyCanvasGame(num_players=4, canvas_radius=radius)
     rng = np.random.default_rng(seed)
@@ -83,8 +85,10 @@ def main(argv: list[str] | None = None) -> None:
             notation.append(game.action_to_str(state, action))
             game.apply(state, action)
         players = [n for n in (2, 3, 4) if 4 * n - 1 >= tiles]
-        print(f"radius {radius}: stuck after {tiles} tiles ({searches}; so not always playable for {players} "
-              f"players): {'; '.join(notation)}")
+        print(
+            f"radius {radius}: stuck after {tiles} tiles ({searches}; so not always playable for {players} "
+            f"players): {'; '.join(notation)}"
+        )
 
 
 if __name__ == "__main__":

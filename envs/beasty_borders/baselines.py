@@ -102,8 +102,9 @@ def placement_gain(game: BeastyBordersGame, board: list[int], cell: int, code: i
     return merge_gain(neighbour_groups(game, board, cell).get(code))
 
 
-def type_values(game: BeastyBordersGame, state: BeastyBordersState, seat: int,
-                board: list[int] | None = None) -> tuple[dict[int, float], float]:
+def type_values(
+    game: BeastyBordersGame, state: BeastyBordersState, seat: int, board: list[int] | None = None
+) -> tuple[dict[int, float], float]:
     """({type: value} over the types ``seat`` holds, the opponent's best gain) for the steps-marker's space."""
     if board is None:
         board = state.board.tolist()
@@ -152,8 +153,9 @@ ROLLOUT_EPSILON = 0.1
 """Share of playout moves chosen uniformly at random (the rest follow the greedy rule)."""
 
 
-def greedy_choice(game: BeastyBordersGame, state: BeastyBordersState, seat: int, legal: list[int],
-                  rng: np.random.Generator) -> int:
+def greedy_choice(
+    game: BeastyBordersGame, state: BeastyBordersState, seat: int, legal: list[int], rng: np.random.Generator
+) -> int:
     """The greedy rule (module docstring) for ``seat`` in ``state`` among ``legal``; ties broken with ``rng``."""
     values, _ = type_values(game, state, seat)
     if not values:
@@ -191,10 +193,12 @@ EVAL_SCALE = 4.0
 
 def vp_evaluate(game: BeastyBordersGame):
     """Leaf evaluation for cut playouts: per-seat tanh of the current victory-point lead (zero-sum)."""
+
     def evaluate(state: BeastyBordersState) -> np.ndarray:
         vp = game.scores(state)
         v = float(np.tanh((vp[0] - vp[1] + 0.1 * (state.placed[0] - state.placed[1])) / EVAL_SCALE))
         return np.array([v, -v])
+
     return evaluate
 
 
@@ -214,12 +218,19 @@ class BordersMCTS(MCTSPolicy):
     not the same random numbers as ``compiled=False``, which runs it on ``rules.py``).
     """
 
-    def __init__(self, game: BeastyBordersGame, margin_weight: float = MARGIN_WEIGHT,
-                 rollout_epsilon: float = ROLLOUT_EPSILON, compiled: bool = True, **kwargs: Any):
+    def __init__(
+        self,
+        game: BeastyBordersGame,
+        margin_weight: float = MARGIN_WEIGHT,
+        rollout_epsilon: float = ROLLOUT_EPSILON,
+        compiled: bool = True,
+        **kwargs: Any,
+    ):
         greedy = kwargs.get("rollout") is None
         if greedy:
-            kwargs["rollout"] = greedy_rollout if rollout_epsilon == ROLLOUT_EPSILON else \
-                _epsilon_greedy_rollout(rollout_epsilon)
+            kwargs["rollout"] = (
+                greedy_rollout if rollout_epsilon == ROLLOUT_EPSILON else _epsilon_greedy_rollout(rollout_epsilon)
+            )
         lead_cut = kwargs.get("rollout_depth") is not None and kwargs.get("evaluate") is None
         if lead_cut:
             kwargs["evaluate"] = vp_evaluate(game)
@@ -248,10 +259,17 @@ class BordersMCTS(MCTSPolicy):
         fast, rows = self.fast, self._rows
         fast.from_reference(decision.info_state, rows, 0)
         rows.rng[1] = self.rng.bit_generator.random_raw()
-        action = fast.search(rows, decision.action_mask.astype(bool), self.budget if budget is None else budget,
-                             self.exploration, self.margin_weight, EVAL_SCALE,
-                             -1 if self.rollout_depth is None else self.rollout_depth, self.rollout_epsilon,
-                             root_actions=root_actions)
+        action = fast.search(
+            rows,
+            decision.action_mask.astype(bool),
+            self.budget if budget is None else budget,
+            self.exploration,
+            self.margin_weight,
+            EVAL_SCALE,
+            -1 if self.rollout_depth is None else self.rollout_depth,
+            self.rollout_epsilon,
+            root_actions=root_actions,
+        )
         return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
     def _leaf_value(self, state: Any) -> np.ndarray:
@@ -273,6 +291,7 @@ class BordersMCTS(MCTSPolicy):
 
 def _epsilon_greedy_rollout(epsilon: float):
     """:func:`greedy_rollout` with another share of uniformly random moves."""
+
     def rollout(g: BeastyBordersGame, s: BeastyBordersState, r: np.random.Generator) -> int:
         legal = g.legal_actions(s)
         if len(legal) == 1:
@@ -280,6 +299,7 @@ def _epsilon_greedy_rollout(epsilon: float):
         if r.random() < epsilon:
             return legal[int(r.integers(len(legal)))]
         return greedy_choice(g, s, s.roller if s.phase == ROLLER_CHOICE else 1 - s.roller, legal, r)
+
     return rollout
 
 
@@ -297,16 +317,29 @@ def variant_candidates(game: BeastyBordersGame, state: BeastyBordersState) -> li
     return out
 
 
-def search_policy(game: BeastyBordersGame, seed: int | None = None, budget: int = SEARCH_BUDGET,
-                  exploration: float = SEARCH_EXPLORATION, rollout_epsilon: float | None = None,
-                  rollout_depth: int | None = None, margin_weight: float = MARGIN_WEIGHT,
-                  compiled: bool = True) -> MCTSPolicy:
+def search_policy(
+    game: BeastyBordersGame,
+    seed: int | None = None,
+    budget: int = SEARCH_BUDGET,
+    exploration: float = SEARCH_EXPLORATION,
+    rollout_epsilon: float | None = None,
+    rollout_depth: int | None = None,
+    margin_weight: float = MARGIN_WEIGHT,
+    compiled: bool = True,
+) -> MCTSPolicy:
     """MCTS, ``budget`` simulations per decision, greedy-ish playouts to the end of the game (compiled unless
     ``compiled=False``)."""
-    return BordersMCTS(game, margin_weight=margin_weight,
-                       rollout_epsilon=ROLLOUT_EPSILON if rollout_epsilon is None else rollout_epsilon,
-                       compiled=compiled, budget=budget, seed=seed, exploration=exploration,
-                       rollout_depth=rollout_depth, candidates=variant_candidates)
+    return BordersMCTS(
+        game,
+        margin_weight=margin_weight,
+        rollout_epsilon=ROLLOUT_EPSILON if rollout_epsilon is None else rollout_epsilon,
+        compiled=compiled,
+        budget=budget,
+        seed=seed,
+        exploration=exploration,
+        rollout_depth=rollout_depth,
+        candidates=variant_candidates,
+    )
 
 
 POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy}

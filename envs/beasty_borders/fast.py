@@ -34,7 +34,7 @@ from numba import njit, uint64
 from envs.beasty_borders import actions as act
 from envs.beasty_borders import greedy_weights
 from envs.beasty_borders.kernels import observe_row, rebuild_groups
-from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, LOOKAHEAD, MARKER
+from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, MARKER
 from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, tile_lakes
 from envs.common.fastrng import below, next_u64
@@ -44,33 +44,37 @@ from envs.common.vector import BatchedGame
 
 _GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
 _TOP = len(GROUP_VP) - 1
-_TILE_LAKE = np.array([[1 if (r, c) in tile_lakes(t) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
-                       for t in range(len(TILES))], dtype=np.int8)
+_TILE_LAKE = np.array(
+    [
+        [1 if (r, c) in tile_lakes(t) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
+        for t in range(len(TILES))
+    ],
+    dtype=np.int8,
+)
 """_TILE_LAKE[tile, k]: 1 where space k (row-major in the 2 x 3 tile) of ``tile`` is a lake."""
 _ROW_OWNER = np.array(act.ROW_OWNER, dtype=np.int64)
 _ROW_TYPE = np.array(act.ROW_TYPE, dtype=np.int64)
 
 
-
 class BordersBatchState(NamedTuple):
     """B Beasty Borders games; row ``b`` of every field is game ``b`` (see the module docstring)."""
 
-    board: np.ndarray        # (B, cells) int8 cell codes
-    tiles: np.ndarray        # (B, num_tiles) int8 tile id per grid slot
-    pos: np.ndarray          # (B,) int64 steps-marker cell
-    roll: np.ndarray         # (B,) int64 this turn's die roll 1..8
-    roller: np.ndarray       # (B,) int64
-    phase: np.ndarray        # (B,) int64 ROLLER_CHOICE / RESPONDER_CHOICE
-    choice: np.ndarray       # (B,) int64 variant: the roller's figure (row index), -1 for a pass / none yet
-    remaining: np.ndarray    # (B, 2, 3) int64 figures held per seat and type (variant: still in the row)
-    placed: np.ndarray       # (B, 2) int64 animals placed per seat
-    row: np.ndarray          # (B, 28) bool variant: figure still in the bidding row (main: unused, all False)
-    plies: np.ndarray        # (B,) int64 decisions played (the AEC env's truncation count)
+    board: np.ndarray  # (B, cells) int8 cell codes
+    tiles: np.ndarray  # (B, num_tiles) int8 tile id per grid slot
+    pos: np.ndarray  # (B,) int64 steps-marker cell
+    roll: np.ndarray  # (B,) int64 this turn's die roll 1..8
+    roller: np.ndarray  # (B,) int64
+    phase: np.ndarray  # (B,) int64 ROLLER_CHOICE / RESPONDER_CHOICE
+    choice: np.ndarray  # (B,) int64 variant: the roller's figure (row index), -1 for a pass / none yet
+    remaining: np.ndarray  # (B, 2, 3) int64 figures held per seat and type (variant: still in the row)
+    placed: np.ndarray  # (B, 2) int64 animals placed per seat
+    row: np.ndarray  # (B, 28) bool variant: figure still in the bidding row (main: unused, all False)
+    plies: np.ndarray  # (B,) int64 decisions played (the AEC env's truncation count)
     empty_count: np.ndarray  # (B,) int64 empty green spaces (0: the game is over)
-    label: np.ndarray        # (B, cells) int8 the group of each animal (a cell of it), -1 elsewhere
-    group_size: np.ndarray   # (B, cells) int8 size of the group labelled by that cell
-    vp: np.ndarray           # (B, 2) int64 victory points per seat
-    rng: np.ndarray          # (B,) uint64 the game's SplitMix64 generator
+    label: np.ndarray  # (B, cells) int8 the group of each animal (a cell of it), -1 elsewhere
+    group_size: np.ndarray  # (B, cells) int8 size of the group labelled by that cell
+    vp: np.ndarray  # (B, 2) int64 victory points per seat
+    rng: np.ndarray  # (B,) uint64 the game's SplitMix64 generator
 
 
 # ----- kernels on one row ---------------------------------------------------------------------------------------------
@@ -155,8 +159,30 @@ def _next_turn(st_board, st_pos, st_roll, st_roller, st_phase, st_choice, st_emp
 
 
 @njit(cache=True)
-def _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
-               group_size, vp, rng, b, action, luck, pass_action, path, rank, nbr):
+def _apply_row(
+    board,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    placed,
+    row,
+    plies,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    rng,
+    b,
+    action,
+    luck,
+    pass_action,
+    path,
+    rank,
+    nbr,
+):
     """Play ``action`` (legal) for the mover of live row ``b`` (rules.apply)."""
     plies[b] += 1
     r = roller[b]
@@ -222,8 +248,31 @@ def _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, type
 
 # ----- kernels over the batch ---------------------------------------------------------------------------------------
 @njit(cache=True)
-def _reset_kernel(rows, board, tiles, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count,
-                  label, group_size, vp, rng, luck, counts, slot_cells, tile_lake, path, rank):
+def _reset_kernel(
+    rows,
+    board,
+    tiles,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    placed,
+    row,
+    plies,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    rng,
+    luck,
+    counts,
+    slot_cells,
+    tile_lake,
+    path,
+    rank,
+):
     """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
     and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""
     num_tiles = tiles.shape[1]
@@ -280,20 +329,106 @@ def _reset_kernel(rows, board, tiles, pos, roll, roller, phase, choice, remainin
 
 
 @njit(cache=True)
-def _apply_kernel(actions, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count,
-                  label, group_size, vp, rng, luck, pass_action, path, rank, nbr):
+def _apply_kernel(
+    actions,
+    board,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    placed,
+    row,
+    plies,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    rng,
+    luck,
+    pass_action,
+    path,
+    rank,
+    nbr,
+):
     for b in range(actions.shape[0]):
         if empty_count[b] > 0:
-            _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
-                       group_size, vp, rng, b, actions[b], luck, pass_action, path, rank, nbr)
+            _apply_row(
+                board,
+                pos,
+                roll,
+                roller,
+                phase,
+                choice,
+                remaining,
+                placed,
+                row,
+                plies,
+                empty_count,
+                label,
+                group_size,
+                vp,
+                rng,
+                b,
+                actions[b],
+                luck,
+                pass_action,
+                path,
+                rank,
+                nbr,
+            )
 
 
 @njit(cache=True)
-def _observe_kernel(seats, out, board, pos, roll, roller, phase, choice, remaining, row, empty_count, label,
-                    group_size, vp, lay, planes, slots, path, rank, nbr4, row_owner):
+def _observe_kernel(
+    seats,
+    out,
+    board,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    row,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    lay,
+    planes,
+    slots,
+    path,
+    rank,
+    nbr4,
+    row_owner,
+):
     for b in range(seats.shape[0]):
-        observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp,
-                     b, seats[b], out, lay, planes, slots, path, rank, nbr4, row_owner)
+        observe_row(
+            board,
+            pos,
+            roll,
+            roller,
+            phase,
+            choice,
+            remaining,
+            row,
+            empty_count,
+            label,
+            group_size,
+            vp,
+            b,
+            seats[b],
+            out,
+            lay,
+            planes,
+            slots,
+            path,
+            rank,
+            nbr4,
+            row_owner,
+        )
 
 
 @njit(cache=True)
@@ -359,8 +494,27 @@ def _merge_gain(bd, label, group_size, nbr, cell, code):
 
 
 @njit(cache=True)
-def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size, rng, b, seat, luck, types,
-                   pass_action, nbr, row_owner, row_type, values, greedy):
+def _greedy_action(
+    board,
+    pos,
+    phase,
+    choice,
+    remaining,
+    row,
+    label,
+    group_size,
+    rng,
+    b,
+    seat,
+    luck,
+    types,
+    pass_action,
+    nbr,
+    row_owner,
+    row_type,
+    values,
+    greedy,
+):
     """baselines.greedy_choice for ``seat`` (the mover) in live row ``b``; ties broken with the row's generator
     (``values``: scratch of 3 floats; ``greedy``: the rule's weights DENY, POTENTIAL, PASS_BELOW,
     PASS_BELOW_RESPONDER, passed in so that a cached kernel never keeps stale ones)."""
@@ -429,9 +583,35 @@ def _greedy_action(board, pos, phase, choice, remaining, row, label, group_size,
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row, plies,
-                    empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr, row_owner,
-                    row_type, greedy):
+def _playout_kernel(
+    b,
+    max_depth,
+    epsilon,
+    board,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    placed,
+    row,
+    plies,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    rng,
+    luck,
+    types,
+    pass_action,
+    path,
+    rank,
+    nbr,
+    row_owner,
+    row_type,
+    greedy,
+):
     """Play row ``b`` on with baselines.greedy_rollout until the game ends or ``max_depth`` plies (< 0: no cut);
     returns the plies played."""
     mask = np.zeros((1, pass_action + 1), dtype=np.bool_)
@@ -458,10 +638,51 @@ def _playout_kernel(b, max_depth, epsilon, board, pos, roll, roller, phase, choi
                     k -= 1
         else:
             seat = _mover(roller[b], phase[b])
-            action = _greedy_action(board, pos, phase, choice, remaining, row, label, group_size, rng, b, seat,
-                                    luck, types, pass_action, nbr, row_owner, row_type, values, greedy)
-        _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
-                   group_size, vp, rng, b, action, luck, pass_action, path, rank, nbr)
+            action = _greedy_action(
+                board,
+                pos,
+                phase,
+                choice,
+                remaining,
+                row,
+                label,
+                group_size,
+                rng,
+                b,
+                seat,
+                luck,
+                types,
+                pass_action,
+                nbr,
+                row_owner,
+                row_type,
+                values,
+                greedy,
+            )
+        _apply_row(
+            board,
+            pos,
+            roll,
+            roller,
+            phase,
+            choice,
+            remaining,
+            placed,
+            row,
+            plies,
+            empty_count,
+            label,
+            group_size,
+            vp,
+            rng,
+            b,
+            action,
+            luck,
+            pass_action,
+            path,
+            rank,
+            nbr,
+        )
         depth += 1
     return depth
 
@@ -499,8 +720,9 @@ def _candidates(remaining, row, roller, phase, choice, empty_count, b, luck, typ
 
 
 @njit(cache=True)
-def _copy_row(src, dst, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
-              group_size, vp):
+def _copy_row(
+    src, dst, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp
+):
     """Row ``src`` of every field but the generator into row ``dst``."""
     board[dst] = board[src]
     pos[dst] = pos[src]
@@ -519,11 +741,42 @@ def _copy_row(src, dst, board, pos, roll, roller, phase, choice, remaining, plac
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_legal, root_visits, root_actions,
-                   board, pos,
-                   roll, roller,
-                   phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp, rng, luck, types,
-                   pass_action, path, rank, nbr, row_owner, row_type, eval_scale, max_plies, greedy):
+def _search_kernel(
+    budget,
+    exploration,
+    margin_weight,
+    max_depth,
+    epsilon,
+    root_legal,
+    root_visits,
+    root_actions,
+    board,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    placed,
+    row,
+    plies,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    rng,
+    luck,
+    types,
+    pass_action,
+    path,
+    rank,
+    nbr,
+    row_owner,
+    row_type,
+    eval_scale,
+    max_plies,
+    greedy,
+):
     """The ``search`` baseline's decision for the mover of row 0, compiled: envs.common.mcts.MCTSPolicy.act
     (UCT, open loop: each simulation copies row 0 into row 1 and samples the dice from ``rng[1]``) with
     BordersMCTS's playouts and values (:func:`_playout_kernel`; tanh of the final vp margin / ``eval_scale``
@@ -544,15 +797,32 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
     acts = np.empty(actions, dtype=np.int64)
     untried = np.empty(actions, dtype=np.int64)
     for _ in range(budget):
-        _copy_row(0, 1, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
-                  group_size, vp)
+        _copy_row(
+            0,
+            1,
+            board,
+            pos,
+            roll,
+            roller,
+            phase,
+            choice,
+            remaining,
+            placed,
+            row,
+            plies,
+            empty_count,
+            label,
+            group_size,
+            vp,
+        )
         node = 0
         node_path[0] = 0
         length = 1
         while empty_count[1] > 0:
             player = _mover(roller[1], phase[1])
-            n = _candidates(remaining, row, roller, phase, choice, empty_count, 1, luck, types, row_owner, row_type,
-                            mask, acts)
+            n = _candidates(
+                remaining, row, roller, phase, choice, empty_count, 1, luck, types, row_owner, row_type, mask, acts
+            )
             if node == 0 and root_actions.size > 0:
                 n = root_actions.size
                 acts[:n] = root_actions
@@ -562,8 +832,30 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
                 nodes += 1
                 children[node, a] = child
                 avail[child] = 1
-                _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count,
-                           label, group_size, vp, rng, 1, a, luck, pass_action, path, rank, nbr)
+                _apply_row(
+                    board,
+                    pos,
+                    roll,
+                    roller,
+                    phase,
+                    choice,
+                    remaining,
+                    placed,
+                    row,
+                    plies,
+                    empty_count,
+                    label,
+                    group_size,
+                    vp,
+                    rng,
+                    1,
+                    a,
+                    luck,
+                    pass_action,
+                    path,
+                    rank,
+                    nbr,
+                )
                 node_path[length] = child
                 length += 1
                 break
@@ -571,20 +863,69 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
             best_score = -np.inf
             for i in range(n):
                 child = children[node, acts[i]]
-                score = (value[child, player] / visits[child]
-                         + exploration * np.sqrt(np.log(avail[child]) / visits[child]))
+                score = value[child, player] / visits[child] + exploration * np.sqrt(
+                    np.log(avail[child]) / visits[child]
+                )
                 if score > best_score:
                     best = acts[i]
                     best_score = score
-            _apply_row(board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label,
-                       group_size, vp, rng, 1, best, luck, pass_action, path, rank, nbr)
+            _apply_row(
+                board,
+                pos,
+                roll,
+                roller,
+                phase,
+                choice,
+                remaining,
+                placed,
+                row,
+                plies,
+                empty_count,
+                label,
+                group_size,
+                vp,
+                rng,
+                1,
+                best,
+                luck,
+                pass_action,
+                path,
+                rank,
+                nbr,
+            )
             node = children[node, best]
             node_path[length] = node
             length += 1
         if empty_count[1] > 0:
-            _playout_kernel(1, max_depth, epsilon, board, pos, roll, roller, phase, choice, remaining, placed, row,
-                            plies, empty_count, label, group_size, vp, rng, luck, types, pass_action, path, rank, nbr,
-                            row_owner, row_type, greedy)
+            _playout_kernel(
+                1,
+                max_depth,
+                epsilon,
+                board,
+                pos,
+                roll,
+                roller,
+                phase,
+                choice,
+                remaining,
+                placed,
+                row,
+                plies,
+                empty_count,
+                label,
+                group_size,
+                vp,
+                rng,
+                luck,
+                types,
+                pass_action,
+                path,
+                rank,
+                nbr,
+                row_owner,
+                row_type,
+                greedy,
+            )
         if empty_count[1] > 0:  # cut: the vp lead (baselines.vp_evaluate)
             v = np.tanh((vp[1, 0] - vp[1, 1] + 0.1 * (placed[1, 0] - placed[1, 1])) / eval_scale)
         else:
@@ -603,8 +944,11 @@ def _search_kernel(budget, exploration, margin_weight, max_depth, epsilon, root_
         child = children[0, a]
         root_visits[a] = visits[child] if child >= 0 else 0
         if child >= 0 and root_legal[a]:
-            if best < 0 or visits[child] > visits[children[0, best]] or (
-                    visits[child] == visits[children[0, best]] and child < children[0, best]):
+            if (
+                best < 0
+                or visits[child] > visits[children[0, best]]
+                or (visits[child] == visits[children[0, best]] and child < children[0, best])
+            ):
                 best = a
     return best
 
@@ -632,8 +976,15 @@ class BeastyBordersBatch(BatchedGame):
         self.lay, self.planes, self.slots = t.lay, t.planes, t.slots
         self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
         self.counts = np.array(ref.counts, dtype=np.int64)
-        self.greedy = np.array([greedy_weights.DENY, greedy_weights.POTENTIAL, greedy_weights.PASS_BELOW,
-                                greedy_weights.PASS_BELOW_RESPONDER], dtype=np.float64)
+        self.greedy = np.array(
+            [
+                greedy_weights.DENY,
+                greedy_weights.POTENTIAL,
+                greedy_weights.PASS_BELOW,
+                greedy_weights.PASS_BELOW_RESPONDER,
+            ],
+            dtype=np.float64,
+        )
         """The greedy playout rule's weights (greedy_weights.py), for the search baseline's kernels."""
 
     def options(self) -> dict[str, Any]:
@@ -643,36 +994,95 @@ class BeastyBordersBatch(BatchedGame):
     # ----- state -----------------------------------------------------------------------------------------------
     def new_state(self, batch: int) -> BordersBatchState:
         """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
+
         def ints(*shape: int) -> np.ndarray:
             return np.zeros((batch, *shape), dtype=np.int64)
+
         return BordersBatchState(
-            board=np.zeros((batch, self.cells), dtype=np.int8), tiles=np.zeros((batch, self.num_tiles), np.int8),
-            pos=ints(), roll=ints(), roller=ints(), phase=ints(), choice=ints(), remaining=ints(2, 3),
-            placed=ints(2), row=np.zeros((batch, act.ROW_LEN), dtype=bool), plies=ints(), empty_count=ints(),
+            board=np.zeros((batch, self.cells), dtype=np.int8),
+            tiles=np.zeros((batch, self.num_tiles), np.int8),
+            pos=ints(),
+            roll=ints(),
+            roller=ints(),
+            phase=ints(),
+            choice=ints(),
+            remaining=ints(2, 3),
+            placed=ints(2),
+            row=np.zeros((batch, act.ROW_LEN), dtype=bool),
+            plies=ints(),
+            empty_count=ints(),
             label=np.full((batch, self.cells), -1, dtype=np.int8),
-            group_size=np.zeros((batch, self.cells), dtype=np.int8), vp=ints(2), rng=np.zeros(batch, np.uint64))
+            group_size=np.zeros((batch, self.cells), dtype=np.int8),
+            vp=ints(2),
+            rng=np.zeros(batch, np.uint64),
+        )
 
     def _fields(self, s: BordersBatchState) -> tuple:
-        return (s.board, s.pos, s.roll, s.roller, s.phase, s.choice, s.remaining, s.placed, s.row, s.plies,
-                s.empty_count, s.label, s.group_size, s.vp, s.rng)
+        return (
+            s.board,
+            s.pos,
+            s.roll,
+            s.roller,
+            s.phase,
+            s.choice,
+            s.remaining,
+            s.placed,
+            s.row,
+            s.plies,
+            s.empty_count,
+            s.label,
+            s.group_size,
+            s.vp,
+            s.rng,
+        )
 
     def reset_rows(self, state: BordersBatchState, rows: np.ndarray) -> None:
         """New games in ``rows``: tiles shuffled and the first roll drawn from each row's generator."""
         s = state
-        _reset_kernel(np.asarray(rows, dtype=np.int64), s.board, s.tiles, s.pos, s.roll, s.roller, s.phase,
-                      s.choice, s.remaining, s.placed, s.row, s.plies, s.empty_count, s.label, s.group_size, s.vp,
-                      s.rng, self.luck, self.counts, self.slot_cells, _TILE_LAKE, self.path, self.rank)
+        _reset_kernel(
+            np.asarray(rows, dtype=np.int64),
+            s.board,
+            s.tiles,
+            s.pos,
+            s.roll,
+            s.roller,
+            s.phase,
+            s.choice,
+            s.remaining,
+            s.placed,
+            s.row,
+            s.plies,
+            s.empty_count,
+            s.label,
+            s.group_size,
+            s.vp,
+            s.rng,
+            self.luck,
+            self.counts,
+            self.slot_cells,
+            _TILE_LAKE,
+            self.path,
+            self.rank,
+        )
 
     def legal_mask(self, state: BordersBatchState, out: np.ndarray) -> None:
         """The mover's legal mask per row (zeros when over)."""
         s = state
-        _legal_kernel(out, s.remaining, s.row, s.roller, s.phase, s.choice, s.empty_count, self.luck,
-                      self.num_types, _ROW_OWNER)
+        _legal_kernel(
+            out, s.remaining, s.row, s.roller, s.phase, s.choice, s.empty_count, self.luck, self.num_types, _ROW_OWNER
+        )
 
     def apply(self, state: BordersBatchState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row; the next turn's roll from the row's generator."""
-        _apply_kernel(np.asarray(actions, dtype=np.int64), *self._fields(state), self.luck, self.pass_action,
-                      self.path, self.rank, self.nbr)
+        _apply_kernel(
+            np.asarray(actions, dtype=np.int64),
+            *self._fields(state),
+            self.luck,
+            self.pass_action,
+            self.path,
+            self.rank,
+            self.nbr,
+        )
 
     def observe(self, state: BordersBatchState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s observation from seat ``seats[b]`` (0 or 1) into ``out[b]``."""
@@ -680,10 +1090,29 @@ class BeastyBordersBatch(BatchedGame):
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() > 1)):
             raise ValueError(f"seats must be {out.shape[0]} seats 0 or 1")
         s = state
-        _observe_kernel(seats, out, s.board, s.pos, s.roll, s.roller, s.phase, s.choice, s.remaining, s.row,
-                        s.empty_count, s.label, s.group_size, s.vp, self.lay, self.planes, self.slots, self.path,
-                        self.rank, self.nbr4,
-                        _ROW_OWNER)
+        _observe_kernel(
+            seats,
+            out,
+            s.board,
+            s.pos,
+            s.roll,
+            s.roller,
+            s.phase,
+            s.choice,
+            s.remaining,
+            s.row,
+            s.empty_count,
+            s.label,
+            s.group_size,
+            s.vp,
+            self.lay,
+            self.planes,
+            self.slots,
+            self.path,
+            self.rank,
+            self.nbr4,
+            _ROW_OWNER,
+        )
 
     def current_player(self, state: BordersBatchState) -> np.ndarray:
         """Seat to move per row: the roller, then the responder; TERMINAL once the landscape is full."""
@@ -740,7 +1169,7 @@ class BeastyBordersBatch(BatchedGame):
         state.phase[row] = r.phase
         state.choice[row] = r.choice
         state.remaining[row, :, : self.num_types] = r.remaining
-        state.remaining[row, :, self.num_types:] = 0
+        state.remaining[row, :, self.num_types :] = 0
         state.placed[row] = r.placed
         state.row[row] = False if r.row is None else r.row
         state.plies[row] = 0
@@ -752,12 +1181,35 @@ class BeastyBordersBatch(BatchedGame):
         """Play row ``row`` on with the greedy playout rule of ``baselines.greedy_rollout`` (a uniformly random
         legal move with probability ``epsilon``) until the game ends or ``max_depth`` plies (< 0: no cut), chance
         and ties from the row's generator; returns the plies played."""
-        return _playout_kernel(row, max_depth, epsilon, *self._fields(state), self.luck, self.num_types,
-                               self.pass_action, self.path, self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, self.greedy)
+        return _playout_kernel(
+            row,
+            max_depth,
+            epsilon,
+            *self._fields(state),
+            self.luck,
+            self.num_types,
+            self.pass_action,
+            self.path,
+            self.rank,
+            self.nbr,
+            _ROW_OWNER,
+            _ROW_TYPE,
+            self.greedy,
+        )
 
-    def search(self, state: BordersBatchState, legal: np.ndarray, budget: int, exploration: float,
-               margin_weight: float, eval_scale: float, max_depth: int = -1, epsilon: float = 0.1,
-               root_visits: np.ndarray | None = None, root_actions: np.ndarray | None = None) -> int:
+    def search(
+        self,
+        state: BordersBatchState,
+        legal: np.ndarray,
+        budget: int,
+        exploration: float,
+        margin_weight: float,
+        eval_scale: float,
+        max_depth: int = -1,
+        epsilon: float = 0.1,
+        root_visits: np.ndarray | None = None,
+        root_actions: np.ndarray | None = None,
+    ) -> int:
         """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
         scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with greedy playouts (see
         :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
@@ -768,11 +1220,30 @@ class BeastyBordersBatch(BatchedGame):
         root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
         if root_actions.size > self.num_actions:
             raise ValueError(f"at most {self.num_actions} root actions, got {root_actions.size}")
-        return int(_search_kernel(budget, exploration, margin_weight, max_depth, epsilon, legal, root_visits,
-                                  root_actions,
-                                  *self._fields(state), self.luck, self.num_types, self.pass_action, self.path,
-                                  self.rank, self.nbr, _ROW_OWNER, _ROW_TYPE, eval_scale, self.max_game_length,
-                                  self.greedy))
+        return int(
+            _search_kernel(
+                budget,
+                exploration,
+                margin_weight,
+                max_depth,
+                epsilon,
+                legal,
+                root_visits,
+                root_actions,
+                *self._fields(state),
+                self.luck,
+                self.num_types,
+                self.pass_action,
+                self.path,
+                self.rank,
+                self.nbr,
+                _ROW_OWNER,
+                _ROW_TYPE,
+                eval_scale,
+                self.max_game_length,
+                self.greedy,
+            )
+        )
 
     has_greedy_actions = True
 
@@ -782,13 +1253,33 @@ class BeastyBordersBatch(BatchedGame):
         generator)."""
         batch = state.pos.shape[0]
         if rng.dtype != np.uint64 or rng.shape != (batch,) or out.dtype != np.int64 or out.shape != (batch,):
-            raise ValueError(f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
-                             f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}")
+            raise ValueError(
+                f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
+                f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}"
+            )
         seats = self.current_player(state)
         s = state
         values = np.empty(3, dtype=np.float64)
         out[:] = -1
         for b in np.flatnonzero(seats >= 0):
-            out[b] = _greedy_action(s.board, s.pos, s.phase, s.choice, s.remaining, s.row, s.label, s.group_size,
-                                    rng, b, int(seats[b]), self.luck, self.num_types, self.pass_action, self.nbr,
-                                    _ROW_OWNER, _ROW_TYPE, values, self.greedy)
+            out[b] = _greedy_action(
+                s.board,
+                s.pos,
+                s.phase,
+                s.choice,
+                s.remaining,
+                s.row,
+                s.label,
+                s.group_size,
+                rng,
+                b,
+                int(seats[b]),
+                self.luck,
+                self.num_types,
+                self.pass_action,
+                self.nbr,
+                _ROW_OWNER,
+                _ROW_TYPE,
+                values,
+                self.greedy,
+            )

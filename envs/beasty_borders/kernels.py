@@ -15,7 +15,7 @@ these, do not notice edits here (after editing this file, touch ``fast.py`` or c
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
@@ -29,9 +29,24 @@ _TOP = len(GROUP_VP) - 1
 _ROW_OWNER = np.array(ROW_OWNER, dtype=np.int64)
 
 # Observation block offsets, in the order of the ``lay`` array passed to the kernels.
-_L_CELLS, _L_TYPES, _L_VARIANT, _L_MARKER, _L_ROLL, _L_PHASE, _L_ROLLER, _L_MINE, _L_THEIRS, _L_SCORE, \
-    _L_ROW_MINE, _L_ROW_THEIRS, _L_CHOICE, _L_ROLLER_PASSED, _L_SPACES, _L_SIZE = range(16)
-
+(
+    _L_CELLS,
+    _L_TYPES,
+    _L_VARIANT,
+    _L_MARKER,
+    _L_ROLL,
+    _L_PHASE,
+    _L_ROLLER,
+    _L_MINE,
+    _L_THEIRS,
+    _L_SCORE,
+    _L_ROW_MINE,
+    _L_ROW_THEIRS,
+    _L_CHOICE,
+    _L_ROLLER_PASSED,
+    _L_SPACES,
+    _L_SIZE,
+) = range(16)
 
 
 @njit(cache=True)
@@ -72,8 +87,12 @@ def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
     """observation.space_entry's gain (/ 10, capped at 1) for animal ``code`` from the distinct neighbouring
     groups (code ``c_i``, size ``s_i``; ``s_i`` 0 for a non-group or a repeated group)."""
     total = (c0 == code) * s0 + (c1 == code) * s1 + (c2 == code) * s2 + (c3 == code) * s3
-    vps = ((c0 == code) * _GROUP_VP[s0] + (c1 == code) * _GROUP_VP[s1] + (c2 == code) * _GROUP_VP[s2]
-           + (c3 == code) * _GROUP_VP[s3])
+    vps = (
+        (c0 == code) * _GROUP_VP[s0]
+        + (c1 == code) * _GROUP_VP[s1]
+        + (c2 == code) * _GROUP_VP[s2]
+        + (c3 == code) * _GROUP_VP[s3]
+    )
     gain = (_GROUP_VP[min(1 + total, _TOP)] - vps) * 0.1
     return gain if gain < 1.0 else 1.0
 
@@ -102,8 +121,30 @@ def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
 
 
 @njit(cache=True)
-def observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_count, label, group_size, vp, b,
-                 seat, out, lay, planes, slots, path, rank, nbr4, row_owner):
+def observe_row(
+    board,
+    pos,
+    roll,
+    roller,
+    phase,
+    choice,
+    remaining,
+    row,
+    empty_count,
+    label,
+    group_size,
+    vp,
+    b,
+    seat,
+    out,
+    lay,
+    planes,
+    slots,
+    path,
+    rank,
+    nbr4,
+    row_owner,
+):
     """Row ``b``'s observation from ``seat`` into ``out[b]`` (observation.encode; layout offsets in ``lay``,
     ``planes[seat, code]`` the offset of the plane that shows a cell code to ``seat``)."""
     cells = lay[_L_CELLS]
@@ -173,8 +214,6 @@ def observe_row(board, pos, roll, roller, phase, choice, remaining, row, empty_c
             out[b, dst + j] = out[b, src + j]
 
 
-
-
 class ObservationTables:
     """A configuration's tables as the observation kernels read them (int64 arrays): the layout's offsets
     (``lay``, indexed by the ``_L_*`` constants), the plane that shows each cell code to each seat (``planes``),
@@ -236,6 +275,27 @@ def observe_position(board, facts, row, out, lay, planes, slots, path, rank, nbr
     for seat in range(2):
         for t in range(types):
             remaining[0, seat, t] = facts[7 + seat * types + t]
-    observe_row(one_board, facts[1:2], facts[2:3], facts[3:4], facts[4:5], facts[5:6], remaining, row,
-                facts[6:7], label, group_size, vp, 0, facts[0], out.reshape(1, out.shape[0]), lay, planes, slots,
-                path, rank, nbr4, row_owner)
+    observe_row(
+        one_board,
+        facts[1:2],
+        facts[2:3],
+        facts[3:4],
+        facts[4:5],
+        facts[5:6],
+        remaining,
+        row,
+        facts[6:7],
+        label,
+        group_size,
+        vp,
+        0,
+        facts[0],
+        out.reshape(1, out.shape[0]),
+        lay,
+        planes,
+        slots,
+        path,
+        rank,
+        nbr4,
+        row_owner,
+    )

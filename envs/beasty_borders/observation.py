@@ -39,7 +39,7 @@ learning group counting and the path's arithmetic before it can learn tactics.
 from __future__ import annotations
 
 import bisect
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -67,8 +67,16 @@ class ObservationLayout:
     """Offsets of every block of the observation vector for one configuration, and the landscape geometry the
     encoding reads (``neighbours`` per cell; the ``path`` of cells and each cell's ``rank`` on it)."""
 
-    def __init__(self, rows: int, cols: int, num_types: int, variant: bool,
-                 neighbours: Sequence[tuple[int, ...]], path: Sequence[int], rank: Sequence[int]):
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        num_types: int,
+        variant: bool,
+        neighbours: Sequence[tuple[int, ...]],
+        path: Sequence[int],
+        rank: Sequence[int],
+    ):
         self.rows, self.cols, self.num_types, self.variant = rows, cols, num_types, variant
         self.neighbours, self.path, self.rank = list(neighbours), list(path), list(rank)
         self.cells = rows * cols
@@ -91,7 +99,8 @@ class ObservationLayout:
         self.space_width = 2 * num_types + 1
         # per seat, which fields of a space entry (codes 3..8, then room) make the seat's (mine, theirs, room)
         self.entry_order = [
-            [3 * seat + t for t in range(num_types)] + [3 * (1 - seat) + t for t in range(num_types)]
+            [3 * seat + t for t in range(num_types)]
+            + [3 * (1 - seat) + t for t in range(num_types)]
             + [NUM_CODES - FIRST_ANIMAL]
             for seat in range(2)
         ]
@@ -145,8 +154,9 @@ def encode(lay: ObservationLayout, state: BeastyBordersState, seat: int) -> np.n
     return out
 
 
-def space_entry(neighbours: Sequence[tuple[int, ...]], board: list[int],
-                groups: tuple[list[int], list[int], list[int]], cell: int) -> tuple[float, ...]:
+def space_entry(
+    neighbours: Sequence[tuple[int, ...]], board: list[int], groups: tuple[list[int], list[int], list[int]], cell: int
+) -> tuple[float, ...]:
     """What ``cell`` is worth: for each animal code 3..8 (farm A B C, wild X Y Z) the victory points its owner
     gains by placing that animal there (/ 10, capped at 1), then the cell's empty green neighbours / 4."""
     label, sizes, _ = groups
@@ -194,8 +204,10 @@ def _encode_spaces(lay: ObservationLayout, state: BeastyBordersState, seat: int,
     most spaces are computed once per change near them rather than once per observation, and an observation
     copies its nine rows with one ``np.take``."""
     if state.space_cache is None:
-        state.space_cache = (np.zeros((2, lay.cells, lay.space_width), dtype=np.float32),
-                             np.zeros(lay.cells, dtype=bool))
+        state.space_cache = (
+            np.zeros((2, lay.cells, lay.space_width), dtype=np.float32),
+            np.zeros(lay.cells, dtype=bool),
+        )
     tables, valid = state.space_cache
     cells = [state.pos] + lookahead_cells(lay, state)
     board = None
@@ -208,7 +220,7 @@ def _encode_spaces(lay: ObservationLayout, state: BeastyBordersState, seat: int,
             for s in range(2):
                 tables[s, cell] = [entry[i] for i in lay.entry_order[s]]
             valid[cell] = True
-    block = out[lay.spaces: lay.spaces + (1 + LOOKAHEAD) * lay.space_width].reshape(-1, lay.space_width)
+    block = out[lay.spaces : lay.spaces + (1 + LOOKAHEAD) * lay.space_width].reshape(-1, lay.space_width)
     np.take(tables[seat], cells, axis=0, out=block[: len(cells)])
 
 

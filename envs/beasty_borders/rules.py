@@ -16,7 +16,8 @@ Seat 0 is the farm player (A B C) and the start player, seat 1 the wild player (
 from __future__ import annotations
 
 import bisect
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ LAKE_FILL = (185, 220, 245)
 _KERNELS_LOADED = False
 
 
-def _load_kernels(game: "BeastyBordersGame") -> None:
+def _load_kernels(game: BeastyBordersGame) -> None:
     """Compile (first run) or load from numba's cache the observation kernel once per process, when the first game
     is built, so that a game's first step is not the one that waits for it."""
     global _KERNELS_LOADED
@@ -107,22 +108,31 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         self.neighbours: list[tuple[int, ...]] = []
         for cell in range(self.cells):
             r, c = divmod(cell, self.cols)
-            nb = [(r + dr) * self.cols + (c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
-                  if 0 <= r + dr < self.rows and 0 <= c + dc < self.cols]
+            nb = [
+                (r + dr) * self.cols + (c + dc)
+                for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                if 0 <= r + dr < self.rows and 0 <= c + dc < self.cols
+            ]
             self.neighbours.append(tuple(nb))
         self.slot_cells: list[list[int]] = []
         for slot in range(self.num_tiles):
             tr, tc = divmod(slot, self.tile_cols)
-            self.slot_cells.append([(tr * TILE_ROWS + r) * self.cols + tc * TILE_COLS + c
-                                    for r in range(TILE_ROWS) for c in range(TILE_COLS)])
+            self.slot_cells.append(
+                [
+                    (tr * TILE_ROWS + r) * self.cols + tc * TILE_COLS + c
+                    for r in range(TILE_ROWS)
+                    for c in range(TILE_COLS)
+                ]
+            )
         self._lake_to_tile = lake_pattern_to_tile()
-        self.layout = ObservationLayout(self.rows, self.cols, self.num_types, not self.luck, self.neighbours,
-                                        self.path, self.rank)
+        self.layout = ObservationLayout(
+            self.rows, self.cols, self.num_types, not self.luck, self.neighbours, self.path, self.rank
+        )
         self.observation_shape = (self.layout.size,)
         self.tables = kernels.ObservationTables(self.layout, self.neighbours)
         """The configuration's tables for the compiled observation (``kernels.py``; the batched engine's too)."""
         self.observation_dtype = np.float32
-        max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles:])
+        max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles :])
         self.max_green = max_green
         self.max_game_length = 2 * max_green
         """Every filled space takes at most two decisions (roller and responder)."""
@@ -208,8 +218,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         state.board[state.pos] = code
         members = None
         if code >= FIRST_ANIMAL and state.group_cache is not None:  # (a marker changes no group)
-            state.group_cache, members = add_to_groups(state.group_cache, state.board, self.neighbours, state.pos,
-                                                       code)
+            state.group_cache, members = add_to_groups(state.group_cache, state.board, self.neighbours, state.pos, code)
         if state.space_cache is not None:
             if code >= FIRST_ANIMAL and members is None:
                 state.space_cache = None  # no group books to say which spaces changed
@@ -270,7 +279,8 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             if state.remaining[seat][action] <= 0:
                 raise IllegalActionError(
                     f"action {action} ({act.SEAT_LETTERS[seat][action]}): {who} has no "
-                    f"{act.SEAT_LETTERS[seat][action]} animal left")
+                    f"{act.SEAT_LETTERS[seat][action]} animal left"
+                )
             return
         name = act.variant_action_to_str(action)
         if act.ROW_OWNER[action] != seat:
@@ -280,7 +290,8 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         if state.phase == RESPONDER_CHOICE and action <= state.choice:
             raise IllegalActionError(
                 f"action {action} ({name}): the responder must point at a higher value than the roller's "
-                f"{act.variant_action_to_str(state.choice)}")
+                f"{act.variant_action_to_str(state.choice)}"
+            )
 
     def apply(self, state: BeastyBordersState, action: int, rng: np.random.Generator) -> None:
         """Play ``action`` for the player to move (validated first); rolls the next turn's die with ``rng``."""
@@ -384,12 +395,15 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
         t = self.tables
         rem = state.remaining
-        facts = np.array([seat, state.pos, state.roll, state.roller, state.phase, state.choice, len(state.empty),
-                          *rem[0], *rem[1]], dtype=np.int64)
+        facts = np.array(
+            [seat, state.pos, state.roll, state.roller, state.phase, state.choice, len(state.empty), *rem[0], *rem[1]],
+            dtype=np.int64,
+        )
         out = np.empty(self.layout.size, dtype=np.float32)
         row = t.no_row if state.row is None else state.row.reshape(1, -1)
-        kernels.observe_position(state.board, facts, row, out, t.lay, t.planes, t.slots, t.path, t.rank, t.nbr,
-                                 t.nbr4, t.row_owner)
+        kernels.observe_position(
+            state.board, facts, row, out, t.lay, t.planes, t.slots, t.path, t.rank, t.nbr, t.nbr4, t.row_owner
+        )
         return out
 
     def observation_python(self, state: BeastyBordersState, seat: int) -> np.ndarray:
@@ -407,7 +421,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
     def str_to_action(self, state: BeastyBordersState, text: str) -> int:
         """Parse notation; raises IllegalActionError for text that names no action of the player to move."""
         seat = self.current_player(state)
-        action = (act.main_str_to_action(max(seat, 0), text) if self.luck else act.variant_str_to_action(text))
+        action = act.main_str_to_action(max(seat, 0), text) if self.luck else act.variant_str_to_action(text)
         if action is None:
             raise IllegalActionError(f"{text!r} is not a move here")
         return action
@@ -422,8 +436,10 @@ class BeastyBordersGame(Game[BeastyBordersState]):
 
     def board_rows(self, state: BeastyBordersState) -> list[str]:
         """The landscape as H strings of W characters (see :meth:`cell_char`)."""
-        return ["".join(self.cell_char(int(state.board[r * self.cols + c])) for c in range(self.cols))
-                for r in range(self.rows)]
+        return [
+            "".join(self.cell_char(int(state.board[r * self.cols + c])) for c in range(self.cols))
+            for r in range(self.rows)
+        ]
 
     def _parse_rows(self, rows: Sequence[str]) -> np.ndarray:
         """Cell codes from text rows (spaces ignored); ValueError on bad shape or characters."""
@@ -490,7 +506,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                     for kind in range(self.num_types):
                         gone = self.counts[kind] - s.remaining[seat][kind]
                         idx = [i for i in range(act.ROW_LEN) if act.ROW_OWNER[i] == seat and act.ROW_TYPE[i] == kind]
-                        for i in idx[len(idx) - gone:]:
+                        for i in idx[len(idx) - gone :]:
                             s.row[i] = 0.0
             else:
                 s.row = np.array([float(ch == "1") for ch in row], dtype=np.float32)
@@ -510,11 +526,14 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             raise ValueError("the bidding row must have 28 figures")
         for seat in range(2):
             for kind in range(self.num_types):
-                n = sum(int(s.row[i]) for i in range(act.ROW_LEN)
-                        if act.ROW_OWNER[i] == seat and act.ROW_TYPE[i] == kind)
+                n = sum(
+                    int(s.row[i]) for i in range(act.ROW_LEN) if act.ROW_OWNER[i] == seat and act.ROW_TYPE[i] == kind
+                )
                 if n != s.remaining[seat][kind]:
-                    raise ValueError(f"the bidding row holds {n} {self._letters[seat][kind]}, "
-                                     f"the landscape implies {s.remaining[seat][kind]}")
+                    raise ValueError(
+                        f"the bidding row holds {n} {self._letters[seat][kind]}, "
+                        f"the landscape implies {s.remaining[seat][kind]}"
+                    )
 
     # ----- snapshots ----------------------------------------------------------------------------------
     def state_to_json(self, state: BeastyBordersState) -> dict[str, Any]:
@@ -539,8 +558,12 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             if not isinstance(data, dict) or set(data) != keys:
                 raise ValueError(f"expected keys {sorted(keys)}")
             tiles = [_int(t) for t in data["tiles"]]
-            if len(tiles) != self.num_tiles or len(set(tiles)) != self.num_tiles or SIGNPOST_TILE not in tiles \
-                    or not all(0 <= t < len(TILES) for t in tiles):
+            if (
+                len(tiles) != self.num_tiles
+                or len(set(tiles)) != self.num_tiles
+                or SIGNPOST_TILE not in tiles
+                or not all(0 <= t < len(TILES) for t in tiles)
+            ):
                 raise ValueError(f"bad tiles {tiles}")
             if not isinstance(data["board"], list) or not all(isinstance(r, str) for r in data["board"]):
                 raise ValueError("board must be a list of strings")
@@ -562,8 +585,11 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             if s.empty and board[s.pos] != EMPTY:
                 raise ValueError("the steps-marker must stand on an empty space while the game is live")
             rem = data["remaining"]
-            if not isinstance(rem, list) or len(rem) != 2 or any(not isinstance(r, list) or len(r) != self.num_types
-                                                                 for r in rem):
+            if (
+                not isinstance(rem, list)
+                or len(rem) != 2
+                or any(not isinstance(r, list) or len(r) != self.num_types for r in rem)
+            ):
                 raise ValueError("remaining must be 2 lists of per-type counts")
             s.remaining = [[_int(x) for x in r] for r in rem]
             s.placed = [_int(x) for x in data["placed"]]
@@ -575,8 +601,10 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                     n = int(np.count_nonzero(board == FIRST_ANIMAL + 3 * seat + kind))
                     on_board += n
                     if s.remaining[seat][kind] < 0 or s.remaining[seat][kind] + n != self.counts[kind]:
-                        raise ValueError(f"{self._letters[seat][kind]}: {n} placed + "
-                                         f"{s.remaining[seat][kind]} held != {self.counts[kind]}")
+                        raise ValueError(
+                            f"{self._letters[seat][kind]}: {n} placed + "
+                            f"{s.remaining[seat][kind]} held != {self.counts[kind]}"
+                        )
                 if s.placed[seat] != on_board:
                     raise ValueError(f"placed[{seat}] = {s.placed[seat]} but {on_board} on the landscape")
             if self.luck:
@@ -590,8 +618,9 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                 self._check_row(s)
                 if not -1 <= s.choice < act.ROW_LEN:
                     raise ValueError(f"choice {s.choice} out of range")
-                if s.choice >= 0 and (s.phase != RESPONDER_CHOICE or act.ROW_OWNER[s.choice] != s.roller
-                                      or not s.row[s.choice]):
+                if s.choice >= 0 and (
+                    s.phase != RESPONDER_CHOICE or act.ROW_OWNER[s.choice] != s.roller or not s.row[s.choice]
+                ):
                     raise ValueError(f"choice {s.choice} is not a roller's figure in the row")
             return s
         except SnapshotError:
@@ -610,20 +639,29 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             lines.append(f"game over: {result}")
         else:
             who = SIDE_NAMES[state.roller]
-            step = ("roller's choice" if state.phase == ROLLER_CHOICE
-                    else f"responder's choice ({SIDE_NAMES[1 - state.roller]})")
-            lines.append(f"roll {state.roll} by {who} (player_{state.roller}), steps-marker on "
-                         f"{cell_name(state.pos, self.cols)}: {step}")
+            step = (
+                "roller's choice"
+                if state.phase == ROLLER_CHOICE
+                else f"responder's choice ({SIDE_NAMES[1 - state.roller]})"
+            )
+            lines.append(
+                f"roll {state.roll} by {who} (player_{state.roller}), steps-marker on "
+                f"{cell_name(state.pos, self.cols)}: {step}"
+            )
             if not self.luck and state.phase == RESPONDER_CHOICE:
-                lines.append("roller pointed at " + (act.variant_action_to_str(state.choice)
-                                                     if state.choice >= 0 else "nothing (pass)"))
+                lines.append(
+                    "roller pointed at "
+                    + (act.variant_action_to_str(state.choice) if state.choice >= 0 else "nothing (pass)")
+                )
         for seat in range(2):
             held = " ".join(f"{self._letters[seat][k]}{state.remaining[seat][k]}" for k in range(self.num_types))
-            lines.append(f"{SIDE_NAMES[seat]} (player_{seat}): {vp[seat]} vp, {state.placed[seat]} placed, "
-                         f"holds {held}")
+            lines.append(
+                f"{SIDE_NAMES[seat]} (player_{seat}): {vp[seat]} vp, {state.placed[seat]} placed, holds {held}"
+            )
         if not self.luck:
-            lines.append("row: " + " ".join(act.variant_action_to_str(i) if state.row[i] else "--"
-                                            for i in range(act.ROW_LEN)))
+            lines.append(
+                "row: " + " ".join(act.variant_action_to_str(i) if state.row[i] else "--" for i in range(act.ROW_LEN))
+            )
         return lines
 
     def render_ansi(self, state: BeastyBordersState) -> str:

@@ -24,8 +24,22 @@ ROLLER_CHOICE, RESPONDER_CHOICE = 0, 1
 class BeastyBordersState:
     """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted)."""
 
-    __slots__ = ("tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row", "empty",
-                 "group_cache", "space_cache", "vp_cache")
+    __slots__ = (
+        "tiles",
+        "board",
+        "pos",
+        "roll",
+        "roller",
+        "phase",
+        "choice",
+        "remaining",
+        "placed",
+        "row",
+        "empty",
+        "group_cache",
+        "space_cache",
+        "vp_cache",
+    )
 
     def __init__(self) -> None:
         self.tiles: list[int] = []
@@ -59,7 +73,7 @@ class BeastyBordersState:
         rows it can change invalidated. Clones share it (they share the landscape: entries valid for one are valid
         for all)."""
 
-    def clone(self) -> "BeastyBordersState":
+    def clone(self) -> BeastyBordersState:
         """An independent copy."""
         s = BeastyBordersState.__new__(BeastyBordersState)
         s.tiles = self.tiles
@@ -104,9 +118,13 @@ def group_labels(board: list[int], neighbours: list[tuple[int, ...]]) -> tuple[l
     return label, sizes, owners
 
 
-def add_to_groups(groups: tuple[list[int], list[int], list[int]], board: list[int] | np.ndarray,
-                  neighbours: list[tuple[int, ...]], cell: int,
-                  code: int) -> tuple[tuple[list[int], list[int], list[int]], list[int]]:
+def add_to_groups(
+    groups: tuple[list[int], list[int], list[int]],
+    board: list[int] | np.ndarray,
+    neighbours: list[tuple[int, ...]],
+    cell: int,
+    code: int,
+) -> tuple[tuple[list[int], list[int], list[int]], list[int]]:
     """(:func:`group_labels` after animal ``code`` was put on ``cell``, the cells of its group now), computed
     from the groups before (``board`` already shows the animal): the new animal joins the groups of its code
     next to it. New lists are returned (the old ones may be shared by clones). Merged groups keep their ids with
@@ -149,8 +167,9 @@ def victory_points(neighbours: list[tuple[int, ...]], state: BeastyBordersState)
     return cached[1][:]
 
 
-def landscape_groups(neighbours: list[tuple[int, ...]],
-                     state: BeastyBordersState) -> tuple[list[int], list[int], list[int]]:
+def landscape_groups(
+    neighbours: list[tuple[int, ...]], state: BeastyBordersState
+) -> tuple[list[int], list[int], list[int]]:
     """:func:`group_labels` of ``state``'s landscape, cached on the state until the next filling."""
     if state.group_cache is None:
         state.group_cache = group_labels(state.board.tolist(), neighbours)

@@ -65,5 +65,5 @@ class ActionCodec:
         if t == PASS_TEXT:
             return self.pass_action
         if t.startswith(GROW_PREFIX):
-            t = t[len(GROW_PREFIX):]
+            t = t[len(GROW_PREFIX) :]
         return self.index.get(t)

@@ -133,8 +133,9 @@ class CompiledSearchPolicy(SeededPolicy):
 
     name = "search"
 
-    def __init__(self, game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET,
-                 exploration: float = 1.4):
+    def __init__(
+        self, game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, exploration: float = 1.4
+    ):
         from envs.bestiarium.fast import CompiledSearch
 
         super().__init__(game, seed)
@@ -154,7 +155,10 @@ class CompiledSearchPolicy(SeededPolicy):
 
 
 def search_policy(
-    game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, compiled: bool = True,
+    game: BestiariumGame,
+    seed: int | None = None,
+    budget: int = DEFAULT_BUDGET,
+    compiled: bool = True,
 ) -> SeededPolicy:
     """MCTS, ``budget`` simulations a decision, random playouts cut after 20 plies and scored by the cascade.
 
@@ -164,7 +168,10 @@ def search_policy(
     if compiled:
         return CompiledSearchPolicy(game, seed=seed, budget=budget)
     return MCTSPolicy(
-        game, budget=budget, seed=seed, rollout_depth=ROLLOUT_DEPTH,
+        game,
+        budget=budget,
+        seed=seed,
+        rollout_depth=ROLLOUT_DEPTH,
         evaluate=lambda state: cascade_value(game, state),
     )
 

@@ -434,9 +434,26 @@ def _observe_row(st, b, seat, out, tab, work):
             out[7, k] = zero
             out[8, k] = s
     # the creatures as the engine keeps them: keyed by slot (a cell of the creature), listed from head along link
-    score_planes(st.color[b], st.cid[b], st.size[b], st.head[b], st.link[b], st.legal[b, 0], st.legal[b, 1], seat,
-                 st.to_move[b], st.chain[b] if grow else -1, tab.nbrs, tab.tq, tab.tr, tab.stride,
-                 tab.single_shape_max, tab.square_cell, out, work)
+    score_planes(
+        st.color[b],
+        st.cid[b],
+        st.size[b],
+        st.head[b],
+        st.link[b],
+        st.legal[b, 0],
+        st.legal[b, 1],
+        seat,
+        st.to_move[b],
+        st.chain[b] if grow else -1,
+        tab.nbrs,
+        tab.tq,
+        tab.tr,
+        tab.stride,
+        tab.single_shape_max,
+        tab.square_cell,
+        out,
+        work,
+    )
 
 
 @njit(cache=True)
@@ -705,7 +722,8 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
                 if mask[a]:
                     child = children[node, a]
                     score = value[child, player] / visits[child] + exploration * np.sqrt(
-                        np.log(avail[child]) / visits[child])
+                        np.log(avail[child]) / visits[child]
+                    )
                     if score > best_score:
                         best = a
                         best_score = score
@@ -785,9 +803,14 @@ class FastBestiarium(BatchedGame):
         size_plane = np.minimum(np.arange(n + 1, dtype=np.float32), np.float32(10.0))
         np.multiply(size_plane, SIZE_SCALE, out=size_plane)
         self.tables = Tables(
-            nbrs=nbrs, tq=tq, tr=tr, stride=2 * grid.radius + 1,
+            nbrs=nbrs,
+            tq=tq,
+            tr=tr,
+            stride=2 * grid.radius + 1,
             single_shape_max=1 if shape_equivalence == "fixed" else 2,
-            square_cell=square_cell, size_plane=size_plane, cell_square=np.asarray(grid.square_index, dtype=np.int64),
+            square_cell=square_cell,
+            size_plane=size_plane,
+            cell_square=np.asarray(grid.square_index, dtype=np.int64),
         )
         self._scratch = _scratch(n)
         self._side = side
@@ -895,8 +918,17 @@ class FastBestiarium(BatchedGame):
         grow = s.phase == GROW and not s.over
         chain_cell = s.members[s.chain][0] if grow else -1
         _load_row(
-            state, row, np.frombuffer(s.color, dtype=np.uint8), s.to_move, GROW if grow else PLACE, chain_cell,
-            s.passes, s.first_passer, s.plies, s.over, self.tables.nbrs,
+            state,
+            row,
+            np.frombuffer(s.color, dtype=np.uint8),
+            s.to_move,
+            GROW if grow else PLACE,
+            chain_cell,
+            s.passes,
+            s.first_passer,
+            s.plies,
+            s.over,
+            self.tables.nbrs,
         )
 
 
@@ -922,13 +954,27 @@ class CompiledSearch:
         self._state.rng[1] = np.uint64(seed)
         n = self.engine.num_cells
         out = np.zeros(2, dtype=np.float64)
-        _leaf_value(self._state, 1, self.depth if depth is None else depth, self.engine.max_game_length,
-                    self.scale, self.engine.tables, self.engine._scratch, np.zeros(n + 1, dtype=np.bool_),
-                    np.zeros((2, n + 1), dtype=np.int64), out)
+        _leaf_value(
+            self._state,
+            1,
+            self.depth if depth is None else depth,
+            self.engine.max_game_length,
+            self.scale,
+            self.engine.tables,
+            self.engine._scratch,
+            np.zeros(n + 1, dtype=np.bool_),
+            np.zeros((2, n + 1), dtype=np.int64),
+            out,
+        )
         return out
 
-    def __call__(self, state: BestiariumState, rng: np.random.Generator, root_actions: np.ndarray | None = None,
-                 budget: int | None = None) -> int:
+    def __call__(
+        self,
+        state: BestiariumState,
+        rng: np.random.Generator,
+        root_actions: np.ndarray | None = None,
+        budget: int | None = None,
+    ) -> int:
         """The most visited root action after ``budget`` (default: the search's) simulations from ``state``
         (unchanged); ``root_actions`` (legal ids), when given, are the root's only children."""
         self.engine.from_reference(state, self._state, 0)
@@ -937,9 +983,19 @@ class CompiledSearch:
         if root_actions is not None:
             allowed = np.zeros(self.engine.num_actions, dtype=np.bool_)
             allowed[np.asarray(root_actions, dtype=np.int64)] = True
-        return int(_search_kernel(self._state, self.budget if budget is None else int(budget), self.exploration,
-                                  self.depth, self.engine.max_game_length, self.scale, self.engine.tables,
-                                  self.engine._scratch, allowed))
+        return int(
+            _search_kernel(
+                self._state,
+                self.budget if budget is None else int(budget),
+                self.exploration,
+                self.depth,
+                self.engine.max_game_length,
+                self.scale,
+                self.engine.tables,
+                self.engine._scratch,
+                allowed,
+            )
+        )
 
     def action_values(self, state: BestiariumState, rng: np.random.Generator, rollouts: int) -> np.ndarray:
         """Flat Monte Carlo value of every action for the player to move (:func:`_action_values_kernel`:
@@ -947,6 +1003,14 @@ class CompiledSearch:
         self.engine.from_reference(state, self._state, 0)
         self._state.rng[1] = np.uint64(rng.integers(1 << 63))
         out = np.empty(self.engine.num_actions, dtype=np.float64)
-        _action_values_kernel(self._state, int(rollouts), self.depth, self.engine.max_game_length, self.scale,
-                              self.engine.tables, self.engine._scratch, out)
+        _action_values_kernel(
+            self._state,
+            int(rollouts),
+            self.depth,
+            self.engine.max_game_length,
+            self.scale,
+            self.engine.tables,
+            self.engine._scratch,
+            out,
+        )
         return out

@@ -175,8 +175,26 @@ def _invariant(r, first, link, tq, tr, inv):
 
 
 @njit(cache=True)
-def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq, tr, stride,
-                 single_shape_max, square_cell, out, sc):
+def score_planes(
+    color,
+    comp,
+    size,
+    first,
+    link,
+    legal0,
+    legal1,
+    seat,
+    to_move,
+    chain_root,
+    nbrs,
+    tq,
+    tr,
+    stride,
+    single_shape_max,
+    square_cell,
+    out,
+    sc,
+):
     """Planes ``FIRST..`` of the observation for ``seat`` into ``out`` (planes, S*S) float32.
 
     ``color`` (N,) 0 empty / 1 Black / 2 White; the creatures as the caller keeps them: each creature is named by
@@ -336,9 +354,14 @@ def score_planes(color, comp, size, first, link, legal0, legal1, seat, to_move, 
             near = False
             e = ghead[1 - p, m]
             while e >= 0:
-                if (box[0, e] - box[1, f] <= 2 and box[0, f] - box[1, e] <= 2 and box[2, e] - box[3, f] <= 2
-                        and box[2, f] - box[3, e] <= 2 and box[4, e] - box[5, f] <= 2
-                        and box[4, f] - box[5, e] <= 2):
+                if (
+                    box[0, e] - box[1, f] <= 2
+                    and box[0, f] - box[1, e] <= 2
+                    and box[2, e] - box[3, f] <= 2
+                    and box[2, f] - box[3, e] <= 2
+                    and box[4, e] - box[5, f] <= 2
+                    and box[4, f] - box[5, e] <= 2
+                ):
                     near = True
                     break
                 e = gnext[e]
@@ -539,9 +562,11 @@ def score_planes_reference(game, state, seat: int) -> np.ndarray:
             freed = {y for e in prey for y in creatures[e]}
             new_set = set(new)
             grows = any(
-                (color[j] == 0 or j in freed) and j not in new_set
+                (color[j] == 0 or j in freed)
+                and j not in new_set
                 and all(color[k] != p + 1 or k in new_set for k in game.nbrs[j])
-                for y in new for j in game.nbrs[y]
+                for y in new
+                for j in game.nbrs[y]
             )
             if not grows:
                 continue

@@ -43,8 +43,18 @@ from envs.common.hexgrid import HexGrid, transforms
 
 NUM_STONE_PLANES = 10
 NUM_PLANES = NUM_STONE_PLANES + features.NUM_SCORE_PLANES
-(PLANE_ME, PLANE_OPP, PLANE_EMPTY, PLANE_BOARD, PLANE_CHAIN, PLANE_GROW, PLANE_PASS, PLANE_MY_SIZE, PLANE_OPP_SIZE,
- PLANE_LEGAL) = range(NUM_STONE_PLANES)
+(
+    PLANE_ME,
+    PLANE_OPP,
+    PLANE_EMPTY,
+    PLANE_BOARD,
+    PLANE_CHAIN,
+    PLANE_GROW,
+    PLANE_PASS,
+    PLANE_MY_SIZE,
+    PLANE_OPP_SIZE,
+    PLANE_LEGAL,
+) = range(NUM_STONE_PLANES)
 SIZE_SCALE = 0.1
 
 
@@ -86,25 +96,45 @@ class ObservationEncoder:
         self.stride = 2 * grid.radius + 1
         self.single_shape_max = 1 if shape_equivalence == "fixed" else 2
         """Sizes up to this have a single shape under the equivalence."""
-        self.tables = pack_tables(self.square_cell, self.nbrs, self.tq, self.tr, self.stride, self.single_shape_max,
-                                  np.asarray(self.sq, dtype=np.int64))
+        self.tables = pack_tables(
+            self.square_cell,
+            self.nbrs,
+            self.tq,
+            self.tr,
+            self.stride,
+            self.single_shape_max,
+            np.asarray(self.sq, dtype=np.int64),
+        )
         """Every int table of :func:`_observation_kernel` in one array (each argument of a compiled call costs
         about 0.2 us to dispatch; the AEC env builds one observation a step)."""
 
     def observation(
-        self, color: np.ndarray, seat: int, to_move: int, chain_cells: list[int] | None, grow_phase: bool,
-        pass_pending: bool, legal: tuple[bytearray, bytearray],
+        self,
+        color: np.ndarray,
+        seat: int,
+        to_move: int,
+        chain_cells: list[int] | None,
+        grow_phase: bool,
+        pass_pending: bool,
+        legal: tuple[bytearray, bytearray],
     ) -> np.ndarray:
         """The whole observation (``shape``) for ``seat``: planes 0-9 as :meth:`encode` with the derived planes,
         planes 10-55 by :func:`envs.bestiarium.features.score_planes`, in one compiled call (the creatures found
         once for both). ``color`` and ``legal`` (both seats' placement bytes) may be bytearrays."""
         code = seat | to_move << 1 | bool(grow_phase) << 2 | bool(pass_pending) << 3
-        return _observation_kernel(color, legal[0], legal[1], code, chain_cells[0] if chain_cells else -1,
-                                   self.tables, self.size_plane)
+        return _observation_kernel(
+            color, legal[0], legal[1], code, chain_cells[0] if chain_cells else -1, self.tables, self.size_plane
+        )
 
     def encode(
-        self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
-        creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
+        self,
+        color: np.ndarray,
+        seat: int,
+        chain_cells: list[int] | None,
+        grow_phase: bool,
+        pass_pending: bool,
+        creatures: dict[int, list[int]] | None = None,
+        creature_ids: list[int] | None = None,
         legal: bytearray | None = None,
     ) -> np.ndarray:
         """Planes 0-9 of :meth:`encode_numpy`, built by a compiled kernel (same arguments; the creatures are
@@ -112,15 +142,29 @@ class ObservationEncoder:
         derived = creatures is not None and legal is not None
         out = np.empty(self.stone_shape, dtype=np.float32)
         _encode_kernel(
-            np.asarray(color, dtype=np.uint8), np.frombuffer(legal, dtype=np.uint8) if derived else self._no_legal,
-            seat, chain_cells[0] if chain_cells else -1, grow_phase, pass_pending, derived, self.square_cell,
-            self.nbrs, self.size_plane, out.reshape(NUM_STONE_PLANES, self.num_squares),
+            np.asarray(color, dtype=np.uint8),
+            np.frombuffer(legal, dtype=np.uint8) if derived else self._no_legal,
+            seat,
+            chain_cells[0] if chain_cells else -1,
+            grow_phase,
+            pass_pending,
+            derived,
+            self.square_cell,
+            self.nbrs,
+            self.size_plane,
+            out.reshape(NUM_STONE_PLANES, self.num_squares),
         )
         return out
 
     def encode_numpy(
-        self, color: np.ndarray, seat: int, chain_cells: list[int] | None, grow_phase: bool, pass_pending: bool,
-        creatures: dict[int, list[int]] | None = None, creature_ids: list[int] | None = None,
+        self,
+        color: np.ndarray,
+        seat: int,
+        chain_cells: list[int] | None,
+        grow_phase: bool,
+        pass_pending: bool,
+        creatures: dict[int, list[int]] | None = None,
+        creature_ids: list[int] | None = None,
         legal: bytearray | None = None,
     ) -> np.ndarray:
         """Planes 0-9 for ``seat``; ``color`` is the per-cell colour vector (uint8), ``creatures`` the cells of
@@ -157,8 +201,15 @@ class ObservationEncoder:
 _HEADER = 5
 
 
-def pack_tables(square_cell: np.ndarray, nbrs: np.ndarray, tq: np.ndarray, tr: np.ndarray, stride: int,
-                single_shape_max: int, cell_square: np.ndarray) -> np.ndarray:
+def pack_tables(
+    square_cell: np.ndarray,
+    nbrs: np.ndarray,
+    tq: np.ndarray,
+    tr: np.ndarray,
+    stride: int,
+    single_shape_max: int,
+    cell_square: np.ndarray,
+) -> np.ndarray:
     """The int tables of :func:`_observation_kernel` in one int64 array (a header of sizes, then each table)."""
     head = np.array([nbrs.shape[0], square_cell.shape[0], tq.shape[0], stride, single_shape_max], dtype=np.int64)
     return np.concatenate([head, square_cell, nbrs.ravel(), tq.ravel(), tr.ravel(), cell_square]).astype(np.int64)
@@ -170,15 +221,15 @@ def _unpack(tables):
     nsq = tables[1]
     t = tables[2]
     k = _HEADER
-    square_cell = tables[k:k + nsq]
+    square_cell = tables[k : k + nsq]
     k += nsq
-    nbrs = tables[k:k + 6 * n].reshape((n, 6))
+    nbrs = tables[k : k + 6 * n].reshape((n, 6))
     k += 6 * n
-    tq = tables[k:k + t * n].reshape((t, n))
+    tq = tables[k : k + t * n].reshape((t, n))
     k += t * n
-    tr = tables[k:k + t * n].reshape((t, n))
+    tr = tables[k : k + t * n].reshape((t, n))
     k += t * n
-    cell_square = tables[k:k + n]
+    cell_square = tables[k : k + n]
     return square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square
 
 
@@ -206,30 +257,70 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
         link[x] = -1
     features.creatures_of(color, nbrs, comp, comp_size, first, link, roots)
     seat_legal = legal1 if seat else legal0
-    _planes_kernel(color, seat_legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, True,
-                   square_cell, size_plane, out)
+    _planes_kernel(
+        color,
+        seat_legal,
+        seat,
+        comp,
+        comp_size,
+        chain_cell,
+        grow_phase,
+        pass_pending,
+        True,
+        square_cell,
+        size_plane,
+        out,
+    )
     chain_root = comp[chain_cell] if (grow_phase and chain_cell >= 0) else -1
-    features.score_planes(color, comp, comp_size, first, link, legal0, legal1, seat, to_move, chain_root, nbrs, tq,
-                          tr, stride, single_shape_max, square_cell, out, sc)
+    features.score_planes(
+        color,
+        comp,
+        comp_size,
+        first,
+        link,
+        legal0,
+        legal1,
+        seat,
+        to_move,
+        chain_root,
+        nbrs,
+        tq,
+        tr,
+        stride,
+        single_shape_max,
+        square_cell,
+        out,
+        sc,
+    )
     return out3
 
 
 @njit(cache=True)
-def _encode_kernel(color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane,
-                   out):
+def _encode_kernel(
+    color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane, out
+):
     """:meth:`ObservationEncoder.encode_numpy`'s planes into ``out[:10]`` (``out``: (planes, S*S))."""
     n = color.shape[0]
     comp = np.full(n, -1, dtype=np.int64)
     comp_size = np.zeros(n, dtype=np.int64)
-    features.creatures_of(color, nbrs, comp, comp_size, np.full(n, -1, dtype=np.int64),
-                          np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.int64))
-    _planes_kernel(color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell,
-                   size_plane, out)
+    features.creatures_of(
+        color,
+        nbrs,
+        comp,
+        comp_size,
+        np.full(n, -1, dtype=np.int64),
+        np.full(n, -1, dtype=np.int64),
+        np.empty(n, dtype=np.int64),
+    )
+    _planes_kernel(
+        color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell, size_plane, out
+    )
 
 
 @njit(cache=True)
-def _planes_kernel(color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell,
-                   size_plane, out):
+def _planes_kernel(
+    color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell, size_plane, out
+):
     """Planes 0-9 into ``out[:10]`` from the creatures (``comp``: each cell's creature key, ``comp_size`` per key)."""
     chain = comp[chain_cell] if chain_cell >= 0 else -2
     me = seat + 1

@@ -16,6 +16,9 @@ from typing import Any
 
 import numpy as np
 
+from envs.bestiarium import features
+from envs.bestiarium.actions import ActionCodec
+from envs.bestiarium.observation import ObservationEncoder, _observation_kernel
 from envs.common.game import (
     TERMINAL,
     ConfigError,
@@ -28,9 +31,6 @@ from envs.common.game import (
     pairwise_rewards,
 )
 from envs.common.hexgrid import HexGrid, transforms
-from envs.bestiarium import features
-from envs.bestiarium.actions import ActionCodec
-from envs.bestiarium.observation import ObservationEncoder, _observation_kernel
 
 BOARD_SIZES = (5, 6, 7)
 SHAPE_EQUIVALENCES = ("free", "one_sided", "fixed")
@@ -57,8 +57,19 @@ class BestiariumState:
     """A mutable Bestiarium position. Use :meth:`BestiariumGame.clone` (or :meth:`clone`) to branch."""
 
     __slots__ = (
-        "color", "cid", "members", "shape", "next_id", "legal",
-        "to_move", "phase", "chain", "passes", "first_passer", "plies", "over",
+        "color",
+        "cid",
+        "members",
+        "shape",
+        "next_id",
+        "legal",
+        "to_move",
+        "phase",
+        "chain",
+        "passes",
+        "first_passer",
+        "plies",
+        "over",
     )
 
     def __init__(self, num_cells: int):
@@ -85,7 +96,7 @@ class BestiariumState:
         """Placements + growths + passes so far."""
         self.over = False
 
-    def clone(self) -> "BestiariumState":
+    def clone(self) -> BestiariumState:
         """An independent copy."""
         s = BestiariumState.__new__(BestiariumState)
         s.color = bytearray(self.color)
@@ -442,10 +453,7 @@ class BestiariumGame(Game[BestiariumState]):
     def rank_keys(self, state: BestiariumState) -> list[tuple[int, ...]]:
         """Per seat: the cascade values (largest size first) then 1 for the first of the final passes."""
         rows = self.cascade(state)
-        return [
-            tuple(row[1 + seat] for row in rows) + (1 if state.first_passer == seat else 0,)
-            for seat in range(2)
-        ]
+        return [tuple(row[1 + seat] for row in rows) + (1 if state.first_passer == seat else 0,) for seat in range(2)]
 
     def winner(self, state: BestiariumState) -> int:
         """The winning seat of a finished game (there is never a draw), else -1."""
@@ -478,8 +486,13 @@ class BestiariumGame(Game[BestiariumState]):
         legal = state.legal
         enc = self.encoder
         return _observation_kernel(  # one compiled call with few arguments: the AEC env builds one a step
-            state.color, legal[0], legal[1], seat | state.to_move << 1 | grow << 2 | (state.passes == 1) << 3,
-            state.members[state.chain][0] if grow else -1, enc.tables, enc.size_plane,
+            state.color,
+            legal[0],
+            legal[1],
+            seat | state.to_move << 1 | grow << 2 | (state.passes == 1) << 3,
+            state.members[state.chain][0] if grow else -1,
+            enc.tables,
+            enc.size_plane,
         )
 
     has_symmetries = True
@@ -587,8 +600,14 @@ class BestiariumGame(Game[BestiariumState]):
         return self._build(color, to_move, marked, passes, 1 - to_move if passes == 1 else -1, plies, False)
 
     def _build(
-        self, color: bytearray, to_move: int, chain_cells: list[int], passes: int, first_passer: int,
-        plies: int, over: bool,
+        self,
+        color: bytearray,
+        to_move: int,
+        chain_cells: list[int],
+        passes: int,
+        first_passer: int,
+        plies: int,
+        over: bool,
     ) -> BestiariumState:
         """A consistent state from a colour vector (creatures, legality recomputed); ValueError if inconsistent."""
         s = BestiariumState(self.num_cells)
@@ -642,7 +661,9 @@ class BestiariumGame(Game[BestiariumState]):
                 raise SnapshotError(f"bad board {board!r}")
             to_move, passes, first, plies = data["to_move"], data["passes"], data["first_passer"], data["plies"]
             for name, v, lo, hi in (
-                ("to_move", to_move, 0, 1), ("passes", passes, 0, 2), ("first_passer", first, -1, 1),
+                ("to_move", to_move, 0, 1),
+                ("passes", passes, 0, 2),
+                ("first_passer", first, -1, 1),
                 ("plies", plies, 0, 10**9),
             ):
                 if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
@@ -677,8 +698,10 @@ class BestiariumGame(Game[BestiariumState]):
             head = f"Truncated at the ply cap ({state.plies} plies)"
         elif state.phase == GROW:
             c = state.chain
-            head = (f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) must grow its creature of size "
-                    f"{len(state.members[c])} (ply {state.plies})")
+            head = (
+                f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) must grow its creature of size "
+                f"{len(state.members[c])} (ply {state.plies})"
+            )
         else:
             head = f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) to place (ply {state.plies})"
         lines = [head]

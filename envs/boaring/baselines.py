@@ -56,8 +56,9 @@ from typing import Any
 import numpy as np
 
 from envs.boaring import actions as A
-from envs.boaring.actions import BOAR, HYENA, LION, NUM_TYPES, NUM_VALUES
-from envs.boaring.rules import BID, COPIES_PER_VALUE as COPIES, EAT, OVER, BoaringGame, BoaringState
+from envs.boaring.actions import BOAR, HYENA, LION, NUM_VALUES
+from envs.boaring.rules import BID, EAT, OVER, BoaringGame, BoaringState
+from envs.boaring.rules import COPIES_PER_VALUE as COPIES
 from envs.common.mcts import MCTSPolicy
 from envs.common.policies import Decision, SeededPolicy
 
@@ -71,9 +72,7 @@ def animal_worth(game: BoaringGame, state: BoaringState, seat: int) -> float:
     """What winning the animal on the table is worth to ``seat``: 2 plus the eat bonus."""
     n = game.num_players
     w = 2.0
-    if state.animal == HYENA and any(state.graveyard[seat]):
-        w += 1.0
-    elif state.animal == LION and any(any(state.savanna[s]) for s in range(n) if s != seat):
+    if state.animal == HYENA and any(state.graveyard[seat]) or state.animal == LION and any(any(state.savanna[s]) for s in range(n) if s != seat):
         w += 1.0
     return w
 
@@ -118,8 +117,14 @@ def _hidden_counts(state: BoaringState, seat: int) -> list[int]:
     return [max(c, 0) for c in counts]
 
 
-def bid_values(game: BoaringGame, state: BoaringState, seat: int, rng: np.random.Generator,
-               samples: int = SAMPLES, card_cost: float = CARD_COST) -> dict[int, float]:
+def bid_values(
+    game: BoaringGame,
+    state: BoaringState,
+    seat: int,
+    rng: np.random.Generator,
+    samples: int = SAMPLES,
+    card_cost: float = CARD_COST,
+) -> dict[int, float]:
     """Greedy's EV of every card value in ``seat``'s hand (see the module docstring)."""
     n = game.num_players
     hand = state.hands[seat]
@@ -153,8 +158,9 @@ class GreedyPolicy(SeededPolicy):
 
     name = "greedy"
 
-    def __init__(self, game: BoaringGame, seed: int | None = None, samples: int = SAMPLES,
-                 card_cost: float = CARD_COST):
+    def __init__(
+        self, game: BoaringGame, seed: int | None = None, samples: int = SAMPLES, card_cost: float = CARD_COST
+    ):
         super().__init__(game, seed)
         self.samples = samples
         self.card_cost = card_cost
@@ -228,8 +234,9 @@ def rollout_policy(game: BoaringGame, state: BoaringState, rng: np.random.Genera
     return fast_bid(game, state, seat)
 
 
-def evaluate(game: BoaringGame, state: BoaringState, temperature: float = 3.0,
-             hand_weight: float = CARD_COST) -> np.ndarray:
+def evaluate(
+    game: BoaringGame, state: BoaringState, temperature: float = 3.0, hand_weight: float = CARD_COST
+) -> np.ndarray:
     """Per-seat leaf values in the returns' scale: mean over rivals of tanh(difference / temperature), where a
     seat's strength is its score plus ``hand_weight`` x the food value in its hand (the greedy card cost: high
     cards win later animals). The exact returns when the game is over."""
@@ -239,7 +246,8 @@ def evaluate(game: BoaringGame, state: BoaringState, temperature: float = 3.0,
     strength = game.scores(state)
     if hand_weight:
         strength = strength + hand_weight * np.array(
-            [sum((i + 1) * c for i, c in enumerate(state.hands[s])) for s in range(n)], dtype=np.float64)
+            [sum((i + 1) * c for i, c in enumerate(state.hands[s])) for s in range(n)], dtype=np.float64
+        )
     diff = np.tanh((strength[:, None] - strength[None, :]) / temperature)
     return diff.sum(axis=1) / (n - 1)
 
@@ -250,12 +258,25 @@ class BoaringSearch(MCTSPolicy):
     from their (sampled) hand and public cards only. Without this the open-loop tree lets later committers
     answer a bid they cannot see."""
 
-    def __init__(self, game: BoaringGame, budget: int, seed: int | None, rollout_depth: int | None,
-                 temperature: float, hand_weight: float, opponent_model: bool = True):
-        super().__init__(game, budget=budget, seed=seed, rollout_depth=rollout_depth,
-                         rollout=rollout_policy,
-                         evaluate=lambda s: evaluate(game, s, temperature, hand_weight),
-                         candidates=self._candidates if opponent_model else None)
+    def __init__(
+        self,
+        game: BoaringGame,
+        budget: int,
+        seed: int | None,
+        rollout_depth: int | None,
+        temperature: float,
+        hand_weight: float,
+        opponent_model: bool = True,
+    ):
+        super().__init__(
+            game,
+            budget=budget,
+            seed=seed,
+            rollout_depth=rollout_depth,
+            rollout=rollout_policy,
+            evaluate=lambda s: evaluate(game, s, temperature, hand_weight),
+            candidates=self._candidates if opponent_model else None,
+        )
         self._root_seat = -1
 
     def act(self, decision: Decision) -> int:
@@ -276,8 +297,17 @@ class CompiledBoaringSearch(SeededPolicy):
 
     name = "search"
 
-    def __init__(self, game: BoaringGame, budget: int, seed: int | None, rollout_depth: int | None,
-                 temperature: float, hand_weight: float, opponent_model: bool = True, exploration: float = 1.4):
+    def __init__(
+        self,
+        game: BoaringGame,
+        budget: int,
+        seed: int | None,
+        rollout_depth: int | None,
+        temperature: float,
+        hand_weight: float,
+        opponent_model: bool = True,
+        exploration: float = 1.4,
+    ):
         from envs.boaring.fast import BatchedBoaring  # numba is imported only when a search is built
 
         super().__init__(game, seed)
@@ -295,14 +325,30 @@ class CompiledBoaringSearch(SeededPolicy):
             return int(legal[0])
         seed = int(self.rng.integers(0, 2**63))
         return self.engine.search_action(
-            decision.info_state, decision.seat, decision.action_mask.view(bool), seed, self.budget,
-            self.rollout_depth, self.exploration, self.temperature, self.hand_weight, CARD_COST,
-            self.opponent_model)
+            decision.info_state,
+            decision.seat,
+            decision.action_mask.view(bool),
+            seed,
+            self.budget,
+            self.rollout_depth,
+            self.exploration,
+            self.temperature,
+            self.hand_weight,
+            CARD_COST,
+            self.opponent_model,
+        )
 
 
-def search_policy(game: BoaringGame, seed: int | None = None, budget: int = 50, rollout_depth: int | None = 5,
-                  temperature: float = 3.0, hand_weight: float = CARD_COST, opponent_model: bool = True,
-                  compiled: bool = True) -> SeededPolicy:
+def search_policy(
+    game: BoaringGame,
+    seed: int | None = None,
+    budget: int = 50,
+    rollout_depth: int | None = 5,
+    temperature: float = 3.0,
+    hand_weight: float = CARD_COST,
+    opponent_model: bool = True,
+    compiled: bool = True,
+) -> SeededPolicy:
     """Determinized MCTS, ``budget`` simulations per decision, greedy playouts cut after ``rollout_depth``
     plies and scored by :func:`evaluate`. ``compiled`` (default): :class:`CompiledBoaringSearch`; False: the
     pure-Python :class:`BoaringSearch` (the readable reference)."""

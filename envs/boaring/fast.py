@@ -63,34 +63,34 @@ ANIMALS = np.array(ANIMAL_COUNTS, dtype=np.int64)
 class BoaringBatch(NamedTuple):
     """B Boaring games, one row each (the reference :class:`~envs.boaring.rules.BoaringState`'s fields)."""
 
-    hands: np.ndarray          # (B, n, 10) int8: count of each food value in hand
-    hand_size: np.ndarray      # (B, n) int8
-    pending: np.ndarray        # (B, n) int8: card laid this round, 0 none yet
-    ncommitted: np.ndarray     # (B,) int8
-    food_pile: np.ndarray      # (B, 70) int8: values, bottom first; the top is food_pile[pile_len - 1]
-    pile_len: np.ndarray       # (B,) int8
-    discard: np.ndarray        # (B, 10) int8: count per value
-    animal_deck: np.ndarray    # (B, 38) int8: types, bottom first; the top is animal_deck[deck_len - 1]
-    deck_len: np.ndarray       # (B,) int8
-    animals_left: np.ndarray   # (B, 3) int8: the deck by type
-    active: np.ndarray         # (B,) int8
-    animal: np.ndarray         # (B,) int8: -1 none
-    requirement: np.ndarray    # (B,) int8: the turned food card, 0 none
-    phase: np.ndarray          # (B,) int8: BID, EAT, OVER
-    eater: np.ndarray          # (B,) int8: -1 none
-    current: np.ndarray        # (B,) int8: seat to act, -1 (TERMINAL) when over
-    savanna: np.ndarray        # (B, n, 3) int8
-    graveyard: np.ndarray      # (B, n, 3) int8
-    eaten: np.ndarray          # (B, 3) int8
-    last_played: np.ndarray    # (B, n) int8
-    last_animal: np.ndarray    # (B,) int8
+    hands: np.ndarray  # (B, n, 10) int8: count of each food value in hand
+    hand_size: np.ndarray  # (B, n) int8
+    pending: np.ndarray  # (B, n) int8: card laid this round, 0 none yet
+    ncommitted: np.ndarray  # (B,) int8
+    food_pile: np.ndarray  # (B, 70) int8: values, bottom first; the top is food_pile[pile_len - 1]
+    pile_len: np.ndarray  # (B,) int8
+    discard: np.ndarray  # (B, 10) int8: count per value
+    animal_deck: np.ndarray  # (B, 38) int8: types, bottom first; the top is animal_deck[deck_len - 1]
+    deck_len: np.ndarray  # (B,) int8
+    animals_left: np.ndarray  # (B, 3) int8: the deck by type
+    active: np.ndarray  # (B,) int8
+    animal: np.ndarray  # (B,) int8: -1 none
+    requirement: np.ndarray  # (B,) int8: the turned food card, 0 none
+    phase: np.ndarray  # (B,) int8: BID, EAT, OVER
+    eater: np.ndarray  # (B,) int8: -1 none
+    current: np.ndarray  # (B,) int8: seat to act, -1 (TERMINAL) when over
+    savanna: np.ndarray  # (B, n, 3) int8
+    graveyard: np.ndarray  # (B, n, 3) int8
+    eaten: np.ndarray  # (B, 3) int8
+    last_played: np.ndarray  # (B, n) int8
+    last_animal: np.ndarray  # (B,) int8
     last_requirement: np.ndarray  # (B,) int8
-    last_outcome: np.ndarray   # (B,) int8: NOT_DIED, LIVED, DIED
+    last_outcome: np.ndarray  # (B,) int8: NOT_DIED, LIVED, DIED
     last_receiver: np.ndarray  # (B,) int8
-    rounds: np.ndarray         # (B,) int16
-    deals: np.ndarray          # (B,) int16
-    plies: np.ndarray          # (B,) int32: decisions applied (the AEC env's num_plies)
-    rng: np.ndarray            # (B,) uint64: the row's generator
+    rounds: np.ndarray  # (B,) int16
+    deals: np.ndarray  # (B,) int16
+    plies: np.ndarray  # (B,) int32: decisions applied (the AEC env's num_plies)
+    rng: np.ndarray  # (B,) uint64: the row's generator
 
 
 @njit(cache=True, inline="always")
@@ -128,8 +128,9 @@ def _observed_active(phase: int, active: int, n: int) -> int:
 
 
 @njit(cache=True)
-def _start_round(animal_deck, deck_len, animal, animals_left, food_pile, pile_len, discard, requirement, current,
-                 active, rng, b: int) -> None:
+def _start_round(
+    animal_deck, deck_len, animal, animals_left, food_pile, pile_len, discard, requirement, current, active, rng, b: int
+) -> None:
     """'The player whose turn it is lays the top animal- and food card open on the table.'"""
     top = deck_len[b] - 1
     a = animal_deck[b, top]
@@ -153,8 +154,20 @@ def _start_round(animal_deck, deck_len, animal, animals_left, food_pile, pile_le
 
 
 @njit(cache=True)
-def _redeal(hands, hand_size, discard, food_pile, pile_len, deck_len, deals, rng, b: int, n: int, deal_size: int,
-            cards: np.ndarray) -> None:
+def _redeal(
+    hands,
+    hand_size,
+    discard,
+    food_pile,
+    pile_len,
+    deck_len,
+    deals,
+    rng,
+    b: int,
+    n: int,
+    deal_size: int,
+    cards: np.ndarray,
+) -> None:
     """'If the food cards in the hands of the players run out before the animal cards are gone, the food cards
     that left the game are shuffled and distributed as during the preparation of the game limited to the amount
     of cards that is present in the animal deck': the discard (ascending, then shuffled) dealt, each hand
@@ -198,8 +211,14 @@ def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int
     animals_left, active, animal, requirement, phase = s.animals_left, s.active, s.animal, s.requirement, s.phase
     eater, current, savanna, graveyard, eaten = s.eater, s.current, s.savanna, s.graveyard, s.eaten
     last_played, last_animal, last_requirement = s.last_played, s.last_animal, s.last_requirement
-    last_outcome, last_receiver, rounds, deals, plies, rng = (s.last_outcome, s.last_receiver, s.rounds, s.deals,
-                                                              s.plies, s.rng)
+    last_outcome, last_receiver, rounds, deals, plies, rng = (
+        s.last_outcome,
+        s.last_receiver,
+        s.rounds,
+        s.deals,
+        s.plies,
+        s.rng,
+    )
     cards = np.empty(NUM_FOOD, dtype=np.int8)
     for j in range(rows.shape[0]):
         b = rows[j]
@@ -295,8 +314,20 @@ def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int
         active[b] = _seat(active[b] + 1, n)
         if hand_size[b, 0] == 0:
             _redeal(hands, hand_size, discard, food_pile, pile_len, deck_len, deals, rng, b, n, deal_size, cards)
-        _start_round(animal_deck, deck_len, animal, animals_left, food_pile, pile_len, discard, requirement, current,
-                     active, rng, b)
+        _start_round(
+            animal_deck,
+            deck_len,
+            animal,
+            animals_left,
+            food_pile,
+            pile_len,
+            discard,
+            requirement,
+            current,
+            active,
+            rng,
+            b,
+        )
 
 
 @njit(cache=True)
@@ -351,8 +382,20 @@ def _reset_kernel(s, rows: np.ndarray, n: int, deal_size: int) -> None:
         s.rounds[b] = 0
         s.deals[b] = 0
         s.plies[b] = 0
-        _start_round(animal_deck, deck_len, s.animal, animals_left, food_pile, pile_len, discard, s.requirement,
-                     s.current, s.active, rng, b)
+        _start_round(
+            animal_deck,
+            deck_len,
+            s.animal,
+            animals_left,
+            food_pile,
+            pile_len,
+            discard,
+            s.requirement,
+            s.current,
+            s.active,
+            rng,
+            b,
+        )
 
 
 # ----- kernels: what a seat may do and see ---------------------------------------------------------------------
@@ -384,8 +427,9 @@ def _mask_kernel(s, n: int, out: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def _observe_kernel(s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.ndarray, shift: np.ndarray,
-                    out: np.ndarray) -> None:
+def _observe_kernel(
+    s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.ndarray, shift: np.ndarray, out: np.ndarray
+) -> None:
     """Row ``b`` seen from ``seats[b]`` into ``out[b]``: :func:`envs.boaring.observation.encode` step for step.
 
     The reference gathers small non-negative ints (the score shifted by +38) and computes ``float32(raw) * scale
@@ -396,8 +440,13 @@ def _observe_kernel(s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.nda
     hands, hand_size, pending, phase, animal = s.hands, s.hand_size, s.pending, s.phase, s.animal
     requirement, active, current, last_played, savanna = s.requirement, s.active, s.current, s.last_played, s.savanna
     graveyard, last_animal, last_outcome, last_receiver = s.graveyard, s.last_animal, s.last_outcome, s.last_receiver
-    last_requirement, discard, animals_left, eaten, pile_len = (s.last_requirement, s.discard, s.animals_left,
-                                                                s.eaten, s.pile_len)
+    last_requirement, discard, animals_left, eaten, pile_len = (
+        s.last_requirement,
+        s.discard,
+        s.animals_left,
+        s.eaten,
+        s.pile_len,
+    )
     one = np.float32(1.0)  # a one-hot entry: scale 1, shift 0
     for b in range(out.shape[0]):
         seat = seats[b]
@@ -650,8 +699,9 @@ def _eat_choice(s, b: int, seat: int, n: int) -> int:
 
 
 @njit(cache=True)
-def _greedy_draws(counts: np.ndarray, k: int, samples: int, rng: np.ndarray, row: int, pool: np.ndarray,
-                  draws: np.ndarray) -> int:
+def _greedy_draws(
+    counts: np.ndarray, k: int, samples: int, rng: np.ndarray, row: int, pool: np.ndarray, draws: np.ndarray
+) -> int:
     """``samples`` draws of the other ``k`` bids into ``draws[:samples, :k]``: each row a uniformly random ordered
     draw without replacement from the hidden pool (``counts`` copies of each value), as bid_values' argsort of
     uniform keys; one partial Fisher-Yates pass of ``k`` swaps per sample (``pool`` is scratch, size >= 70).
@@ -728,8 +778,9 @@ def _greedy_bid(s, b: int, seat: int, n: int, draws: np.ndarray, kk: int, card_c
 
 
 @njit(cache=True)
-def _greedy_kernel(s, n: int, num_actions: int, samples: int, card_cost: float, rng: np.ndarray,
-                   out: np.ndarray) -> None:
+def _greedy_kernel(
+    s, n: int, num_actions: int, samples: int, card_cost: float, rng: np.ndarray, out: np.ndarray
+) -> None:
     """GreedyPolicy.act for the seat to move in every row (-1 in finished rows), draws from ``rng[b]``."""
     phase, current = s.phase, s.current
     counts = np.empty(NUM_VALUES, dtype=np.int64)
@@ -811,8 +862,13 @@ def _determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.nd
     """BoaringGame.determinize in place: row ``b`` holds an information state of ``seat`` (other hands, hidden
     pending cards, pile and deck entries UNKNOWN); the cards the seat cannot locate are dealt at random."""
     hands, hand_size, pending, discard, requirement = s.hands, s.hand_size, s.pending, s.discard, s.requirement
-    food_pile, pile_len, animal_deck, deck_len, animals_left = (s.food_pile, s.pile_len, s.animal_deck, s.deck_len,
-                                                                s.animals_left)
+    food_pile, pile_len, animal_deck, deck_len, animals_left = (
+        s.food_pile,
+        s.pile_len,
+        s.animal_deck,
+        s.deck_len,
+        s.animals_left,
+    )
     m = 0
     for i in range(NUM_VALUES):  # unknown_food: 7 of each minus my hand, the discard, revealed cards, the table
         c = COPIES_PER_VALUE - hands[b, seat, i] - discard[b, i]
@@ -850,9 +906,22 @@ def _determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.nd
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, root_legal: np.ndarray,
-                   rollout_depth: int, exploration: float, temperature: float, hand_weight: float, card_cost: float,
-                   opponent_model: bool, pairwise: bool, rng: np.ndarray) -> int:
+def _search_kernel(
+    sims,
+    seat: int,
+    n: int,
+    deal_size: int,
+    num_actions: int,
+    root_legal: np.ndarray,
+    rollout_depth: int,
+    exploration: float,
+    temperature: float,
+    hand_weight: float,
+    card_cost: float,
+    opponent_model: bool,
+    pairwise: bool,
+    rng: np.ndarray,
+) -> int:
     """MCTSPolicy.act with BoaringSearch's settings; simulation i runs on row i of ``sims`` (copies of the
     information state). ``rng`` (1,) drives the determinizations and the tree's random choices; each row's own
     generator (seeded from it) draws the re-deals inside the simulation. Returns the most visited root action."""
@@ -900,8 +969,7 @@ def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, ro
             best_a, best_c, best_score = -1, -1, -np.inf
             for j in range(nc):
                 c = children[node, cand[j]]
-                score = (value[c, player] / visits[c]
-                         + exploration * math.sqrt(math.log(avail[c]) / visits[c]))
+                score = value[c, player] / visits[c] + exploration * math.sqrt(math.log(avail[c]) / visits[c])
                 if score > best_score:
                     best_a, best_c, best_score = cand[j], c, score
             act[0] = best_a
@@ -932,8 +1000,11 @@ def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, ro
     best_a, best_c = -1, -1
     for a in range(num_actions):
         c = children[0, a]
-        if c >= 0 and root_legal[a] and (best_c < 0 or visits[c] > visits[best_c]
-                                         or (visits[c] == visits[best_c] and c < best_c)):
+        if (
+            c >= 0
+            and root_legal[a]
+            and (best_c < 0 or visits[c] > visits[best_c] or (visits[c] == visits[best_c] and c < best_c))
+        ):
             best_a, best_c = a, c
     if best_a >= 0:
         return best_a
@@ -951,9 +1022,26 @@ def _search_kernel(sims, seat: int, n: int, deal_size: int, num_actions: int, ro
 
 # ----- the engine ----------------------------------------------------------------------------------------------
 
-_OBS_BLOCKS = ("hand", "my_pending", "phase", "animal", "requirement", "active", "to_move", "committed",
-               "last_played", "last_animal", "last_outcome", "last_receiver", "last_requirement", "players",
-               "discard", "animals_left", "eaten", "pile_size")
+_OBS_BLOCKS = (
+    "hand",
+    "my_pending",
+    "phase",
+    "animal",
+    "requirement",
+    "active",
+    "to_move",
+    "committed",
+    "last_played",
+    "last_animal",
+    "last_outcome",
+    "last_receiver",
+    "last_requirement",
+    "players",
+    "discard",
+    "animals_left",
+    "eaten",
+    "pile_size",
+)
 """The observation's blocks in the order ``_observe_kernel`` indexes their offsets."""
 
 
@@ -989,13 +1077,34 @@ class BatchedBoaring(BatchedGame):
             return np.zeros((batch, *shape), dtype=dtype)
 
         return BoaringBatch(
-            hands=z(n, NUM_VALUES), hand_size=z(n), pending=z(n), ncommitted=z(),
-            food_pile=z(NUM_FOOD), pile_len=z(), discard=z(NUM_VALUES), animal_deck=z(NUM_ANIMALS), deck_len=z(),
-            animals_left=z(NUM_TYPES), active=z(), animal=z(), requirement=z(), phase=np.full(batch, OVER, np.int8),
-            eater=z(), current=np.full(batch, TERMINAL, np.int8), savanna=z(n, NUM_TYPES),
-            graveyard=z(n, NUM_TYPES), eaten=z(NUM_TYPES), last_played=z(n), last_animal=z(),
-            last_requirement=z(), last_outcome=z(), last_receiver=z(), rounds=z(dtype=np.int16),
-            deals=z(dtype=np.int16), plies=z(dtype=np.int32), rng=z(dtype=np.uint64),
+            hands=z(n, NUM_VALUES),
+            hand_size=z(n),
+            pending=z(n),
+            ncommitted=z(),
+            food_pile=z(NUM_FOOD),
+            pile_len=z(),
+            discard=z(NUM_VALUES),
+            animal_deck=z(NUM_ANIMALS),
+            deck_len=z(),
+            animals_left=z(NUM_TYPES),
+            active=z(),
+            animal=z(),
+            requirement=z(),
+            phase=np.full(batch, OVER, np.int8),
+            eater=z(),
+            current=np.full(batch, TERMINAL, np.int8),
+            savanna=z(n, NUM_TYPES),
+            graveyard=z(n, NUM_TYPES),
+            eaten=z(NUM_TYPES),
+            last_played=z(n),
+            last_animal=z(),
+            last_requirement=z(),
+            last_outcome=z(),
+            last_receiver=z(),
+            rounds=z(dtype=np.int16),
+            deals=z(dtype=np.int16),
+            plies=z(dtype=np.int32),
+            rng=z(dtype=np.uint64),
         )
 
     def reset_rows(self, state: BoaringBatch, rows: np.ndarray) -> None:
@@ -1013,8 +1122,9 @@ class BatchedBoaring(BatchedGame):
 
     def observe(self, state: BoaringBatch, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b`` seen from ``seats[b]`` into ``out[b]`` (float32, as the AEC env's observation)."""
-        _observe_kernel(state, np.asarray(seats, dtype=np.int64), self.num_players, self._offsets, self._scale,
-                        self._shift, out)
+        _observe_kernel(
+            state, np.asarray(seats, dtype=np.int64), self.num_players, self._offsets, self._scale, self._shift, out
+        )
 
     def current_player(self, state: BoaringBatch) -> np.ndarray:
         """(B,) seat to move, TERMINAL (-1) where the game is over."""
@@ -1049,12 +1159,24 @@ class BatchedBoaring(BatchedGame):
         ref.hand_size = state.hand_size[b].astype(int).tolist()
         ref.pending = state.pending[b].astype(int).tolist()
         ref.ncommitted = int(state.ncommitted[b])
-        ref.food_pile = state.food_pile[b, :state.pile_len[b]].astype(int).tolist()
+        ref.food_pile = state.food_pile[b, : state.pile_len[b]].astype(int).tolist()
         ref.discard = state.discard[b].astype(int).tolist()
-        ref.animal_deck = state.animal_deck[b, :state.deck_len[b]].astype(int).tolist()
+        ref.animal_deck = state.animal_deck[b, : state.deck_len[b]].astype(int).tolist()
         ref.animals_left = state.animals_left[b].astype(int).tolist()
-        for f in ("active", "animal", "requirement", "phase", "eater", "current", "last_animal",
-                  "last_requirement", "last_outcome", "last_receiver", "rounds", "deals"):
+        for f in (
+            "active",
+            "animal",
+            "requirement",
+            "phase",
+            "eater",
+            "current",
+            "last_animal",
+            "last_requirement",
+            "last_outcome",
+            "last_receiver",
+            "rounds",
+            "deals",
+        ):
             setattr(ref, f, int(getattr(state, f)[b]))
         ref.savanna = state.savanna[b].astype(int).tolist()
         ref.graveyard = state.graveyard[b].astype(int).tolist()
@@ -1062,14 +1184,19 @@ class BatchedBoaring(BatchedGame):
         ref.last_played = state.last_played[b].astype(int).tolist()
         return ref
 
-    def from_reference(self, reference_state: BoaringState, state: BoaringBatch, row: int,
-                       plies: int | None = None) -> None:
+    def from_reference(
+        self, reference_state: BoaringState, state: BoaringBatch, row: int, plies: int | None = None
+    ) -> None:
         """Write a full reference state into row ``row`` (the row's generator is kept). ``plies``: the decisions
         played so far, for truncation (default: inferred from the rounds and the commits, eat decisions not
         counted; only the truncation cap reads it)."""
         r = reference_state
-        if min(min(r.pending), min(min(h) for h in r.hands), min(r.food_pile, default=0),
-               min(r.animal_deck, default=0)) < 0:
+        if (
+            min(
+                min(r.pending), min(min(h) for h in r.hands), min(r.food_pile, default=0), min(r.animal_deck, default=0)
+            )
+            < 0
+        ):
             raise ValueError("from_reference needs a full state, not an information state (determinize it)")
         self._write_row(r, state, row, plies)
 
@@ -1080,15 +1207,27 @@ class BatchedBoaring(BatchedGame):
         state.pending[b] = r.pending
         state.ncommitted[b] = r.ncommitted
         state.food_pile[b] = 0
-        state.food_pile[b, :len(r.food_pile)] = r.food_pile
+        state.food_pile[b, : len(r.food_pile)] = r.food_pile
         state.pile_len[b] = len(r.food_pile)
         state.discard[b] = r.discard
         state.animal_deck[b] = 0
-        state.animal_deck[b, :len(r.animal_deck)] = r.animal_deck
+        state.animal_deck[b, : len(r.animal_deck)] = r.animal_deck
         state.deck_len[b] = len(r.animal_deck)
         state.animals_left[b] = r.animals_left
-        for f in ("active", "animal", "requirement", "phase", "eater", "current", "last_animal",
-                  "last_requirement", "last_outcome", "last_receiver", "rounds", "deals"):
+        for f in (
+            "active",
+            "animal",
+            "requirement",
+            "phase",
+            "eater",
+            "current",
+            "last_animal",
+            "last_requirement",
+            "last_outcome",
+            "last_receiver",
+            "rounds",
+            "deals",
+        ):
             getattr(state, f)[b] = getattr(r, f)
         state.savanna[b] = r.savanna
         state.graveyard[b] = r.graveyard
@@ -1115,24 +1254,52 @@ class BatchedBoaring(BatchedGame):
         given the same draws the EVs are bit-identical (tests/boaring/test_boaring_greedy.py)."""
         batch = state.phase.shape[0]
         if rng.dtype != np.uint64 or rng.shape != (batch,) or out.dtype != np.int64 or out.shape != (batch,):
-            raise ValueError(f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
-                             f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}")
-        _greedy_kernel(state, self.num_players, self.num_actions, int(self.greedy_samples),
-                       float(self.greedy_card_cost), rng, out)
+            raise ValueError(
+                f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
+                f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}"
+            )
+        _greedy_kernel(
+            state, self.num_players, self.num_actions, int(self.greedy_samples), float(self.greedy_card_cost), rng, out
+        )
 
-    def search_action(self, info_state: BoaringState, seat: int, legal_mask: np.ndarray, seed: int, budget: int,
-                      rollout_depth: int | None, exploration: float, temperature: float, hand_weight: float,
-                      card_cost: float, opponent_model: bool) -> int:
+    def search_action(
+        self,
+        info_state: BoaringState,
+        seat: int,
+        legal_mask: np.ndarray,
+        seed: int,
+        budget: int,
+        rollout_depth: int | None,
+        exploration: float,
+        temperature: float,
+        hand_weight: float,
+        card_cost: float,
+        opponent_model: bool,
+    ) -> int:
         """The ``search`` baseline's decision (envs/boaring/baselines.py, the algorithm of ``BoaringSearch``) with
         compiled simulations: ``budget`` determinizations of ``info_state`` (``information_state(.., seat)``),
         one per row, searched by :func:`_search_kernel` from the SplitMix64 stream ``seed``."""
         one = self.new_state(1)
         self._write_row(info_state, one, 0)
         sims = self.take(one, np.zeros(budget, dtype=np.int64))
-        return int(_search_kernel(
-            sims, seat, self.num_players, self.deal_size, self.num_actions, np.asarray(legal_mask, dtype=np.bool_),
-            -1 if rollout_depth is None else rollout_depth, exploration, temperature, hand_weight, card_cost,
-            opponent_model, self.reward == "pairwise", np.array([seed], dtype=np.uint64)))
+        return int(
+            _search_kernel(
+                sims,
+                seat,
+                self.num_players,
+                self.deal_size,
+                self.num_actions,
+                np.asarray(legal_mask, dtype=np.bool_),
+                -1 if rollout_depth is None else rollout_depth,
+                exploration,
+                temperature,
+                hand_weight,
+                card_cost,
+                opponent_model,
+                self.reward == "pairwise",
+                np.array([seed], dtype=np.uint64),
+            )
+        )
 
 
 class MirrorRng:

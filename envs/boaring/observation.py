@@ -50,11 +50,24 @@ class ObservationLayout:
     def __init__(self, n: int):
         self.n = n
         sizes = [
-            ("hand", NUM_VALUES), ("my_pending", NUM_VALUES), ("phase", 3), ("animal", NUM_TYPES),
-            ("requirement", NUM_VALUES), ("active", n), ("to_move", n), ("committed", n),
-            ("last_played", n * NUM_VALUES), ("last_animal", NUM_TYPES), ("last_outcome", 2),
-            ("last_receiver", n), ("last_requirement", NUM_VALUES), ("players", n * PLAYER_FEATURES),
-            ("discard", NUM_VALUES), ("animals_left", NUM_TYPES), ("eaten", NUM_TYPES), ("pile_size", 1),
+            ("hand", NUM_VALUES),
+            ("my_pending", NUM_VALUES),
+            ("phase", 3),
+            ("animal", NUM_TYPES),
+            ("requirement", NUM_VALUES),
+            ("active", n),
+            ("to_move", n),
+            ("committed", n),
+            ("last_played", n * NUM_VALUES),
+            ("last_animal", NUM_TYPES),
+            ("last_outcome", 2),
+            ("last_receiver", n),
+            ("last_requirement", NUM_VALUES),
+            ("players", n * PLAYER_FEATURES),
+            ("discard", NUM_VALUES),
+            ("animals_left", NUM_TYPES),
+            ("eaten", NUM_TYPES),
+            ("pile_size", 1),
         ]
         self.offsets: dict[str, int] = {}
         pos = 0
@@ -65,15 +78,15 @@ class ObservationLayout:
         self.size = pos
         scale = np.ones(pos, dtype=np.float32)
         o = self.offsets
-        scale[o["hand"]:o["hand"] + NUM_VALUES] = 1 / 7
+        scale[o["hand"] : o["hand"] + NUM_VALUES] = 1 / 7
         for k in range(n):
             base = o["players"] + k * PLAYER_FEATURES
-            scale[base:base + 6] = [1 / m for m in TYPE_MAX + TYPE_MAX]
+            scale[base : base + 6] = [1 / m for m in TYPE_MAX + TYPE_MAX]
             scale[base + 6] = 1 / 10
             scale[base + 7] = 1 / SCORE_SCALE
-        scale[o["discard"]:o["discard"] + NUM_VALUES] = 1 / 7
-        scale[o["animals_left"]:o["animals_left"] + 3] = [1 / m for m in TYPE_MAX]
-        scale[o["eaten"]:o["eaten"] + 3] = [1 / m for m in TYPE_MAX]
+        scale[o["discard"] : o["discard"] + NUM_VALUES] = 1 / 7
+        scale[o["animals_left"] : o["animals_left"] + 3] = [1 / m for m in TYPE_MAX]
+        scale[o["eaten"] : o["eaten"] + 3] = [1 / m for m in TYPE_MAX]
         scale[o["pile_size"]] = 1 / 70
         self.scale = scale
         score_at = [o["players"] + k * PLAYER_FEATURES + 7 for k in range(n)]
@@ -126,7 +139,7 @@ def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
             raw[played + k * NUM_VALUES + v - 1] = 1
         b0, b1, b2 = savanna[s]
         g0, g1, g2 = graveyard[s]
-        raw[base:base + 8] = (b0, b1, b2, g0, g1, g2, hand_size[s], 38 + 2 * (b0 + b1 + b2) - g0 - g1 - g2)
+        raw[base : base + 8] = (b0, b1, b2, g0, g1, g2, hand_size[s], 38 + 2 * (b0 + b1 + b2) - g0 - g1 - g2)
         base += PLAYER_FEATURES
     if state.last_animal >= 0:
         raw[layout.last_animal + state.last_animal] = 1
@@ -134,11 +147,11 @@ def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
         raw[layout.last_receiver + (state.last_receiver - seat) % n] = 1
         raw[layout.last_requirement + state.last_requirement - 1] = 1
     d = layout.discard
-    raw[d:d + NUM_VALUES] = state.discard
+    raw[d : d + NUM_VALUES] = state.discard
     d = layout.animals_left
-    raw[d:d + 3] = state.animals_left
+    raw[d : d + 3] = state.animals_left
     d = layout.eaten
-    raw[d:d + 3] = state.eaten
+    raw[d : d + 3] = state.eaten
     raw[layout.pile_size] = len(state.food_pile)
     obs = np.frombuffer(bytes(raw), dtype=np.uint8) * layout.scale
     obs -= layout.shift

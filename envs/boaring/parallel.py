@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -42,18 +41,23 @@ class BoaringParallelEnv(ParallelEnv):
 
     def __init__(self, render_mode: str | None = None, **options: Any):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode={render_mode!r} is not supported; allowed: None, "
-                             + ", ".join(repr(m) for m in self.metadata["render_modes"]))
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; allowed: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
+            )
         self.render_mode = render_mode
         self.game = game = BoaringGame(**options)
         self.possible_agents = [agent_name(i) for i in range(game.num_players)]
         self.agents: list[str] = []
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": spaces.Box(low=game.layout.low, high=game.layout.high, shape=game.observation_shape,
-                                      dtype=np.float32),
-            "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=game.layout.low, high=game.layout.high, shape=game.observation_shape, dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         low, high = game.global_state_bounds()
@@ -84,8 +88,10 @@ class BoaringParallelEnv(ParallelEnv):
         return np.zeros(self.game.num_actions, dtype=np.int8)
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
-        return {a: {"observation": self.game.observation(self.game_state, s), "action_mask": self._mask(s)}
-                for a, s in self._seat_of.items()}
+        return {
+            a: {"observation": self.game.observation(self.game_state, s), "action_mask": self._mask(s)}
+            for a, s in self._seat_of.items()
+        }
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a new game; returns (observations, infos)."""
@@ -103,8 +109,9 @@ class BoaringParallelEnv(ParallelEnv):
             raise ValueError(f"actions must be a dict from agent name to action, not {type(actions).__name__}")
         unknown = [agent for agent in actions if agent not in self._seat_of]
         if unknown:
-            raise ValueError(f"unknown agent(s) {', '.join(map(repr, unknown))}; the agents are "
-                             f"{', '.join(self.agents)}")
+            raise ValueError(
+                f"unknown agent(s) {', '.join(map(repr, unknown))}; the agents are {', '.join(self.agents)}"
+            )
         game, state, n = self.game, self.game_state, self.game.num_players
         if state.phase == BID:
             bids = {}
@@ -115,7 +122,8 @@ class BoaringParallelEnv(ParallelEnv):
                 if not self._mask(self._seat_of[agent])[action]:
                     raise IllegalActionError(
                         f"{agent}: action {action} ({A.to_str(action, self._seat_of[agent], n)}) is not a card "
-                        "in its hand")
+                        "in its hand"
+                    )
                 bids[self._seat_of[agent]] = action
             for k in range(n):  # the AEC commit order: active first, then clockwise
                 game.apply(state, bids[(state.active + k) % n], self.np_random)

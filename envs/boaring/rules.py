@@ -58,9 +58,30 @@ class BoaringState:
     """
 
     __slots__ = (
-        "hands", "hand_size", "pending", "ncommitted", "food_pile", "discard", "animal_deck", "animals_left",
-        "active", "animal", "requirement", "phase", "eater", "current", "savanna", "graveyard", "eaten",
-        "last_played", "last_animal", "last_requirement", "last_outcome", "last_receiver", "rounds", "deals",
+        "hands",
+        "hand_size",
+        "pending",
+        "ncommitted",
+        "food_pile",
+        "discard",
+        "animal_deck",
+        "animals_left",
+        "active",
+        "animal",
+        "requirement",
+        "phase",
+        "eater",
+        "current",
+        "savanna",
+        "graveyard",
+        "eaten",
+        "last_played",
+        "last_animal",
+        "last_requirement",
+        "last_outcome",
+        "last_receiver",
+        "rounds",
+        "deals",
     )
 
     def __init__(self, n: int):
@@ -96,7 +117,7 @@ class BoaringState:
         self.deals = 0
         """Re-deals so far (the initial deal not counted)."""
 
-    def clone(self) -> "BoaringState":
+    def clone(self) -> BoaringState:
         """An independent copy."""
         c = BoaringState.__new__(BoaringState)
         c.hands = [h[:] for h in self.hands]
@@ -186,9 +207,9 @@ class BoaringGame(Game[BoaringState]):
         food = [food[i] for i in rng.permutation(NUM_FOOD).tolist()]
         k = self.deal_size
         for s in range(n):
-            state.hands[s] = _counts(food[s * k:(s + 1) * k])
+            state.hands[s] = _counts(food[s * k : (s + 1) * k])
             state.hand_size[s] = k
-        state.food_pile = food[n * k:]
+        state.food_pile = food[n * k :]
         self._start_round(state, rng)
         return state
 
@@ -301,11 +322,13 @@ class BoaringGame(Game[BoaringState]):
             if action >= A.NO_EAT:
                 raise IllegalActionError(
                     f"action {action} ({A.to_str(action, seat, self.num_players)}) is an eat decision, but p{seat} "
-                    "must play a food card now")
+                    "must play a food card now"
+                )
             hand = state.hands[seat]
             if hand[action] <= 0:
-                raise IllegalActionError(f"action {action} (play {action + 1}): p{seat} holds no card of value "
-                                         f"{action + 1}")
+                raise IllegalActionError(
+                    f"action {action} (play {action + 1}): p{seat} holds no card of value {action + 1}"
+                )
             # "Every player plays a food card of choice by laying it upside down on the table."
             hand[action] -= 1
             state.hand_size[seat] -= 1
@@ -430,9 +453,9 @@ class BoaringGame(Game[BoaringState]):
             state.food_pile = []
         cards = [cards[i] for i in rng.permutation(len(cards)).tolist()]
         for s in range(n):
-            state.hands[s] = _counts(cards[s * k:(s + 1) * k])
+            state.hands[s] = _counts(cards[s * k : (s + 1) * k])
             state.hand_size[s] = k
-        state.food_pile = cards[n * k:] + state.food_pile
+        state.food_pile = cards[n * k :] + state.food_pile
         state.deals += 1
 
     def _start_round(self, state: BoaringState, rng: np.random.Generator) -> None:
@@ -452,8 +475,9 @@ class BoaringGame(Game[BoaringState]):
     def scores(self, state: BoaringState) -> np.ndarray:
         """'Every animal on the savanna is worth two points and each animal on the graveyard counts as a
         negative point.' (Meaningful mid-game too.)"""
-        return np.array([2 * sum(state.savanna[s]) - sum(state.graveyard[s]) for s in range(self.num_players)],
-                        dtype=np.float64)
+        return np.array(
+            [2 * sum(state.savanna[s]) - sum(state.graveyard[s]) for s in range(self.num_players)], dtype=np.float64
+        )
 
     def rank_keys(self, state: BoaringState) -> list[tuple[int, int, int, int]]:
         """Per seat (score, savanna boars, savanna lions, savanna hyenas): the rulebook's ranking order."""
@@ -510,7 +534,7 @@ class BoaringGame(Game[BoaringState]):
         if seat != TERMINAL:
             extra[seat] = 1.0
         hands = np.asarray(state.hands, dtype=np.float32).reshape(-1) / COPIES_PER_VALUE
-        extra[n:n + n * NUM_VALUES] = hands
+        extra[n : n + n * NUM_VALUES] = hands
         pending_at = n + n * NUM_VALUES
         for s, card in enumerate(state.pending):
             if card > 0:
@@ -521,8 +545,10 @@ class BoaringGame(Game[BoaringState]):
         """(low, high) of :meth:`global_state`: the observation's bounds, then 0 / 1 (the arguments are ignored:
         the layout knows its own bounds)."""
         size = self.num_players * (1 + 2 * NUM_VALUES)
-        return (np.concatenate([self.layout.low, np.zeros(size, dtype=np.float32)]),
-                np.concatenate([self.layout.high, np.ones(size, dtype=np.float32)]))
+        return (
+            np.concatenate([self.layout.low, np.zeros(size, dtype=np.float32)]),
+            np.concatenate([self.layout.high, np.ones(size, dtype=np.float32)]),
+        )
 
     def information_state(self, state: BoaringState, seat: int) -> BoaringState:
         """A copy with only what ``seat`` knows: other hands, hidden pending cards and deck orders unknown.
@@ -570,7 +596,7 @@ class BoaringGame(Game[BoaringState]):
                 state.pending[s] = cards[pos]
                 pos += 1
             k = state.hand_size[s]
-            state.hands[s] = _counts(cards[pos:pos + k])
+            state.hands[s] = _counts(cards[pos : pos + k])
             pos += k
         state.food_pile = cards[pos:]
         animals: list[int] = []
@@ -585,10 +611,31 @@ class BoaringGame(Game[BoaringState]):
         seat = state.eater if state.phase == EAT else max(state.current, 0)
         return A.to_str(self.check_action_range(action), seat, self.num_players)
 
-    _FIELDS_INT = ("ncommitted", "active", "animal", "requirement", "phase", "eater", "current", "last_animal",
-                   "last_requirement", "last_outcome", "last_receiver", "rounds", "deals")
-    _FIELDS_LIST = ("hand_size", "pending", "food_pile", "discard", "animal_deck", "animals_left", "eaten",
-                    "last_played")
+    _FIELDS_INT = (
+        "ncommitted",
+        "active",
+        "animal",
+        "requirement",
+        "phase",
+        "eater",
+        "current",
+        "last_animal",
+        "last_requirement",
+        "last_outcome",
+        "last_receiver",
+        "rounds",
+        "deals",
+    )
+    _FIELDS_LIST = (
+        "hand_size",
+        "pending",
+        "food_pile",
+        "discard",
+        "animal_deck",
+        "animals_left",
+        "eaten",
+        "last_played",
+    )
     _FIELDS_TABLE = ("hands", "savanna", "graveyard")
 
     def state_to_json(self, state: BoaringState) -> dict[str, Any]:
@@ -645,8 +692,12 @@ class BoaringGame(Game[BoaringState]):
     def _check_consistent(self, state: BoaringState) -> None:
         """Raise SnapshotError unless the state's books balance."""
         n = self.num_players
-        if not (0 <= state.active < n and state.phase in (BID, EAT, OVER) and -1 <= state.animal < NUM_TYPES
-                and 0 <= state.requirement <= NUM_VALUES):
+        if not (
+            0 <= state.active < n
+            and state.phase in (BID, EAT, OVER)
+            and -1 <= state.animal < NUM_TYPES
+            and 0 <= state.requirement <= NUM_VALUES
+        ):
             raise SnapshotError("active seat, phase, animal or requirement out of range")
         if state.phase == OVER:
             if state.current != TERMINAL or state.animal != -1 or state.animal_deck:
@@ -660,8 +711,13 @@ class BoaringGame(Game[BoaringState]):
             if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
                 raise SnapshotError("pending cards do not match the commit order")
         if state.phase == EAT:
-            if not (0 <= state.eater < n and state.current == state.eater and state.ncommitted == n
-                    and all(state.pending) and state.animal in (HYENA, LION)):
+            if not (
+                0 <= state.eater < n
+                and state.current == state.eater
+                and state.ncommitted == n
+                and all(state.pending)
+                and state.animal in (HYENA, LION)
+            ):
                 raise SnapshotError("inconsistent eat phase")
         tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
         if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
@@ -708,12 +764,16 @@ class BoaringGame(Game[BoaringState]):
             lines = [f"player_{observer}'s view: other hands and face-down cards hidden"]
             state = self.information_state(state, observer)
         if state.phase == OVER:
-            lines.append(f"Boaring - game over after {state.rounds} rounds; winners: "
-                         + ", ".join(f"p{s}" for s in self.winners(state)))
+            lines.append(
+                f"Boaring - game over after {state.rounds} rounds; winners: "
+                + ", ".join(f"p{s}" for s in self.winners(state))
+            )
         else:
             need = state.requirement * n
-            lines.append(f"Boaring - round {state.rounds + 1}, active p{state.active}, phase {PHASE_NAMES[state.phase]}"
-                         f": {ANIMAL_NAMES[state.animal]} needs {state.requirement} x {n} = {need}")
+            lines.append(
+                f"Boaring - round {state.rounds + 1}, active p{state.active}, phase {PHASE_NAMES[state.phase]}"
+                f": {ANIMAL_NAMES[state.animal]} needs {state.requirement} x {n} = {need}"
+            )
         scores = self.scores(state)
         for s in range(n):
             if UNKNOWN in state.hands[s]:
@@ -726,17 +786,22 @@ class BoaringGame(Game[BoaringState]):
             bid = "  " if p == 0 else ("??" if p == UNKNOWN else f"{p:2d}")
             lines.append(
                 f"{mark}p{s} [{bid}] savanna B{sav[0]} H{sav[1]} L{sav[2]}  grave B{grave[0]} H{grave[1]} "
-                f"L{grave[2]}  score {int(scores[s]):3d}  hand({state.hand_size[s]}): {hand}")
+                f"L{grave[2]}  score {int(scores[s]):3d}  hand({state.hand_size[s]}): {hand}"
+            )
         disc = " ".join(f"{i + 1}:{c}" for i, c in enumerate(state.discard))
         left = state.animals_left
-        lines.append(f"discard {disc} | pile {len(state.food_pile)} | deck B{left[0]} H{left[1]} L{left[2]} | "
-                     f"eaten B{state.eaten[0]} H{state.eaten[1]} L{state.eaten[2]}")
+        lines.append(
+            f"discard {disc} | pile {len(state.food_pile)} | deck B{left[0]} H{left[1]} L{left[2]} | "
+            f"eaten B{state.eaten[0]} H{state.eaten[1]} L{state.eaten[2]}"
+        )
         if state.last_animal >= 0:
             total = sum(state.last_played)
             fate = "lived, to the savanna of" if state.last_outcome == LIVED else "died, to the graveyard of"
             played = " ".join(f"p{s}:{v}" for s, v in enumerate(state.last_played))
-            lines.append(f"last reveal {played} = {total} vs {state.last_requirement * n}: "
-                         f"{ANIMAL_NAMES[state.last_animal]} {fate} p{state.last_receiver}")
+            lines.append(
+                f"last reveal {played} = {total} vs {state.last_requirement * n}: "
+                f"{ANIMAL_NAMES[state.last_animal]} {fate} p{state.last_receiver}"
+            )
         return lines
 
     def render_ansi(self, state: BoaringState) -> str:
@@ -774,5 +839,6 @@ class BoaringGame(Game[BoaringState]):
                 draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 2])
             draw.text((2 * margin + swatch, y), line, fill=INK, font=fnt)
         return np.asarray(img, dtype=np.uint8)
+
 
 __all__ = ["BoaringGame", "BoaringState", "BID", "EAT", "OVER", "UNKNOWN", "ANIMAL_COUNTS"]

@@ -13,8 +13,15 @@ from envs.common import search_speed
 
 
 def main(argv: list[str] | None = None) -> None:
-    search_speed.main(lambda players: BoaringGame(num_players=players), search_policy, players=4, budget=50,
-                      doc=__doc__, digits=5, argv=argv)
+    search_speed.main(
+        lambda players: BoaringGame(num_players=players),
+        search_policy,
+        players=4,
+        budget=50,
+        doc=__doc__,
+        digits=5,
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

@@ -64,8 +64,10 @@ class BarnyardAECEnv(AECEnv):
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    low=self._observation_low(), high=self._observation_high(),
-                    shape=game.observation_shape, dtype=game.observation_dtype,
+                    low=self._observation_low(),
+                    high=self._observation_high(),
+                    shape=game.observation_shape,
+                    dtype=game.observation_dtype,
                 ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
             }
@@ -75,8 +77,9 @@ class BarnyardAECEnv(AECEnv):
         self._zero_mask = np.zeros(game.num_actions, dtype=np.int8)
         if game.perfect_information or game.privileged_global_state:
             low, high = game.global_state_bounds(self._observation_low(), self._observation_high())
-            self.state_space = spaces.Box(low=low, high=high, shape=game.global_state_shape,
-                                          dtype=game.observation_dtype)
+            self.state_space = spaces.Box(
+                low=low, high=high, shape=game.global_state_shape, dtype=game.observation_dtype
+            )
             """The space of :meth:`state` (games that offer a global state)."""
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game_state = None
@@ -252,8 +255,9 @@ class BarnyardAECEnv(AECEnv):
         pass
 
 
-def render_game(game: Game, state: Any, render_mode: str | None,
-                observer: int | None = None) -> str | np.ndarray | None:
+def render_game(
+    game: Game, state: Any, render_mode: str | None, observer: int | None = None
+) -> str | np.ndarray | None:
     """Gymnasium's render contract over a game state: text for "ansi", an image for "rgb_array", print for
     "human" (returns None), a warning and None without a render mode. ``observer``: draw what that seat may see
     (:meth:`~envs.common.game.Game.render_for`); None: the spectator's picture."""

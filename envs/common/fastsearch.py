@@ -9,8 +9,16 @@ from envs.common.fastrng import below
 
 
 @njit(cache=True)
-def untried_choice(children: np.ndarray, node: int, acts: np.ndarray, n: int, avail: np.ndarray,
-                   untried: np.ndarray, rng: np.ndarray, row: int) -> int:
+def untried_choice(
+    children: np.ndarray,
+    node: int,
+    acts: np.ndarray,
+    n: int,
+    avail: np.ndarray,
+    untried: np.ndarray,
+    rng: np.ndarray,
+    row: int,
+) -> int:
     """One step of expansion at ``node`` over its candidate actions ``acts[:n]``: each child already in the tree
     (``children[node, a] >= 0``) counts one more time it was available (``avail``); of the actions without a child
     (gathered in ``untried``, in order) one is drawn uniformly from ``rng[row]``. Returns it, or -1 when every

@@ -11,8 +11,9 @@ Seats are turn-order indices ``0..n-1`` inside the engine; agent names (``player
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -218,7 +219,8 @@ class Game(ABC, Generic[S]):
         if not self.perfect_information:
             raise NotImplementedError(
                 f"{self.name} has hidden information ({self.hidden_information_note}); it has no global state "
-                "that is not some seat's secret; use the agents' own observations")
+                "that is not some seat's secret; use the agents' own observations"
+            )
         obs = self.observation(state, 0)
         to_move = np.zeros((self.num_players, *obs.shape[1:]), dtype=obs.dtype)
         seat = self.current_player(state)
@@ -232,8 +234,10 @@ class Game(ABC, Generic[S]):
         low = np.broadcast_to(np.asarray(obs_low, dtype=np.float64), self.observation_shape)
         high = np.broadcast_to(np.asarray(obs_high, dtype=np.float64), self.observation_shape)
         extra = (self.num_players, *self.observation_shape[1:])
-        return (np.concatenate([low, np.zeros(extra)]).astype(self.observation_dtype),
-                np.concatenate([high, np.ones(extra)]).astype(self.observation_dtype))
+        return (
+            np.concatenate([low, np.zeros(extra)]).astype(self.observation_dtype),
+            np.concatenate([high, np.ones(extra)]).astype(self.observation_dtype),
+        )
 
     def information_state(self, state: S, seat: int) -> S:
         """A copy of ``state`` holding only what ``seat`` may know (perfect-information games: a plain clone).
@@ -328,8 +332,11 @@ class Game(ABC, Generic[S]):
         """ValueError unless ``observer`` is None or a seat and ``mode`` is "ansi" or "rgb_array"."""
         if mode not in ("ansi", "rgb_array"):
             raise ValueError(f"mode must be 'ansi' or 'rgb_array', not {mode!r}")
-        if observer is not None and (isinstance(observer, bool) or not isinstance(observer, (int, np.integer))
-                                     or not 0 <= observer < self.num_players):
+        if observer is not None and (
+            isinstance(observer, bool)
+            or not isinstance(observer, (int, np.integer))
+            or not 0 <= observer < self.num_players
+        ):
             raise ValueError(f"observer must be None or a seat 0..{self.num_players - 1}, not {observer!r}")
 
     def check_action_range(self, action: Any) -> int:

@@ -39,8 +39,9 @@ sequence, so a run is reproducible from its first seed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib.metadata import entry_points
-from typing import Any, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -61,8 +62,9 @@ class OpponentError(RuntimeError):
     """An opponent policy returned an illegal action or crashed; the message names it."""
 
 
-def resolve_policy(spec: Policy | str, game: str, options: dict[str, Any] | None = None,
-                   seed: int | None = None) -> Policy:
+def resolve_policy(
+    spec: Policy | str, game: str, options: dict[str, Any] | None = None, seed: int | None = None
+) -> Policy:
     """A Policy from a Policy (returned as is) or a spec string (``random``, a baseline, a checkpoint path)."""
     if not isinstance(spec, str):
         if not isinstance(spec, Policy):
@@ -78,9 +80,11 @@ def resolve_policy(spec: Policy | str, game: str, options: dict[str, Any] | None
     resolvers = entry_points(group=POLICY_SPEC_GROUP)
     if not resolvers:
         names = ", ".join(sorted(baseline_policies(game))) or "none"
-        raise ValueError(f"policy spec {spec!r}: not 'random' or a baseline of {game} ({names}), and no "
-                         f"'{POLICY_SPEC_GROUP}' resolver is installed "
-                         "(pip install -e '.[train]' provides checkpoints)")
+        raise ValueError(
+            f"policy spec {spec!r}: not 'random' or a baseline of {game} ({names}), and no "
+            f"'{POLICY_SPEC_GROUP}' resolver is installed "
+            "(pip install -e '.[train]' provides checkpoints)"
+        )
     return next(iter(resolvers)).load()(spec, game, options, seed=seed)
 
 
@@ -89,9 +93,17 @@ class SingleAgentEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
 
-    def __init__(self, game: str, options: dict[str, Any] | None = None, learner_seat: int | str = 0,
-                 opponents: Sequence[Policy | str] | Policy | str | None = None, seed: int | None = None,
-                 render_mode: str | None = None, illegal_action: str = "raise", illegal_reward: float = -1.0):
+    def __init__(
+        self,
+        game: str,
+        options: dict[str, Any] | None = None,
+        learner_seat: int | str = 0,
+        opponents: Sequence[Policy | str] | Policy | str | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+    ):
         if illegal_action not in ("raise", "lose"):
             raise ConfigError(f"illegal_action={illegal_action!r} is not valid; allowed: 'raise', 'lose'")
         self.illegal_action = illegal_action
@@ -103,8 +115,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         n = self.game.num_players
         if learner_seat != "random" and not (
-                isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool)
-                and 0 <= learner_seat < n):
+            isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool) and 0 <= learner_seat < n
+        ):
             raise ConfigError(f"learner_seat={learner_seat!r} is not valid; allowed: 'random' or 0..{n - 1}")
         self.learner_seat_option = learner_seat
         if opponents is None:
@@ -114,8 +126,9 @@ class SingleAgentEnv(gymnasium.Env):
         if len(opponents) == 1:
             opponents = list(opponents) * (n - 1)
         if len(opponents) != n - 1:
-            raise ConfigError(f"{game} with these options has {n} seats: give {n - 1} opponents or one, "
-                              f"not {len(opponents)}")
+            raise ConfigError(
+                f"{game} with these options has {n} seats: give {n - 1} opponents or one, not {len(opponents)}"
+            )
         self.opponent_specs = list(opponents)
         self.opponents: list[Policy] = [resolve_policy(s, game, self.options) for s in self.opponent_specs]
         self.observation_space = self.aec.observation_spaces[agent_name(0)]["observation"]
@@ -127,8 +140,9 @@ class SingleAgentEnv(gymnasium.Env):
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
 
     # ----- Gymnasium API ------------------------------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
-              ) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game (seeded from the view's generator) and play the opponents up to the learner's first turn."""
         super().reset(seed=seed)
         rng = self.np_random
@@ -155,8 +169,11 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("the game is over: call reset()")
         me = agent_name(self.learner_seat)
         if self.illegal_action == "lose":
-            legal = (isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and action.shape == ())
-                     ) and 0 <= int(action) < self.game.num_actions and bool(self.aec.legal_mask()[int(action)])
+            legal = (
+                (isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and action.shape == ()))
+                and 0 <= int(action) < self.game.num_actions
+                and bool(self.aec.legal_mask()[int(action)])
+            )
             if not legal:
                 self._done = True
                 info = self._info()
@@ -207,8 +224,11 @@ class SingleAgentEnv(gymnasium.Env):
                 action = policy.act(decision)
             except Exception as err:  # noqa: BLE001 - reported with the policy's name
                 raise OpponentError(f"opponent {policy.name!r} at seat {seat} crashed: {err!r}") from err
-            if not (isinstance(action, (int, np.integer)) and 0 <= action < game.num_actions
-                    and decision.action_mask[action]):
+            if not (
+                isinstance(action, (int, np.integer))
+                and 0 <= action < game.num_actions
+                and decision.action_mask[action]
+            ):
                 raise OpponentError(f"opponent {policy.name!r} at seat {seat} returned illegal action {action!r}")
             aec.step(int(action))
             reward += float(aec.rewards[me])
@@ -233,17 +253,22 @@ class MaskInObservation(gymnasium.ObservationWrapper):
     boxes only for a few image sizes; an MLP over the flat vector works for every game).
     """
 
-    def __init__(self, env: SingleAgentEnv, obs_key: str = "observations", mask_key: str = "action_mask",
-                 flatten: bool = False):
+    def __init__(
+        self, env: SingleAgentEnv, obs_key: str = "observations", mask_key: str = "action_mask", flatten: bool = False
+    ):
         super().__init__(env)
         inner = env.observation_space
         if flatten:
-            inner = spaces.Box(low=np.broadcast_to(inner.low, inner.shape).reshape(-1),
-                               high=np.broadcast_to(inner.high, inner.shape).reshape(-1), dtype=inner.dtype)
+            inner = spaces.Box(
+                low=np.broadcast_to(inner.low, inner.shape).reshape(-1),
+                high=np.broadcast_to(inner.high, inner.shape).reshape(-1),
+                dtype=inner.dtype,
+            )
         self.obs_key, self.mask_key, self.flatten = obs_key, mask_key, flatten
         n = env.action_space.n
         self.observation_space = spaces.Dict(
-            {obs_key: inner, mask_key: spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)})
+            {obs_key: inner, mask_key: spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)}
+        )
 
     def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         if self.flatten:

@@ -18,7 +18,7 @@ observation planes: the six hex neighbours of a cell are six of its eight square
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -55,10 +55,12 @@ def transforms(group: str) -> list:
     """Point maps of a symmetry group: 'fixed' (identity), 'one_sided' (6 rotations), 'free' (12)."""
     rotations = []
     for k in range(6):
+
         def rot(c: Coord, k: int = k) -> Coord:
             for _ in range(k):
                 c = _rotate60(c)
             return c
+
         rotations.append(rot)
     if group == "fixed":
         return rotations[:1]
@@ -90,8 +92,9 @@ def enclosing_hexagon(cells: Iterable[Coord]) -> tuple[Coord, int]:
 def hexagon_around(q0: int, q1: int, r0: int, r1: int, s0: int, s1: int) -> tuple[Coord, int]:
     """:func:`enclosing_hexagon` of any cells whose cube coordinates span ``[q0, q1]``, ``[r0, r1]``, ``[s0, s1]``
     (only the extents matter)."""
-    radius = max(-((q0 - q1) // 2), -((r0 - r1) // 2), -((s0 - s1) // 2),
-                 -(-(q1 + r1 + s1) // 3), -((q0 + r0 + s0) // 3))
+    radius = max(
+        -((q0 - q1) // 2), -((r0 - r1) // 2), -((s0 - s1) // 2), -(-(q1 + r1 + s1) // 3), -((q0 + r0 + s0) // 3)
+    )
     best: tuple[int, int, int] | None = None
     centre = (0, 0)
     for cr in range(r1 - radius, r0 + radius + 1):
@@ -130,10 +133,7 @@ class HexGrid:
             raise ValueError("radius must be >= 0")
         self.radius = radius
         self.coords: tuple[Coord, ...] = tuple(
-            (q, r)
-            for r in range(-radius, radius + 1)
-            for q in range(-radius, radius + 1)
-            if abs(q + r) <= radius
+            (q, r) for r in range(-radius, radius + 1) for q in range(-radius, radius + 1) if abs(q + r) <= radius
         )
         self.num_cells = len(self.coords)
         self.index: dict[Coord, int] = {c: i for i, c in enumerate(self.coords)}
@@ -143,9 +143,7 @@ class HexGrid:
                 nb[i, d] = self.index.get(neighbor(c, d), -1)
         self.neighbors: np.ndarray = nb
         """(N, 6) neighbour index per direction, -1 off the grid."""
-        self.neighbor_lists: tuple[tuple[int, ...], ...] = tuple(
-            tuple(int(j) for j in row if j >= 0) for row in nb
-        )
+        self.neighbor_lists: tuple[tuple[int, ...], ...] = tuple(tuple(int(j) for j in row if j >= 0) for row in nb)
         """Per cell, the on-grid neighbours (plain tuples: fastest in Python loops)."""
         self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
             tuple(self._ray(i, d) for d in range(6)) for i in range(self.num_cells)

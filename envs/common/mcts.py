@@ -17,7 +17,8 @@ Values are per seat, so the same code serves two and ten players.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -114,8 +115,9 @@ class MCTSPolicy(SeededPolicy):
                 best, best_score = None, -math.inf
                 for a in actions:
                     child = node.children[a]
-                    score = (child.value[player] / child.visits
-                             + self.exploration * math.sqrt(math.log(child.avail) / child.visits))
+                    score = child.value[player] / child.visits + self.exploration * math.sqrt(
+                        math.log(child.avail) / child.visits
+                    )
                     if score > best_score:
                         best, best_score = a, score
                 game.apply(state, best, rng)
@@ -127,6 +129,5 @@ class MCTSPolicy(SeededPolicy):
                 node.visits += 1
                 node.value += value
         legal_set = set(int(a) for a in legal)
-        best = max((a for a in root.children if a in legal_set), key=lambda a: root.children[a].visits,
-                   default=None)
+        best = max((a for a in root.children if a in legal_set), key=lambda a: root.children[a].visits, default=None)
         return int(best) if best is not None else int(legal[int(rng.integers(legal.size))])

@@ -97,8 +97,9 @@ def baseline_policies(game: str) -> dict[str, Any]:
         return {}
 
 
-def make_baseline(game: str, spec: str, options: dict[str, Any] | None = None, seed: int | None = None,
-                  engine: Game | None = None) -> Any:
+def make_baseline(
+    game: str, spec: str, options: dict[str, Any] | None = None, seed: int | None = None, engine: Game | None = None
+) -> Any:
     """The baseline ``NAME`` or ``NAME:BUDGET`` of ``game`` (``search:400``), on ``engine`` or an engine built with
     ``options``; None when ``NAME`` is not one of :func:`baseline_policies`."""
     name, _, budget = spec.partition(":")

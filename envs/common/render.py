@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
@@ -13,16 +13,16 @@ from envs.common.hexgrid import HexGrid
 RGB = tuple[int, int, int]
 
 PLAYER_COLORS: tuple[RGB, ...] = (
-    (220, 50, 47),    # red
-    (38, 139, 210),   # blue
-    (240, 200, 40),   # yellow
-    (133, 153, 0),    # olive
-    (211, 54, 130),   # magenta
-    (42, 161, 152),   # cyan
-    (203, 75, 22),    # orange
+    (220, 50, 47),  # red
+    (38, 139, 210),  # blue
+    (240, 200, 40),  # yellow
+    (133, 153, 0),  # olive
+    (211, 54, 130),  # magenta
+    (42, 161, 152),  # cyan
+    (203, 75, 22),  # orange
     (108, 113, 196),  # violet
-    (90, 90, 90),     # grey
-    (160, 110, 60),   # brown
+    (90, 90, 90),  # grey
+    (160, 110, 60),  # brown
 )
 """Colour of seat i (up to 10 seats)."""
 
@@ -100,8 +100,9 @@ def square_board(
             x0, y0 = margin + c * cell, margin + r * cell
             draw.rectangle([x0, y0, x0 + cell - 1, y0 + cell - 1], fill=fills[r][c], outline=(60, 60, 60))
             if labels is not None and labels[r][c]:
-                draw.text((x0 + cell / 2, y0 + cell / 2), labels[r][c], fill=text_color_on(fills[r][c]),
-                          font=fnt, anchor="mm")
+                draw.text(
+                    (x0 + cell / 2, y0 + cell / 2), labels[r][c], fill=text_color_on(fills[r][c]), font=fnt, anchor="mm"
+                )
     if highlight is not None:
         r, c = highlight
         x0, y0 = margin + c * cell, margin + r * cell

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -33,8 +34,15 @@ def decisions(game: Game, games: int, seed: int) -> list[Decision]:
     return out
 
 
-def main(make_game: Callable[[int], Game], search_policy: Callable[..., Any], players: int, budget: int,
-         doc: str, digits: int = 4, argv: list[str] | None = None) -> None:
+def main(
+    make_game: Callable[[int], Game],
+    search_policy: Callable[..., Any],
+    players: int,
+    budget: int,
+    doc: str,
+    digits: int = 4,
+    argv: list[str] | None = None,
+) -> None:
     """Parse ``argv`` (``--players`` / ``--budget`` default to the game's), time both searches, print s/move."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=players)
@@ -45,18 +53,22 @@ def main(make_game: Callable[[int], Game], search_policy: Callable[..., Any], pl
     args = parser.parse_args(argv)
     game = make_game(args.players)
     todo = decisions(game, args.games, args.seed)[:: args.every]
-    policies = {"compiled": search_policy(game, seed=1, budget=args.budget),
-                "python": search_policy(game, seed=1, budget=args.budget, compiled=False)}
+    policies = {
+        "compiled": search_policy(game, seed=1, budget=args.budget),
+        "python": search_policy(game, seed=1, budget=args.budget, compiled=False),
+    }
     policies["compiled"].act(todo[0])
     spent = dict.fromkeys(policies, 0.0)
     block = max(1, len(todo) // 8)
     for start in range(0, len(todo), block):
         for name, policy in policies.items():
             t0 = time.perf_counter()
-            for d in todo[start:start + block]:
+            for d in todo[start : start + block]:
                 policy.act(d)
             spent[name] += time.perf_counter() - t0
     for name, seconds in spent.items():
-        print(f"search ({name}, budget {args.budget}, {args.players} players): {seconds / len(todo):.{digits}f} "
-              f"s/move over {len(todo)} decisions")
+        print(
+            f"search ({name}, budget {args.budget}, {args.players} players): {seconds / len(todo):.{digits}f} "
+            f"s/move over {len(todo)} decisions"
+        )
     print(f"speed-up: {spent['python'] / spent['compiled']:.1f}x")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -117,9 +118,15 @@ def play_env_randomly(env: Any, seed: int, max_steps: int = 100_000) -> int:
     return steps
 
 
-def check_from_reference_games(ref: Game, fast: Any, games: int, seed: int,
-                               check: Callable[[Any, Any, int, np.ndarray, np.ndarray], None],
-                               rows: int = 3, row: int = 1) -> None:
+def check_from_reference_games(
+    ref: Game,
+    fast: Any,
+    games: int,
+    seed: int,
+    check: Callable[[Any, Any, int, np.ndarray, np.ndarray], None],
+    rows: int = 3,
+    row: int = 1,
+) -> None:
     """Positions of ``games`` random games that the reference engine ``ref`` plays with its own generator (seeded
     ``seed``), each copied into row ``row`` of a batch of the batched engine ``fast`` at every decision
     (``from_reference``); ``check(ref_state, state, row, mask, views)`` compares the row with the reference state,
@@ -142,8 +149,13 @@ def check_from_reference_games(ref: Game, fast: Any, games: int, seed: int,
             ref.apply(s, legal[rng.integers(len(legal))], rng)
 
 
-def differential_sweep(option_sets: list[dict], ids: list[str], run_differential: Callable[[dict, int, int], int],
-                       default_games: int, argv: list[str] | None = None) -> None:
+def differential_sweep(
+    option_sets: list[dict],
+    ids: list[str],
+    run_differential: Callable[[dict, int, int], int],
+    default_games: int,
+    argv: list[str] | None = None,
+) -> None:
     """The command line of a longer differential sweep (``python tests/<game>/test_<game>_fast.py --games N``):
     ``run_differential(options, games, seed)`` for every option set, printing the positions it checked."""
     import argparse
@@ -182,9 +194,16 @@ def play_fingerprint(make_env: Callable[[], Any], seeds: range, observe_all: boo
                         seen = env.observe(other)
                         digest.update(seen["observation"].tobytes())
                         digest.update(seen["action_mask"].tobytes())
-                digest.update(repr((sorted(env.rewards.items()), sorted(env.terminations.items()),
-                                    sorted(env.truncations.items()),
-                                    sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
+                digest.update(
+                    repr(
+                        (
+                            sorted(env.rewards.items()),
+                            sorted(env.terminations.items()),
+                            sorted(env.truncations.items()),
+                            sorted((k, sorted(v.items())) for k, v in env.infos.items()),
+                        )
+                    ).encode()
+                )
             if term or trunc:
                 env.step(None)
                 continue

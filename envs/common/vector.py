@@ -137,8 +137,9 @@ def batched_game_class(game: str) -> type[BatchedGame] | None:
     except ModuleNotFoundError:
         return None
     module = importlib.import_module(name)
-    found = [v for v in vars(module).values()
-             if isinstance(v, type) and issubclass(v, BatchedGame) and v.__module__ == name]
+    found = [
+        v for v in vars(module).values() if isinstance(v, type) and issubclass(v, BatchedGame) and v.__module__ == name
+    ]
     if len(found) != 1:
         raise TypeError(f"{name} should define one BatchedGame subclass, found {[c.__name__ for c in found]}")
     return found[0]
@@ -199,9 +200,11 @@ class VectorEnv:
         single = self._aec_observation_space(game)
         self.single_observation_space = single
         self.single_action_space = spaces.Discrete(game.num_actions)
-        self.observation_space = spaces.Box(np.broadcast_to(single.low, (self.num_envs, *single.shape)),
-                                            np.broadcast_to(single.high, (self.num_envs, *single.shape)),
-                                            dtype=np.float32)
+        self.observation_space = spaces.Box(
+            np.broadcast_to(single.low, (self.num_envs, *single.shape)),
+            np.broadcast_to(single.high, (self.num_envs, *single.shape)),
+            dtype=np.float32,
+        )
         self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, game.num_actions))
         self.state = game.new_state(self.num_envs)
         self._mask = np.zeros((self.num_envs, game.num_actions), dtype=bool)
@@ -242,16 +245,19 @@ class VectorEnv:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
         if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise IllegalActionError(f"actions must be {self.num_envs} integers, got shape {actions.shape} "
-                                     f"of {actions.dtype}")
+            raise IllegalActionError(
+                f"actions must be {self.num_envs} integers, got shape {actions.shape} of {actions.dtype}"
+            )
         actions = actions.astype(np.int64, copy=False)
         bad = (actions < 0) | (actions >= self.num_actions)
         if not bad.any():
             bad = ~self._mask[self._all_rows, actions]
         if bad.any():
             b = int(np.flatnonzero(bad)[0])
-            raise IllegalActionError(f"game {b}: action {int(actions[b])} is not legal for seat "
-                                     f"{int(self.current_player[b])} (out of range or masked out)")
+            raise IllegalActionError(
+                f"game {b}: action {int(actions[b])} is not legal for seat "
+                f"{int(self.current_player[b])} (out of range or masked out)"
+            )
         game, state = self.game, self.state
         acting = game.current_player(state)
         game.apply(state, actions)

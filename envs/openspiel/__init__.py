@@ -53,21 +53,23 @@ from __future__ import annotations
 
 import inspect
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 try:
     import pyspiel
 except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise ImportError("envs.openspiel needs OpenSpiel: pip install \"barnyard-rl[openspiel]\" (the open_spiel "
-                      "wheel)") from error
+    raise ImportError(
+        'envs.openspiel needs OpenSpiel: pip install "barnyard-rl[openspiel]" (the open_spiel wheel)'
+    ) from error
 
 import envs
 from envs.common.game import ConfigError, Game
-from envs.openspiel.chance import NeedChance, ScriptedRng
 from envs.openspiel import boaring as boaring_info
+from envs.openspiel.chance import NeedChance, ScriptedRng
 
 __all__ = ["GAME_NAMES", "load_game", "register", "engine_of"]
 
@@ -87,8 +89,10 @@ def _boaring_bids(engine: Game, state: Any, seat: int) -> list[int]:
 
 def _no_random_pasture(options: dict[str, Any]) -> str | None:
     if options.get("pasture") == "random":
-        return ("pasture='random' lays the pasture by chance; barnyard_battle_sheep is registered as deterministic "
-                "(the players build the pasture: pasture='build')")
+        return (
+            "pasture='random' lays the pasture by chance; barnyard_battle_sheep is registered as deterministic "
+            "(the players build the pasture: pasture='build')"
+        )
     return None
 
 
@@ -139,23 +143,50 @@ class BridgeSpec:
         return f"barnyard_{self.key}"
 
 
-_BOARING = dict(explicit_chance=True, max_chance_outcomes=70,
-                # the initial shuffles (38 animals, 70 food cards), then at most two reshuffles of <= 70 cards a round
-                chance_nodes_bound=lambda engine: 37 + 69 + 38 * 2 * 69, utility=_boaring_utility,
-                info=boaring_info)
+_BOARING = dict(
+    explicit_chance=True,
+    max_chance_outcomes=70,
+    # the initial shuffles (38 animals, 70 food cards), then at most two reshuffles of <= 70 cards a round
+    chance_nodes_bound=lambda engine: 37 + 69 + 38 * 2 * 69,
+    utility=_boaring_utility,
+    info=boaring_info,
+)
 
-SPECS: dict[str, BridgeSpec] = {spec.key: spec for spec in (
-    BridgeSpec("battle_sheep", "Barnyard Battle Sheep", 2, 4, unsupported=_no_random_pasture,
-               none_options=(("canvas_radius", 0),)),
-    BridgeSpec("bestiarium", "Barnyard Bestiarium", 2, 2),
-    # tiles: a permutation of 9 (8 chance nodes) or a choice of 5 of 8 then a permutation of 6; a D8 per turn
-    BridgeSpec("beasty_borders", "Barnyard Beasty Borders", 2, 2, explicit_chance=True, max_chance_outcomes=9,
-               chance_nodes_bound=lambda engine: 16 + engine.max_game_length),
-    BridgeSpec("boaring", "Barnyard Boaring", 2, 10, simultaneous_node=_boaring_simultaneous,
-               seat_actions=_boaring_bids, **_BOARING),
-    # the engine's own order: the active seat commits first, then clockwise, each bid hidden until the reveal
-    BridgeSpec("boaring", "Barnyard Boaring (bids one seat at a time)", 2, 10, variant="turn_based", **_BOARING),
-)}
+SPECS: dict[str, BridgeSpec] = {
+    spec.key: spec
+    for spec in (
+        BridgeSpec(
+            "battle_sheep",
+            "Barnyard Battle Sheep",
+            2,
+            4,
+            unsupported=_no_random_pasture,
+            none_options=(("canvas_radius", 0),),
+        ),
+        BridgeSpec("bestiarium", "Barnyard Bestiarium", 2, 2),
+        # tiles: a permutation of 9 (8 chance nodes) or a choice of 5 of 8 then a permutation of 6; a D8 per turn
+        BridgeSpec(
+            "beasty_borders",
+            "Barnyard Beasty Borders",
+            2,
+            2,
+            explicit_chance=True,
+            max_chance_outcomes=9,
+            chance_nodes_bound=lambda engine: 16 + engine.max_game_length,
+        ),
+        BridgeSpec(
+            "boaring",
+            "Barnyard Boaring",
+            2,
+            10,
+            simultaneous_node=_boaring_simultaneous,
+            seat_actions=_boaring_bids,
+            **_BOARING,
+        ),
+        # the engine's own order: the active seat commits first, then clockwise, each bid hidden until the reveal
+        BridgeSpec("boaring", "Barnyard Boaring (bids one seat at a time)", 2, 10, variant="turn_based", **_BOARING),
+    )
+}
 """Every registered game: one per Barnyard game, and Boaring's turn-based form (for sequential algorithms such as
 IS-MCTS)."""
 
@@ -185,8 +216,10 @@ def _default_options(spec: BridgeSpec) -> dict[str, Any]:
         elif isinstance(p.default, (bool, int, float, str)):
             out[name] = p.default
         else:
-            raise TypeError(f"{spec.short_name}: engine option {name}={p.default!r} has no OpenSpiel parameter type; "
-                            "give it a stand-in in BridgeSpec.none_options")
+            raise TypeError(
+                f"{spec.short_name}: engine option {name}={p.default!r} has no OpenSpiel parameter type; "
+                "give it a stand-in in BridgeSpec.none_options"
+            )
     return out
 
 
@@ -201,7 +234,7 @@ def _engine(game: str, options_json: str) -> Game:
     return engine
 
 
-def _restore_holder(game: str, options_json: str, state_json: str | None) -> "_EngineState":
+def _restore_holder(game: str, options_json: str, state_json: str | None) -> _EngineState:
     engine = _engine(game, options_json)
     return _EngineState(engine, None if state_json is None else engine.state_from_json(json.loads(state_json)))
 
@@ -216,7 +249,7 @@ class _EngineState:
         self.engine = engine
         self.state = state
 
-    def __deepcopy__(self, memo: dict) -> "_EngineState":
+    def __deepcopy__(self, memo: dict) -> _EngineState:
         return _EngineState(self.engine, None if self.state is None else self.engine.clone(self.state))
 
     def __reduce__(self):
@@ -237,8 +270,12 @@ class BarnyardGame(pyspiel.Game):
         if reason:
             raise ConfigError(reason)
         stand_ins = dict(self.spec.none_options)
-        engine = _engine(self.spec.game, json.dumps(
-            {k: (None if k in stand_ins and v == stand_ins[k] else v) for k, v in options.items()}, sort_keys=True))
+        engine = _engine(
+            self.spec.game,
+            json.dumps(
+                {k: (None if k in stand_ins and v == stand_ins[k] else v) for k, v in options.items()}, sort_keys=True
+            ),
+        )
         # the game's parameters name the value the engine chose (canvas_radius=0 -> 13 for 3 players), and the
         # engine is shared under that name too
         options.update({k: engine.options()[k] for k in stand_ins})
@@ -261,15 +298,16 @@ class BarnyardGame(pyspiel.Game):
         ``copy``/``pickle`` make without calling ``__init__``)."""
         return _engine(self.spec.game, json.dumps(dict(self.get_parameters()), sort_keys=True))
 
-    def __deepcopy__(self, memo: dict) -> "BarnyardGame":
+    def __deepcopy__(self, memo: dict) -> BarnyardGame:
         return self  # games are immutable (OpenSpiel shares them too)
 
-    def new_initial_state(self) -> "BarnyardState":
+    def new_initial_state(self) -> BarnyardState:
         """The start of a game: chance nodes first where the engine shuffles or rolls."""
         return BarnyardState(self)
 
-    def make_py_observer(self, iig_obs_type: pyspiel.IIGObservationType | None = None,
-                         params: dict[str, Any] | None = None) -> "BarnyardObserver":
+    def make_py_observer(
+        self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
+    ) -> BarnyardObserver:
         """An observer (OpenSpiel's PyObserver interface) for ``iig_obs_type``."""
         return BarnyardObserver(self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
@@ -321,13 +359,16 @@ class BarnyardState(pyspiel.State):
                     engine.apply(after, action, rng)
         except NeedChance as need:
             if need.num_outcomes > self._spec.max_chance_outcomes:
-                raise RuntimeError(f"{self._spec.short_name}: a chance node with {need.num_outcomes} outcomes; "
-                                   f"the game declares at most {self._spec.max_chance_outcomes}") from None
+                raise RuntimeError(
+                    f"{self._spec.short_name}: a chance node with {need.num_outcomes} outcomes; "
+                    f"the game declares at most {self._spec.max_chance_outcomes}"
+                ) from None
             self._need = (need.num_outcomes, need.label, need.offset)
             return
         if not rng.all_used():
-            raise RuntimeError(f"{self._spec.short_name}: the transition used {rng.used} of "
-                               f"{len(self._draws)} chance outcomes")
+            raise RuntimeError(
+                f"{self._spec.short_name}: the transition used {rng.used} of {len(self._draws)} chance outcomes"
+            )
         if self._spec.info is not None:
             self._log = self._spec.info.record(before, after, self._pending or (), self._log)
         self._held = _EngineState(engine, after)
@@ -335,13 +376,20 @@ class BarnyardState(pyspiel.State):
 
     def _finished(self) -> bool:
         state = self._held.state
-        return (self._need is None and state is not None
-                and (self.engine.is_terminal(state) or self.engine.is_truncated(state)))
+        return (
+            self._need is None
+            and state is not None
+            and (self.engine.is_terminal(state) or self.engine.is_truncated(state))
+        )
 
     def _simultaneous(self) -> bool:
         """Whether this is a simultaneous node (every seat chooses; the engine commits them in its own order)."""
-        return (self._spec.simultaneous_node is not None and self._need is None and not self._finished()
-                and self._spec.simultaneous_node(self.engine, self._held.state))
+        return (
+            self._spec.simultaneous_node is not None
+            and self._need is None
+            and not self._finished()
+            and self._spec.simultaneous_node(self.engine, self._held.state)
+        )
 
     def _check_player(self, player: int) -> int:
         """``player`` as an int, or ValueError naming the players of this game."""
@@ -389,8 +437,10 @@ class BarnyardState(pyspiel.State):
                 return []
             total = int(np.prod([len(c) for c in self._joint_choices() if c], dtype=np.int64))
             if total > MAX_FLAT_JOINT_ACTIONS:
-                raise ValueError(f"{total} joint actions at this simultaneous node are too many to list; use "
-                                 "legal_actions(p) for each player p and apply_actions")
+                raise ValueError(
+                    f"{total} joint actions at this simultaneous node are too many to list; use "
+                    "legal_actions(p) for each player p and apply_actions"
+                )
             return list(range(total))
         if player == pyspiel.PlayerId.TERMINAL:
             return []
@@ -416,8 +466,10 @@ class BarnyardState(pyspiel.State):
         if player is None:
             player = self.current_player()
         if player == pyspiel.PlayerId.SIMULTANEOUS:
-            raise ValueError("a simultaneous node has no single action mask: use legal_actions_mask(p) for each "
-                             "player p (flat joint actions are not action ids)")
+            raise ValueError(
+                "a simultaneous node has no single action mask: use legal_actions_mask(p) for each "
+                "player p (flat joint actions are not action ids)"
+            )
         if player not in (pyspiel.PlayerId.CHANCE, pyspiel.PlayerId.TERMINAL):
             self._check_player(player)
         return super().legal_actions_mask(player)
@@ -502,7 +554,7 @@ class BarnyardState(pyspiel.State):
             return [0.0] * self.engine.num_players
         return [float(r) for r in self.engine.returns(self._held.state)]
 
-    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> "BarnyardState":
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> BarnyardState:
         """A state that ``player_id`` cannot tell from this one (what IS-MCTS searches from): Boaring's hidden
         cards dealt again at random (:meth:`~envs.boaring.rules.BoaringGame.determinize`), seeded by two draws of
         ``probability_sampler`` (floats in [0, 1)). Perfect-information games: a copy. Only at decision nodes
@@ -513,7 +565,7 @@ class BarnyardState(pyspiel.State):
             raise ValueError("resample_from_infostate needs a decision node or the end, not a chance node")
         copy = self.clone()
         if self._spec.info is not None:
-            seed = [int(probability_sampler() * 2 ** 53) for _ in range(2)]
+            seed = [int(probability_sampler() * 2**53) for _ in range(2)]
             sample = self._spec.info.resample(self.engine, self._held.state, player, np.random.default_rng(seed))
             copy._held = _EngineState(self.engine, sample)
         return copy
@@ -559,17 +611,24 @@ class BarnyardObserver:
             if private == pyspiel.PrivateInfoType.ALL_PLAYERS and not self.perfect_recall:
                 self.privileged = True
             elif private != pyspiel.PrivateInfoType.SINGLE_PLAYER:
-                raise ValueError(f"{game.spec.short_name} offers the observer's own view (private_info="
-                                 "SINGLE_PLAYER) and, without perfect recall, the privileged global state "
-                                 f"(ALL_PLAYERS); not {iig_obs_type}")
+                raise ValueError(
+                    f"{game.spec.short_name} offers the observer's own view (private_info="
+                    "SINGLE_PLAYER) and, without perfect recall, the privileged global state "
+                    f"(ALL_PLAYERS); not {iig_obs_type}"
+                )
         self._engine = engine
         self._info = game.spec.info
         if self.perfect_recall:
             size = 0 if self._info is None else self._info.tensor_size(engine)
             self.tensor = np.zeros(size, np.float32)
-            self.dict: dict[str, np.ndarray] = {} if self._info is None else {
-                "observation": self.tensor[:engine.observation_shape[0]],
-                "rounds": self._info.round_slots(engine, self.tensor)}
+            self.dict: dict[str, np.ndarray] = (
+                {}
+                if self._info is None
+                else {
+                    "observation": self.tensor[: engine.observation_shape[0]],
+                    "rounds": self._info.round_slots(engine, self.tensor),
+                }
+            )
         else:
             shape = engine.global_state_shape if self.privileged else engine.observation_shape
             self.tensor = np.zeros(int(np.prod(shape)), np.float32)
@@ -595,8 +654,11 @@ class BarnyardObserver:
             return state.information_state_text(player)
         if self.privileged:
             state._check_player(player)
-            return str(state) if state.engine_state is None else str(
-                self._engine.render_for(state.engine_state, None, "ansi"))
+            return (
+                str(state)
+                if state.engine_state is None
+                else str(self._engine.render_for(state.engine_state, None, "ansi"))
+            )
         return state.observation_text(player)
 
 
@@ -609,12 +671,21 @@ def _game_type(spec: BridgeSpec) -> pyspiel.GameType:
     return pyspiel.GameType(
         short_name=spec.short_name,
         long_name=spec.long_name,
-        dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if spec.simultaneous_node is not None
-                  else pyspiel.GameType.Dynamics.SEQUENTIAL),
-        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if spec.explicit_chance
-                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-        information=(pyspiel.GameType.Information.PERFECT_INFORMATION if perfect
-                     else pyspiel.GameType.Information.IMPERFECT_INFORMATION),
+        dynamics=(
+            pyspiel.GameType.Dynamics.SIMULTANEOUS
+            if spec.simultaneous_node is not None
+            else pyspiel.GameType.Dynamics.SEQUENTIAL
+        ),
+        chance_mode=(
+            pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+            if spec.explicit_chance
+            else pyspiel.GameType.ChanceMode.DETERMINISTIC
+        ),
+        information=(
+            pyspiel.GameType.Information.PERFECT_INFORMATION
+            if perfect
+            else pyspiel.GameType.Information.IMPERFECT_INFORMATION
+        ),
         utility=pyspiel.GameType.Utility.ZERO_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=spec.max_players,
@@ -633,8 +704,11 @@ def register() -> None:
     for key, spec in SPECS.items():
         if key not in _GAME_CLASSES:
             name = "".join(part.title() for part in key.split("_"))
-            cls = type(f"{name}OpenSpielGame", (BarnyardGame,),
-                       {"spec": spec, "game_type": _game_type(spec), "__module__": __name__})
+            cls = type(
+                f"{name}OpenSpielGame",
+                (BarnyardGame,),
+                {"spec": spec, "game_type": _game_type(spec), "__module__": __name__},
+            )
             _GAME_CLASSES[key] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
         if spec.short_name not in registered:
             pyspiel.register_game(_GAME_CLASSES[key].game_type, _GAME_CLASSES[key])

@@ -34,8 +34,9 @@ def _reveals(state: BoaringState) -> int:
     return state.rounds + (1 if state.phase == EAT else 0)
 
 
-def record(before: BoaringState | None, after: BoaringState, actions: tuple[int, ...],
-           log: tuple[Round, ...]) -> tuple[Round, ...]:
+def record(
+    before: BoaringState | None, after: BoaringState, actions: tuple[int, ...], log: tuple[Round, ...]
+) -> tuple[Round, ...]:
     """The round log after one completed transition ``before`` -> ``after`` (the player ``actions`` taken)."""
     if before is None:
         return log
@@ -56,8 +57,10 @@ def string(engine: BoaringGame, state: BoaringState | None, log: tuple[Round, ..
     """``player``'s information state as text (see the module docstring)."""
     if state is None:
         return f"p{player} (setting up)"
-    rounds = " ".join(f"{_ANIMAL_LETTERS[r[0]]}{r[1]}:{','.join(map(str, r[2:-1]))}"
-                      + (f"/{r[-1]}" if r[-1] >= 0 else "") for r in log)
+    rounds = " ".join(
+        f"{_ANIMAL_LETTERS[r[0]]}{r[1]}:{','.join(map(str, r[2:-1]))}" + (f"/{r[-1]}" if r[-1] >= 0 else "")
+        for r in log
+    )
     return f"p{player} {_compact(engine.observation(state, player))} | {rounds}"
 
 
@@ -70,8 +73,9 @@ def tensor_size(engine: BoaringGame) -> int:
     return engine.observation_shape[0] + NUM_ANIMALS * _slot_size(engine)
 
 
-def tensor(engine: BoaringGame, state: BoaringState | None, log: tuple[Round, ...], player: int,
-           out: np.ndarray) -> None:
+def tensor(
+    engine: BoaringGame, state: BoaringState | None, log: tuple[Round, ...], player: int, out: np.ndarray
+) -> None:
     """Write ``player``'s information-state tensor into ``out`` (zeros before the set-up is complete)."""
     out.fill(0.0)
     if state is None:
@@ -98,4 +102,4 @@ def resample(engine: BoaringGame, state: BoaringState, player: int, rng: np.rand
 
 def round_slots(engine: BoaringGame, flat: np.ndarray) -> Any:
     """The round part of a tensor as a (38, slot) view (for an observer's ``dict``)."""
-    return flat[engine.observation_shape[0]:].reshape(NUM_ANIMALS, _slot_size(engine))
+    return flat[engine.observation_shape[0] :].reshape(NUM_ANIMALS, _slot_size(engine))

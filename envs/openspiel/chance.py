@@ -15,7 +15,8 @@ drawing differently fails loudly instead of silently changing the game's distrib
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -75,8 +76,9 @@ class ScriptedRng:
         return self.used == len(self.outcomes)
 
     # ----- the Generator methods the engines call ---------------------------------------------------
-    def integers(self, low: int, high: int | None = None, size: Any = None, dtype: Any = np.int64,
-                 endpoint: bool = False) -> Any:
+    def integers(
+        self, low: int, high: int | None = None, size: Any = None, dtype: Any = np.int64, endpoint: bool = False
+    ) -> Any:
         """Uniform integers in ``[low, high)`` (``[0, low)`` with one argument), one choice each."""
         if high is None:
             low, high = 0, low
@@ -102,8 +104,9 @@ class ScriptedRng:
         order = self.permutation(len(x))
         x[:] = [x[i] for i in order.tolist()] if isinstance(x, list) else np.asarray(x)[order]
 
-    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None, axis: int = 0,
-               shuffle: bool = True) -> Any:
+    def choice(
+        self, a: Any, size: Any = None, replace: bool = True, p: Any = None, axis: int = 0, shuffle: bool = True
+    ) -> Any:
         """Uniform choice from ``a`` (an int means ``range(a)``): one element, or ``size`` of them without
         replacement. Weighted draws (``p``) and draws with replacement of more than one element are not
         offered (no engine uses them)."""

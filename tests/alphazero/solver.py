@@ -50,8 +50,11 @@ def wins_at_once(game: Game, state: Any, action: int) -> bool:
     child = game.clone(state)
     game.apply(child, action)
     returns = game.returns(child)
-    return game.current_player(child) == TERMINAL and returns[player] == returns.max() and \
-        (returns == returns.max()).sum() == 1
+    return (
+        game.current_player(child) == TERMINAL
+        and returns[player] == returns.max()
+        and (returns == returns.max()).sum() == 1
+    )
 
 
 def value_bounds(game: Game, state: Any, seat: int, memo: dict | None = None) -> tuple[float, float]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from solver import action_bounds, action_values, wins_at_once
+from tiny_games import DiceDuel, ExactRaceEvaluator, Race, TicTacToe, solve_tictactoe
 
 from envs.battle_sheep.rules import BattleSheepGame, board_from_text
 from envs.common.game import TERMINAL
-from solver import action_bounds, action_values, wins_at_once
-from tiny_games import DiceDuel, ExactRaceEvaluator, Race, TicTacToe, solve_tictactoe
 from training.alphazero.search import (
     BatchedSearch,
     RecordingRng,
@@ -88,8 +88,10 @@ def test_root_and_interior_selection_scores_by_hand():
     # interior: softmax(logits + sigma) - N / (1 + sum N); equal policy: the unvisited action
     np.testing.assert_allclose(gumbel_interior_scores(np.zeros(2), np.zeros(2), np.array([1, 0])), [0.0, 0.5])
     # PUCT: Q + c * P * sqrt(N) / (1 + N(a)); an unvisited action gets the first-play value
-    np.testing.assert_allclose(puct_scores(np.array([0.5, 0.0]), np.array([0.25, 0.75]), np.array([1, 0]), 4, 1.5,
-                                           fpu=-0.1), [0.5 + 1.5 * 0.25 * 2 / 2, -0.1 + 1.5 * 0.75 * 2 / 1])
+    np.testing.assert_allclose(
+        puct_scores(np.array([0.5, 0.0]), np.array([0.25, 0.75]), np.array([1, 0]), 4, 1.5, fpu=-0.1),
+        [0.5 + 1.5 * 0.25 * 2 / 2, -0.1 + 1.5 * 0.75 * 2 / 1],
+    )
     np.testing.assert_allclose(visit_count_target(np.array([3, 1, 0, 4])), [3 / 8, 1 / 8, 0.0, 4 / 8])
 
 
@@ -105,10 +107,10 @@ def test_relative_and_absolute_values():
 
 # ----- play on hand-made positions --------------------------------------------------------------------------------
 TICTACTOE = {
-    "win in one": "XX./OO./...",       # X to move: 2 wins at once (5 only draws)
-    "block in one": "X../OO./X..",     # X to move: only 5 stops O's row (and X's column threat is gone)
+    "win in one": "XX./OO./...",  # X to move: 2 wins at once (5 only draws)
+    "block in one": "X../OO./X..",  # X to move: only 5 stops O's row (and X's column threat is gone)
     "forced win in two": "XO./.../...",  # X to move: 3, 4 or 6 set up a fork
-    "trap": "X../.O./..X",             # O to move: a corner loses to a fork, an edge draws
+    "trap": "X../.O./..X",  # O to move: a corner loses to a fork, an edge draws
 }
 
 
@@ -198,10 +200,13 @@ def test_root_q_is_the_movers_exact_value(num_players: int):
     checked = 0
     for counter in range(6):
         for mover in range(num_players):
-            exact = [game.exact_values(*_after(game, counter, mover, a)) if counter + a + 1 < 7 else
-                     _terminal_returns(game, counter, mover, a) for a in (0, 1)]
-            result = search_one(game, [counter, mover], "gumbel", simulations=2,
-                                evaluator=ExactRaceEvaluator(game))
+            exact = [
+                game.exact_values(*_after(game, counter, mover, a))
+                if counter + a + 1 < 7
+                else _terminal_returns(game, counter, mover, a)
+                for a in (0, 1)
+            ]
+            result = search_one(game, [counter, mover], "gumbel", simulations=2, evaluator=ExactRaceEvaluator(game))
             np.testing.assert_allclose(result.q, [exact[0][mover], exact[1][mover]])
             np.testing.assert_allclose(result.raw_value, game.exact_values(counter, mover))
             checked += exact[0][mover] != exact[0][(mover + 1) % num_players]
@@ -268,8 +273,7 @@ def test_chance_nodes_average_over_the_die(kind: str):
     """Bold wins on an 8 only (expected return -0.75), safe on 2-8 (+0.75): the sampled chance nodes keep one
     child per face and their average approaches the expectation."""
     game = DiceDuel()
-    config = SearchConfig(kind=kind, simulations=400, gumbel_scale=0.0, dirichlet_fraction=0.0,
-                          max_considered=2)
+    config = SearchConfig(kind=kind, simulations=400, gumbel_scale=0.0, dirichlet_fraction=0.0, max_considered=2)
     search = BatchedSearch(game, UniformEvaluator(2), config, np.random.default_rng(1))
     result = search.search([game.initial_state()])[0]
     assert result.action == 1
@@ -281,9 +285,12 @@ def test_chance_nodes_average_over_the_die(kind: str):
 
 def test_chance_edges_keep_one_child_per_outcome():
     game = DiceDuel()
-    search = BatchedSearch(game, UniformEvaluator(2), SearchConfig(kind="puct", simulations=200,
-                                                                    dirichlet_fraction=0.0),
-                           np.random.default_rng(2))
+    search = BatchedSearch(
+        game,
+        UniformEvaluator(2),
+        SearchConfig(kind="puct", simulations=200, dirichlet_fraction=0.0),
+        np.random.default_rng(2),
+    )
     search.search([game.initial_state()])
     root = search.last_roots[0]
     assert root.stochastic.all()
@@ -341,9 +348,12 @@ def test_many_games_share_one_forward_pass_per_simulation():
 def test_each_root_gets_its_own_budget(kind: str):
     game = TicTacToe()
     states = [game.from_text("XX./OO./..."), game.from_text("XX./OO./..."), game.from_text("X../.../...")]
-    search = BatchedSearch(game, UniformEvaluator(2), SearchConfig(kind=kind, simulations=8, gumbel_scale=0.0,
-                                                                   dirichlet_fraction=0.0),
-                           np.random.default_rng(0))
+    search = BatchedSearch(
+        game,
+        UniformEvaluator(2),
+        SearchConfig(kind=kind, simulations=8, gumbel_scale=0.0, dirichlet_fraction=0.0),
+        np.random.default_rng(0),
+    )
     results = search.search(states, simulations=[0, 30, 3])
     assert [int(r.visits.sum()) for r in results] == [0, 30, 3]
     assert results[1].action == 2  # the win in one, found with its budget

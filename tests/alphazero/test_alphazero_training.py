@@ -15,17 +15,33 @@ import envs
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state
 from training.alphazero.selfplay import ReplayBuffer, alphazero_loss, resolve_device, train
-from training.checkpoint import CheckpointError, load_network
-from training.config import make_config
 from training.arena.players import UnknownPolicyError, make_policy
 from training.arena.tournament import play_game
+from training.checkpoint import CheckpointError, load_network
+from training.config import make_config
 from training.networks import build_network, network_spec
 from training.train_cli import main as train_main
 
 OPTIONS = {"board_size": 5}
-TINY = dict(algo="alphazero", env_options=OPTIONS, num_envs=16, simulations=8, max_considered=8, replay_ratio=16,
-            train_batch_size=64, iteration_moves=4, eval_every=0, eval_games=2, eval_opponents="random",
-            conv_channels=16, conv_layers=2, hidden=64, progress=False, torch_threads=1, num_workers=0)
+TINY = dict(
+    algo="alphazero",
+    env_options=OPTIONS,
+    num_envs=16,
+    simulations=8,
+    max_considered=8,
+    replay_ratio=16,
+    train_batch_size=64,
+    iteration_moves=4,
+    eval_every=0,
+    eval_games=2,
+    eval_opponents="random",
+    conv_channels=16,
+    conv_layers=2,
+    hidden=64,
+    progress=False,
+    torch_threads=1,
+    num_workers=0,
+)
 
 
 def tiny(tmp_path: Path, name: str, **overrides) -> object:
@@ -104,12 +120,12 @@ def test_the_same_seed_gives_the_same_run_and_resume_continues_exactly(tmp_path:
     whole = train(tiny(tmp_path, "whole", total_steps=600, seed=2, eval_every=2, anneal_lr=False))
     part = tiny(tmp_path, "part", total_steps=300, seed=2, eval_every=2, anneal_lr=False)
     train(part)
-    resumed = train(tiny(tmp_path, "part", total_steps=600, seed=2, eval_every=2, anneal_lr=False),
-                    resume=tmp_path / "part")
+    resumed = train(
+        tiny(tmp_path, "part", total_steps=600, seed=2, eval_every=2, anneal_lr=False), resume=tmp_path / "part"
+    )
     for k, v in weights(whole).items():
         assert torch.equal(v, weights(resumed)[k]), k
-    in_worker = train(tiny(tmp_path, "worker", total_steps=600, seed=2, eval_every=2, anneal_lr=False,
-                           num_workers=1))
+    in_worker = train(tiny(tmp_path, "worker", total_steps=600, seed=2, eval_every=2, anneal_lr=False, num_workers=1))
     for k, v in weights(whole).items():  # the games searched in a worker process: the same run
         assert torch.equal(v, weights(in_worker)[k]), k
     log_whole = (tmp_path / "whole" / "log.csv").read_text().splitlines()
@@ -126,8 +142,13 @@ def test_checkpoints_play_alone_and_with_the_search(runs):
     assert searching.config.gumbel_scale == 0.0
     record = play_game("bestiarium", OPTIONS, ["mcts", "alone"], seed=3, policies=[searching, alone])
     assert sorted(record.returns) == [-1.0, 1.0]  # play_game checks every move against the mask
-    again = play_game("bestiarium", OPTIONS, ["mcts", "alone"], seed=3,
-                      policies=[make_policy(f"mcts:{path}:6", "bestiarium", OPTIONS, seed=1), alone])
+    again = play_game(
+        "bestiarium",
+        OPTIONS,
+        ["mcts", "alone"],
+        seed=3,
+        policies=[make_policy(f"mcts:{path}:6", "bestiarium", OPTIONS, seed=1), alone],
+    )
     assert again.actions == record.actions
     default = make_policy(f"mcts:{path}", "bestiarium", OPTIONS)
     assert default.config.simulations == 8  # the training run's
@@ -150,10 +171,26 @@ def test_a_ppo_checkpoint_can_be_searched_too():
 
 
 def test_per_seat_value_heads_for_more_than_two_players(tmp_path: Path):
-    config = make_config("battle_sheep", algo="alphazero", env_options={"num_players": 3, "canvas_radius": 7},
-                         num_envs=2, simulations=2, max_considered=2, total_steps=6, iteration_moves=3,
-                         train_batch_size=4, conv_channels=8, conv_layers=1, hidden=16, eval_every=0, eval_games=1,
-                         eval_opponents="random", progress=False, num_workers=0, out=str(tmp_path / "bs3"))
+    config = make_config(
+        "battle_sheep",
+        algo="alphazero",
+        env_options={"num_players": 3, "canvas_radius": 7},
+        num_envs=2,
+        simulations=2,
+        max_considered=2,
+        total_steps=6,
+        iteration_moves=3,
+        train_batch_size=4,
+        conv_channels=8,
+        conv_layers=1,
+        hidden=16,
+        eval_every=0,
+        eval_games=1,
+        eval_opponents="random",
+        progress=False,
+        num_workers=0,
+        out=str(tmp_path / "bs3"),
+    )
     path = train(config)
     net, meta, game = load_network(path)
     assert meta["network"]["value_outputs"] == 3
@@ -178,9 +215,13 @@ def test_the_loss_matches_a_hand_computed_example():
 
     from training.alphazero.selfplay import TrainingBatch
 
-    batch = TrainingBatch(obs=torch.zeros(1, 1), actions=torch.tensor([[0, 1, 0]]),
-                          probs=torch.tensor([[0.5, 0.5, 0.0]]), valid=torch.tensor([[True, True, False]]),
-                          values=torch.tensor([[0.5]]))
+    batch = TrainingBatch(
+        obs=torch.zeros(1, 1),
+        actions=torch.tensor([[0, 1, 0]]),
+        probs=torch.tensor([[0.5, 0.5, 0.0]]),
+        valid=torch.tensor([[True, True, False]]),
+        values=torch.tensor([[0.5]]),
+    )
     loss, stats = alphazero_loss(Fixed(), batch, vf_coef=2.0)
     expected_policy = -(np.log(0.25) + np.log(0.75)) / 2
     assert stats["policy_loss"] == pytest.approx(expected_policy, rel=1e-6)
@@ -207,25 +248,63 @@ def test_replay_buffer_turns_positions_by_the_board_symmetries():
     batch = buffer.batch(np.arange(8), np.random.default_rng(1), augment=True)
     turned = 0
     for row in range(8):
-        matches = [sym for sym in game.symmetries(state)
-                   if np.array_equal(batch.actions[row, :len(legal)].numpy(), sym.actions[legal])]
+        matches = [
+            sym
+            for sym in game.symmetries(state)
+            if np.array_equal(batch.actions[row, : len(legal)].numpy(), sym.actions[legal])
+        ]
         assert matches, "the legal actions are turned by one of the symmetries"
         sym = matches[0]
         np.testing.assert_allclose(batch.obs[row].numpy(), sym.observation(obs), atol=1e-3)
         turned += not np.array_equal(sym.actions, np.arange(game.num_actions))
     assert turned > 0
     plain = buffer.batch(np.arange(8), np.random.default_rng(1), augment=False)
-    assert np.array_equal(plain.actions[0, :len(legal)].numpy(), legal)
-    np.testing.assert_allclose(plain.probs[0, :len(legal)].numpy(), probs)
+    assert np.array_equal(plain.actions[0, : len(legal)].numpy(), legal)
+    np.testing.assert_allclose(plain.probs[0, : len(legal)].numpy(), probs)
 
 
 def test_cli_trains_and_refuses_clearly(tmp_path: Path, capsys):
     out = tmp_path / "cli"
-    args = ["--algo", "alphazero", "--game", "bestiarium", "--env-option", "board_size=5", "--total-steps", "40",
-            "--out", str(out), "--num-envs", "4", "--simulations", "2", "--max-considered", "2",
-            "--train-batch-size", "8", "--iteration-moves", "5", "--conv-channels", "8", "--conv-layers", "1",
-            "--hidden", "16", "--eval-every", "0", "--eval-games", "2", "--eval-opponents", "random",
-            "--progress", "false", "--search", "puct", "--device", "auto"]
+    args = [
+        "--algo",
+        "alphazero",
+        "--game",
+        "bestiarium",
+        "--env-option",
+        "board_size=5",
+        "--total-steps",
+        "40",
+        "--out",
+        str(out),
+        "--num-envs",
+        "4",
+        "--simulations",
+        "2",
+        "--max-considered",
+        "2",
+        "--train-batch-size",
+        "8",
+        "--iteration-moves",
+        "5",
+        "--conv-channels",
+        "8",
+        "--conv-layers",
+        "1",
+        "--hidden",
+        "16",
+        "--eval-every",
+        "0",
+        "--eval-games",
+        "2",
+        "--eval-opponents",
+        "random",
+        "--progress",
+        "false",
+        "--search",
+        "puct",
+        "--device",
+        "auto",
+    ]
     assert train_main(args) == 0
     assert json.loads((out / "policy.json").read_text())["config"]["search"] == "puct"
     with pytest.raises(SystemExit, match="hidden information.*PPO"):
@@ -233,15 +312,17 @@ def test_cli_trains_and_refuses_clearly(tmp_path: Path, capsys):
     with pytest.raises(SystemExit, match="unknown --algo 'alphago'"):
         train_main(["--algo", "alphago", "--game", "bestiarium", "--out", str(tmp_path / "y")])
     with pytest.raises(SystemExit, match="unknown --search"):
-        train_main(["--algo", "alphazero", "--search", "alphabeta", "--game", "bestiarium",
-                    "--out", str(tmp_path / "z")])
+        train_main(
+            ["--algo", "alphazero", "--search", "alphabeta", "--game", "bestiarium", "--out", str(tmp_path / "z")]
+        )
     with pytest.raises(SystemExit, match="unknown --device"):
         train_main(["--device", "tpu", "--game", "bestiarium", "--out", str(tmp_path / "w")])
     assert resolve_device("auto").type in ("cpu", "cuda")
     if not torch.cuda.is_available():
         with pytest.raises(SystemExit, match="no GPU"):
-            train_main(["--algo", "alphazero", "--device", "cuda", "--game", "bestiarium",
-                        "--out", str(tmp_path / "v")])
+            train_main(
+                ["--algo", "alphazero", "--device", "cuda", "--game", "bestiarium", "--out", str(tmp_path / "v")]
+            )
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
@@ -281,9 +362,22 @@ def test_an_expert_baseline_plays_and_sets_one_hot_targets(tmp_path: Path):
     with pytest.raises(ValueError, match="choose one of"):
         make_expert(game, "oracle", np.random.default_rng(0))
     with pytest.raises(SystemExit, match="--expert"):
-        train_main(["--algo", "alphazero", "--expert", "greedy:x", "--game", "bestiarium",
-                    "--out", str(tmp_path / "bad")])
+        train_main(
+            ["--algo", "alphazero", "--expert", "greedy:x", "--game", "bestiarium", "--out", str(tmp_path / "bad")]
+        )
     with pytest.raises(SystemExit, match="value-target-mix"):
-        train_main(["--algo", "alphazero", "--expert", "search", "--value-target-mix", "0.5",
-                    "--game", "bestiarium", "--out", str(tmp_path / "bad2")])
+        train_main(
+            [
+                "--algo",
+                "alphazero",
+                "--expert",
+                "search",
+                "--value-target-mix",
+                "0.5",
+                "--game",
+                "bestiarium",
+                "--out",
+                str(tmp_path / "bad2"),
+            ]
+        )
     assert not (tmp_path / "bad").exists() and not (tmp_path / "bad2").exists()

@@ -11,14 +11,14 @@ import pytest
 
 import envs
 from envs.battle_sheep.baselines import move_candidates
-from envs.beasty_borders.baselines import EVAL_SCALE
 from envs.battle_sheep.rules import MOVE
+from envs.beasty_borders.baselines import EVAL_SCALE
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state, make_baseline
-from training.checkpoint import CheckpointError
+from training.alphazero.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
 from training.arena.players import UnknownPolicyError, make_policy
 from training.arena.tournament import play_game
-from training.alphazero.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
+from training.checkpoint import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEEP = ROOT / "checkpoints" / "battle_sheep" / "policy.pt"
@@ -64,8 +64,9 @@ def test_battle_sheep_search_keeps_to_the_given_root_moves():
         fast.from_reference(decision.info_state, rows, 0)
         rows.rng[1] = 7
         visits = np.zeros(fast.num_actions, dtype=np.int64)
-        action = fast.search(rows, decision.action_mask.astype(bool), 120, search.exploration, root_visits=visits,
-                             root_actions=given)
+        action = fast.search(
+            rows, decision.action_mask.astype(bool), 120, search.exploration, root_visits=visits, root_actions=given
+        )
         assert action in given
         assert set(np.flatnonzero(visits)) == set(given.tolist())
         assert visits.sum() == 120
@@ -73,8 +74,13 @@ def test_battle_sheep_search_keeps_to_the_given_root_moves():
         assert single == given[0]
     assert outside > 0  # some positions tried a move outside the candidates
     with pytest.raises(ValueError, match="root actions"):
-        search.fast.search(search._rows, decisions[0].action_mask.astype(bool), 10, 1.4,
-                           root_actions=np.zeros(3 * search.fast.num_cells + 1, dtype=np.int64))
+        search.fast.search(
+            search._rows,
+            decisions[0].action_mask.astype(bool),
+            10,
+            1.4,
+            root_actions=np.zeros(3 * search.fast.num_cells + 1, dtype=np.int64),
+        )
 
 
 def test_bestiarium_search_keeps_to_the_given_root_moves():
@@ -127,8 +133,16 @@ def test_beasty_borders_search_keeps_to_the_given_root_moves():
         fast.from_reference(decision.info_state, rows, 0)
         rows.rng[1] = 11
         visits = np.zeros(fast.num_actions, dtype=np.int64)
-        action = fast.search(rows, decision.action_mask.astype(bool), 40, search.exploration, search.margin_weight,
-                             EVAL_SCALE, root_visits=visits, root_actions=legal[1:3])
+        action = fast.search(
+            rows,
+            decision.action_mask.astype(bool),
+            40,
+            search.exploration,
+            search.margin_weight,
+            EVAL_SCALE,
+            root_visits=visits,
+            root_actions=legal[1:3],
+        )
         assert action in legal[1:3] and set(np.flatnonzero(visits)) == set(legal[1:3].tolist())
         assert search.act_among(decision, legal[3:], budget=5) == legal[3]
 

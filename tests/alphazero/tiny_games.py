@@ -3,7 +3,7 @@ counting race for any number of players whose exact values a short recursion giv
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -82,7 +82,7 @@ class TicTacToe(Game[list]):
         return list(data["cells"]) + [data["to_move"]]
 
     def render_ansi(self, state: list) -> str:
-        return "/".join("".join(".XO"[c] for c in state[r * 3:r * 3 + 3]) for r in range(3))
+        return "/".join("".join(".XO"[c] for c in state[r * 3 : r * 3 + 3]) for r in range(3))
 
     def render_rgb(self, state: list) -> np.ndarray:
         return np.zeros((3, 3, 3), dtype=np.uint8)
@@ -91,7 +91,7 @@ class TicTacToe(Game[list]):
 def solve_tictactoe(game: TicTacToe, state: list) -> dict[int, float]:
     """Exact value of every legal action for the player to move (+1 win, 0 draw, -1 loss)."""
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(cells: tuple) -> float:
         s = list(cells)
         if game.current_player(s) == TERMINAL:
@@ -163,7 +163,7 @@ class Race(Game[list]):
     def exact_values(self, counter: int, mover: int) -> np.ndarray:
         """Per-seat values (absolute seats) when every seat maximises its own value (max^n; ties: action 0)."""
 
-        @lru_cache(maxsize=None)
+        @cache
         def solve(c: int, m: int) -> tuple[float, ...]:
             best = None
             for a in (0, 1):
@@ -202,8 +202,8 @@ class ExactRaceEvaluator:
         t = self.game.target
         values = []
         for o in obs:
-            counter = int(np.argmax(o[:t + 1]))
-            mover = int(np.argmax(o[t + 1:]))
+            counter = int(np.argmax(o[: t + 1]))
+            mover = int(np.argmax(o[t + 1 :]))
             absolute = self.game.exact_values(counter, mover)
             values.append(np.roll(absolute, -mover))  # relative: the mover first
         return [np.zeros(len(a)) for a in legal], np.array(values)

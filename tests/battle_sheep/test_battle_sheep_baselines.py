@@ -17,11 +17,14 @@ def test_baselines_play_legal_reproducible_games():
 def test_greedy_keeps_its_sheep_alive():
     game = BattleSheepGame()
     # A's stack of 4 can go east into the open field or north-west into a dead end of one cell.
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     _  .  _  _  _  _
       A4  .  .  .  .  .
     _  _  _  _  _  B3
-    """)
+    """,
+    )
     decision = decision_from_state(game, state)
     action = GreedyPolicy(game, seed=0).act(decision)
     kind, cell, direction, count = game.codec.decode(action)
@@ -31,9 +34,12 @@ def test_greedy_keeps_its_sheep_alive():
 def test_search_finds_the_winning_move():
     game = BattleSheepGame()
     # A to move: east blocks B's only stack and wins 2-1; west lets B answer and draws 2-2 (herds 2-2).
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     .  A2  .  B2
-    """)
+    """,
+    )
     decision = decision_from_state(game, state)
     policy = search_policy(game, seed=0, budget=100)
     action = policy.act(decision)

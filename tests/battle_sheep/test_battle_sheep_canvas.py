@@ -5,14 +5,20 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from envs import battle_sheep_v0
 from envs.battle_sheep.canvas_stats import edge_losses
-from envs.battle_sheep.stuck_search import AnyCanvasGame
 from envs.battle_sheep.rules import (
-    BUILD, EMPTY, MAX_CANVAS_RADIUS, MIN_CANVAS_RADIUS, NO_PASTURE, BattleSheepGame,
+    BUILD,
+    EMPTY,
+    MAX_CANVAS_RADIUS,
+    MIN_CANVAS_RADIUS,
+    NO_PASTURE,
+    BattleSheepGame,
 )
+from envs.battle_sheep.stuck_search import AnyCanvasGame
 from envs.common.game import ConfigError, SnapshotError
 from envs.common.hexgrid import enclosing_hexagon, hex_distance
 from envs.common.testing import random_playout
@@ -23,13 +29,18 @@ def _brute_force_radius(cells):
     """The least max-distance over every centre near the cells."""
     qs = [q for q, _ in cells]
     rs = [r for _, r in cells]
-    return min(max(hex_distance((q, r), c) for c in cells)
-               for q in range(min(qs) - 2, max(qs) + 3) for r in range(min(rs) - 2, max(rs) + 3))
+    return min(
+        max(hex_distance((q, r), c) for c in cells)
+        for q in range(min(qs) - 2, max(qs) + 3)
+        for r in range(min(rs) - 2, max(rs) + 3)
+    )
 
 
 @settings(max_examples=200, deadline=None)
-@given(cells=st.lists(st.tuples(st.integers(-6, 6), st.integers(-6, 6)), min_size=1, max_size=12),
-       shift=st.tuples(st.integers(-9, 9), st.integers(-9, 9)))
+@given(
+    cells=st.lists(st.tuples(st.integers(-6, 6), st.integers(-6, 6)), min_size=1, max_size=12),
+    shift=st.tuples(st.integers(-9, 9), st.integers(-9, 9)),
+)
 def test_enclosing_hexagon_is_the_smallest_and_moves_with_the_cells(cells, shift):
     centre, radius = enclosing_hexagon(cells)
     assert radius == _brute_force_radius(cells)
@@ -134,8 +145,7 @@ def test_issue_sizes_that_got_stuck_are_refused():
 STUCK_BUILDS = {
     # (radius, tiles) found by `python -m envs.battle_sheep.stuck_search` in the re-centred frame
     4: "T 0,0/2; T 2,1/1; T 3,0/0; T 2,-2/2; T -3,2/0; T 0,3/2; T 0,-3/0",
-    5: ("T 0,0/0; T 0,-2/1; T 0,-4/0; T 0,5/2; T -3,4/2; T -4,2/1; T -3,0/2; T 2,-3/2; T 1,0/0; T 3,0/0; "
-        "T 3,-3/0"),
+    5: ("T 0,0/0; T 0,-2/1; T 0,-4/0; T 0,5/2; T -3,4/2; T -4,2/1; T -3,0/2; T 2,-3/2; T 1,0/0; T 3,0/0; T 3,-3/0"),
 }
 
 
@@ -153,8 +163,12 @@ def test_below_the_smallest_canvas_a_build_can_get_stuck(radius):
     assert stuck_counts and all(radius < MIN_CANVAS_RADIUS[n] for n in stuck_counts)
 
 
-ACCEPTED = [(n, r, p) for n in (2, 3, 4) for r in range(MIN_CANVAS_RADIUS[n], MAX_CANVAS_RADIUS + 1)
-            for p in ("build", "random")]
+ACCEPTED = [
+    (n, r, p)
+    for n in (2, 3, 4)
+    for r in range(MIN_CANVAS_RADIUS[n], MAX_CANVAS_RADIUS + 1)
+    for p in ("build", "random")
+]
 
 
 @settings(max_examples=30, deadline=None)
@@ -168,4 +182,5 @@ def test_a_live_player_always_has_a_legal_action_on_every_accepted_canvas(config
 
 def test_every_accepted_size_is_covered():
     assert {(n, r) for n, r, _ in ACCEPTED} == {
-        (n, r) for n, r in itertools.product((2, 3, 4), range(1, 17)) if r >= MIN_CANVAS_RADIUS[n]}
+        (n, r) for n, r in itertools.product((2, 3, 4), range(1, 17)) if r >= MIN_CANVAS_RADIUS[n]
+    }

@@ -200,21 +200,31 @@ def test_same_seed_same_game():
 
 
 RECORDED = [  # (options, every agent observed, last() only): recorded before the AEC speed-up (issue 38)
-    ({},
-     "e13c38d2d03cac3e117d18adf29a0176e1712213829d534d35d411dbb6b2d469",
-     "8cafceed9b4ba49a3122b05200a1c045c2c38ec5f86fdd78456e36e79f3673db"),
-    ({'num_players': 3},
-     "4c835ca6e87dfcfb21867006b737bf4f94c2acd131edc8c026768b40e2527671",
-     "a1da616bd32f6f2bdf5762f2b50132b4eb8b7500a275d165ca924cbd7c4e00be"),
-    ({'num_players': 4, 'pasture': 'random'},
-     "0cc3308fae3e70c7fa72e15a21fc9e9f71693f464ee768feafc759bacb690648",
-     "608f86bb06b71fa2d80bb442956f0fd2c4e96bd5833ac358f7d8ff8c3b50ad11"),
-    ({'end_rule': 'splits'},
-     "de6b30492494815e3b5c0b2f19a95a75ab482842d49107486315c0ac1f2b8c61",
-     "06a5af8d0fd0c9e79331661c08bdfad0e2c2065916d94b9a36361ab9a118455b"),
-    ({'num_players': 3, 'pasture': 'random', 'canvas_radius': 8},
-     "faf527c7022236125ea462e88babcd63128a665243652ff317a13ea63341f3db",
-     "7bcda3ea82d3482952a8acd3dec94a6b7b8a06f53ea3b9adb684cfa3b4bc53aa"),
+    (
+        {},
+        "e13c38d2d03cac3e117d18adf29a0176e1712213829d534d35d411dbb6b2d469",
+        "8cafceed9b4ba49a3122b05200a1c045c2c38ec5f86fdd78456e36e79f3673db",
+    ),
+    (
+        {"num_players": 3},
+        "4c835ca6e87dfcfb21867006b737bf4f94c2acd131edc8c026768b40e2527671",
+        "a1da616bd32f6f2bdf5762f2b50132b4eb8b7500a275d165ca924cbd7c4e00be",
+    ),
+    (
+        {"num_players": 4, "pasture": "random"},
+        "0cc3308fae3e70c7fa72e15a21fc9e9f71693f464ee768feafc759bacb690648",
+        "608f86bb06b71fa2d80bb442956f0fd2c4e96bd5833ac358f7d8ff8c3b50ad11",
+    ),
+    (
+        {"end_rule": "splits"},
+        "de6b30492494815e3b5c0b2f19a95a75ab482842d49107486315c0ac1f2b8c61",
+        "06a5af8d0fd0c9e79331661c08bdfad0e2c2065916d94b9a36361ab9a118455b",
+    ),
+    (
+        {"num_players": 3, "pasture": "random", "canvas_radius": 8},
+        "faf527c7022236125ea462e88babcd63128a665243652ff317a13ea63341f3db",
+        "7bcda3ea82d3482952a8acd3dec94a6b7b8a06f53ea3b9adb684cfa3b4bc53aa",
+    ),
 ]
 
 

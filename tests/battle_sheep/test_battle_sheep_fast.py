@@ -28,7 +28,10 @@ from envs.common.testing import check_from_reference_games, differential_sweep
 
 OPTION_SETS = [
     {"num_players": n, "pasture": p, "end_rule": e}
-    for n in (2, 3, 4) for p in ("build", "random") for e in ("battle_sheep", "splits") if e == "battle_sheep" or n == 2
+    for n in (2, 3, 4)
+    for p in ("build", "random")
+    for e in ("battle_sheep", "splits")
+    if e == "battle_sheep" or n == 2
 ] + [
     {"num_players": 2, "pasture": "build", "end_rule": "battle_sheep", "canvas_radius": 6},
     {"num_players": 2, "pasture": "random", "end_rule": "splits", "canvas_radius": 9},
@@ -36,8 +39,10 @@ OPTION_SETS = [
     {"num_players": 4, "pasture": "build", "end_rule": "battle_sheep", "canvas_radius": 7},
     {"num_players": 4, "pasture": "random", "end_rule": "battle_sheep", "canvas_radius": 16},
 ]
-IDS = ["{num_players}p-{pasture}-{end_rule}".format(**o) + (f"-r{o['canvas_radius']}" if "canvas_radius" in o else "")
-       for o in OPTION_SETS]
+IDS = [
+    "{num_players}p-{pasture}-{end_rule}".format(**o) + (f"-r{o['canvas_radius']}" if "canvas_radius" in o else "")
+    for o in OPTION_SETS
+]
 GAMES_PER_OPTION_SET = 100
 
 
@@ -47,8 +52,16 @@ def reference_start(ref: BattleSheepGame, rng_state: np.uint64):
     return ref.initial_state(MirrorRng(rng_state))
 
 
-def assert_same(ref: BattleSheepGame, fast: BattleSheepBatch, ref_state, state, b: int, mask: np.ndarray,
-                views: np.ndarray, readable: bool) -> None:
+def assert_same(
+    ref: BattleSheepGame,
+    fast: BattleSheepBatch,
+    ref_state,
+    state,
+    b: int,
+    mask: np.ndarray,
+    views: np.ndarray,
+    readable: bool,
+) -> None:
     """Row ``b`` of the batched engine (its mask ``mask[b]`` and every seat's observation ``views[:, b]``) agrees
     with the reference state in everything observable; ``readable``: also against ``observation_numpy``."""
     seat = ref.current_player(ref_state)
@@ -124,8 +137,12 @@ def test_from_reference_matches_the_reference_games(options):
     ref = BattleSheepGame(**options)
     fast = BattleSheepBatch(**options)
     check_from_reference_games(
-        ref, fast, 3, 7,
-        lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views, readable=True))
+        ref,
+        fast,
+        3,
+        7,
+        lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views, readable=True),
+    )
 
 
 HOLE_BOARD = """
@@ -137,14 +154,19 @@ HOLE_BOARD = """
 """
 BOARDS = [
     (2, "battle_sheep", HOLE_BOARD, 0),  # stack placement next to an interior hole
-    (2, "battle_sheep", """
+    (
+        2,
+        "battle_sheep",
+        """
 A1 A1 A1 A1 A1 A1
   A1 A1 A1 A1 B1 B1
 B1 B1 B1 B1 B1 B1
   B1 A1 A1 A1 A1 A1
 _  _  _  _  _  .
   B1 B1 B1 B1 B1 B1
-""", 0),  # the rulebook's tie: 15 pastures each, herds 10 and 9
+""",
+        0,
+    ),  # the rulebook's tie: 15 pastures each, herds 10 and 9
     (2, "battle_sheep", "A1 A1 _ B1 B1 _ A1 B1", 0),  # a full tie: a draw
     (4, "battle_sheep", "A1 A1 A1 _ B1 B1 _ C1 C1 _ D1", 0),  # four players, two tied in the middle
     (3, "battle_sheep", "A5 B1 C3 .  .", 0),  # A blocked, B a single sheep: C moves
@@ -200,8 +222,9 @@ def test_mask_written_whole_or_in_place_is_the_same():
         seats = fast.current_player(state)
         if (seats == TERMINAL).all():
             break
-        actions = np.array([np.flatnonzero(fresh[b])[rng.integers(fresh[b].sum())] if seats[b] != TERMINAL else 0
-                            for b in range(16)])
+        actions = np.array(
+            [np.flatnonzero(fresh[b])[rng.integers(fresh[b].sum())] if seats[b] != TERMINAL else 0 for b in range(16)]
+        )
         fast.apply(state, actions)
         over = np.flatnonzero(fast.current_player(state) == TERMINAL)
         fast.reset_rows(state, over[: len(over) // 2])
@@ -316,8 +339,12 @@ def test_illegal_action_refused_with_no_change():
     legal = [int(np.flatnonzero(mask[b])[0]) for b in range(3)]
     bad = int(np.flatnonzero(~mask[2])[0])
     before = [f.copy() for f in venv.state]
-    for actions in ([legal[0], legal[1], bad], [legal[0], -1, legal[2]], [legal[0], legal[1], venv.num_actions],
-                    [legal[0], legal[1]]):
+    for actions in (
+        [legal[0], legal[1], bad],
+        [legal[0], -1, legal[2]],
+        [legal[0], legal[1], venv.num_actions],
+        [legal[0], legal[1]],
+    ):
         with pytest.raises(IllegalActionError):
             venv.step(np.array(actions))
     with pytest.raises(IllegalActionError):
@@ -329,8 +356,14 @@ def test_illegal_action_refused_with_no_change():
 
 
 def test_bad_options_raise_the_references_config_error():
-    for bad in ({"num_players": 5}, {"pasture": "hex"}, {"end_rule": "chess"}, {"num_players": 3, "end_rule": "splits"},
-                {"canvas_radius": 5}, {"canvas_radius": 17}):
+    for bad in (
+        {"num_players": 5},
+        {"pasture": "hex"},
+        {"end_rule": "chess"},
+        {"num_players": 3, "end_rule": "splits"},
+        {"canvas_radius": 5},
+        {"canvas_radius": 17},
+    ):
         with pytest.raises(ConfigError) as fast_err:
             battle_sheep_v0.vector_env(2, **bad)
         with pytest.raises(ConfigError) as ref_err:
@@ -341,8 +374,7 @@ def test_bad_options_raise_the_references_config_error():
     with pytest.raises(ValueError, match="num_envs"):
         battle_sheep_v0.vector_env(0)
     venv = battle_sheep_v0.vector_env(2, num_players=3, canvas_radius=8)
-    assert venv.game.options() == {"num_players": 3, "pasture": "build", "end_rule": "battle_sheep",
-                                   "canvas_radius": 8}
+    assert venv.game.options() == {"num_players": 3, "pasture": "build", "end_rule": "battle_sheep", "canvas_radius": 8}
     assert venv.single_observation_space.shape == (24, 17, 17) and venv.single_action_space.n == 94 * 217
 
 
@@ -373,10 +405,13 @@ def test_playout_draws_every_legal_action_uniformly():
     """From one position, the first playout move is each legal action about equally often."""
     ref = BattleSheepGame()
     fast = BattleSheepBatch()
-    s = board_from_text(ref, """
+    s = board_from_text(
+        ref,
+        """
     .  .  A3 .  .
       .  .  B2 .  .
-    """)
+    """,
+    )
     legal = ref.legal_actions(s)
     rows = 6000
     state = fast.new_state(rows)
@@ -404,15 +439,33 @@ def test_search_candidates_are_the_references():
     state = fast.new_state(1)
     t = fast.tables
     cells = fast.num_cells
-    scratch = (np.empty(cells, np.int8), np.empty(cells, np.int64), np.empty(3 * cells, bool),
-               np.empty(3 * cells, np.int64))
+    scratch = (
+        np.empty(cells, np.int8),
+        np.empty(cells, np.int64),
+        np.empty(3 * cells, bool),
+        np.empty(3 * cells, np.int64),
+    )
     for _ in range(4):
         s = ref.initial_state(rng)
         while not ref.is_terminal(s):
             fast.from_reference(s, state, 0)
-            m = _candidates(state.cells, state.heights, state.stacks, state.num_stacks, state.phase, state.to_move,
-                            state.num_pasture, state.pasture, state.on_border, 0, t.tiles, t.cell_tiles, t.nbr,
-                            t.centre, *scratch)
+            m = _candidates(
+                state.cells,
+                state.heights,
+                state.stacks,
+                state.num_stacks,
+                state.phase,
+                state.to_move,
+                state.num_pasture,
+                state.pasture,
+                state.on_border,
+                0,
+                t.tiles,
+                t.cell_tiles,
+                t.nbr,
+                t.centre,
+                *scratch,
+            )
             assert scratch[3][:m].tolist() == move_candidates(ref, s)
             legal = ref.legal_actions(s)
             ref.apply(s, legal[rng.integers(len(legal))])
@@ -458,8 +511,9 @@ def test_compiled_search_visits_like_the_reference_search():
             policy.fast.from_reference(decision.info_state, policy._rows, 0)
             policy._rows.rng[1] = seed
             visits = np.zeros(game.num_actions, dtype=np.int64)
-            action = policy.fast.search(policy._rows, decision.action_mask.astype(bool), 300, policy.exploration,
-                                        root_visits=visits)
+            action = policy.fast.search(
+                policy._rows, decision.action_mask.astype(bool), 300, policy.exploration, root_visits=visits
+            )
             assert decision.action_mask[action] and visits[action] == visits.max() and visits.sum() == 300
             compiled += visits
         assert set(np.flatnonzero(compiled)) == set(np.flatnonzero(reference))

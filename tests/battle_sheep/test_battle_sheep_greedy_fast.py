@@ -20,7 +20,7 @@ import pytest
 
 from envs.battle_sheep.baselines import GreedyPolicy, greedy_scores
 from envs.battle_sheep.fast import BattleSheepBatch
-from envs.battle_sheep.rules import BUILD, MOVE, OVER, PLACE, BattleSheepGame
+from envs.battle_sheep.rules import BUILD, MOVE, OVER, PLACE
 from envs.common.fastrng import seed_states
 from envs.common.policies import Decision
 from envs.common.vector import sample_legal
@@ -32,8 +32,10 @@ OPTION_SETS = [
     {"num_players": 4, "pasture": "random", "end_rule": "battle_sheep"},
     {"num_players": 4, "pasture": "build", "end_rule": "battle_sheep", "canvas_radius": 7},
 ]
-IDS = ["{num_players}p-{pasture}-{end_rule}".format(**o) + (f"-r{o['canvas_radius']}" if "canvas_radius" in o else "")
-       for o in OPTION_SETS]
+IDS = [
+    "{num_players}p-{pasture}-{end_rule}".format(**o) + (f"-r{o['canvas_radius']}" if "canvas_radius" in o else "")
+    for o in OPTION_SETS
+]
 
 
 def compare_games(options: dict, rows: int, seed: int, greedy_rows: float = 0.5) -> dict[str, int]:
@@ -167,8 +169,10 @@ def speed(seconds: float = 2.0, rows: int = 64, seed: int = 0) -> None:
                 if done % 16 == 0 and time.perf_counter() - start >= seconds:
                     break
         python = done / (time.perf_counter() - start)
-        print(f"{('build', 'place', 'move')[phase]:5s} ({total:4d} positions): Python GreedyPolicy {python:9,.0f} "
-              f"moves/s, compiled greedy_actions {compiled:9,.0f} moves/s: {compiled / python:5.0f}x")
+        print(
+            f"{('build', 'place', 'move')[phase]:5s} ({total:4d} positions): Python GreedyPolicy {python:9,.0f} "
+            f"moves/s, compiled greedy_actions {compiled:9,.0f} moves/s: {compiled / python:5.0f}x"
+        )
 
 
 if __name__ == "__main__":

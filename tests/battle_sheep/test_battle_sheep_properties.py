@@ -1,7 +1,8 @@
 """Property tests over random Battle Sheep games (hypothesis draws the seeds and options)."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from envs.battle_sheep.rules import (
     BUILD,
@@ -16,9 +17,14 @@ from envs.battle_sheep.rules import (
 from envs.common.hexgrid import enclosing_hexagon
 from envs.common.testing import check_mask_matches_apply, check_snapshot_roundtrip, random_playout
 
-GAMES = {(n, p, e, r): BattleSheepGame(num_players=n, pasture=p, end_rule=e, canvas_radius=r)
-         for n in (2, 3, 4) for p in ("build", "random") for e in ("battle_sheep", "splits")
-         for r in (MIN_CANVAS_RADIUS[n], DEFAULT_CANVAS_RADIUS[n]) if e == "battle_sheep" or n == 2}
+GAMES = {
+    (n, p, e, r): BattleSheepGame(num_players=n, pasture=p, end_rule=e, canvas_radius=r)
+    for n in (2, 3, 4)
+    for p in ("build", "random")
+    for e in ("battle_sheep", "splits")
+    for r in (MIN_CANVAS_RADIUS[n], DEFAULT_CANVAS_RADIUS[n])
+    if e == "battle_sheep" or n == 2
+}
 configs = st.sampled_from(sorted(GAMES))
 
 

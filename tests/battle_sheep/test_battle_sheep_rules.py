@@ -5,7 +5,14 @@ import pytest
 
 from envs.battle_sheep.actions import MAX_MOVE
 from envs.battle_sheep.rules import (
-    BUILD, EMPTY, MOVE, NO_PASTURE, OVER, PLACE, BattleSheepGame, SheepState, board_from_text,
+    BUILD,
+    EMPTY,
+    MOVE,
+    NO_PASTURE,
+    OVER,
+    PLACE,
+    BattleSheepGame,
+    board_from_text,
 )
 from envs.common.game import ConfigError, IllegalActionError
 from envs.common.hexgrid import DIRECTION_NAMES, hex_distance
@@ -27,15 +34,18 @@ def move_str(game, cell, direction, count):
 
 
 # ----- options ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"num_players": 1}, "from 2 to 4"),
-    ({"num_players": 5}, "from 2 to 4"),
-    ({"pasture": "hex"}, "'build', 'random'"),
-    ({"end_rule": "chess"}, "'battle_sheep', 'splits'"),
-    ({"num_players": 3, "end_rule": "splits"}, "num_players=2"),
-    ({"canvas_radius": 2}, "too small for 2 players.*from 6 to 16"),
-    ({"canvas_radius": 17}, "from 6 to 16"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"num_players": 1}, "from 2 to 4"),
+        ({"num_players": 5}, "from 2 to 4"),
+        ({"pasture": "hex"}, "'build', 'random'"),
+        ({"end_rule": "chess"}, "'battle_sheep', 'splits'"),
+        ({"num_players": 3, "end_rule": "splits"}, "num_players=2"),
+        ({"canvas_radius": 2}, "too small for 2 players.*from 6 to 16"),
+        ({"canvas_radius": 17}, "from 6 to 16"),
+    ],
+)
 def test_bad_options_raise_clear_errors(kwargs, fragment):
     with pytest.raises(ConfigError, match=fragment):
         BattleSheepGame(**kwargs)
@@ -69,11 +79,15 @@ def test_first_tile_covers_the_centre_and_later_tiles_share_an_edge_without_over
     assert len(pasture) == 4 and state.to_move == 1
     for action in range(game.codec.stack_base):
         tile = game.tile_cells[action]
-        ok = (tile is not None and not pasture & set(tile)
-              and any(j in pasture for c in tile for j in game.grid.neighbor_lists[c]))
+        ok = (
+            tile is not None
+            and not pasture & set(tile)
+            and any(j in pasture for c in tile for j in game.grid.neighbor_lists[c])
+        )
         assert bool(game.legal_mask(state)[action]) == ok, game.action_to_str(state, action)
-    overlapping = next(a for a in range(game.codec.stack_base)
-                       if game.tile_cells[a] and set(game.tile_cells[a]) & pasture)
+    overlapping = next(
+        a for a in range(game.codec.stack_base) if game.tile_cells[a] and set(game.tile_cells[a]) & pasture
+    )
     with pytest.raises(IllegalActionError, match="overlap"):
         game.apply(state, overlapping, RNG)
     far = game.codec.tile(game.grid.index[(5, 0)], 0)
@@ -120,14 +134,17 @@ def test_stacks_go_on_the_outside_border_not_next_to_an_interior_hole():
     game = BattleSheepGame()
     state = board_from_text(game, HOLE_BOARD)
     assert state.phase == PLACE and state.to_move == 0
-    hole = next(i for i in range(game.grid.num_cells)
-                if state.cells[i] == NO_PASTURE
-                and sum(state.cells[j] != NO_PASTURE for j in game.grid.neighbor_lists[i]) == 6)
+    hole = next(
+        i
+        for i in range(game.grid.num_cells)
+        if state.cells[i] == NO_PASTURE and sum(state.cells[j] != NO_PASTURE for j in game.grid.neighbor_lists[i]) == 6
+    )
     around_hole = set(game.grid.neighbor_lists[hole])
     legal_cells = {a - game.codec.stack_base for a in game.legal_actions(state)}
     pasture = {i for i, c in enumerate(state.cells) if c == EMPTY}
-    outside = {i for i in pasture
-               if any(j != hole and state.cells[j] == NO_PASTURE for j in game.grid.neighbor_lists[i])}
+    outside = {
+        i for i in pasture if any(j != hole and state.cells[j] == NO_PASTURE for j in game.grid.neighbor_lists[i])
+    }
     assert legal_cells == outside
     assert not around_hole & outside  # cells touching only the hole are not on the outside border
     assert len(outside) == len(pasture) - 6
@@ -150,9 +167,12 @@ def test_stack_placement_in_turn_order_then_first_placer_moves_first():
 # ----- moves --------------------------------------------------------------------------------------------------------
 def test_a_split_slides_as_far_as_it_can_and_stops_before_a_stack():
     game = BattleSheepGame()
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A16 .  .  B16 .
-    """)
+    """,
+    )
     a = cell_at(game, state, 0, 16)
     b = cell_at(game, state, 1, 16)
     moves = {(c, DIRECTION_NAMES[d]): (dest, k) for c, d, dest, k in game.legal_moves(state)}
@@ -166,25 +186,34 @@ def test_a_split_slides_as_far_as_it_can_and_stops_before_a_stack():
 
 def test_sheep_stop_at_the_pasture_edge_and_before_a_hole():
     game = BattleSheepGame()
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A16 .  .  _  .  B16
-    """)
+    """,
+    )
     a = cell_at(game, state, 0, 16)
-    (c, d, dest, k), = game.legal_moves(state)
+    ((c, d, dest, k),) = game.legal_moves(state)
     assert (c, DIRECTION_NAMES[d], dest) == (a, "E", game.grid.rays[a][0][1])  # stops before the gap
 
 
 def test_direction_whose_first_cell_is_blocked_is_illegal_and_one_sheep_must_stay():
     game = BattleSheepGame()
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A16 B16 .
-    """)
+    """,
+    )
     a = cell_at(game, state, 0, 16)
     assert game.legal_moves(state, seat=0) == []  # A is blocked: only B can move -> B to move
     assert state.to_move == 1
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A2 . B16
-    """)
+    """,
+    )
     a = cell_at(game, state, 0, 2)
     before = state_key(game, state)
     with pytest.raises(IllegalActionError, match="at most 1 sheep"):
@@ -197,9 +226,12 @@ def test_direction_whose_first_cell_is_blocked_is_illegal_and_one_sheep_must_sta
 
 def test_shaping_potential_counts_pastures_and_the_sheep_that_can_still_move():
     game = BattleSheepGame()
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A10 .  .  B5 B1
-    """)
+    """,
+    )
     # A: 1 pasture + 9 movable; B: 2 pastures + 4 movable (its single sheep cannot leave)
     assert game.shaping_potential(state).tolist() == [10.0, 6.0]
     a = cell_at(game, state, 0, 10)
@@ -211,17 +243,24 @@ def test_shaping_potential_counts_pastures_and_the_sheep_that_can_still_move():
 
 def test_a_single_sheep_cannot_move():
     game = BattleSheepGame()
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A1 .  .  .  B3
-    """)
+    """,
+    )
     assert state.to_move == 1  # A's only stack has one sheep: A is skipped
 
 
 def test_blocked_player_is_skipped_and_game_ends_when_nobody_can_move():
     game = BattleSheepGame(num_players=3)
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A5 B1 C3 .  .
-    """, to_move=0)
+    """,
+        to_move=0,
+    )
     # A is blocked by B, B has a single sheep, so C moves; after C's only move nobody can move.
     assert state.to_move == 2
     c = cell_at(game, state, 2, 3)
@@ -253,32 +292,44 @@ def test_rulebook_tie_break_15_vs_15_pastures_herd_10_beats_herd_9():
     state = board_from_text(game, RULEBOOK_TIE)
     assert state.phase == OVER
     assert game.rank_key(state, 0) == (15, 10)  # rows 0-1: 6 + 4 connected A
-    assert game.rank_key(state, 1) == (15, 9)   # rows 1-3: 2 + 6 + 1 connected B
+    assert game.rank_key(state, 1) == (15, 9)  # rows 1-3: 2 + 6 + 1 connected B
     assert list(game.returns(state)) == [1.0, -1.0]
 
 
 def test_most_pastures_wins_before_herds_and_full_tie_is_a_draw():
     game = BattleSheepGame()
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A1 A1 A1 B1 _ B1 _ B1
-    """)
+    """,
+    )
     assert game.rank_key(state, 0) == (3, 3) and game.rank_key(state, 1) == (3, 1)
     assert list(game.returns(state)) == [1.0, -1.0]
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A1 A1 _ B1 B1 _ A1 B1
-    """)
+    """,
+    )
     assert list(game.returns(state)) == [0.0, 0.0]
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A1 _ B1 B1 _ B1 _ A1
-    """)
+    """,
+    )
     assert game.rank_key(state, 1) == (3, 2) and list(game.returns(state)) == [-1.0, 1.0]
 
 
 def test_four_player_rewards_are_pairwise_and_sum_to_zero():
     game = BattleSheepGame(num_players=4)
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A1 A1 A1 _ B1 B1 _ C1 C1 _ D1
-    """)
+    """,
+    )
     r = game.returns(state)
     assert list(r) == [1.0, 0.0, 0.0, -1.0]  # B and C tie (2 pastures, herd 2)
     assert r.sum() == 0
@@ -286,18 +337,26 @@ def test_four_player_rewards_are_pairwise_and_sum_to_zero():
 
 def test_splits_end_rule_first_player_unable_to_move_loses():
     game = BattleSheepGame(end_rule="splits")
-    state = board_from_text(game, """
+    state = board_from_text(
+        game,
+        """
     A2 .  B1 .  B1 .  B1
-    """, to_move=0)
+    """,
+        to_move=0,
+    )
     a = cell_at(game, state, 0, 2)
     game.apply(state, game.codec.move(a, 0, 1), RNG)
     # B has more pastures but cannot move: under Splits B loses at once.
     assert state.phase == OVER and state.to_move == 1
     assert list(game.returns(state)) == [1.0, -1.0]
     classic = BattleSheepGame()
-    state = board_from_text(classic, """
+    state = board_from_text(
+        classic,
+        """
     A2 .  B1 .  B1 .  B1
-    """, to_move=0)
+    """,
+        to_move=0,
+    )
     classic.apply(state, classic.codec.move(a, 0, 1), RNG)
     assert state.phase == OVER and list(classic.returns(state)) == [-1.0, 1.0]  # 2 vs 3 pastures
 
@@ -309,8 +368,11 @@ def test_codec_round_trips_every_action():
     seen = set()
     for action in range(game.num_actions):
         kind, a, b, k = game.codec.decode(action)
-        again = {"tile": lambda: game.codec.tile(a, b), "stack": lambda: game.codec.stack(a),
-                 "move": lambda: game.codec.move(a, b, k)}[kind]()
+        again = {
+            "tile": lambda: game.codec.tile(a, b),
+            "stack": lambda: game.codec.stack(a),
+            "move": lambda: game.codec.move(a, b, k),
+        }[kind]()
         assert again == action
         text = game.action_to_str(state, action)
         assert text not in seen

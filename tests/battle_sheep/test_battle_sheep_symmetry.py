@@ -12,16 +12,16 @@ import envs
 from envs.battle_sheep.rules import MOVE, BattleSheepGame, SheepState
 from envs.common.game import Symmetry
 from envs.common.policies import decision_from_state
-from training.checkpoint import CheckpointError, load_policy
 from training.arena.players import UnknownPolicyError, make_policy
 from training.arena.tournament import play_game
+from training.checkpoint import CheckpointError, load_policy
 
 CHECKPOINT = Path(__file__).resolve().parents[2] / "checkpoints" / "battle_sheep" / "policy.pt"
 
 
 def _cell_map(game: BattleSheepGame, sym: Symmetry) -> np.ndarray:
     base = game.codec.stack_base
-    return sym.actions[base:base + game.grid.num_cells] - base
+    return sym.actions[base : base + game.grid.num_cells] - base
 
 
 def _turned(game: BattleSheepGame, state: SheepState, sym: Symmetry) -> SheepState:
@@ -72,8 +72,9 @@ def test_a_turned_position_is_the_position_turned(num_players: int):
             original, turned = state.clone(), _turned(game, state, sym)
             while game.current_player(original) >= 0:
                 for seat in range(num_players):
-                    assert np.array_equal(game.observation(turned, seat),
-                                          sym.observation(game.observation(original, seat)))
+                    assert np.array_equal(
+                        game.observation(turned, seat), sym.observation(game.observation(original, seat))
+                    )
                 mask = game.legal_mask(original)
                 assert np.array_equal(game.legal_mask(turned), sym.mask(mask))
                 action = int(rng.choice(np.flatnonzero(mask)))
@@ -104,8 +105,9 @@ def test_the_averaged_policy_is_equivariant_and_plain_outside_the_move_phase():
 
 def test_sym_spec_plays_legal_games_and_bad_specs_are_clear_errors():
     policy = make_policy(f"sym:{CHECKPOINT}", "battle_sheep", seed=1)
-    record = play_game("battle_sheep", {}, ["sym", "random"], seed=4,
-                       policies=[policy, make_policy("random", "battle_sheep", seed=2)])
+    record = play_game(
+        "battle_sheep", {}, ["sym", "random"], seed=4, policies=[policy, make_policy("random", "battle_sheep", seed=2)]
+    )
     assert sorted(record.returns) == [-1.0, 1.0] or record.returns == [0.0, 0.0]
     with pytest.raises(UnknownPolicyError, match="does not exist"):
         make_policy("sym:no/such/policy.pt", "battle_sheep")

@@ -109,18 +109,26 @@ def test_random_games_through_env(opts):
 
 
 RECORDED = [  # (options, every agent observed, last() only): recorded before the AEC speed-up (issue 38)
-    ({},
-     "d44feb543197e188f4900028598f43e9d39626e86b0f9063fafd9a71a0e38739",
-     "ec89a54e0afe961cad32018d1b4629aaeb0c1e2068e691212b1f2501192e3ac1"),
-    ({'variant': 'without_luck'},
-     "9bec1d22ea91476b081a7b20ab4c34a9ad0ab2411defe4635c7f9e140f72e687",
-     "ef5a9804a5d42b85470b58e919a0525639f7d9b65b4beba3c53559ff0c305c66"),
-    ({'path_order': 'snake'},
-     "d8cc116ccce00eb4ebdc79e4f160bbdfa9ae58f869790a00bc5541d4f93d6c92",
-     "24b3e72a5d375e0a3ac27a775f152600325d839fb5b9b412cf914268cdf0e252"),
-    ({'variant': 'without_luck', 'path_order': 'snake'},
-     "bd4fe3bfaa33c378e2891837c5d6919fd2f17d6733419ba4765592acf9853f61",
-     "bc9b6cf53449bcacbcf7c29f0d32ffce496ab1dddc6c61cce18b981227c99d5d"),
+    (
+        {},
+        "d44feb543197e188f4900028598f43e9d39626e86b0f9063fafd9a71a0e38739",
+        "ec89a54e0afe961cad32018d1b4629aaeb0c1e2068e691212b1f2501192e3ac1",
+    ),
+    (
+        {"variant": "without_luck"},
+        "9bec1d22ea91476b081a7b20ab4c34a9ad0ab2411defe4635c7f9e140f72e687",
+        "ef5a9804a5d42b85470b58e919a0525639f7d9b65b4beba3c53559ff0c305c66",
+    ),
+    (
+        {"path_order": "snake"},
+        "d8cc116ccce00eb4ebdc79e4f160bbdfa9ae58f869790a00bc5541d4f93d6c92",
+        "24b3e72a5d375e0a3ac27a775f152600325d839fb5b9b412cf914268cdf0e252",
+    ),
+    (
+        {"variant": "without_luck", "path_order": "snake"},
+        "bd4fe3bfaa33c378e2891837c5d6919fd2f17d6733419ba4765592acf9853f61",
+        "bc9b6cf53449bcacbcf7c29f0d32ffce496ab1dddc6c61cce18b981227c99d5d",
+    ),
 ]
 
 

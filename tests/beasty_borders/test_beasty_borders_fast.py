@@ -30,12 +30,10 @@ from envs.beasty_borders.rules import BeastyBordersGame
 from envs.beasty_borders.tiles import SIGNPOST_TILE, TILES
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
-from envs.common.testing import check_from_reference_games, differential_sweep
 from envs.common.policies import decision_from_state
+from envs.common.testing import check_from_reference_games, differential_sweep
 
-OPTION_SETS = [
-    {"variant": v, "path_order": p} for v in ("main", "without_luck") for p in ("typewriter", "snake")
-]
+OPTION_SETS = [{"variant": v, "path_order": p} for v in ("main", "without_luck") for p in ("typewriter", "snake")]
 IDS = [f"{o['variant']}-{o['path_order']}" for o in OPTION_SETS]
 GAMES_PER_OPTION_SET = 100
 
@@ -80,8 +78,9 @@ def reference_start(ref: BeastyBordersGame, fast: BeastyBordersBatch, state, b: 
     return ref_state
 
 
-def assert_same(ref: BeastyBordersGame, fast: BeastyBordersBatch, ref_state, state, b: int, mask: np.ndarray,
-                obs: np.ndarray) -> None:
+def assert_same(
+    ref: BeastyBordersGame, fast: BeastyBordersBatch, ref_state, state, b: int, mask: np.ndarray, obs: np.ndarray
+) -> None:
     """Row ``b`` of the batched engine (its mask ``mask[b]`` and both seats' observations ``obs[:, b]``)
     agrees with the reference state in everything observable."""
     seat = ref.current_player(ref_state)
@@ -159,8 +158,9 @@ def test_from_reference_matches_the_reference_games(options):
     """Positions of games the reference engine plays with its own generator, copied into a batch row."""
     ref = BeastyBordersGame(**options)
     fast = BeastyBordersBatch(**options)
-    check_from_reference_games(ref, fast, 6, 7,
-                               lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views))
+    check_from_reference_games(
+        ref, fast, 6, 7, lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views)
+    )
 
 
 def test_look_ahead_corner_cases_match_the_reference():
@@ -172,9 +172,12 @@ def test_look_ahead_corner_cases_match_the_reference():
     two_left = [".##~####~", "#~#######", "~#######~", "#~#~##~##", "#~#####~A", "##~##~#A."]
     one_left = ["###~####~"] + two_left[1:]
     lakes = ["....~...~", "..~......", "...~.....", "~...~..~.", "~...~...~", ".....~~.."]
-    positions = [ref.state_from_text(["AA.X~...~"] + lakes[1:], marker="a3", roll=3),
-                 ref.state_from_text(two_left, marker="a1"), ref.state_from_text(two_left, marker="f9"),
-                 ref.state_from_text(one_left, marker="f9")]
+    positions = [
+        ref.state_from_text(["AA.X~...~"] + lakes[1:], marker="a3", roll=3),
+        ref.state_from_text(two_left, marker="a1"),
+        ref.state_from_text(two_left, marker="f9"),
+        ref.state_from_text(one_left, marker="f9"),
+    ]
     state = fast.new_state(1)
     mask = np.zeros((1, fast.num_actions), dtype=bool)
     obs = np.zeros((2, 1, *fast.observation_shape), dtype=np.float32)
@@ -185,7 +188,7 @@ def test_look_ahead_corner_cases_match_the_reference():
             fast.observe(state, np.full(1, viewer), obs[viewer])
         assert_same(ref, fast, s, state, 0, mask, obs)
     width = ref.layout.space_width
-    assert obs[:, 0, ref.layout.spaces:].any() and not obs[:, 0, ref.layout.spaces + width:].any()  # the last
+    assert obs[:, 0, ref.layout.spaces :].any() and not obs[:, 0, ref.layout.spaces + width :].any()  # the last
 
 
 # ----- the vector env -------------------------------------------------------------------------------------------------
@@ -312,8 +315,11 @@ def test_tiles_and_dice_are_drawn_uniformly(variant):
     assert all(len(set(row)) == fast.num_tiles and SIGNPOST_TILE in row for row in tiles.tolist())
     # each tile in each slot: main 1/9; variant: the signpost tile 1/6, any other 5/8 * 1/6
     share = np.stack([(tiles == t).mean(axis=0) for t in range(len(TILES))])
-    expect = np.full_like(share, 1 / 9) if variant == "main" else np.where(
-        np.arange(len(TILES))[:, None] == SIGNPOST_TILE, 1 / 6, 5 / 48)
+    expect = (
+        np.full_like(share, 1 / 9)
+        if variant == "main"
+        else np.where(np.arange(len(TILES))[:, None] == SIGNPOST_TILE, 1 / 6, 5 / 48)
+    )
     assert np.abs(share - expect).max() < 0.015  # about 6 standard errors
     fast.apply(state, np.full(n, fast.pass_action))  # variant: the roller passes (no roll yet)
     if variant == "without_luck":
@@ -407,8 +413,15 @@ def test_compiled_search_visits_like_the_reference_search():
                 policy.fast.from_reference(decision.info_state, policy._rows, 0)
                 policy._rows.rng[1] = seed
                 visits = np.zeros(game.num_actions, dtype=np.int64)
-                action = policy.fast.search(policy._rows, decision.action_mask.astype(bool), 200, SEARCH_EXPLORATION,
-                                            MARGIN_WEIGHT, EVAL_SCALE, root_visits=visits)
+                action = policy.fast.search(
+                    policy._rows,
+                    decision.action_mask.astype(bool),
+                    200,
+                    SEARCH_EXPLORATION,
+                    MARGIN_WEIGHT,
+                    EVAL_SCALE,
+                    root_visits=visits,
+                )
                 assert decision.action_mask[action] and visits[action] == visits.max() and visits.sum() == 200
                 compiled += visits
             assert set(np.flatnonzero(compiled)) == set(np.flatnonzero(reference))

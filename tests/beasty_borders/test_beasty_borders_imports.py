@@ -20,11 +20,11 @@ def _imports(module: str) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module.startswith(PREFIX):
-                found.add(node.module[len(PREFIX):].split(".")[0])
+                found.add(node.module[len(PREFIX) :].split(".")[0])
             elif node.module == "envs.beasty_borders":
                 found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
-            found.update(a.name[len(PREFIX):].split(".")[0] for a in node.names if a.name.startswith(PREFIX))
+            found.update(a.name[len(PREFIX) :].split(".")[0] for a in node.names if a.name.startswith(PREFIX))
     return found
 
 

@@ -13,7 +13,8 @@ from envs.common.testing import check_mask_matches_apply, check_snapshot_roundtr
 
 GAMES = {
     (v, p): BeastyBordersGame(variant=v, path_order=p)
-    for v in ("main", "without_luck") for p in ("typewriter", "snake")
+    for v in ("main", "without_luck")
+    for p in ("typewriter", "snake")
 }
 options = st.sampled_from(sorted(GAMES))
 
@@ -119,13 +120,13 @@ def test_spaces_block_matches_real_placements(opt, seed, left):
     lay, types = g.layout, g.num_types
     for seat in range(2):
         o = g.observation(s, seat)
-        block = o[lay.spaces:].reshape(9, lay.space_width)
+        block = o[lay.spaces :].reshape(9, lay.space_width)
         if g.current_player(s) == TERMINAL:
             assert not block.any()
             continue
         cells = [s.pos] + _next_roll_targets(g, s)
         assert s.pos not in cells[1:]
-        assert not block[len(cells):].any()
+        assert not block[len(cells) :].any()
         before = g.scores(s)
         for i, cell in enumerate(cells):
             for j in range(2 * types):

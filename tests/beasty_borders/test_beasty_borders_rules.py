@@ -13,7 +13,6 @@ from envs.beasty_borders.tiles import TILES, tile_lakes
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 from envs.common.testing import state_key
 
-
 # Lakes of tiles laid as slots 0..8 = tiles 0 1 2 / 3 6 4 / 5 7 8 (signpost on a1).
 LAKES_MAIN = """
 ....~...~
@@ -109,8 +108,9 @@ def test_tiles_shuffled_uniformly_and_seeded():
     g = main_game()
     firsts = Counter(g.initial_state(np.random.default_rng(k)).tiles[0] for k in range(900))
     assert set(firsts) == set(range(9)) and min(firsts.values()) > 60
-    assert state_key(g, g.initial_state(np.random.default_rng(7))) == state_key(g, g.initial_state(
-        np.random.default_rng(7)))
+    assert state_key(g, g.initial_state(np.random.default_rng(7))) == state_key(
+        g, g.initial_state(np.random.default_rng(7))
+    )
 
 
 def test_config_errors():
@@ -130,8 +130,22 @@ def test_rulebook_scoring_example():
     s = g.state_from_text(SCORING_EXAMPLE)
     assert g.current_player(s) == TERMINAL
     groups = Counter((g.cell_char(3 + 3 * seat + kind), size) for seat, kind, size in g.groups(s))
-    assert groups == Counter({("A", 4): 1, ("A", 3): 1, ("A", 1): 1, ("B", 5): 1, ("B", 2): 1, ("C", 3): 1,
-                              ("C", 1): 2, ("X", 5): 1, ("X", 1): 2, ("Y", 7): 1, ("Z", 2): 1, ("Z", 1): 1})
+    assert groups == Counter(
+        {
+            ("A", 4): 1,
+            ("A", 3): 1,
+            ("A", 1): 1,
+            ("B", 5): 1,
+            ("B", 2): 1,
+            ("C", 3): 1,
+            ("C", 1): 2,
+            ("X", 5): 1,
+            ("X", 1): 2,
+            ("Y", 7): 1,
+            ("Z", 2): 1,
+            ("Z", 1): 1,
+        }
+    )
     assert g.scores(s).tolist() == [19, 17]
     assert s.placed == [20, 17]
     assert g.returns(s).tolist() == [1.0, -1.0]
@@ -139,8 +153,7 @@ def test_rulebook_scoring_example():
 
 def test_diagonal_is_not_a_group():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN.replace("....~", "A...~", 1).replace("..~......", ".A~......", 1),
-                          marker="a3")
+    s = g.state_from_text(LAKES_MAIN.replace("....~", "A...~", 1).replace("..~......", ".A~......", 1), marker="a3")
     assert g.scores(s).tolist() == [0, 0]
     s2 = g.state_from_text(LAKES_MAIN.replace("....~", "AA..~", 1), marker="a3")
     assert g.scores(s2).tolist() == [1, 0]
@@ -166,8 +179,13 @@ def test_tie_break_most_animals_placed():
 
 def test_vp_beat_animals_placed():
     g = main_game()
-    s = g.state_from_text(_full(LAKES_MAIN.replace("....~", "A.A.~", 1).replace("..~......", "X.~.C.B..", 1)
-                                .replace("~...~..~.", "~XX.~..~.", 1)))
+    s = g.state_from_text(
+        _full(
+            LAKES_MAIN.replace("....~", "A.A.~", 1)
+            .replace("..~......", "X.~.C.B..", 1)
+            .replace("~...~..~.", "~XX.~..~.", 1)
+        )
+    )
     # wild: single X on b1 and the pair d2-d3 -> 1 vp, 3 placed; farm: 4 singles -> 0 vp, 4 placed
     assert g.scores(s).tolist() == [0, 1] and s.placed == [4, 3]
     assert g.returns(s).tolist() == [-1.0, 1.0]
@@ -187,8 +205,7 @@ def test_typewriter_path_skips_lakes_and_filled_spaces():
 
 def test_typewriter_path_wraps_bottom_to_top():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN.replace(".....~~..", ".....~~AX", 1).replace("....~", "#...~", 1),
-                          marker="f8")
+    s = g.state_from_text(LAKES_MAIN.replace(".....~~..", ".....~~AX", 1).replace("....~", "#...~", 1), marker="f8")
     assert g.target_cell(s, 1) == cell(g, "a2")  # f9 filled, then the top row; a1 is a marker
     assert g.target_cell(s, 3) == cell(g, "a4")
 
@@ -447,8 +464,9 @@ def test_observation_spaces_block():
         moved.pos = target
         block = o0[lay.spaces + k * width : lay.spaces + (k + 1) * width]
         assert block.tolist() == g.observation(moved, 0)[lay.spaces : lay.spaces + width].tolist()
-    assert o0[lay.spaces + width : lay.spaces + 2 * width][-1] == pytest.approx(0.25 * sum(
-        1 for nb in g.neighbours[g.target_cell(s, 1)] if s.board[nb] == 0))
+    assert o0[lay.spaces + width : lay.spaces + 2 * width][-1] == pytest.approx(
+        0.25 * sum(1 for nb in g.neighbours[g.target_cell(s, 1)] if s.board[nb] == 0)
+    )
 
 
 def test_spaces_block_never_counts_the_markers_own_space():
@@ -459,8 +477,8 @@ def test_spaces_block_never_counts_the_markers_own_space():
     lay = g.layout
     f9 = g.state_from_text(rows, marker="f9")
     for seat in range(2):
-        block = g.observation(s, seat)[lay.spaces:].reshape(9, lay.space_width)
-        f9_row = g.observation(f9, seat)[lay.spaces: lay.spaces + lay.space_width]
+        block = g.observation(s, seat)[lay.spaces :].reshape(9, lay.space_width)
+        f9_row = g.observation(f9, seat)[lay.spaces : lay.spaces + lay.space_width]
         assert f9_row.any()  # an A there joins e9 and f8: a group of 3, +3 vp for farm
         for k in range(1, 9):
             assert block[k].tolist() == f9_row.tolist(), k
@@ -480,7 +498,7 @@ def test_spaces_block_is_zero_after_the_last_space():
     s = g.state_from_text(rows, marker="f9")
     lay = g.layout
     for seat in range(2):
-        block = g.observation(s, seat)[lay.spaces:].reshape(9, lay.space_width)
+        block = g.observation(s, seat)[lay.spaces :].reshape(9, lay.space_width)
         assert block[0].any()  # f9 itself is worth something (an A there makes a group of 3)
         assert not block[1:].any()
 

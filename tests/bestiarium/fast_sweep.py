@@ -26,8 +26,11 @@ def main() -> None:
             seen = play_differential(fg, min(args.chunk, args.games - k), seed=args.seed * 1_000_003 + 7919 * k + size)
             for key, v in seen.items():
                 totals[key] = max(totals.get(key, 0), v) if key == "max_size" else totals.get(key, 0) + v
-        print(f"board_size={size} shape_equivalence={eq}: {args.games} games identical, {totals}, "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        print(
+            f"board_size={size} shape_equivalence={eq}: {args.games} games identical, {totals}, "
+            f"{time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

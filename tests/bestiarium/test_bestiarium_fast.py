@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from envs import bestiarium_v1
+from envs.bestiarium.fast import FastBestiarium
 from envs.bestiarium.features import score_planes_reference
 from envs.bestiarium.observation import NUM_STONE_PLANES
-from envs.bestiarium.fast import FastBestiarium
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
@@ -128,6 +128,7 @@ def test_random_games_match_the_reference(size, eq):
 # ----- shapes ---------------------------------------------------------------------------------------------------
 def fixed_polyhexes(n: int) -> list[tuple[tuple[int, int], ...]]:
     """Every polyhex of ``n`` cells up to translation (axial coordinates, the first cell at the origin)."""
+
     def norm(cells):
         cells = sorted(cells)
         q0, r0 = cells[0]
@@ -204,7 +205,8 @@ def test_compiled_forms_agree_with_canonical_shape_on_random_polyhexes():
             c = random_polyhex(grid, n, rng)
             for other in (b, c):
                 same_ref = canonical_shape([grid.coords[i] for i in a], eq) == canonical_shape(
-                    [grid.coords[i] for i in other], eq)
+                    [grid.coords[i] for i in other], eq
+                )
                 assert (fg.shape_form(a) == fg.shape_form(other)) == same_ref, (eq, a, other)
                 agree[same_ref] += 1
         assert agree[True] > 50 and agree[False] > 50, (eq, agree)
@@ -238,8 +240,18 @@ def test_eating_rotated_and_mirrored_rivals_matches_the_reference():
                 board[x] = "X"
             for x in e:
                 board[x] = "O"
-            s = ref.state_from_json({"board": "".join(board), "to_move": 0, "phase": "place", "chain": [],
-                                     "passes": 0, "first_passer": -1, "plies": 0, "over": False})
+            s = ref.state_from_json(
+                {
+                    "board": "".join(board),
+                    "to_move": 0,
+                    "phase": "place",
+                    "chain": [],
+                    "passes": 0,
+                    "first_passer": -1,
+                    "plies": 0,
+                    "over": False,
+                }
+            )
             place = c[-1]
             if not s.legal[0][place]:
                 continue
@@ -350,7 +362,9 @@ def test_bad_options_raise_the_references_config_error():
     with pytest.raises(ValueError, match="num_envs"):
         bestiarium_v1.vector_env(0)
     assert bestiarium_v1.vector_env(1, board_size=7, shape_equivalence="fixed").game.options() == {
-        "board_size": 7, "shape_equivalence": "fixed"}
+        "board_size": 7,
+        "shape_equivalence": "fixed",
+    }
 
 
 def test_ply_cap_truncates_as_the_aec_env_does():

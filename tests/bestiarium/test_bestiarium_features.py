@@ -9,7 +9,6 @@ import envs
 from envs.bestiarium import features as F
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.game import TERMINAL
-
 from tests.bestiarium.test_bestiarium_fast import random_positions
 
 BLACK, WHITE = 0, 1
@@ -161,14 +160,14 @@ def test_eat_plane_is_what_a_placement_eats(eq):
 
 
 def test_v0_is_retired_with_pettingzoos_error():
-    from pettingzoo.utils.deprecated_module import DeprecatedEnv
-
     import importlib
+
+    from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
     with pytest.raises(DeprecatedEnv, match="bestiarium_v1"):
         importlib.import_module("envs.bestiarium_v0")
     with pytest.raises(DeprecatedEnv):
-        getattr(envs, "bestiarium_v0")
+        envs.bestiarium_v0
     assert envs.module("bestiarium").__name__ == "envs.bestiarium_v1"
     assert envs.ENV_IDS["bestiarium"] == "barnyard/bestiarium-v1"
     import pettingzoo

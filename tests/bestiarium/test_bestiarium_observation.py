@@ -71,8 +71,16 @@ def readable_observation(game: BestiariumGame, state, seat: int) -> np.ndarray:
     ``score_planes_reference`` (planes 10-55, per cell, put on their squares)."""
     grow = state.phase == GROW and not state.over
     chain = state.members[state.chain] if grow else None
-    stones = game.encoder.encode_numpy(np.frombuffer(state.color, dtype=np.uint8), seat, chain, grow,
-                                       state.passes == 1, state.members, state.cid, state.legal[seat])
+    stones = game.encoder.encode_numpy(
+        np.frombuffer(state.color, dtype=np.uint8),
+        seat,
+        chain,
+        grow,
+        state.passes == 1,
+        state.members,
+        state.cid,
+        state.legal[seat],
+    )
     out = np.zeros(game.observation_shape, dtype=np.float32)
     out[:NUM_STONE_PLANES] = stones
     flat = out.reshape(out.shape[0], -1)
@@ -81,12 +89,13 @@ def readable_observation(game: BestiariumGame, state, seat: int) -> np.ndarray:
     off = np.setdiff1d(np.arange(flat.shape[1]), game.grid.square_index)
     from envs.bestiarium import features
 
-    flat[features.MY_VALUE:, off] = constant[features.MY_VALUE - NUM_STONE_PLANES:, None]
+    flat[features.MY_VALUE :, off] = constant[features.MY_VALUE - NUM_STONE_PLANES :, None]
     return out
 
 
-@pytest.mark.parametrize("size,eq", [(5, "free"), (5, "fixed"), (6, "one_sided"), (6, "free"), (7, "fixed"),
-                                     (7, "one_sided")])
+@pytest.mark.parametrize(
+    "size,eq", [(5, "free"), (5, "fixed"), (6, "one_sided"), (6, "free"), (7, "fixed"), (7, "one_sided")]
+)
 def test_compiled_planes_equal_the_readable_ones_on_random_games(size, eq):
     """Both engines' compiled observations (both seats, every ply) against the readable definitions, on games
     played in both engines with the same moves (the batched engine's creatures keep the cell they were born on

@@ -26,8 +26,10 @@ def rules_md_planes() -> dict[int, str]:
     planes: dict[int, str] = {}
     for first, second, content in re.findall(r"^\|\s*(\d+)(?:\s*/\s*(\d+))?\s*\|\s*(.+?)\s*\|\s*$", table, re.M):
         if second:
-            mine, theirs = content.replace("my / the opponent's", "my"), content.replace("my / the opponent's",
-                                                                                        "the opponent's")
+            mine, theirs = (
+                content.replace("my / the opponent's", "my"),
+                content.replace("my / the opponent's", "the opponent's"),
+            )
             planes[int(first)], planes[int(second)] = mine, theirs
         else:
             planes[int(first)] = content
@@ -59,8 +61,7 @@ def test_prey_planes_in_the_docs_match_the_constants(where):
     assert F.MY_PREY == 16 and F.OPP_PREY == 17
     # MY_PREY: my stones the opponent could eat (the prey of the opponent's eat plane); OPP_PREY: the reverse
     assert planes[F.MY_PREY].startswith("my stones that some stone of the opponent could eat"), planes[F.MY_PREY]
-    assert planes[F.OPP_PREY].startswith("the opponent's stones that some stone of mine could eat"), \
-        planes[F.OPP_PREY]
+    assert planes[F.OPP_PREY].startswith("the opponent's stones that some stone of mine could eat"), planes[F.OPP_PREY]
     assert str(F.OPP_EAT) in planes[F.MY_PREY] and str(F.MY_EAT) in planes[F.OPP_PREY]
     assert "mine added here" in planes[F.MY_EAT]
     for mine, theirs in ((F.MY_FAUNA, F.OPP_FAUNA), (F.MY_TWIN, F.OPP_TWIN)):

@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs import bestiarium_v1
+from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.testing import (
     check_mask_matches_apply,
     check_snapshot_roundtrip,
     random_playout,
     state_key,
 )
-from envs.bestiarium.rules import GROW, BestiariumGame
 
 GAMES = {
     (size, eq): BestiariumGame(board_size=size, shape_equivalence=eq)

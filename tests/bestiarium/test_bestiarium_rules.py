@@ -10,12 +10,20 @@ import json
 import numpy as np
 import pytest
 
-from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 from envs.bestiarium.observation import (
-    PLANE_BOARD, PLANE_CHAIN, PLANE_EMPTY, PLANE_GROW, PLANE_LEGAL, PLANE_ME, PLANE_MY_SIZE, PLANE_OPP,
-    PLANE_OPP_SIZE, PLANE_PASS,
+    PLANE_BOARD,
+    PLANE_CHAIN,
+    PLANE_EMPTY,
+    PLANE_GROW,
+    PLANE_LEGAL,
+    PLANE_ME,
+    PLANE_MY_SIZE,
+    PLANE_OPP,
+    PLANE_OPP_SIZE,
+    PLANE_PASS,
 )
 from envs.bestiarium.rules import GROW, PLACE, PLY_CAP_PER_CELL, BestiariumGame
+from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 
 BLACK, WHITE = 0, 1
 
@@ -184,8 +192,9 @@ def test_growth_into_the_same_shape_ends_the_chain():
 
 def test_same_shape_and_other_sizes_are_not_eaten():
     g = small()
-    s = g.state_from_text(FEAST.replace("  . . O . . O O", "  . . . . . . .").replace(
-        " . . O O . O . .", " . . . . . . . ."))
+    s = g.state_from_text(
+        FEAST.replace("  . . O . . O O", "  . . . . . . .").replace(" . . O O . O . .", " . . . . . . . .")
+    )
     play(g, s, "e6")  # only the straight three (same shape) and the four are adjacent
     assert s.phase == PLACE and g.current_player(s) == WHITE
     assert sorted(len(c) for c in g.creatures(s, WHITE)) == [3, 4]
@@ -564,20 +573,23 @@ def test_snapshot_round_trip_mid_chain():
     assert g.state_to_json(back) == g.state_to_json(s)
 
 
-@pytest.mark.parametrize("damage", [
-    lambda d: d.pop("board"),
-    lambda d: d.update(board=d["board"][:-1]),
-    lambda d: d.update(board="Z" + d["board"][1:]),
-    lambda d: d.update(to_move=2),
-    lambda d: d.update(to_move=True),
-    lambda d: d.update(phase="eat"),
-    lambda d: d.update(chain=[0]),  # a1 is empty
-    lambda d: d.update(chain=[10**6]),
-    lambda d: d.update(passes=1),  # no first passer
-    lambda d: d.update(over=True),
-    lambda d: d.update(plies=-1),
-    lambda d: d.update(first_passer=0),
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d.pop("board"),
+        lambda d: d.update(board=d["board"][:-1]),
+        lambda d: d.update(board="Z" + d["board"][1:]),
+        lambda d: d.update(to_move=2),
+        lambda d: d.update(to_move=True),
+        lambda d: d.update(phase="eat"),
+        lambda d: d.update(chain=[0]),  # a1 is empty
+        lambda d: d.update(chain=[10**6]),
+        lambda d: d.update(passes=1),  # no first passer
+        lambda d: d.update(over=True),
+        lambda d: d.update(plies=-1),
+        lambda d: d.update(first_passer=0),
+    ],
+)
 def test_damaged_snapshots_raise(damage):
     g = small()
     s = g.state_from_text(FEAST)

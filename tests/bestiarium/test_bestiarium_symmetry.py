@@ -11,7 +11,7 @@ from envs.common.hexgrid import transforms
 
 
 def _cell_map(game: BestiariumGame, sym: Symmetry) -> np.ndarray:
-    return np.asarray(sym.actions[:game.num_cells])
+    return np.asarray(sym.actions[: game.num_cells])
 
 
 def _turned(game: BestiariumGame, state: BestiariumState, cell_map: np.ndarray) -> BestiariumState:
@@ -71,8 +71,9 @@ def test_a_turned_position_is_the_position_turned_and_plays_the_same_game(equiva
             turned = _turned(game, start, _cell_map(game, sym))
             while not game.is_terminal(original) and not game.is_truncated(original):
                 for seat in range(2):
-                    assert np.array_equal(game.observation(turned, seat),
-                                          sym.observation(game.observation(original, seat)))
+                    assert np.array_equal(
+                        game.observation(turned, seat), sym.observation(game.observation(original, seat))
+                    )
                 mask = game.legal_mask(original)
                 assert np.array_equal(game.legal_mask(turned), sym.mask(mask))
                 grow_phases += original.phase == 1

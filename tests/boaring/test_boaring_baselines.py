@@ -37,8 +37,7 @@ def test_greedy_saves_its_high_card_when_the_animal_dies():
 
 def test_greedy_lion_eats_from_the_leader():
     game = BoaringGame(num_players=3)
-    state = game.make_state([[10, 2], [1, 3], [1, 4]], "lion", 1, active=0,
-                            savanna=[[0, 0, 0], [1, 0, 0], [3, 0, 0]])
+    state = game.make_state([[10, 2], [1, 3], [1, 4]], "lion", 1, active=0, savanna=[[0, 0, 0], [1, 0, 0], [3, 0, 0]])
     rng = np.random.default_rng(0)
     for action in (A.play_action(10), A.play_action(1), A.play_action(1)):
         game.apply(state, action, rng)
@@ -70,8 +69,9 @@ def test_decisions_ignore_other_players_hidden_cards(name, seed):
     pair = _pair_differing_in_hidden_cards(game, seed)
     assert pair is not None
     s1, s2, me = pair
-    hidden_differs = any(s1.hands[o] != s2.hands[o] or s1.pending[o] != s2.pending[o]
-                         for o in range(game.num_players) if o != me)
+    hidden_differs = any(
+        s1.hands[o] != s2.hands[o] or s1.pending[o] != s2.pending[o] for o in range(game.num_players) if o != me
+    )
     assert hidden_differs  # the other hands or the committed cards really are different
     assert s1.hands[me] == s2.hands[me]
     make = GreedyPolicy if name == "greedy" else (lambda g, seed: search_policy(g, seed=seed, budget=30))

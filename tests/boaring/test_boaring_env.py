@@ -28,9 +28,16 @@ def test_seed(n):
 
 @pytest.mark.parametrize("n", SIZES)
 def test_render(n):
-    render_test(lambda **kw: boaring_v0.env(num_players=n, **kw),
-                custom_tests={"ansi": lambda text: text.startswith("spectator view")
-                              and text.splitlines()[1].startswith("Boaring") and text.count("\n") >= n + 3})
+    render_test(
+        lambda **kw: boaring_v0.env(num_players=n, **kw),
+        custom_tests={
+            "ansi": lambda text: (
+                text.startswith("spectator view")
+                and text.splitlines()[1].startswith("Boaring")
+                and text.count("\n") >= n + 3
+            )
+        },
+    )
 
 
 @pytest.mark.parametrize("n", SIZES)
@@ -50,8 +57,9 @@ def test_parallel_seed():
         while par.agents:
             actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in par.agents}
             obs, rewards, _, _, _ = par.step(actions)
-            trace.append((sorted(actions.items()), [o["observation"].tobytes() for o in obs.values()],
-                          sorted(rewards.items())))
+            trace.append(
+                (sorted(actions.items()), [o["observation"].tobytes() for o in obs.values()], sorted(rewards.items()))
+            )
         runs.append(trace)
     assert runs[0] == runs[1]
 
@@ -150,8 +158,10 @@ def test_parallel_matches_aec():
     while par.agents:
         actions = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in par.agents}
         if par.game_state.phase == EAT:  # eat step: only the eater acts in the AEC env
-            assert sum(int(obs[a]["action_mask"].sum()) == 1 and obs[a]["action_mask"][A.NO_EAT]
-                       for a in par.agents) >= n - 1
+            assert (
+                sum(int(obs[a]["action_mask"].sum()) == 1 and obs[a]["action_mask"][A.NO_EAT] for a in par.agents)
+                >= n - 1
+            )
             aec.step(actions[aec.agent_selection])
         else:
             for _ in range(n):

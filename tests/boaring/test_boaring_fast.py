@@ -163,11 +163,13 @@ def test_rare_paths_empty_pile_capped_redeal_and_eats():
     g3 = BatchedBoaring(num_players=3)
     s = g3.reference.make_state([[5], [5], [5]], "boar", 1, active=0, animal_deck=[0, 1, 0], eaten=[27, 3, 4])
     play_positions(g3, s, [A.play_action(5)] * 3)
-    s = g3.reference.make_state([[9, 1], [2, 3], [4, 5]], "hyena", 1, active=1,
-                                graveyard=[[2, 0, 1], [0, 0, 0], [0, 0, 0]])
+    s = g3.reference.make_state(
+        [[9, 1], [2, 3], [4, 5]], "hyena", 1, active=1, graveyard=[[2, 0, 1], [0, 0, 0], [0, 0, 0]]
+    )
     play_positions(g3, s, [A.play_action(2), A.play_action(4), A.play_action(9), A.hyena_action(2)])
-    s = g3.reference.make_state([[9, 1], [2, 3], [4, 5]], "lion", 1, active=0,
-                                savanna=[[0, 0, 0], [3, 1, 0], [0, 0, 2]])
+    s = g3.reference.make_state(
+        [[9, 1], [2, 3], [4, 5]], "lion", 1, active=0, savanna=[[0, 0, 0], [3, 1, 0], [0, 0, 2]]
+    )
     play_positions(g3, s, [A.play_action(9), A.play_action(2), A.play_action(4), A.lion_action(2, 2)])
 
 
@@ -283,7 +285,7 @@ def test_vector_env_same_seed_same_games_any_batch_size():
         for _ in range(150):
             # the same actions in rows 0-1 whatever the batch size: the lowest legal card / decision
             actions = info["action_mask"].argmax(axis=1)
-            obs, rewards, *_ , info = venv.step(actions)
+            obs, rewards, *_, info = venv.step(actions)
             out.append(obs[:2].copy())
         return out
 

@@ -16,9 +16,9 @@ def blocks(game: BoaringGame, state_vector: np.ndarray) -> dict[str, np.ndarray]
     n, obs = game.num_players, game.layout.size
     return {
         "observation": state_vector[:obs],
-        "to_move": state_vector[obs:obs + n],
-        "hands": state_vector[obs + n:obs + n + 10 * n].reshape(n, 10),
-        "pending": state_vector[obs + n + 10 * n:].reshape(n, 10),
+        "to_move": state_vector[obs : obs + n],
+        "hands": state_vector[obs + n : obs + n + 10 * n].reshape(n, 10),
+        "pending": state_vector[obs + n + 10 * n :].reshape(n, 10),
     }
 
 
@@ -39,9 +39,9 @@ def test_global_state_holds_every_hand_and_face_down_card_the_observations_do_no
     for seat in (1, 2):
         obs = game.observation(state, seat)
         lay = game.layout
-        assert not obs[lay.my_pending:lay.my_pending + 10].any()
+        assert not obs[lay.my_pending : lay.my_pending + 10].any()
         assert obs[lay.committed + (0 - seat) % N] == 1
-        assert np.allclose(obs[lay.hand:lay.hand + 10], expected_hands[seat])
+        assert np.allclose(obs[lay.hand : lay.hand + 10], expected_hands[seat])
 
 
 def test_global_state_through_the_envs_is_bounded_and_all_zero_to_move_at_the_end():

@@ -38,7 +38,7 @@ class RecordingGenerator:
 def python_draws(state, seat: int, n: int, uniforms: np.ndarray) -> np.ndarray:
     """The other seats' bids bid_values derives from its uniforms: the pool ordered by the argsort of each row."""
     pool = np.repeat(np.arange(1, 11), _hidden_counts(state, seat))
-    return pool[np.argsort(uniforms, axis=1)[:, :n - 1]].astype(np.int64)
+    return pool[np.argsort(uniforms, axis=1)[:, : n - 1]].astype(np.int64)
 
 
 def positions(game: BoaringGame, seed: int, games: int, every: int = 1) -> list:
@@ -152,8 +152,14 @@ def test_move_distribution_matches_the_python_greedy():
     first, second = python(1), python(2)
 
     def tv(x: np.ndarray, y: np.ndarray) -> float:
-        return float(np.mean([0.5 * np.abs(np.bincount(a, minlength=14) - np.bincount(c, minlength=14)).sum() / reps
-                              for a, c in zip(x, y)]))
+        return float(
+            np.mean(
+                [
+                    0.5 * np.abs(np.bincount(a, minlength=14) - np.bincount(c, minlength=14)).sum() / reps
+                    for a, c in zip(x, y)
+                ]
+            )
+        )
 
     baseline, got = tv(first, second), tv(compiled, first)
     assert got < baseline + 0.03, (got, baseline)
@@ -189,7 +195,12 @@ def test_greedy_actions_rows_seeded_independent_and_checked():
         with pytest.raises(ValueError, match="greedy_actions needs"):
             fast.greedy_actions(batch, bad_rng, bad_out)
     assert np.array_equal(rng, kept)
-    assert fast.has_greedy_actions and not BatchedGame.has_greedy_actions and fast.greedy_samples == SAMPLES and fast.greedy_card_cost == CARD_COST
+    assert (
+        fast.has_greedy_actions
+        and not BatchedGame.has_greedy_actions
+        and fast.greedy_samples == SAMPLES
+        and fast.greedy_card_cost == CARD_COST
+    )
 
     class Without(BatchedBoaring):
         greedy_actions = BatchedGame.greedy_actions

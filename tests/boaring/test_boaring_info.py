@@ -71,14 +71,14 @@ def test_later_committers_see_that_not_what():
         assert same == (seat == 3)  # seats 0-2 see their own different card and hand
     obs = g.observation(s, 3)
     o = g.layout.offsets
-    assert obs[o["committed"]:o["committed"] + 4].tolist() == [0, 1, 1, 1]  # relative: me, p0, p1, p2
-    assert obs[o["to_move"]:o["to_move"] + 4].tolist() == [1, 0, 0, 0]
-    assert not obs[o["last_played"]:o["last_played"] + 40].any()  # nothing revealed yet
+    assert obs[o["committed"] : o["committed"] + 4].tolist() == [0, 1, 1, 1]  # relative: me, p0, p1, p2
+    assert obs[o["to_move"] : o["to_move"] + 4].tolist() == [1, 0, 0, 0]
+    assert not obs[o["last_played"] : o["last_played"] + 40].any()  # nothing revealed yet
     # the last card: all revealed together, visible to everyone
     g.apply(s, A.play_action(5), RNG)
     for seat in range(4):
         obs = g.observation(s, seat)
-        rows = obs[o["last_played"]:o["last_played"] + 40].reshape(4, 10)
+        rows = obs[o["last_played"] : o["last_played"] + 40].reshape(4, 10)
         played = [int(np.argmax(rows[k])) + 1 for k in range(4)]
         assert played == [[2, 3, 4, 5][(seat + k) % 4] for k in range(4)]
 
@@ -88,12 +88,13 @@ def test_own_hand_and_pending_are_seen():
     s = g.make_state([[2, 2, 9], [3, 8]], "boar", 5, active=0)
     o = g.layout.offsets
     obs = g.observation(s, 0)
-    assert np.allclose(obs[o["hand"]:o["hand"] + 10] * 7, [0, 2, 0, 0, 0, 0, 0, 0, 1, 0])
+    assert np.allclose(obs[o["hand"] : o["hand"] + 10] * 7, [0, 2, 0, 0, 0, 0, 0, 0, 1, 0])
     g.apply(s, A.play_action(9), RNG)
     obs = g.observation(s, 0)
-    assert obs[o["my_pending"] + 8] == 1 and np.allclose(obs[o["hand"]:o["hand"] + 10] * 7,
-                                                         [0, 2, 0, 0, 0, 0, 0, 0, 0, 0])
-    assert not g.observation(s, 1)[o["my_pending"]:o["my_pending"] + 10].any()
+    assert obs[o["my_pending"] + 8] == 1 and np.allclose(
+        obs[o["hand"] : o["hand"] + 10] * 7, [0, 2, 0, 0, 0, 0, 0, 0, 0, 0]
+    )
+    assert not g.observation(s, 1)[o["my_pending"] : o["my_pending"] + 10].any()
 
 
 def test_information_state_placeholders():
@@ -172,8 +173,9 @@ def test_a_seats_screen_ignores_hidden_cards(n):
             assert text.startswith(f"player_{seat}'s view")
             assert game.render_for(other, seat) == text
             if seat == k % n:
-                assert np.array_equal(game.render_for(other, seat, "rgb_array"),
-                                      game.render_for(state, seat, "rgb_array"))
+                assert np.array_equal(
+                    game.render_for(other, seat, "rgb_array"), game.render_for(state, seat, "rgb_array")
+                )
             spectator_changed += game.render_ansi(other) != game.render_ansi(state)
     assert spectator_changed > 0  # hidden cards were really redealt, and the spectator sees them
     assert game.render_ansi(state).startswith("spectator view: every hand")
@@ -201,7 +203,7 @@ def test_a_seats_screen_for_one_other_hidden_card():
 
 
 def test_render_for_checks_its_arguments_and_env_renders_per_agent():
-    from envs import boaring_v0, beasty_borders_v0
+    from envs import beasty_borders_v0, boaring_v0
 
     game = BoaringGame(num_players=3)
     state = game.initial_state(RNG)
@@ -240,6 +242,6 @@ def test_active_at_the_end_is_the_last_rounds_active_player(n):
     lay = game.layout
     for seat in range(n):
         obs = game.observation(state, seat)
-        active = obs[lay.active: lay.active + n]
+        active = obs[lay.active : lay.active + n]
         assert active.tolist() == [float(k == (last_active - seat) % n) for k in range(n)]
-        assert not obs[lay.to_move: lay.to_move + n].any()
+        assert not obs[lay.to_move : lay.to_move + n].any()

@@ -77,6 +77,7 @@ def test_eat_phases_masks(n, seed):
     """Every eat decision met in a game: the mask matches apply and offers 'no eat' plus real targets only."""
     game = GAMES[n]
     rng = np.random.default_rng(seed)
+
     def check(state):
         if state.phase == EAT:
             check_mask_matches_apply(game, state, rng)

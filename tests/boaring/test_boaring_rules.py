@@ -36,8 +36,9 @@ def total_food(state):
 
 
 # ----- options -----------------------------------------------------------------------------------
-@pytest.mark.parametrize("bad", [{"num_players": 1}, {"num_players": 11}, {"num_players": "4"},
-                                 {"reward": "win"}, {"num_players": True}])
+@pytest.mark.parametrize(
+    "bad", [{"num_players": 1}, {"num_players": 11}, {"num_players": "4"}, {"reward": "win"}, {"num_players": True}]
+)
 def test_bad_options_raise_config_error(bad):
     with pytest.raises(ConfigError, match="allowed"):
         BoaringGame(**bad)
@@ -209,7 +210,12 @@ def test_lion_eats_from_another_savanna():
     expected = [A.NO_EAT, A.lion_action(1, 0), A.lion_action(1, 1), A.lion_action(2, 0), A.lion_action(3, 2)]
     assert g.legal_actions(s) == expected
     assert [g.action_to_str(s, a) for a in expected] == [
-        "no eat", "eat boar of p3", "eat hyena of p3", "eat boar of p0", "eat lion of p1"]
+        "no eat",
+        "eat boar of p3",
+        "eat hyena of p3",
+        "eat boar of p0",
+        "eat lion of p1",
+    ]
     check_mask_matches_apply(g, s, RNG)
     g.apply(s, A.lion_action(3, 2), RNG)  # eats p1's lion
     assert s.savanna[1] == [0, 0, 0] and s.eaten == [0, 0, 1] and s.savanna[2] == [0, 0, 1]
@@ -329,15 +335,18 @@ def test_scores_two_per_savanna_minus_one_per_grave():
     assert g.returns(s).tolist() == [1.0, -1.0, 0.0]
 
 
-@pytest.mark.parametrize("sav0, grave0, sav1, grave1, scores, winners", [
-    # p0 always receives the final boar (all play 1, the active p0 counts highest)
-    ([0, 1, 0], [0, 0, 0], [2, 0, 0], [0, 0, 0], [4, 4], [1]),  # equal points: more boars wins
-    ([0, 0, 1], [0, 0, 0], [1, 1, 0], [0, 0, 0], [4, 4], [0]),  # equal points and boars: more lions wins
-    ([0, 1, 0], [2, 0, 0], [1, 0, 0], [0, 0, 0], [2, 2], [0]),  # equal points, boars, lions: more hyenas
-    ([0, 0, 0], [0, 0, 0], [1, 1, 0], [2, 0, 0], [2, 2], [1]),  # ... the other way round
-    ([0, 0, 0], [0, 0, 0], [1, 0, 0], [0, 0, 0], [2, 2], [0, 1]),  # all equal: a draw, shared first place
-    ([1, 0, 0], [0, 0, 0], [1, 0, 1], [0, 0, 0], [4, 4], [0]),  # boars are compared before lions
-])
+@pytest.mark.parametrize(
+    "sav0, grave0, sav1, grave1, scores, winners",
+    [
+        # p0 always receives the final boar (all play 1, the active p0 counts highest)
+        ([0, 1, 0], [0, 0, 0], [2, 0, 0], [0, 0, 0], [4, 4], [1]),  # equal points: more boars wins
+        ([0, 0, 1], [0, 0, 0], [1, 1, 0], [0, 0, 0], [4, 4], [0]),  # equal points and boars: more lions wins
+        ([0, 1, 0], [2, 0, 0], [1, 0, 0], [0, 0, 0], [2, 2], [0]),  # equal points, boars, lions: more hyenas
+        ([0, 0, 0], [0, 0, 0], [1, 1, 0], [2, 0, 0], [2, 2], [1]),  # ... the other way round
+        ([0, 0, 0], [0, 0, 0], [1, 0, 0], [0, 0, 0], [2, 2], [0, 1]),  # all equal: a draw, shared first place
+        ([1, 0, 0], [0, 0, 0], [1, 0, 1], [0, 0, 0], [4, 4], [0]),  # boars are compared before lions
+    ],
+)
 def test_tie_breaks(sav0, grave0, sav1, grave1, scores, winners):
     g, s = finished(2, [sav0, sav1], [grave0, grave1])
     assert g.scores(s).tolist() == scores
@@ -379,8 +388,12 @@ def test_codec_round_trip(n):
     assert g.num_actions == A.num_actions(n) == 14 + 3 * (n - 1)
     for a in range(g.num_actions):
         kind, x, y = A.decode(a)
-        back = {"play": lambda: A.play_action(x), "no_eat": lambda: A.NO_EAT,
-                "hyena": lambda: A.hyena_action(x), "lion": lambda: A.lion_action(x, y)}[kind]()
+        back = {
+            "play": lambda: A.play_action(x),
+            "no_eat": lambda: A.NO_EAT,
+            "hyena": lambda: A.hyena_action(x),
+            "lion": lambda: A.lion_action(x, y),
+        }[kind]()
         assert back == a
     texts = {A.to_str(a, 0, n) for a in range(g.num_actions)}
     assert len(texts) == g.num_actions

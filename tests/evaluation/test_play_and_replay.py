@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from training.arena.records import RecordError, load_records, replay, save_records, write_gif
 from training.arena.tournament import run_tournament
 from training.play.terminal import play
-from training.arena.records import RecordError, load_records, replay, save_records, write_gif
 
 
 def keyboard(lines):
@@ -17,8 +17,14 @@ def keyboard(lines):
 
 def test_human_game_survives_typos_and_illegal_moves_and_replays_exactly(tmp_path):
     out = []
-    record = play("beasty_borders", {}, ["human", "random"], seed=3,
-                  read=keyboard(["help", "dragon", "Z", "", "pass"]), write=out.append)
+    record = play(
+        "beasty_borders",
+        {},
+        ["human", "random"],
+        seed=3,
+        read=keyboard(["help", "dragon", "Z", "", "pass"]),
+        write=out.append,
+    )
     text = "\n".join(out)
     assert "legal moves: A, B, C, pass" in text
     assert "not understood: 'dragon'" in text
@@ -35,15 +41,16 @@ def test_human_game_survives_typos_and_illegal_moves_and_replays_exactly(tmp_pat
 
 def test_a_legal_looking_but_illegal_move_is_refused_and_quitting_abandons_the_game():
     out = []
-    assert play("battle_sheep", {}, ["human", "random"], seed=0, read=keyboard(["T 5,0/0", "quit"]),
-                write=out.append) is None
+    assert (
+        play("battle_sheep", {}, ["human", "random"], seed=0, read=keyboard(["T 5,0/0", "quit"]), write=out.append)
+        is None
+    )
     assert "illegal here: 'T 5,0/0'" in "\n".join(out)  # the first tile must cover the centre
     assert out[-1] == "game abandoned"
 
 
 def test_tournament_games_replay_to_the_same_results(tmp_path):
-    result = run_tournament("battle_sheep", {"num_players": 3}, ["random", "greedy"], games=3, seed=5,
-                            progress=False)
+    result = run_tournament("battle_sheep", {"num_players": 3}, ["random", "greedy"], games=3, seed=5, progress=False)
     path = save_records(result.records, tmp_path / "games.json")
     for original, loaded in zip(result.records, load_records(path)):
         *_, (game, final, _) = replay(loaded)
@@ -113,8 +120,9 @@ def test_a_human_at_boaring_sees_no_hidden_bid_or_hand_before_bidding(monkeypatc
 
 def test_boaring_bids_are_shown_to_a_human_when_revealed_and_bots_are_watched_as_spectators():
     out = []
-    play("boaring", {"num_players": 2}, ["greedy", "human"], seed=3, read=keyboard(["play 10", "quit"]),
-         write=out.append)
+    play(
+        "boaring", {"num_players": 2}, ["greedy", "human"], seed=3, read=keyboard(["play 10", "quit"]), write=out.append
+    )
     text = "\n".join(out)
     assert "player_1 (human): play 10" in text
     reveal = [line for line in out if "last reveal p0:" in line]

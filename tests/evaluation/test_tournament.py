@@ -10,7 +10,13 @@ import pytest
 from envs.common.policies import RandomPolicy
 from training.arena.players import UnknownPolicyError, make_policy
 from training.arena.tournament import (
-    PolicyError, fit_bradley_terry, play_game, run_tournament, save_result, schedule, wilson_interval,
+    PolicyError,
+    fit_bradley_terry,
+    play_game,
+    run_tournament,
+    save_result,
+    schedule,
+    wilson_interval,
 )
 
 
@@ -63,9 +69,11 @@ def test_same_seed_same_results_whatever_the_workers():
 
 
 def test_pair_statistics_count_every_game_from_the_heros_seat():
-    result = run_tournament("boaring", {"num_players": 3}, ["random", "greedy"], games=6, seed=0,
-                            progress=False) if _has_baseline("boaring") else \
-        run_tournament("battle_sheep", {"num_players": 3}, ["random", "greedy"], games=6, seed=0, progress=False)
+    result = (
+        run_tournament("boaring", {"num_players": 3}, ["random", "greedy"], games=6, seed=0, progress=False)
+        if _has_baseline("boaring")
+        else run_tournament("battle_sheep", {"num_players": 3}, ["random", "greedy"], games=6, seed=0, progress=False)
+    )
     assert [(p.a, p.b) for p in result.pairs] == [("random", "greedy"), ("greedy", "random")]
     pair = result.pairs[0]
     assert pair.games == 6 and pair.wins + pair.draws + pair.losses == 6 and pair.parity == pytest.approx(1 / 3)
@@ -143,8 +151,23 @@ def test_evaluate_without_matplotlib_keeps_the_json_and_the_games(tmp_path, monk
     for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] + ["matplotlib"]:
         monkeypatch.setitem(sys.modules, name, None)  # import matplotlib -> ModuleNotFoundError
     games = tmp_path / "games.json"
-    tournament.main(["--game", "beasty_borders", "--policies", "random", "greedy", "--games", "2", "--workers", "1",
-                   "--out", str(tmp_path / "out"), "--save-games", str(games)])
+    tournament.main(
+        [
+            "--game",
+            "beasty_borders",
+            "--policies",
+            "random",
+            "greedy",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+            "--save-games",
+            str(games),
+        ]
+    )
     out = capsys.readouterr().out
     assert "no chart: matplotlib is missing" in out
     data = json.loads((tmp_path / "out" / "beasty_borders_tournament.json").read_text())

@@ -19,7 +19,7 @@ class Recorder:
 
     name = "recorder"
 
-    def __init__(self, view: "SingleAgentEnv | None" = None):
+    def __init__(self, view: SingleAgentEnv | None = None):
         self.inner = RandomPolicy(0)
         self.view = view
         self.log: list[tuple[int, int]] = []

@@ -35,8 +35,11 @@ def listening_addresses() -> dict[str, str]:
     import psutil  # a Ray dependency
 
     ours = {p.pid: p.name() for p in [psutil.Process(), *psutil.Process().children(recursive=True)]}
-    return {f"{c.laddr.ip}:{c.laddr.port}": ours[c.pid] for c in psutil.net_connections(kind="inet")
-            if c.status == psutil.CONN_LISTEN and c.pid in ours}
+    return {
+        f"{c.laddr.ip}:{c.laddr.port}": ours[c.pid]
+        for c in psutil.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN and c.pid in ours
+    }
 
 
 def test_local_ray_listens_on_loopback_only():
@@ -52,8 +55,11 @@ def test_local_ray_listens_on_loopback_only():
 
 def beyond_loopback(sockets: dict[str, str]) -> dict[str, str]:
     """The entries of ``sockets`` whose address is not a loopback address."""
-    return {addr: name for addr, name in sockets.items()
-            if addr.rsplit(":", 1)[0] not in ("127.0.0.1", "::1", "::ffff:127.0.0.1")}
+    return {
+        addr: name
+        for addr, name in sockets.items()
+        if addr.rsplit(":", 1)[0] not in ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+    }
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -82,8 +88,22 @@ def test_docs_snippet_trains_and_plays_legally(game):
 def test_scale_example_with_one_env_runner():
     """The scaling example with one EnvRunner actor: sampling happens in another process, then learning here."""
     example = runpy.run_path(str(EXAMPLE), run_name="rllib_scale")
-    history = example["main"](["--game", "beasty_borders", "--num-env-runners", "1", "--iterations", "2",
-                               "--batch", "128", "--minibatch", "64", "--hidden", "32"])
+    history = example["main"](
+        [
+            "--game",
+            "beasty_borders",
+            "--num-env-runners",
+            "1",
+            "--iterations",
+            "2",
+            "--batch",
+            "128",
+            "--minibatch",
+            "64",
+            "--hidden",
+            "32",
+        ]
+    )
     assert [row["iteration"] for row in history] == [1, 2]
     assert history[-1]["env_steps"] >= 256
     assert not beyond_loopback(listening_addresses())  # the EnvRunner actor's process too

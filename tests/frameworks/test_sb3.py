@@ -7,7 +7,6 @@ import pytest
 pytest.importorskip("sb3_contrib")
 torch = pytest.importorskip("torch")
 
-import numpy as np  # noqa: E402
 from docs_snippets import GAME_SETUPS, run_snippet  # noqa: E402
 
 import envs  # noqa: E402

@@ -30,8 +30,9 @@ def one_thread():
 
 def wrap(game: str) -> PettingZooWrapper:
     aec = envs.module(game).env()
-    return PettingZooWrapper(env=aec, use_mask=True, categorical_actions=True, seed=0,
-                             group_map={"player": list(aec.possible_agents)})
+    return PettingZooWrapper(
+        env=aec, use_mask=True, categorical_actions=True, seed=0, group_map={"player": list(aec.possible_agents)}
+    )
 
 
 @pytest.mark.parametrize("game", envs.GAMES)

@@ -54,11 +54,25 @@ def test_nfsp_steps_on_simultaneous_boaring():
     np.random.seed(0)
     env = rl_environment.Environment(pyspiel.load_game("barnyard_boaring", {"num_players": 2}), seed=0)
     size = env.observation_spec()["info_state"][0]
-    agents = [nfsp.NFSP(p, size, env.action_spec()["num_actions"], hidden_layers_sizes=[32],
-                        reservoir_buffer_capacity=1000, anticipatory_param=0.5, batch_size=16, learn_every=8,
-                        min_buffer_size_to_learn=16, replay_buffer_capacity=1000, epsilon_decay_duration=100,
-                        epsilon_start=0.5, epsilon_end=0.05, update_target_network_every=50)
-              for p in range(2)]
+    agents = [
+        nfsp.NFSP(
+            p,
+            size,
+            env.action_spec()["num_actions"],
+            hidden_layers_sizes=[32],
+            reservoir_buffer_capacity=1000,
+            anticipatory_param=0.5,
+            batch_size=16,
+            learn_every=8,
+            min_buffer_size_to_learn=16,
+            replay_buffer_capacity=1000,
+            epsilon_decay_duration=100,
+            epsilon_start=0.5,
+            epsilon_end=0.05,
+            update_target_network_every=50,
+        )
+        for p in range(2)
+    ]
     steps = 0
     for _ in range(20):  # until both have learned (a few games: learning starts once 16 samples are in)
         if all(loss is not None for agent in agents for loss in agent.loss):
@@ -94,8 +108,10 @@ def test_legal_actions_at_a_simultaneous_node_are_flat_joint_actions():
     # OpenSpiel's numbering: seat 0 is the least significant digit
     flat = 1 + len(per_seat[0]) * (2 + len(per_seat[1]) * 1)
     joint = [per_seat[0][1], per_seat[1][2], per_seat[2][1]]
-    assert state.action_to_string(pyspiel.PlayerId.SIMULTANEOUS, flat) == \
-        "[" + ", ".join(f"play {a + 1}" for a in joint) + "]"
+    assert (
+        state.action_to_string(pyspiel.PlayerId.SIMULTANEOUS, flat)
+        == "[" + ", ".join(f"play {a + 1}" for a in joint) + "]"
+    )
     by_flat, by_joint = state.clone(), state.clone()
     by_flat.apply_action(flat)
     by_joint.apply_actions(joint)
@@ -162,8 +178,13 @@ def test_battle_sheep_canvas_radius_is_passable():
 def test_bad_players_are_clear_errors(player):
     game = bridge.load_game("battle_sheep", num_players=4)
     state = game.new_initial_state()
-    for call in (state.legal_actions, state.observation_string, state.information_state_string,
-                 state.observation_tensor, state.legal_actions_mask):
+    for call in (
+        state.legal_actions,
+        state.observation_string,
+        state.information_state_string,
+        state.observation_tensor,
+        state.legal_actions_mask,
+    ):
         with pytest.raises((ValueError, pyspiel.SpielError), match="player|Player"):
             call(player)
     boaring = to_bid(bridge.load_game("boaring").new_initial_state())
@@ -204,8 +225,11 @@ def test_information_state_tensor_and_string_are_compact_and_hide_the_other_hand
         assert sample.information_state_string(p) == state.information_state_string(p)
         assert sample.information_state_tensor(p) == state.information_state_tensor(p)
         assert len(state.information_state_tensor(p)) == size
-    assert any(state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(s, 0.0, 1.0))
-               .engine_state.hands[1] != state.engine_state.hands[1] for s in range(5))
+    assert any(
+        state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(s, 0.0, 1.0)).engine_state.hands[1]
+        != state.engine_state.hands[1]
+        for s in range(5)
+    )
     end = play_random(state, rng)
     assert len(end.information_state_string(0)) < 2000  # 16 KB before: the whole per-seat record
     assert sum(end.information_state_tensor(0)[112:]) >= 38 * 4  # every round: animal, card, two bids
@@ -234,8 +258,7 @@ def test_ismcts_plays_full_games_of_two_player_boaring():
     game = bridge.load_game("boaring_turn_based", num_players=2)
     for seat in range(2):
         rs = np.random.RandomState(seat)
-        bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=4,
-                               random_state=rs)
+        bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0, max_simulations=4, random_state=rs)
         bots = [bot, UniformRandomBot(1, rs)] if seat == 0 else [UniformRandomBot(0, rs), bot]
         returns = pyspiel.evaluate_bots(game.new_initial_state(), bots, seat)
         assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])

@@ -13,8 +13,10 @@ from training.arena import tournament
 from training.charts import evaluation_series, plot_curves, plot_win_matrix
 from training.stats import wilson_interval
 
-HEADER = ("update,global_step,time_s,entropy,train_win_snapshot,train_win_random,eval_random_win_rate,"
-          "eval_random_mean_reward,eval_random_games")
+HEADER = (
+    "update,global_step,time_s,entropy,train_win_snapshot,train_win_random,eval_random_win_rate,"
+    "eval_random_mean_reward,eval_random_games"
+)
 ROWS = ["1,100,2.0,3.1,0.5,,,,", "2,200,4.5,3.0,0.5,0.25,0.8,0.6,10", "3,300,6.0,2.9,0.6,0.5,0.9,0.8,20"]
 
 

@@ -38,8 +38,9 @@ def random_positions(num_players: int, games: int, seed: int, canvas_radius: int
 
 def small_net(game, seed: int = 0) -> HexNet:
     torch.manual_seed(seed)
-    net = build_network(network_spec(make_config("battle_sheep", conv_channels=8, conv_layers=2, hidden=16),
-                                     game), game)
+    net = build_network(
+        network_spec(make_config("battle_sheep", conv_channels=8, conv_layers=2, hidden=16), game), game
+    )
     assert isinstance(net, HexNet)
     return net
 
@@ -96,6 +97,7 @@ def naive_hexnet(net: HexNet, obs: torch.Tensor, mask: torch.Tensor) -> tuple[np
     support = cells.cells.tolist()
     table = net.table.numpy()
     x = {c: obs.flatten(1)[:, c].double().numpy() for c in support}
+
     def norm(module, v):
         g, b = module.weight.double().detach().numpy(), module.bias.double().detach().numpy()
         return (v - v.mean()) / np.sqrt(v.var() + module.eps) * g + b
@@ -116,9 +118,11 @@ def naive_hexnet(net: HexNet, obs: torch.Tensor, mask: torch.Tensor) -> tuple[np
     stacked = np.stack([x[c] for c in support])
     pooled = np.concatenate([stacked.mean(0), stacked.max(0)])
     v1, v2 = net.value[0], net.value[2]
-    value = v2.weight.double().detach().numpy() @ np.maximum(
-        v1.weight.double().detach().numpy() @ pooled + v1.bias.double().detach().numpy(), 0) \
+    value = (
+        v2.weight.double().detach().numpy()
+        @ np.maximum(v1.weight.double().detach().numpy() @ pooled + v1.bias.double().detach().numpy(), 0)
         + v2.bias.double().detach().numpy()
+    )
     pw, pb = net.policy.weight.double().detach().numpy(), net.policy.bias.double().detach().numpy()
     layout = net.action_cell.numpy(), net.action_choice.numpy()
     logits = [(pw @ x[layout[0][a]] + pb)[layout[1][a]] for a in np.flatnonzero(mask.numpy())]
@@ -162,4 +166,3 @@ def test_battle_sheep_networks_default_to_hex_and_conv_stays_available():
     assert network_spec(make_config("bestiarium"), bestiarium)["kind"] == "conv"
     with pytest.raises(ValueError, match="cell graph"):
         network_spec(make_config("bestiarium", network="hex"), bestiarium)
-

@@ -7,8 +7,8 @@ import json
 import numpy as np
 
 from envs.bestiarium.rules import BestiariumGame
-from training.measure import mc_distill
 from training.checkpoint import load_network, load_policy
+from training.measure import mc_distill
 
 
 def test_generate_labels_every_legal_action_and_is_seeded():
@@ -32,8 +32,22 @@ def test_teacher_move_is_the_best_legal_value():
 
 
 def test_main_fits_and_saves_a_checkpoint_the_harness_loads(tmp_path):
-    report = mc_distill.main(["--games", "2", "--workers", "1", "--rollouts", "2", "--epochs", "2",
-                              "--torch-threads", "1", "--out", str(tmp_path)])
+    report = mc_distill.main(
+        [
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--rollouts",
+            "2",
+            "--epochs",
+            "2",
+            "--torch-threads",
+            "1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert report["positions"] > 20 and len(report["fit"]) == 3
     assert all(np.isfinite(r["regret"]) and 0 <= r["agree"] <= 1 for r in report["fit"])
     net, meta, game = load_network(tmp_path / "policy.pt", game="bestiarium")
@@ -47,7 +61,17 @@ def test_main_fits_and_saves_a_checkpoint_the_harness_loads(tmp_path):
         action = policy.act(decision_from_state(game, state, seat))
         assert action in game.legal_actions(state)
         game.apply(state, action)
-    again = mc_distill.main(["--data", str(tmp_path / "positions.npz"), "--epochs", "2", "--torch-threads", "1",
-                             "--out", str(tmp_path / "again")])
+    again = mc_distill.main(
+        [
+            "--data",
+            str(tmp_path / "positions.npz"),
+            "--epochs",
+            "2",
+            "--torch-threads",
+            "1",
+            "--out",
+            str(tmp_path / "again"),
+        ]
+    )
     assert again["fit"] == report["fit"]  # same data, same seed: the same fit
     assert json.loads((tmp_path / "report.json").read_text())["positions"] == report["positions"]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import envs
-from training.checkpoint import load_policy, read_sidecar
 from training.arena.tournament import play_game
+from training.checkpoint import load_policy, read_sidecar
 
 ROOT = Path(__file__).resolve().parents[2] / "checkpoints"
 

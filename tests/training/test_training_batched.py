@@ -78,8 +78,11 @@ def python_greedy(cls: type) -> type:
     the reference collector does (the compiled greedy draws its samples from other generators)."""
     if not cls.has_greedy_actions:
         return cls
-    return type(f"{cls.__name__}PythonGreedy", (cls,), {"greedy_actions": BatchedGame.greedy_actions,
-                                                        "has_greedy_actions": False})
+    return type(
+        f"{cls.__name__}PythonGreedy",
+        (cls,),
+        {"greedy_actions": BatchedGame.greedy_actions, "has_greedy_actions": False},
+    )
 
 
 def batched_engine(game: str, max_game_length: int | None = None, compiled_greedy: bool = True) -> Any:
@@ -98,8 +101,18 @@ def batched_engine(game: str, max_game_length: int | None = None, compiled_greed
 
 def collector_pair(game: str, cap: int | None = None, **overrides: Any) -> tuple[SelfPlayCollector, ...]:
     """A reference collector over shadow envs and a batched one, same config, same network, same generator."""
-    config = make_config(game, **{"num_envs": 3, "num_workers": 0, "hidden": 16, "mlp_layers": 1,
-                                  "conv_channels": 4, "conv_layers": 1, **overrides})
+    config = make_config(
+        game,
+        **{
+            "num_envs": 3,
+            "num_workers": 0,
+            "hidden": 16,
+            "mlp_layers": 1,
+            "conv_channels": 4,
+            "conv_layers": 1,
+            **overrides,
+        },
+    )
     reference_game = envs.module(game).raw_env(**config.env_options).game
     pair = []
     for hooks in ({"make_env": shadow_env(game, cap)}, {"make_engine": batched_engine(game, cap, False)}):
@@ -110,12 +123,28 @@ def collector_pair(game: str, cap: int | None = None, **overrides: Any) -> tuple
 
 
 def transitions(buffer: RolloutBuffer) -> list[tuple]:
-    return [(key, t.obs.tobytes(), t.packed_mask.tobytes(), t.action, t.logp, t.value, t.reward, t.done,
-             t.next_value, t.potential, t.cut) for key, stream in sorted(buffer.streams.items()) for t in stream]
+    return [
+        (
+            key,
+            t.obs.tobytes(),
+            t.packed_mask.tobytes(),
+            t.action,
+            t.logp,
+            t.value,
+            t.reward,
+            t.done,
+            t.next_value,
+            t.potential,
+            t.cut,
+        )
+        for key, stream in sorted(buffer.streams.items())
+        for t in stream
+    ]
 
 
-def assert_same_collection(reference: SelfPlayCollector, batched: SelfPlayCollector, target: int,
-                           episodes: int = 2) -> list[tuple]:
+def assert_same_collection(
+    reference: SelfPlayCollector, batched: SelfPlayCollector, target: int, episodes: int = 2
+) -> list[tuple]:
     """Both collect ``target`` samples, and more until ``episodes`` more games have ended; everything equal."""
     assert reference.engine == "reference" and batched.engine == "batched"
     a, b = RolloutBuffer(1), RolloutBuffer(1)
@@ -137,8 +166,9 @@ def assert_same_collection(reference: SelfPlayCollector, batched: SelfPlayCollec
 @pytest.mark.parametrize("game", BATCHED_GAMES)
 def test_batched_collector_gives_the_reference_collectors_transitions(game: str):
     """Self-play, snapshot and greedy games with the game's default shaping: every transition equal."""
-    reference, batched = collector_pair(game, opponent_fraction=0.6, opponent_mix="snapshot:1,greedy:1",
-                                        snapshot_every=1)
+    reference, batched = collector_pair(
+        game, opponent_fraction=0.6, opponent_mix="snapshot:1,greedy:1", snapshot_every=1
+    )
     got = assert_same_collection(reference, batched, 120)
     shaping = make_config(game).score_shaping
     if shaping:
@@ -155,8 +185,7 @@ def test_batched_collector_gives_the_reference_collectors_transitions(game: str)
 def test_batched_collector_bootstraps_cut_games_as_the_reference_does(game: str):
     """A ply cap of 9 cuts every game: each learner seat's pending transition is completed with its own value at
     the cut and gamma * the potential there, not done; the same on both engines."""
-    reference, batched = collector_pair(game, cap=9, score_shaping=0.3, opponent_fraction=0.5,
-                                        opponent_mix="greedy:1")
+    reference, batched = collector_pair(game, cap=9, score_shaping=0.3, opponent_fraction=0.5, opponent_mix="greedy:1")
     got = assert_same_collection(reference, batched, 120)
     cuts = [t for t in got if t[10]]
     assert cuts and not any(t[7] for t in got)  # games are cut, never finished
@@ -212,9 +241,18 @@ def test_batched_slots_state_round_trip_continues_exactly(game: str):
         for _ in range(steps):
             actions = np.array([rng.choice(np.flatnonzero(m)) for m in report.masks])
             report = slots.step(actions)
-            seen.append((report.obs.tobytes(), report.masks.tobytes(), report.rewards.tolist(),
-                         report.potential.tolist(), report.ended.tolist(), report.kinds, report.new_controllers,
-                         report.episodes))
+            seen.append(
+                (
+                    report.obs.tobytes(),
+                    report.masks.tobytes(),
+                    report.rewards.tolist(),
+                    report.potential.tolist(),
+                    report.ended.tolist(),
+                    report.kinds,
+                    report.new_controllers,
+                    report.episodes,
+                )
+            )
         return report, seen
 
     ra, _ = play(straight, straight.reset(), 30, 0)
@@ -294,10 +332,26 @@ def test_engine_choice():
         resolve_workers(-2, "batched")
 
 
-TINY = dict(num_envs=4, num_steps=16, hidden=16, mlp_layers=1, conv_channels=4, conv_layers=1, update_epochs=1,
-            num_minibatches=2, eval_games=2, eval_every=0, eval_opponents="random", opponent_fraction=0.5,
-            opponent_mix="snapshot:1,random:1,greedy:1", snapshot_every=1, pool_size=2, progress=False,
-            num_workers=0, anneal_lr=False)
+TINY = dict(
+    num_envs=4,
+    num_steps=16,
+    hidden=16,
+    mlp_layers=1,
+    conv_channels=4,
+    conv_layers=1,
+    update_epochs=1,
+    num_minibatches=2,
+    eval_games=2,
+    eval_every=0,
+    eval_opponents="random",
+    opponent_fraction=0.5,
+    opponent_mix="snapshot:1,random:1,greedy:1",
+    snapshot_every=1,
+    pool_size=2,
+    progress=False,
+    num_workers=0,
+    anneal_lr=False,
+)
 
 
 def params(path: Path) -> dict[str, torch.Tensor]:
@@ -308,6 +362,7 @@ def params(path: Path) -> dict[str, torch.Tensor]:
 def test_tiny_batched_run_is_reproducible_and_resumes_exactly(game: str, tmp_path: Path):
     """A tiny training run on the batched engine: same seed, same weights; a run saved after its first update and
     resumed to 128 samples ends with the weights of the uninterrupted run."""
+
     def config(name: str, **overrides: Any) -> Any:
         return make_config(game, **{**TINY, "engine": "batched", "out": str(tmp_path / name), **overrides})
 

@@ -42,8 +42,15 @@ def test_gae_matches_hand_computation():
 def test_gae_lambda_one_gamma_one_is_return_minus_value():
     rewards = np.array([0.0, 0.0, 1.0], np.float32)
     values = np.array([0.3, -0.2, 0.5], np.float32)
-    adv, ret = gae(rewards, values, np.array([-0.2, 0.5, 0.0], np.float32), np.array([0, 0, 1], bool),
-                   np.array([1, 1, 0], bool), 1.0, 1.0)
+    adv, ret = gae(
+        rewards,
+        values,
+        np.array([-0.2, 0.5, 0.0], np.float32),
+        np.array([0, 0, 1], bool),
+        np.array([1, 1, 0], bool),
+        1.0,
+        1.0,
+    )
     np.testing.assert_allclose(ret, [1.0, 1.0, 1.0], atol=1e-6)
 
 
@@ -85,8 +92,7 @@ def test_network_samples_only_legal_battle_sheep_actions():
     from training.networks import build_network, network_spec
 
     env = envs.module("battle_sheep").raw_env(canvas_radius=6)
-    net = build_network(network_spec(make_config("battle_sheep", conv_channels=8, conv_layers=2), env.game),
-                        env.game)
+    net = build_network(network_spec(make_config("battle_sheep", conv_channels=8, conv_layers=2), env.game), env.game)
     gen = torch.Generator().manual_seed(1)
     rng = np.random.default_rng(1)
     threads = torch.get_num_threads()
@@ -124,8 +130,17 @@ def test_ppo_loss_clips_the_surrogate_and_the_value():
     old = torch.zeros(2)
     new = torch.log(torch.tensor([2.0, 0.5]))  # ratios 2 and 0.5, both outside 1 +- 0.2
     adv = torch.tensor([1.0, 1.0])
-    _, stats = ppo_loss(new, old, adv, torch.zeros(2), torch.tensor([1.0, 1.0]), torch.zeros(2),
-                        torch.tensor([1.0, 1.0]), clip_coef=0.2, norm_adv=False)
+    _, stats = ppo_loss(
+        new,
+        old,
+        adv,
+        torch.zeros(2),
+        torch.tensor([1.0, 1.0]),
+        torch.zeros(2),
+        torch.tensor([1.0, 1.0]),
+        clip_coef=0.2,
+        norm_adv=False,
+    )
     # min(r A, clip(r) A): 1.2 for the first, 0.5 for the second -> loss -(1.2 + 0.5) / 2
     assert stats["policy_loss"] == pytest.approx(-0.85, rel=1e-6)
     assert stats["clipfrac"] == 1.0

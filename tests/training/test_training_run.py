@@ -17,10 +17,26 @@ from training.config import make_config
 from training.ppo.loop import train
 from training.train_cli import main as train_main
 
-TINY = dict(env_options={"canvas_radius": 6}, num_envs=4, num_steps=16, total_steps=128, conv_channels=8,
-            conv_layers=1, hidden=32, update_epochs=2, num_minibatches=2, eval_games=2, eval_every=0,
-            eval_opponents="random", opponent_fraction=0.5, opponent_mix="snapshot:1,random:1",
-            snapshot_every=1, pool_size=2, progress=False, num_workers=0)
+TINY = dict(
+    env_options={"canvas_radius": 6},
+    num_envs=4,
+    num_steps=16,
+    total_steps=128,
+    conv_channels=8,
+    conv_layers=1,
+    hidden=32,
+    update_epochs=2,
+    num_minibatches=2,
+    eval_games=2,
+    eval_every=0,
+    eval_opponents="random",
+    opponent_fraction=0.5,
+    opponent_mix="snapshot:1,random:1",
+    snapshot_every=1,
+    pool_size=2,
+    progress=False,
+    num_workers=0,
+)
 
 
 def tiny(tmp_path: Path, name: str, **overrides) -> object:
@@ -35,8 +51,18 @@ def params(path: Path) -> dict[str, torch.Tensor]:
 def run(tmp_path_factory) -> Path:
     """One tiny run through the CLI (shared by the checkpoint tests)."""
     out = tmp_path_factory.mktemp("run") / "bs"
-    args = ["--game", "battle_sheep", "--seed", "3", "--total-steps", "128", "--out", str(out),
-            "--env-option", "canvas_radius=6"]
+    args = [
+        "--game",
+        "battle_sheep",
+        "--seed",
+        "3",
+        "--total-steps",
+        "128",
+        "--out",
+        str(out),
+        "--env-option",
+        "canvas_radius=6",
+    ]
     for key, value in TINY.items():
         if key not in ("env_options", "total_steps"):
             args += ["--" + key.replace("_", "-"), str(value)]
@@ -75,8 +101,16 @@ def test_checkpoint_round_trip_gives_the_same_network(run: Path, tmp_path: Path)
     from training.config import TrainConfig
 
     net, meta, game = load_network(run / "policy.pt")
-    save_checkpoint(tmp_path / "copy", net, meta["network"], game, TrainConfig.from_dict(meta["config"]),
-                    meta["steps"], meta["updates"], meta["evaluation"])
+    save_checkpoint(
+        tmp_path / "copy",
+        net,
+        meta["network"],
+        game,
+        TrainConfig.from_dict(meta["config"]),
+        meta["steps"],
+        meta["updates"],
+        meta["evaluation"],
+    )
     again, _, _ = load_network(tmp_path / "copy.pt")
     for (k, a), (_, b) in zip(net.state_dict().items(), again.state_dict().items()):
         assert torch.equal(a, b), k
@@ -165,9 +199,23 @@ def test_init_from_starts_from_the_checkpoint_weights(run: Path, tmp_path: Path)
 
 @pytest.mark.parametrize("game", [g for g in envs.GAMES if g != "battle_sheep"])
 def test_one_tiny_update_on_every_other_game(game: str, tmp_path: Path):
-    config = make_config(game, num_envs=2, num_steps=8, total_steps=16, hidden=16, conv_channels=4,
-                         conv_layers=1, update_epochs=1, num_minibatches=1, eval_games=1, eval_every=0,
-                         opponent_fraction=0.5, progress=False, num_workers=0, out=str(tmp_path / game))
+    config = make_config(
+        game,
+        num_envs=2,
+        num_steps=8,
+        total_steps=16,
+        hidden=16,
+        conv_channels=4,
+        conv_layers=1,
+        update_epochs=1,
+        num_minibatches=1,
+        eval_games=1,
+        eval_every=0,
+        opponent_fraction=0.5,
+        progress=False,
+        num_workers=0,
+        out=str(tmp_path / game),
+    )
     path = train(config)
     policy = load_policy(path, game=game)
     engine = envs.module(game).raw_env().game
@@ -181,11 +229,25 @@ def test_tournament_with_a_checkpoint_over_two_worker_processes(run: Path):
     """Regression: forked workers deadlocked once the parent had loaded a checkpoint (torch threads)."""
     from training.arena.tournament import run_tournament
 
-    result = run_tournament("battle_sheep", {"canvas_radius": 6}, [str(run / "policy.pt"), "random"], games=4,
-                            seed=0, workers=2, progress=False)
+    result = run_tournament(
+        "battle_sheep",
+        {"canvas_radius": 6},
+        [str(run / "policy.pt"), "random"],
+        games=4,
+        seed=0,
+        workers=2,
+        progress=False,
+    )
     assert result.pairs[0].games == 4
-    single = run_tournament("battle_sheep", {"canvas_radius": 6}, [str(run / "policy.pt"), "random"], games=4,
-                            seed=0, workers=1, progress=False)
+    single = run_tournament(
+        "battle_sheep",
+        {"canvas_radius": 6},
+        [str(run / "policy.pt"), "random"],
+        games=4,
+        seed=0,
+        workers=1,
+        progress=False,
+    )
     assert [r.actions for r in result.records] == [r.actions for r in single.records]
 
 
@@ -198,5 +260,6 @@ def test_keep_checkpoints_saves_every_evaluated_policy(tmp_path: Path):
     assert meta["updates"] == 2 and "random" in meta["evaluation"]["vs"]
     assert load_policy(kept[0], game="battle_sheep", options={"canvas_radius": 6}).name
     # the final policy.pt is the last update's, the kept one is an earlier network
-    assert not all(torch.equal(a, b) for a, b in zip(params(kept[0]).values(),
-                                                       params(tmp_path / "kept" / "policy.pt").values()))
+    assert not all(
+        torch.equal(a, b) for a, b in zip(params(kept[0]).values(), params(tmp_path / "kept" / "policy.pt").values())
+    )

@@ -12,11 +12,11 @@ import envs
 from envs.common.aec import BarnyardAECEnv, agent_name
 from envs.common.game import TERMINAL, Game
 from training.config import make_config
+from training.measure.shaping_gap import measure
 from training.networks import MLPNet
 from training.ppo.buffer import RolloutBuffer
 from training.ppo.collect import GameSlots, SelfPlayCollector
 from training.run.opponents import outcome
-from training.measure.shaping_gap import measure
 
 
 class TickState:
@@ -104,8 +104,9 @@ class TickEnv(BarnyardAECEnv):
 
 
 def tick_collector(make_env: type = None, **overrides: Any) -> SelfPlayCollector:
-    config = make_config("battle_sheep", **{"num_envs": 1, "opponent_fraction": 0.0, "num_workers": 0,
-                                          "score_shaping": 0.0, **overrides})
+    config = make_config(
+        "battle_sheep", **{"num_envs": 1, "opponent_fraction": 0.0, "num_workers": 0, "score_shaping": 0.0, **overrides}
+    )
     torch.manual_seed(0)
     net = MLPNet((5,), 3, hidden=16, layers=1)
     return SelfPlayCollector(config, net, torch.Generator().manual_seed(0), make_env=make_env or TickEnv)
@@ -137,8 +138,9 @@ def test_each_seat_is_credited_with_its_own_rewards_until_its_next_decision():
     assert [int(t.obs.argmax()) for t in (t0, t1, t2, t3)] == [0, 1, 2, 3]
     batch = buffer.build(gamma=1.0, gae_lambda=1.0)
     # with gamma = lambda = 1 the return of each decision is the seat's reward sum to the end
-    np.testing.assert_allclose(batch.returns.numpy(),
-                               [t0.reward + diff, diff, t1.reward - diff, -diff], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        batch.returns.numpy(), [t0.reward + diff, diff, t1.reward - diff, -diff], rtol=1e-5, atol=1e-6
+    )
 
 
 def test_pending_transitions_carry_over_between_batches():
@@ -168,6 +170,7 @@ def test_opponent_seats_are_not_trained_on():
         assert all(int(t.obs.argmax()) in (seat, seat + 2) for t in stream)
     assert len(buffer) in (2 * collector.episodes, 2 * collector.episodes + 1)
     assert len(collector.results["random"]) == collector.episodes
+
 
 def test_game_slots_report_terminal_rewards_of_the_ended_game():
     slots = GameSlots("tick", {}, [5], make_env=TickEnv)
@@ -313,10 +316,9 @@ def test_a_game_cut_at_ply_3_bootstraps_on_each_seats_value_at_the_cut():
     assert len(stream0) >= 3 and stream0[2].obs.argmax() == 0
     index = list(buffer.streams).index((0, 0))
     offset = sum(len(s) for s in list(buffer.streams.values())[:index])
-    assert arrays["chained"][offset: offset + 2].tolist() == [True, False]
+    assert arrays["chained"][offset : offset + 2].tolist() == [True, False]
     batch = buffer.build(gamma, 0.95)
-    assert float(batch.advantages[offset + 1]) == pytest.approx(t2.reward + gamma * t2.next_value - t2.value,
-                                                                abs=1e-6)
+    assert float(batch.advantages[offset + 1]) == pytest.approx(t2.reward + gamma * t2.next_value - t2.value, abs=1e-6)
 
 
 def test_slots_report_the_cut_with_every_seats_observation_and_a_draw():

@@ -25,8 +25,9 @@ def test_positions_are_labelled_from_the_movers_view():
 
 def test_main_fits_every_encoding_and_writes_the_table(tmp_path):
     out = tmp_path / "fit.json"
-    report = value_fit.main(["--games", "6", "--epochs", "2", "--budget", "4", "--torch-threads", "1",
-                             "--out", str(out)])
+    report = value_fit.main(
+        ["--games", "6", "--epochs", "2", "--budget", "4", "--torch-threads", "1", "--out", str(out)]
+    )
     assert set(report["fits"]) == set(value_fit.ENCODINGS)
     for fits in report["fits"].values():
         for target in value_fit.TARGETS:

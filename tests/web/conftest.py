@@ -17,14 +17,22 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = os.environ.get("BARNYARD_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ARTIFACTS = Path(__file__).parent / "artifacts"
 """Screenshots of the browser tests (git-ignored)."""
 
 
 def _missing(what: str) -> None:
-    message = f"{what}; the browser tests need it (apt-get install -y chromium; pip install -e \".[web-test]\")"
+    message = f'{what}; the browser tests need it (apt-get install -y chromium; pip install -e ".[web-test]")'
     if os.environ.get("BARNYARD_BROWSER_TESTS_OPTIONAL") == "1":
         pytest.skip(message + " - skipped because BARNYARD_BROWSER_TESTS_OPTIONAL=1")
     pytest.fail(message + " (set BARNYARD_BROWSER_TESTS_OPTIONAL=1 to skip them on a machine without it)")

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette", reason="the web app needs its extra: pip install -e \".[web]\"")
+pytest.importorskip("starlette", reason='the web app needs its extra: pip install -e ".[web]"')
 pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the [web-test] extra)")
 
 from starlette.testclient import TestClient  # noqa: E402
@@ -55,8 +55,12 @@ class IllegalPolicy(LowestPolicy):
 
 @pytest.fixture
 def client():
-    app = create_app(extra_policies={"crash": lambda game, options, seat: CrashingPolicy(),
-                                     "illegal": lambda game, options, seat: IllegalPolicy()})
+    app = create_app(
+        extra_policies={
+            "crash": lambda game, options, seat: CrashingPolicy(),
+            "illegal": lambda game, options, seat: IllegalPolicy(),
+        }
+    )
     with TestClient(app, base_url="http://127.0.0.1") as c:
         c.app_store = app.state.store
         yield c
@@ -137,8 +141,7 @@ def test_every_game_plays_to_the_end_against_random(client, game):
     n = envs.module(game).raw_env(**GAMES[game]).game.num_players
     start = new_game(client, game, GAMES[game], ["human"] + ["random"] * (n - 1))
     assert start["seed"] is None  # hidden while a human plays: it would tell the deal
-    final = play_to_end(client, start["id"], 0, np.random.default_rng(0), check=check_geometry,
-                        headers=auth(start, 0))
+    final = play_to_end(client, start["id"], 0, np.random.default_rng(0), check=check_geometry, headers=auth(start, 0))
     result = final["result"]
     assert abs(sum(result["returns"])) < 1e-9 and result["winners"]
     assert final["moves"] == [] and isinstance(final["seed"], int)  # shown at the end
@@ -170,11 +173,18 @@ def test_an_illegal_move_is_refused_and_changes_nothing(client, game):
     legal = {m["id"] for m in before["moves"]}
     num_actions = envs.module(game).raw_env(**options).game.num_actions
     illegal = next(a for a in range(num_actions) if a not in legal)
-    for body, status in [({"seat": 0, "action": illegal}, 400), ({"seat": 0, "action": num_actions}, 400),
-                         ({"seat": 0, "action": -1}, 400), ({"seat": 0, "action": "3"}, 400),
-                         ({"seat": 0, "action": True}, 400), ({"seat": 0, "move": "no such move"}, 400),
-                         ({"seat": 0}, 400), ({"seat": 0, "action": 0, "move": "x"}, 400),
-                         ({"seat": "0", "action": min(legal)}, 400), ({"seat": 1, "action": min(legal)}, 403)]:
+    for body, status in [
+        ({"seat": 0, "action": illegal}, 400),
+        ({"seat": 0, "action": num_actions}, 400),
+        ({"seat": 0, "action": -1}, 400),
+        ({"seat": 0, "action": "3"}, 400),
+        ({"seat": 0, "action": True}, 400),
+        ({"seat": 0, "move": "no such move"}, 400),
+        ({"seat": 0}, 400),
+        ({"seat": 0, "action": 0, "move": "x"}, 400),
+        ({"seat": "0", "action": min(legal)}, 400),
+        ({"seat": 1, "action": min(legal)}, 403),
+    ]:
         r = client.post(f"/api/games/{gid}/move", json=body)
         assert r.status_code == status, (body, r.text)
         assert r.json()["error"]
@@ -215,8 +225,10 @@ def test_a_shipped_checkpoint_plays_and_one_for_other_options_is_refused(client)
     p = new_game(client, "boaring", {"num_players": 4}, ["checkpoints/boaring/policy.pt", "human", "random", "random"])
     p = client.post(f"/api/games/{p['id']}/step", params={"seat": 1}, headers=auth(p, 1)).json()
     assert p["ply"] == 1 and p["status"] == "your_turn" and p["error"] is None
-    r = client.post("/api/games", json={"game": "boaring", "options": {"num_players": 2},
-                                        "seats": ["human", "checkpoints/boaring/policy.pt"]})
+    r = client.post(
+        "/api/games",
+        json={"game": "boaring", "options": {"num_players": 2}, "seats": ["human", "checkpoints/boaring/policy.pt"]},
+    )
     assert r.status_code == 400 and "seat 1" in r.json()["error"]
 
 
@@ -226,8 +238,9 @@ def test_two_humans_take_turns_each_with_their_own_view(client):
     assert start["viewer"] == 0 and start["status"] == "your_turn"
     mine = start["board"]["players"][0]["hand"]
     assert mine is not None and start["board"]["players"][1]["hand"] is None
-    p = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": start["moves"][0]["id"]},
-                    headers=auth(start, 0)).json()
+    p = client.post(
+        f"/api/games/{gid}/move", json={"seat": 0, "action": start["moves"][0]["id"]}, headers=auth(start, 0)
+    ).json()
     assert p["viewer"] == 0 and p["status"] == "other_human" and p["to_move"] == 1 and p["moves"] == []
     r = client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": 0}, headers=auth(start, 0))
     assert r.status_code == 409
@@ -274,8 +287,14 @@ def test_boaring_human_payloads_do_not_depend_on_another_players_hidden_card(cli
     game, a, b, seed = _boaring_pair()
     ids = []
     for start in (a, b):
-        session = PlaySession("boaring", {"num_players": 3}, ["lowest", "human", "lowest"], seed=seed,
-                              policies={0: LowestPolicy(), 2: LowestPolicy()}, start=start)
+        session = PlaySession(
+            "boaring",
+            {"num_players": 3},
+            ["lowest", "human", "lowest"],
+            seed=seed,
+            policies={0: LowestPolicy(), 2: LowestPolicy()},
+            start=start,
+        )
         ids.append(client.app_store.add(session))
         session.tokens[1] = "seat-one"  # the same token in both games: the payloads are compared whole
     client.headers["X-Seat-Token"] = "seat-one"
@@ -327,12 +346,12 @@ def test_games_in_several_tabs_stay_separate(client):
     one = new_game(client, "bestiarium", {"board_size": 5}, ["human", "random"])
     two = new_game(client, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert one["id"] != two["id"]
-    client.post(f"/api/games/{one['id']}/move", json={"seat": 0, "action": one["moves"][0]["id"]},
-                headers=auth(one, 0))
+    client.post(f"/api/games/{one['id']}/move", json={"seat": 0, "action": one["moves"][0]["id"]}, headers=auth(one, 0))
     client.post(f"/api/games/{one['id']}/step", params={"seat": 0}, headers=auth(one, 0))
     assert client.get(f"/api/games/{one['id']}", headers=auth(one, 0)).json()["ply"] == 2
     assert client.get(f"/api/games/{two['id']}", headers=auth(two, 0)).json() == {
-        k: v for k, v in two.items() if k != "tokens"}
+        k: v for k, v in two.items() if k != "tokens"
+    }
     # one game's token opens no other game
     assert client.get(f"/api/games/{two['id']}", headers=auth(one, 0)).status_code == 403
 
@@ -449,5 +468,6 @@ def test_every_static_file_ships_as_package_data():
     files = [p.relative_to(root).as_posix() for p in (root / "static").rglob("*") if p.is_file()]
     assert len(files) >= 9
     for name in files:
-        assert any(fnmatch.fnmatch(name, g) and name.count("/") == g.count("/")
-                   for g in globs["training.play.web"]), name
+        assert any(fnmatch.fnmatch(name, g) and name.count("/") == g.count("/") for g in globs["training.play.web"]), (
+            name
+        )

@@ -53,7 +53,9 @@ def start_game(page, server, game, options, seats, delay=0, seed=None):
 
 def seat_token(page, gid, seat=0) -> dict:
     """The headers of an API request as the page's seat ``seat`` (its token, kept in the tab's sessionStorage)."""
-    token = page.evaluate("([id, s]) => JSON.parse(sessionStorage.getItem('barnyard-tokens-' + id))[s]", [gid, str(seat)])
+    token = page.evaluate(
+        "([id, s]) => JSON.parse(sessionStorage.getItem('barnyard-tokens-' + id))[s]", [gid, str(seat)]
+    )
     return {"X-Seat-Token": token}
 
 
@@ -74,8 +76,9 @@ def make_move(page, game, rng, before):
         if page.locator(".bs-ghost").count():  # build: click cells until one tile fits them all
             click_random(page, ".bs-ghost", rng)
             while True:
-                page.wait_for_function(f"(p) => {PLY} !== p || (!{BUSY} && document.querySelector('.narrow'))",
-                                       arg=str(before))
+                page.wait_for_function(
+                    f"(p) => {PLY} !== p || (!{BUSY} && document.querySelector('.narrow'))", arg=str(before)
+                )
                 if ply(page) != before:
                     break
                 click_random(page, ".narrow", rng)
@@ -213,7 +216,9 @@ def test_a_failing_policy_shows_an_error_and_the_server_goes_on(page, server):
 def test_games_in_two_tabs_stay_separate(page, server):
     other = page.context.new_page()
     errors = page.console_errors
-    other.on("console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None)
+    other.on(
+        "console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None
+    )
     first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert first != second
@@ -284,8 +289,7 @@ def test_boaring_table_texts_do_not_overlap_and_the_end_offers_a_rematch(page, s
     assert page.get_attribute("#rules-link", "href") == "/rules/boaring"
     assert page.is_visible("#rematch")
     page.click("#rematch")
-    page.wait_for_function(f"(old) => !location.hash.includes(old) && {STATUS} !== 'over' && {STATUS} !== ''",
-                           arg=gid)
+    page.wait_for_function(f"(old) => !location.hash.includes(old) && {STATUS} !== 'over' && {STATUS} !== ''", arg=gid)
     new = page.url.split("#/game/")[1]
     p = page.request.get(f"{server}/api/games/{new}", headers=seat_token(page, new)).json()
     old = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
@@ -296,8 +300,9 @@ def test_boaring_table_texts_do_not_overlap_and_the_end_offers_a_rematch(page, s
 
 def test_heat_map_colours_parity_as_even_and_has_a_legend(page, server, tmp_path):
     """In 4-player Boaring parity is 0.25: a share of 0.25 is an even result (the neutral yellow), not a loss."""
-    result = run_tournament("boaring", {"num_players": 4}, ["random", "greedy"], games=4, seed=1, workers=1,
-                            progress=False)
+    result = run_tournament(
+        "boaring", {"num_players": 4}, ["random", "greedy"], games=4, seed=1, workers=1, progress=False
+    )
     data = result.to_json()
     data["pairs"][0].update(win_share=0.25, parity=0.25)
     path = tmp_path / "t.json"
@@ -326,13 +331,16 @@ def test_a_long_checkpoint_name_does_not_widen_the_page(page, server):
     page.goto(server + "/#/")
     page.wait_for_selector("#seat-1 option", state="attached")
     long = "runs/" + "a-very-long-run-name-" * 12 + "/policy.pt"
-    page.evaluate("""(name) => {
+    page.evaluate(
+        """(name) => {
       const select = document.getElementById('seat-1');
       const option = document.createElement('option');
       option.value = option.textContent = name + ' {"num_players": 2}';
       select.appendChild(option);
       select.value = option.value;
-    }""", long)
+    }""",
+        long,
+    )
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
 
 
@@ -389,8 +397,9 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
     named, phases = set(), set()
     for _ in human_turns(page, "battle_sheep", rng, 14):
         labels = page.evaluate(COORDS, "#board .coord")
-        cells = page.eval_on_selector_all("#board .bs-cell, #board .bs-ghost",
-                                          "ns => ns.map(n => n.dataset.q + ',' + n.dataset.r)")
+        cells = page.eval_on_selector_all(
+            "#board .bs-cell, #board .bs-ghost", "ns => ns.map(n => n.dataset.q + ',' + n.dataset.r)"
+        )
         assert labels and {lab["text"] for lab in labels} == set(cells)
         by_text = {lab["text"]: lab for lab in labels}
         p = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
@@ -401,8 +410,11 @@ def test_battle_sheep_cells_are_labelled_as_the_log_names_them(page, server, art
         for text in texts:
             q, r = re.match(r"^[TS]?\s*(-?\d+),(-?\d+)", text).groups()
             named.add(f"{q},{r}")
-            assert_inside(page, by_text[f"{q},{r}"],
-                          f'#board .bs-cell[data-q="{q}"][data-r="{r}"], #board .bs-ghost[data-q="{q}"][data-r="{r}"]')
+            assert_inside(
+                page,
+                by_text[f"{q},{r}"],
+                f'#board .bs-cell[data-q="{q}"][data-r="{r}"], #board .bs-ghost[data-q="{q}"][data-r="{r}"]',
+            )
         hits = page.evaluate(ON_CIRCLE, ["#board .coord", "#board .bs-stack circle"])
         assert not hits, hits
     page.screenshot(path=str(artifacts / "coords_battle_sheep.png"))
@@ -469,8 +481,10 @@ def long_checkpoint_server(tmp_path_factory):
     root = Path(__file__).resolve().parents[2]
     folder = tmp_path_factory.mktemp("long")
     # underscores, as run names often have: no line-break opportunity in the whole name
-    stem = ("beasty_borders_alphazero_finetuned_from_the_shipped_checkpoint_with_a_very_long_run_name_"
-            "seed_1_step_2000000_final")
+    stem = (
+        "beasty_borders_alphazero_finetuned_from_the_shipped_checkpoint_with_a_very_long_run_name_"
+        "seed_1_step_2000000_final"
+    )
     stem += "x" * (120 - len(stem))
     assert len(stem) == 120
     for suffix in (".pt", ".json"):
@@ -505,8 +519,7 @@ def test_a_long_checkpoint_file_name_never_scrolls_the_page_sideways(page, long_
     assert cells.count() == 1 and path in (cells.first.get_attribute("title") or "")
 
 
-def test_a_long_checkpoint_name_in_a_replay_or_tournament_file_never_scrolls_the_page_sideways(page, server,
-                                                                                              tmp_path):
+def test_a_long_checkpoint_name_in_a_replay_or_tournament_file_never_scrolls_the_page_sideways(page, server, tmp_path):
     """The same 120-character checkpoint name as a seat of a saved game and as a policy of a saved tournament: the
     replay list, the game it replays and the tournament tables stay within 1280 px; cut names keep a title."""
     long = str(tmp_path / ("beasty_borders_" + "very_long_run_name_" * 6)[:117]) + ".pt"  # no break opportunity
@@ -566,15 +579,17 @@ def test_the_hand_over_cover_hides_the_previous_players_cards(page, server, arti
     assert page.locator("#board .bo-committed").count() == 1 and hidden.count() >= 2  # drawn under the cover
     for i in range(hidden.count()):
         box = hidden.nth(i).bounding_box()
-        top = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('#cover') !== null",
-                            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+        top = page.evaluate(
+            "([x, y]) => document.elementFromPoint(x, y).closest('#cover') !== null",
+            [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+        )
         assert top, f"card {i} is not under the cover"
     shot = Image.open(BytesIO(page.screenshot())).convert("RGB")
     page.screenshot(path=str(artifacts / "hand_over_cover.png"))
     b = page.locator("#cover-btn").bounding_box()
     pixels = np.asarray(shot).astype(int)
     mask = np.ones(pixels.shape[:2], bool)
-    mask[int(b["y"]) - 2:int(b["y"] + b["height"]) + 3, int(b["x"]) - 2:int(b["x"] + b["width"]) + 3] = False
+    mask[int(b["y"]) - 2 : int(b["y"] + b["height"]) + 3, int(b["x"]) - 2 : int(b["x"] + b["width"]) + 3] = False
     outside = pixels[mask]
     colours = {tuple(c) for c in np.unique(outside, axis=0)}
     assert len(colours) == 1, f"{len(colours)} colours show around the cover's button: {sorted(colours)[:8]}"
@@ -601,8 +616,9 @@ def test_beasty_borders_signpost_covers_no_animal(page, server, artifacts, tmp_p
         assert page.locator(f'#board .bb-animal[data-cell="{cell}"]').count() == 1  # the space is filled
         hits = page.evaluate(OVERLAP, [["#board .bb-signpost", f'#board .bb-space[data-cell="{cell}"]']])
         assert hits, "the signpost no longer marks its space"
-        hits = page.evaluate(OVERLAP, [["#board .bb-signpost", "#board .bb-animal"],
-                                       ["#board .bb-signpost", "#board .coord"]])
+        hits = page.evaluate(
+            OVERLAP, [["#board .bb-signpost", "#board .bb-animal"], ["#board .bb-signpost", "#board .coord"]]
+        )
         assert not hits, hits
         page.screenshot(path=str(artifacts / f"signpost_{cell}.png"))
         page.go_back()
@@ -626,31 +642,64 @@ def assert_heat_map_texts_fit_and_stay_apart(page) -> list[dict]:
     drawn = page.evaluate(HEAT_TEXTS)
     box, texts = drawn["svg"], drawn["texts"]
     for t in texts:
-        assert (box["left"] - 0.5 <= t["left"] and t["right"] <= box["right"] + 0.5 and box["top"] - 0.5 <= t["top"]
-                and t["bottom"] <= box["bottom"] + 0.5), f"{t['text']!r} is cut off: {t} / {box}"
-    hits = [(s["text"], t["text"]) for i, s in enumerate(texts) for t in texts[i + 1:]
-            if s["left"] < t["right"] and t["left"] < s["right"] and s["top"] < t["bottom"] and t["top"] < s["bottom"]]
+        assert (
+            box["left"] - 0.5 <= t["left"]
+            and t["right"] <= box["right"] + 0.5
+            and box["top"] - 0.5 <= t["top"]
+            and t["bottom"] <= box["bottom"] + 0.5
+        ), f"{t['text']!r} is cut off: {t} / {box}"
+    hits = [
+        (s["text"], t["text"])
+        for i, s in enumerate(texts)
+        for t in texts[i + 1 :]
+        if s["left"] < t["right"] and t["left"] < s["right"] and s["top"] < t["bottom"] and t["top"] < s["bottom"]
+    ]
     assert not hits, hits
     return texts
 
 
 def tournament_json(policies: list[str]) -> dict:
     """A tournament file over ``policies`` (two-player Beasty Borders, every pair played 10 times)."""
-    pairs = [{"a": a, "b": b, "games": 10, "wins": 5 + i - j, "draws": 0, "losses": 5 - i + j,
-              "win_share": (5 + i - j) / 10, "interval": [0.2, 0.8], "parity": 0.5, "mean_margin": 0.5 * (i - j)}
-             for i, a in enumerate(policies) for j, b in enumerate(policies) if i < j]
-    return {"game": "beasty_borders", "options": {}, "policies": policies, "games_per_pair": 10, "seed": 7,
-            "pairs": pairs, "elo": [10.0 * i for i in range(len(policies))], "elo_se": [30.0] * len(policies),
-            "seconds_per_move": {p: 0.001 for p in policies}}
+    pairs = [
+        {
+            "a": a,
+            "b": b,
+            "games": 10,
+            "wins": 5 + i - j,
+            "draws": 0,
+            "losses": 5 - i + j,
+            "win_share": (5 + i - j) / 10,
+            "interval": [0.2, 0.8],
+            "parity": 0.5,
+            "mean_margin": 0.5 * (i - j),
+        }
+        for i, a in enumerate(policies)
+        for j, b in enumerate(policies)
+        if i < j
+    ]
+    return {
+        "game": "beasty_borders",
+        "options": {},
+        "policies": policies,
+        "games_per_pair": 10,
+        "seed": 7,
+        "pairs": pairs,
+        "elo": [10.0 * i for i in range(len(policies))],
+        "elo_se": [30.0] * len(policies),
+        "seconds_per_move": {p: 0.001 for p in policies},
+    }
 
 
 def test_heat_map_labels_fit_and_stay_apart_with_checkpoint_names(page, server, artifacts, tmp_path):
     """Four policies named as training runs name them: every text of the heat map lies inside it (the row labels
     were cut off at its left edge), no two texts overlap (the column labels ran together), and the labels of
     two runs that differ only in the middle of their paths (seed1 / seed2) still differ."""
-    policies = ["runs/beasty_borders_ppo_seed1/checkpoints/policy_step_2000000.pt",
-                "runs/beasty_borders_ppo_seed2/checkpoints/policy_step_2000000.pt",
-                "checkpoints/beasty_borders/policy.pt", "search:200"]
+    policies = [
+        "runs/beasty_borders_ppo_seed1/checkpoints/policy_step_2000000.pt",
+        "runs/beasty_borders_ppo_seed2/checkpoints/policy_step_2000000.pt",
+        "checkpoints/beasty_borders/policy.pt",
+        "search:200",
+    ]
     path = tmp_path / "t.json"
     path.write_text(json.dumps(tournament_json(policies)))
     page.goto(server + "/#/tournament")

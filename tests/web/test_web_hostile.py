@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-pytest.importorskip("starlette", reason="the web app needs its extra: pip install -e \".[web]\"")
+pytest.importorskip("starlette", reason='the web app needs its extra: pip install -e ".[web]"')
 pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2 (the [web-test] extra)")
 
 from starlette.testclient import TestClient  # noqa: E402
@@ -39,9 +39,11 @@ def token(start, seat):
 
 # ----- 1. the seed of a game with a human seat ----------------------------------------------------------------------
 def test_a_seed_is_refused_when_a_human_plays_and_the_server_deals(client):
-    for game, options, seats in (("boaring", {"num_players": 3}, ["human", "random", "random"]),
-                                 ("beasty_borders", {}, ["random", "human"]),
-                                 ("bestiarium", {"board_size": 5}, ["human", "search"])):
+    for game, options, seats in (
+        ("boaring", {"num_players": 3}, ["human", "random", "random"]),
+        ("beasty_borders", {}, ["random", "human"]),
+        ("bestiarium", {"board_size": 5}, ["human", "search"]),
+    ):
         r = client.post("/api/games", json={"game": game, "options": options, "seats": seats, "seed": 12345})
         assert r.status_code == 400 and "seed" in r.json()["error"], r.text
     assert len(client.app_store) == 0
@@ -67,8 +69,13 @@ def test_each_human_seat_has_its_own_token_and_no_other_seat_gets_its_view(clien
     gid = start["id"]
     assert set(start["tokens"]) == {"0", "1"} and start["tokens"]["0"] != start["tokens"]["1"]
     # without a token, or with the other seat's, seat 1's view is refused
-    for params, headers in (({"seat": 1}, {}), ({}, {}), ({"seat": 1}, token(start, 0)),
-                            ({"seat": 1}, {"X-Seat-Token": "guess"}), ({"seat": 0}, token(start, 1))):
+    for params, headers in (
+        ({"seat": 1}, {}),
+        ({}, {}),
+        ({"seat": 1}, token(start, 0)),
+        ({"seat": 1}, {"X-Seat-Token": "guess"}),
+        ({"seat": 0}, token(start, 1)),
+    ):
         r = client.get(f"/api/games/{gid}", params=params, headers=headers)
         assert r.status_code == 403 and "token" in r.json()["error"], (params, headers, r.text)
         assert "hand" not in r.text
@@ -102,9 +109,13 @@ def test_a_refused_step_changes_nothing(client):
     gid = start["id"]
     assert start["status"] == "bot"
     session = client.app_store.get(gid, PlaySession)
-    for params, headers, status in (({"seat": 0}, token(start, 1), 403), ({"seat": "abc"}, token(start, 1), 400),
-                                    ({"seat": 2}, token(start, 1), 403), ({}, {}, 403),
-                                    ({"seat": 1}, {"X-Seat-Token": "nope"}, 403)):
+    for params, headers, status in (
+        ({"seat": 0}, token(start, 1), 403),
+        ({"seat": "abc"}, token(start, 1), 400),
+        ({"seat": 2}, token(start, 1), 403),
+        ({}, {}, 403),
+        ({"seat": 1}, {"X-Seat-Token": "nope"}, 403),
+    ):
         r = client.post(f"/api/games/{gid}/step", params=params, headers=headers)
         assert r.status_code == status, (params, r.text)
         assert session.actions == [] and len(session.viewers[1].log) == 0
@@ -121,8 +132,12 @@ def test_a_refused_step_changes_nothing(client):
 def test_foreign_origins_and_hosts_are_refused(client):
     body = json.dumps({"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"]})
     plain = {"Content-Type": "text/plain"}
-    for headers in ({**plain, "Origin": "http://attacker.example"}, {**plain, "Origin": "null"},
-                    {**plain, "Origin": "http://localhost:8000"}, {**plain, "Sec-Fetch-Site": "cross-site"}):
+    for headers in (
+        {**plain, "Origin": "http://attacker.example"},
+        {**plain, "Origin": "null"},
+        {**plain, "Origin": "http://localhost:8000"},
+        {**plain, "Sec-Fetch-Site": "cross-site"},
+    ):
         r = client.post("/api/games", content=body, headers=headers)
         assert r.status_code == 403 and "cross-origin" in r.json()["error"], (headers, r.text)
     assert len(client.app_store) == 0
@@ -134,8 +149,12 @@ def test_foreign_origins_and_hosts_are_refused(client):
     assert len(client.app_store) == 0
     # this server's own page, and a client that sends no Origin (curl), are served
     assert client.post("/api/games", content=body, headers={"Origin": "http://127.0.0.1"}).status_code == 201
-    assert client.post("/api/games", content=body, headers={"Host": "localhost:8000",
-                                                            "Origin": "http://localhost:8000"}).status_code == 201
+    assert (
+        client.post(
+            "/api/games", content=body, headers={"Host": "localhost:8000", "Origin": "http://localhost:8000"}
+        ).status_code
+        == 201
+    )
     assert client.post("/api/games", content=body, headers={"Host": "[::1]:8000"}).status_code == 201
     assert client.post("/api/games", content=body, headers={"Sec-Fetch-Site": "same-origin"}).status_code == 201
 
@@ -159,10 +178,18 @@ def test_serve_answers_for_its_host_and_the_allowed_names(monkeypatch):
 def test_search_budgets_are_capped_with_a_clear_400(client):
     from training.play.web.sessions import MAX_SIMULATIONS
 
-    for spec in ("search:0", "search:-5", "search:1000000000", f"search:{MAX_SIMULATIONS + 1}", "search:1e3",
-                 "greedy:5", "search:" + "9" * 5000):
-        r = client.post("/api/games", json={"game": "bestiarium", "options": {"board_size": 5},
-                                            "seats": ["human", spec]})
+    for spec in (
+        "search:0",
+        "search:-5",
+        "search:1000000000",
+        f"search:{MAX_SIMULATIONS + 1}",
+        "search:1e3",
+        "greedy:5",
+        "search:" + "9" * 5000,
+    ):
+        r = client.post(
+            "/api/games", json={"game": "bestiarium", "options": {"board_size": 5}, "seats": ["human", spec]}
+        )
         assert r.status_code == 400 and r.json()["error"].startswith("seat 1:"), (spec[:40], r.text)
         assert len(r.text) < 300
     assert len(client.app_store) == 0
@@ -182,33 +209,55 @@ def test_checkpoints_load_only_from_the_listed_folders_with_one_message(tmp_path
     app = create_app()
     messages = set()
     with TestClient(app, base_url="http://127.0.0.1") as c:
-        for spec in ("/etc/shadow", "/etc/passwd", "/no/such/file.pt", str(outside / "policy.pt"),
-                     f"sym:{outside / 'policy.pt'}", f"mcts:{outside / 'policy.pt'}:10", "mcts:/etc/passwd",
-                     f"guided:{outside / 'policy.pt'}:3:10", "../../../../etc/passwd", "checkpoints/../../etc/passwd",
-                     "checkpoints/boaring/nothing.pt"):
-            r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 2},
-                                           "seats": ["human", spec]})
+        for spec in (
+            "/etc/shadow",
+            "/etc/passwd",
+            "/no/such/file.pt",
+            str(outside / "policy.pt"),
+            f"sym:{outside / 'policy.pt'}",
+            f"mcts:{outside / 'policy.pt'}:10",
+            "mcts:/etc/passwd",
+            f"guided:{outside / 'policy.pt'}:3:10",
+            "../../../../etc/passwd",
+            "checkpoints/../../etc/passwd",
+            "checkpoints/boaring/nothing.pt",
+        ):
+            r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 2}, "seats": ["human", spec]})
             assert r.status_code == 400, (spec, r.text)
             messages.add(r.json()["error"])
         assert len(messages) == 1 and "unknown policy" in messages.pop()
         # a listed one loads
-        assert c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
-                                          "seats": ["checkpoints/boaring/policy.pt", "human", "random", "random"]}
-                      ).status_code == 201
+        assert (
+            c.post(
+                "/api/games",
+                json={
+                    "game": "boaring",
+                    "options": {"num_players": 4},
+                    "seats": ["checkpoints/boaring/policy.pt", "human", "random", "random"],
+                },
+            ).status_code
+            == 201
+        )
     # an explicit --checkpoint-dir is listed and accepted
     app = create_app(checkpoint_dirs=[outside])
     with TestClient(app, base_url="http://127.0.0.1") as c:
         listed = {g["game"]: [x["path"] for x in g["checkpoints"]] for g in c.get("/api/catalogue").json()["games"]}
         assert str(outside / "policy.pt") in listed["boaring"]
-        r = c.post("/api/games", json={"game": "boaring", "options": {"num_players": 4},
-                                       "seats": [str(outside / "policy.pt"), "human", "random", "random"]})
+        r = c.post(
+            "/api/games",
+            json={
+                "game": "boaring",
+                "options": {"num_players": 4},
+                "seats": [str(outside / "policy.pt"), "human", "random", "random"],
+            },
+        )
         assert r.status_code == 201, r.text
 
 
 # ----- 6-8. sizes, work per request, bytes held, clean 4xx ----------------------------------------------------------
 def _record_file(games: int, seed: int = 1) -> bytes:
-    from training.arena.tournament import play_game
     from training.arena.records import record_to_json
+    from training.arena.tournament import play_game
 
     record = record_to_json(play_game("beasty_borders", {}, ["random", "random"], seed=seed))
     return json.dumps([record] * games).encode()
@@ -239,8 +288,17 @@ def test_bodies_are_bounded_in_size_and_in_work(client):
     assert r.status_code == 400 and "JSON objects" in r.json()["error"]
     # a tournament with thousands of policies and no pairs: refused, not a matrix of millions of cells
     names = [f"p{i}" for i in range(4000)]
-    t = {"game": "boaring", "options": {}, "policies": names, "games_per_pair": 1, "seed": 0,
-         "elo": [0.0] * 4000, "elo_se": [0.0] * 4000, "seconds_per_move": {}, "pairs": []}
+    t = {
+        "game": "boaring",
+        "options": {},
+        "policies": names,
+        "games_per_pair": 1,
+        "seed": 0,
+        "elo": [0.0] * 4000,
+        "elo_se": [0.0] * 4000,
+        "seconds_per_move": {},
+        "pairs": [],
+    }
     r = client.post("/api/tournaments", content=json.dumps(t))
     assert r.status_code == 400 and str(MAX_POLICIES) in r.json()["error"] and len(r.content) < 500
     assert len(client.app_store) == 0
@@ -278,7 +336,7 @@ INTERNALS = ("invalid literal", "TypeError", "ValueError", "KeyError", "Tracebac
 def test_malformed_input_gets_a_clean_4xx_never_a_500(client):
     deep = b"[" * 100_000 + b"]" * 100_000
     good = json.loads(_record_file(1))[0]
-    from training.arena.tournament import run_tournament, save_result
+    from training.arena.tournament import run_tournament
 
     result = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False)
     tournament = result.to_json()
@@ -311,8 +369,12 @@ def test_malformed_input_gets_a_clean_4xx_never_a_500(client):
         ("POST", f"/api/games/{gid}/move", json.dumps({"seat": 0, "action": "x" * 10_000}).encode(), me),
         ("POST", f"/api/games/{gid}/move", json.dumps({"seat": 0, "move": 5}).encode(), me),
         ("POST", "/api/games", json.dumps({"game": "x" * 10_000, "options": {}, "seats": []}).encode(), {}),
-        ("POST", "/api/games", json.dumps({"game": "bestiarium", "options": {}, "seats": ["x" * 10_000, "human"]}
-                                          ).encode(), {}),
+        (
+            "POST",
+            "/api/games",
+            json.dumps({"game": "bestiarium", "options": {}, "seats": ["x" * 10_000, "human"]}).encode(),
+            {},
+        ),
         ("GET", "/api/" + "x" * 10_000, None, {}),
     ]
     for method, url, body, headers in cases:
@@ -349,21 +411,27 @@ def test_rules_rematch_settings_and_spectator_labels(client):
     assert client.get("/rules/chess").status_code == 404
     assert client.get("/rules/..%2F..%2Fpyproject.toml").status_code == 404
     start = create(client, "boaring", {"num_players": 3}, ["human", "random", "greedy"])
-    assert start["settings"] == {"game": "boaring", "options": {"num_players": 3},
-                                 "seats": ["human", "random", "greedy"]}
+    assert start["settings"] == {
+        "game": "boaring",
+        "options": {"num_players": 3},
+        "seats": ["human", "random", "greedy"],
+    }
     again = client.post("/api/games", json=start["settings"])  # the page's rematch: the same body, a new deal
     assert again.status_code == 201 and again.json()["id"] != start["id"]
     hidden = create(client, "boaring", {"num_players": 3}, ["random", "random", "random"])
     assert "hidden card" in hidden["view_label"]
-    for game, options in (("bestiarium", {"board_size": 5}), ("battle_sheep", {"num_players": 2}),
-                          ("beasty_borders", {})):
+    for game, options in (
+        ("bestiarium", {"board_size": 5}),
+        ("battle_sheep", {"num_players": 2}),
+        ("beasty_borders", {}),
+    ):
         watch = create(client, game, options, ["random", "random"])
         assert watch["view_label"].startswith("Spectator view") and "hidden" not in watch["view_label"], game
 
 
 def test_battle_sheep_result_says_the_tie_break_that_decided_it():
-    from training.arena.tournament import play_game
     from training.arena.records import record_to_json, replay
+    from training.arena.tournament import play_game
     from training.play.web.sessions import result_json
     from training.play.web.views import view_for
 
@@ -399,18 +467,18 @@ def test_empty_arrays_count_like_objects_and_are_refused_before_parsing(client):
     r = client.post("/api/games", content=b"[" + b"[]," * 5000 + b"[]]")
     assert r.status_code == 400 and "arrays" in r.json()["error"]
     # brackets inside strings are not containers
-    body = {"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"],
-            "note": "[" * 5000}
+    body = {"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"], "note": "[" * 5000}
     assert client.post("/api/games", json=body).status_code == 201
 
 
 def _sheep_file(games: int) -> bytes:
-    from training.arena.tournament import play_game
     from training.arena.records import record_to_json
+    from training.arena.tournament import play_game
 
     # four-player Battle Sheep: a few KB of file, about 2.4 MB of positions once replayed
-    return json.dumps([record_to_json(play_game("battle_sheep", {"num_players": 4}, ["random"] * 4, seed=s))
-                       for s in range(games)]).encode()
+    return json.dumps(
+        [record_to_json(play_game("battle_sheep", {"num_players": 4}, ["random"] * 4, seed=s)) for s in range(games)]
+    ).encode()
 
 
 def test_the_size_of_a_replayed_game_is_what_it_holds_in_memory():
@@ -458,18 +526,30 @@ def test_huge_numbers_are_a_400_not_a_500(client):
     record = json.loads(_record_file(1))[0]
     from training.arena.tournament import run_tournament
 
-    tournament = run_tournament("beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1,
-                                progress=False).to_json()
-    cases = [("/api/games", '{"game": "boaring", "options": {"num_players": 2}, "seats": ["random", "random"], '
-                            f'"seed": {huge}}}'),
-             ("/api/replays", json.dumps(dict(record, seed=0)).replace('"seed": 0', f'"seed": {huge}')),
-             ("/api/tournaments", json.dumps(dict(tournament, seed=0)).replace('"seed": 0', f'"seed": {huge}'))]
+    tournament = run_tournament(
+        "beasty_borders", {}, ["random", "greedy"], games=2, seed=1, workers=1, progress=False
+    ).to_json()
+    cases = [
+        (
+            "/api/games",
+            f'{{"game": "boaring", "options": {{"num_players": 2}}, "seats": ["random", "random"], "seed": {huge}}}',
+        ),
+        ("/api/replays", json.dumps(dict(record, seed=0)).replace('"seed": 0', f'"seed": {huge}')),
+        ("/api/tournaments", json.dumps(dict(tournament, seed=0)).replace('"seed": 0', f'"seed": {huge}')),
+    ]
     for key in ("returns", "scores"):
-        cases.append(("/api/replays", json.dumps(dict(record, **{key: [7, 7]})).replace("[7, 7]",
-                                                                                         f"[{over_float}, 0]")))
+        cases.append(
+            ("/api/replays", json.dumps(dict(record, **{key: [7, 7]})).replace("[7, 7]", f"[{over_float}, 0]"))
+        )
     cases.append(("/api/tournaments", json.dumps(dict(tournament, elo=[7, 7])).replace("[7, 7]", f"[{over_float}, 0]")))
-    cases.append(("/api/tournaments", json.dumps(tournament).replace(
-        json.dumps(tournament["seconds_per_move"]), '{"random": ' + over_float + "}")))
+    cases.append(
+        (
+            "/api/tournaments",
+            json.dumps(tournament).replace(
+                json.dumps(tournament["seconds_per_move"]), '{"random": ' + over_float + "}"
+            ),
+        )
+    )
     pair = dict(tournament["pairs"][0], win_share=777)
     cases.append(("/api/tournaments", json.dumps(dict(tournament, pairs=[pair])).replace("777", over_float)))
     pair = dict(tournament["pairs"][0], interval=[777, 1])
@@ -484,8 +564,10 @@ def test_one_client_filling_the_store_evicts_its_own_games_not_anothers():
     store = SessionStore(max_items=20)
     app = create_app(store)
     body = {"game": "boaring", "options": {"num_players": 2}, "seats": ["human", "random"]}
-    with TestClient(app, base_url="http://127.0.0.1", client=("192.168.1.10", 5000)) as victim, \
-            TestClient(app, base_url="http://127.0.0.1", client=("192.168.1.66", 5000)) as flood:
+    with (
+        TestClient(app, base_url="http://127.0.0.1", client=("192.168.1.10", 5000)) as victim,
+        TestClient(app, base_url="http://127.0.0.1", client=("192.168.1.66", 5000)) as flood,
+    ):
         mine = victim.post("/api/games", json=body).json()
         flooded = [flood.post("/api/games", json=body).json()["id"] for _ in range(60)]
         assert len(store) == 20
@@ -504,16 +586,24 @@ def test_a_seat_that_closes_leaves_the_other_seats_playing(client):
     r = client.get(f"/api/games/{gid}", headers=token(start, 1))
     assert r.status_code == 403 and "closed the game" in r.json()["error"]
     move = client.get(f"/api/games/{gid}", headers=token(start, 0)).json()["moves"][0]["id"]
-    assert client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": move},
-                       headers=token(start, 0)).status_code == 200
+    assert (
+        client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": move}, headers=token(start, 0)).status_code
+        == 200
+    )
     r = client.post(f"/api/games/{gid}/close", headers=token(start, 0))
     assert r.json() == {"closed": True}
     assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 404
 
 
 def test_every_response_forbids_framing_and_foreign_scripts(client):
-    for method, url in (("GET", "/"), ("GET", "/static/js/main.js"), ("GET", "/api/catalogue"),
-                        ("GET", "/api/games/nope"), ("POST", "/api/games"), ("GET", "/rules/boaring")):
+    for method, url in (
+        ("GET", "/"),
+        ("GET", "/static/js/main.js"),
+        ("GET", "/api/catalogue"),
+        ("GET", "/api/games/nope"),
+        ("POST", "/api/games"),
+        ("GET", "/rules/boaring"),
+    ):
         r = client.request(method, url)
         assert r.headers["x-frame-options"] == "DENY", url
         csp = r.headers["content-security-policy"]

@@ -24,14 +24,19 @@ SECONDS = 20.0
 
 def call(method, url, body=None, headers=None):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json",
-                                                                         **(headers or {})})
+    req = urllib.request.Request(
+        url, data=data, method=method, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     with urllib.request.urlopen(req, timeout=60) as r:
         return json.loads(r.read())
 
 
-SEARCH_GAMES = {"battle_sheep": {"num_players": 2}, "bestiarium": {"board_size": 6}, "beasty_borders": {},
-                "boaring": {"num_players": 2}}
+SEARCH_GAMES = {
+    "battle_sheep": {"num_players": 2},
+    "bestiarium": {"board_size": 6},
+    "beasty_borders": {},
+    "boaring": {"num_players": 2},
+}
 """Every game's compiled search at once (one client each)."""
 SEARCH_BUDGET = 4_000
 """Simulations a move: about 0.4-2 s a move with the four searches sharing two cores (at 2,000, Battle Sheep's took
@@ -48,23 +53,38 @@ def wait_for_searches(server: str) -> None:
         time.sleep(0.2)
 
 
-@pytest.mark.parametrize("expensive", ["every-game-search", f"mcts:checkpoints/battle_sheep/policy.pt:"
-                                                            f"{MAX_NETWORK_SIMULATIONS}"],
-                         ids=["compiled-searches", "network-mcts"])
+@pytest.mark.parametrize(
+    "expensive",
+    ["every-game-search", f"mcts:checkpoints/battle_sheep/policy.pt:{MAX_NETWORK_SIMULATIONS}"],
+    ids=["compiled-searches", "network-mcts"],
+)
 def test_an_expensive_bot_move_does_not_slow_another_game(server, expensive):
     """Every compiled search releases the interpreter (numba ``nogil``) and runs in a worker thread; the network
     search (Python and torch) holds it between torch calls, so the thread switch interval bounds the wait."""
     assert server.startswith("http://127.0.0.1:")
     wait_for_searches(server)
     if expensive == "every-game-search":
-        slow = {game: call("POST", f"{server}/api/games", {
-            "game": game, "options": options, "seats": [f"search:{SEARCH_BUDGET}"] * 2, "seed": 2})["id"]
-            for game, options in SEARCH_GAMES.items()}
+        slow = {
+            game: call(
+                "POST",
+                f"{server}/api/games",
+                {"game": game, "options": options, "seats": [f"search:{SEARCH_BUDGET}"] * 2, "seed": 2},
+            )["id"]
+            for game, options in SEARCH_GAMES.items()
+        }
     else:
-        slow = {"battle_sheep": call("POST", f"{server}/api/games", {
-            "game": "battle_sheep", "options": {"num_players": 2}, "seats": [expensive, expensive], "seed": 2})["id"]}
-    other = call("POST", f"{server}/api/games", {"game": "boaring", "options": {"num_players": 3},
-                                                  "seats": ["human", "random", "random"]})
+        slow = {
+            "battle_sheep": call(
+                "POST",
+                f"{server}/api/games",
+                {"game": "battle_sheep", "options": {"num_players": 2}, "seats": [expensive, expensive], "seed": 2},
+            )["id"]
+        }
+    other = call(
+        "POST",
+        f"{server}/api/games",
+        {"game": "boaring", "options": {"num_players": 3}, "seats": ["human", "random", "random"]},
+    )
     headers = {"X-Seat-Token": other["tokens"]["0"]}
     thinking: dict[str, list[tuple[float, float]]] = {game: [] for game in slow}
     stop = threading.Event()
@@ -81,8 +101,11 @@ def test_an_expensive_bot_move_does_not_slow_another_game(server, expensive):
     latencies: list[tuple[float, float]] = []
     began = time.perf_counter()
     try:
-        while len(latencies) < REQUESTS and time.perf_counter() - began < SECONDS and \
-                any(worker.is_alive() for worker in workers):
+        while (
+            len(latencies) < REQUESTS
+            and time.perf_counter() - began < SECONDS
+            and any(worker.is_alive() for worker in workers)
+        ):
             t0 = time.perf_counter()
             p = call("GET", f"{server}/api/games/{other['id']}", headers=headers)
             t1 = time.perf_counter()
@@ -100,8 +123,10 @@ def test_an_expensive_bot_move_does_not_slow_another_game(server, expensive):
     assert len(during) >= 5, latencies  # (a search holding the interpreter lets about one through a move)
     p50, p99 = np.percentile(during, [50, 99])
     each = ", ".join(f"{game} {len(m)} x {np.mean([b - a for a, b in m]):.2f} s" for game, m in thinking.items())
-    print(f"\nbot moves of {expensive}: {each}; {len(during)} requests to another game meanwhile: "
-          f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {max(during) * 1000:.1f} ms")
+    print(
+        f"\nbot moves of {expensive}: {each}; {len(during)} requests to another game meanwhile: "
+        f"p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, max {max(during) * 1000:.1f} ms"
+    )
     assert p99 < 0.100
 
 
@@ -116,13 +141,13 @@ def closed_by_server(sock: socket.socket, drip: bytes, seconds: float) -> float 
         try:
             if sock.recv(4096) == b"":
                 return time.monotonic() - t0
-        except socket.timeout:
+        except TimeoutError:
             pass
         except OSError:
             return time.monotonic() - t0
         try:
             if drip:
-                sock.sendall(drip[i % len(drip):i % len(drip) + 1])
+                sock.sendall(drip[i % len(drip) : i % len(drip) + 1])
         except OSError:
             return time.monotonic() - t0
         i += 1
@@ -132,7 +157,6 @@ def closed_by_server(sock: socket.socket, drip: bytes, seconds: float) -> float 
 def test_slow_header_and_slow_body_connections_are_cut():
     """uvicorn waits for ever for a request's headers and the app for its body; ``serve`` bounds both (1 s here)."""
     from tests.web.conftest import serve
-
     from training.play.web.app import create_app
 
     gen = serve(create_app(body_seconds=1.0), header_seconds=1.0, keep_alive_seconds=1.0)
@@ -144,10 +168,14 @@ def test_slow_header_and_slow_body_connections_are_cut():
         for kind in ("header", "body", "idle"):
             socks[kind] = socket.create_connection(("127.0.0.1", port), timeout=5)
         socks["header"].sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        socks["body"].sendall(b"POST /api/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                              b"Content-Length: 100000\r\n\r\n[")
-        threads = [threading.Thread(target=lambda k=k, d=d: results.__setitem__(k, closed_by_server(socks[k], d, 6.0)))
-                   for k, d in (("header", b"X-A: b\r\n"), ("body", b"1,"), ("idle", b""))]  # idle: sends nothing
+        socks["body"].sendall(
+            b"POST /api/replays HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100000\r\n\r\n["
+        )
+        threads = [
+            threading.Thread(target=lambda k=k, d=d: results.__setitem__(k, closed_by_server(socks[k], d, 6.0)))
+            for k, d in (("header", b"X-A: b\r\n"), ("body", b"1,"), ("idle", b""))
+        ]  # idle: sends nothing
         for t in threads:
             t.start()
         for t in threads:

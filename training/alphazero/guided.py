@@ -18,8 +18,11 @@ import torch
 
 from envs.common.policies import Decision, make_baseline
 
-GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {"battle_sheep": (16, 420), "bestiarium": (24, 20),
-                                              "beasty_borders": (3, 80)}
+GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {
+    "battle_sheep": (16, 420),
+    "bestiarium": (24, 20),
+    "beasty_borders": (3, 80),
+}
 """Per game: (K root moves kept, simulations a decision), N so that a decision, the forward pass included, takes
 about the ``search`` baseline's time (which runs 600 / 60 / 120 simulations). K: Battle Sheep's best of 8-32,
 Bestiarium's least bad of 4-24, Beasty Borders' better of 2-3 (of at most 4 legal moves); the measurements are in
@@ -83,8 +86,9 @@ def parse_guided_spec(arg: str) -> tuple[str, int | None, int | None]:
     return ":".join(parts), (numbers[0] if numbers else None), (numbers[1] if len(numbers) > 1 else None)
 
 
-def load_guided_policy(arg: str, game: str, options: dict[str, Any] | None = None,
-                       seed: int | None = None) -> GuidedSearchPolicy:
+def load_guided_policy(
+    arg: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None
+) -> GuidedSearchPolicy:
     """The policy of spec ``guided:ARG`` (:func:`parse_guided_spec`; defaults :data:`GUIDED_DEFAULTS`). Raises
     :class:`GuidedSearchError` for a game without a restrictable compiled search, ``CheckpointError`` for a
     checkpoint of another game or options."""

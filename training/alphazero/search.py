@@ -37,9 +37,10 @@ anything.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -56,8 +57,10 @@ class SearchError(ValueError):
 def check_searchable(game: Game) -> None:
     """Raise :class:`SearchError` for a game with hidden information (its states cannot be searched as they are)."""
     if type(game).information_state is not Game.information_state:
-        raise SearchError(f"{game.name} has hidden information; the network-guided search needs perfect "
-                          "information (train it with PPO)")
+        raise SearchError(
+            f"{game.name} has hidden information; the network-guided search needs perfect "
+            "information (train it with PPO)"
+        )
 
 
 # ----- configuration ---------------------------------------------------------------------------------------------
@@ -144,8 +147,13 @@ def completed_q(q: np.ndarray, visits: np.ndarray, value: float) -> np.ndarray:
     return np.where(visits > 0, q, value)
 
 
-def sigma(completed: np.ndarray, visits: np.ndarray, c_visit: float = 50.0, c_scale: float = 0.1,
-          normalisation: str | None = "minmax") -> np.ndarray:
+def sigma(
+    completed: np.ndarray,
+    visits: np.ndarray,
+    c_visit: float = 50.0,
+    c_scale: float = 0.1,
+    normalisation: str | None = "minmax",
+) -> np.ndarray:
     """``sigma(q) = (c_visit + max_b N(b)) * c_scale * q`` after normalising q to [0, 1]: ``bounds`` maps the
     value range [-1, 1] to it (``(q + 1) / 2``), ``minmax`` stretches the node's q over it (all equal: 0),
     None leaves q as it is."""
@@ -168,8 +176,9 @@ def gumbel_policy_target(logits: np.ndarray, sigma_q: np.ndarray) -> np.ndarray:
     return softmax(logits + sigma_q)
 
 
-def gumbel_root_scores(gumbel: np.ndarray, logits: np.ndarray, sigma_q: np.ndarray, visits: np.ndarray,
-                       considered_visit: int) -> np.ndarray:
+def gumbel_root_scores(
+    gumbel: np.ndarray, logits: np.ndarray, sigma_q: np.ndarray, visits: np.ndarray, considered_visit: int
+) -> np.ndarray:
     """Sequential halving's choice at the root: ``g + logits + sigma(q)`` over the actions with exactly
     ``considered_visit`` visits (-inf elsewhere)."""
     score = gumbel + (logits - logits.max()) + sigma_q
@@ -182,8 +191,9 @@ def gumbel_interior_scores(logits: np.ndarray, sigma_q: np.ndarray, visits: np.n
     return softmax(logits + sigma_q) - visits / (1.0 + visits.sum())
 
 
-def puct_scores(q: np.ndarray, prior: np.ndarray, visits: np.ndarray, parent_visits: int, c_puct: float,
-                fpu: float) -> np.ndarray:
+def puct_scores(
+    q: np.ndarray, prior: np.ndarray, visits: np.ndarray, parent_visits: int, c_puct: float, fpu: float
+) -> np.ndarray:
     """AlphaZero's ``Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a))``; an unvisited action's Q is ``fpu``."""
     return np.where(visits > 0, q, fpu) + c_puct * prior * math.sqrt(parent_visits) / (1.0 + visits)
 
@@ -258,8 +268,19 @@ class RecordingRng:
 class Node:
     """A decision position in the tree (or a finished game)."""
 
-    __slots__ = ("state", "player", "terminal", "actions", "logits", "prior", "raw_value", "child_visits",
-                 "child_values", "children", "stochastic")
+    __slots__ = (
+        "state",
+        "player",
+        "terminal",
+        "actions",
+        "logits",
+        "prior",
+        "raw_value",
+        "child_visits",
+        "child_values",
+        "children",
+        "stochastic",
+    )
 
     def __init__(self, state: Any, player: int):
         self.state = state
@@ -331,7 +352,7 @@ class SearchStats:
     leaves: int = 0
     batches: int = 0
 
-    def add(self, other: "SearchStats") -> None:
+    def add(self, other: SearchStats) -> None:
         for name in ("select", "engine", "evaluate", "backup", "leaves", "batches"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
@@ -392,8 +413,12 @@ class BatchedSearch:
         return node
 
     # ----- the search -----------------------------------------------------------------------------------------
-    def search(self, states: Sequence[Any], temperature: Sequence[float] | float = 0.0,
-               simulations: Sequence[int] | None = None) -> list[SearchResult]:
+    def search(
+        self,
+        states: Sequence[Any],
+        temperature: Sequence[float] | float = 0.0,
+        simulations: Sequence[int] | None = None,
+    ) -> list[SearchResult]:
         """Search every state (each a live decision; the states are not changed) and return one result each.
 
         ``temperature`` (PUCT only; per state or one for all): 0 plays the most visited action, ``t > 0`` draws
@@ -464,8 +489,10 @@ class BatchedSearch:
                     node.child_values[a] += value
             self.stats.backup += time.perf_counter() - t2
         temps = [temperature] * len(roots) if np.isscalar(temperature) else list(temperature)
-        return [self._result(root, gumbels[i] if cfg.kind == "gumbel" else None, float(temps[i]))
-                for i, root in enumerate(roots)]
+        return [
+            self._result(root, gumbels[i] if cfg.kind == "gumbel" else None, float(temps[i]))
+            for i, root in enumerate(roots)
+        ]
 
     def _step(self, node: Node, a: int) -> tuple[Node, bool]:
         """Follow action ``a`` of ``node``: the child (sampling a chance outcome if the edge has chance) and
@@ -547,8 +574,15 @@ class BatchedSearch:
                 choice = int(self.rng.choice(k, p=weights / weights.sum()))
             else:
                 choice = int(np.argmax(visits + 1e-6 * root.prior))
-        return SearchResult(actions=root.actions, policy=policy, action=int(root.actions[choice]), value=root.value(),
-                            raw_value=root.raw_value, visits=visits.copy(), q=root.q())
+        return SearchResult(
+            actions=root.actions,
+            policy=policy,
+            action=int(root.actions[choice]),
+            value=root.value(),
+            raw_value=root.raw_value,
+            visits=visits.copy(),
+            q=root.q(),
+        )
 
 
 # ----- the network as an evaluator ---------------------------------------------------------------------------------
@@ -591,8 +625,10 @@ def value_vectors(values: np.ndarray, num_players: int) -> np.ndarray:
     value and its negation) or ``(B, num_players)`` output."""
     if values.ndim == 1:
         if num_players != 2:
-            raise SearchError(f"a single value output cannot give {num_players} seats' values; the network needs "
-                              f"value_outputs={num_players}")
+            raise SearchError(
+                f"a single value output cannot give {num_players} seats' values; the network needs "
+                f"value_outputs={num_players}"
+            )
         return np.stack([values, -values], axis=1)
     if values.shape[1] != num_players:
         raise SearchError(f"the network gives {values.shape[1]} values for {num_players} seats")
@@ -604,8 +640,9 @@ class SearchPolicy:
     """The network-guided search as an ``envs.common.policies.Policy`` (harness spec ``mcts:PATH:N``): one search
     of ``config.simulations`` per decision, without root noise (Gumbel noise 0, no Dirichlet noise)."""
 
-    def __init__(self, game: Game, evaluator: Evaluator, config: SearchConfig, name: str = "mcts",
-                 seed: int | None = None):
+    def __init__(
+        self, game: Game, evaluator: Evaluator, config: SearchConfig, name: str = "mcts", seed: int | None = None
+    ):
         check_searchable(game)
         self.game = game
         self.evaluator = evaluator
@@ -638,13 +675,22 @@ def evaluation_config(config: SearchConfig, simulations: int | None = None) -> S
     """``config`` without root noise (and with ``simulations`` if given): the search as a player."""
     from dataclasses import replace
 
-    return replace(config, gumbel_scale=0.0, dirichlet_fraction=0.0,
-                   simulations=config.simulations if simulations is None else simulations)
+    return replace(
+        config,
+        gumbel_scale=0.0,
+        dirichlet_fraction=0.0,
+        simulations=config.simulations if simulations is None else simulations,
+    )
 
 
 # ----- a checkpoint's search, as a player ---------------------------------------------------------------------
-def load_search_policy(path: str | Path, game: str | None = None, options: dict[str, Any] | None = None,
-                       seed: int | None = None, simulations: int | None = None) -> Any:
+def load_search_policy(
+    path: str | Path,
+    game: str | None = None,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+    simulations: int | None = None,
+) -> Any:
     """The network-guided search over a checkpoint (harness spec ``mcts:PATH:N``): a
     :class:`SearchPolicy` with ``simulations`` per decision (default: the training run's), the
     search kind and constants of the run that trained it (Gumbel for a PPO checkpoint), no root noise. Refuses
@@ -661,21 +707,33 @@ def load_search_policy(path: str | Path, game: str | None = None, options: dict[
         raise CheckpointError(str(err)) from None
     outputs = int(meta.get("network", {}).get("value_outputs", 1))
     if outputs == 1 and the_game.num_players != 2:
-        raise CheckpointError(f"{path}: its single value output cannot value each of {the_game.num_players} seats "
-                              "for the search (train it with --algo alphazero)")
+        raise CheckpointError(
+            f"{path}: its single value output cannot value each of {the_game.num_players} seats "
+            "for the search (train it with --algo alphazero)"
+        )
     trained = meta.get("config", {})
     alphazero = meta.get("algo") == "alphazero"
     sims = int(simulations if simulations is not None else trained.get("simulations", 16) if alphazero else 16)
     if sims < 1:
         raise CheckpointError(f"mcts:{path}:{sims}: the search needs at least 1 simulation")
     config = SearchConfig(
-        kind=trained.get("search", "gumbel") if alphazero else "gumbel", simulations=sims,
-        max_considered=int(trained.get("max_considered", 16)), gumbel_scale=0.0,
-        c_visit=float(trained.get("c_visit", 50.0)), c_scale=float(trained.get("c_scale", 0.1)),
+        kind=trained.get("search", "gumbel") if alphazero else "gumbel",
+        simulations=sims,
+        max_considered=int(trained.get("max_considered", 16)),
+        gumbel_scale=0.0,
+        c_visit=float(trained.get("c_visit", 50.0)),
+        c_scale=float(trained.get("c_scale", 0.1)),
         q_normalisation=str(trained.get("q_normalisation", "minmax")),
-        c_puct=float(trained.get("c_puct", 1.25)), dirichlet_fraction=0.0)
+        c_puct=float(trained.get("c_puct", 1.25)),
+        dirichlet_fraction=0.0,
+    )
     # The search evaluates one position at a time: one torch thread is fastest (Bestiarium, 16 simulations on the
     # shared 2-core machine: 0.027 s a move with one thread, 0.78 s with torch's default two).
     torch.set_num_threads(1)
-    return SearchPolicy(the_game, NetworkEvaluator(net, the_game.num_players), config,
-                        name=f"mcts{sims}:{Path(path).with_suffix('').name}", seed=seed)
+    return SearchPolicy(
+        the_game,
+        NetworkEvaluator(net, the_game.num_players),
+        config,
+        name=f"mcts{sims}:{Path(path).with_suffix('').name}",
+        seed=seed,
+    )

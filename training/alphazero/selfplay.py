@@ -31,9 +31,10 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -59,11 +60,17 @@ from training.workers import PipeWorker, set_threads, thread_counts
 def search_config(config: Any, evaluation: bool = False, simulations: int | None = None) -> SearchConfig:
     """The search of ``config`` (``evaluation``: without root noise, as a player)."""
     return SearchConfig(
-        kind=config.search, simulations=simulations or config.simulations, max_considered=config.max_considered,
-        gumbel_scale=0.0 if evaluation else 1.0, c_visit=config.c_visit, c_scale=config.c_scale,
+        kind=config.search,
+        simulations=simulations or config.simulations,
+        max_considered=config.max_considered,
+        gumbel_scale=0.0 if evaluation else 1.0,
+        c_visit=config.c_visit,
+        c_scale=config.c_scale,
         q_normalisation=config.q_normalisation,
-        c_puct=config.c_puct, dirichlet_alpha=config.dirichlet_alpha,
-        dirichlet_fraction=0.0 if evaluation else config.dirichlet_fraction)
+        c_puct=config.c_puct,
+        dirichlet_alpha=config.dirichlet_alpha,
+        dirichlet_fraction=0.0 if evaluation else config.dirichlet_fraction,
+    )
 
 
 def value_outputs(game: Game) -> int:
@@ -84,7 +91,7 @@ class TrainingBatch:
     valid: torch.Tensor
     values: torch.Tensor
 
-    def to(self, device: torch.device) -> "TrainingBatch":
+    def to(self, device: torch.device) -> TrainingBatch:
         return TrainingBatch(*(t.to(device) for t in (self.obs, self.actions, self.probs, self.valid, self.values)))
 
 
@@ -134,8 +141,7 @@ class ReplayBuffer:
         self.symmetric = grown(self.symmetric, (rows,))
         assert len(self.obs) >= old
 
-    def add(self, obs: np.ndarray, actions: np.ndarray, probs: np.ndarray, value: np.ndarray,
-            symmetric: bool) -> None:
+    def add(self, obs: np.ndarray, actions: np.ndarray, probs: np.ndarray, value: np.ndarray, symmetric: bool) -> None:
         """Store one position (overwriting the oldest once full)."""
         if self.next >= len(self.obs) or len(actions) > self.actions.shape[1]:
             self._grow(max(2 * len(self.obs), 1024) if self.next >= len(self.obs) else len(self.obs), len(actions))
@@ -178,8 +184,11 @@ class ReplayBuffer:
                 actions[rows] = np.where(valid[rows], sym.actions[actions[rows]], 0)
         return TrainingBatch(
             obs=torch.from_numpy(obs.reshape((len(index),) + self.obs_shape)),
-            actions=torch.from_numpy(actions), probs=torch.from_numpy(self.probs[index, :width].copy()),
-            valid=torch.from_numpy(valid), values=torch.from_numpy(self.values[index].copy()))
+            actions=torch.from_numpy(actions),
+            probs=torch.from_numpy(self.probs[index, :width].copy()),
+            valid=torch.from_numpy(valid),
+            values=torch.from_numpy(self.values[index].copy()),
+        )
 
     def sample(self, batch_size: int, rng: np.random.Generator, augment: bool) -> TrainingBatch:
         """A uniformly drawn minibatch."""
@@ -187,11 +196,18 @@ class ReplayBuffer:
 
     def state_dict(self) -> dict[str, Any]:
         n = len(self.obs)
-        return {"obs": torch.from_numpy(self.obs[:n].copy()), "actions": torch.from_numpy(self.actions[:n].copy()),
-                "probs": torch.from_numpy(self.probs[:n].copy()), "counts": torch.from_numpy(self.counts[:n].copy()),
-                "values": torch.from_numpy(self.values[:n].copy()),
-                "symmetric": torch.from_numpy(self.symmetric[:n].copy()), "size": self.size, "next": self.next,
-                "added": self.added, "symmetry_source": json.dumps(self.symmetry_source)}
+        return {
+            "obs": torch.from_numpy(self.obs[:n].copy()),
+            "actions": torch.from_numpy(self.actions[:n].copy()),
+            "probs": torch.from_numpy(self.probs[:n].copy()),
+            "counts": torch.from_numpy(self.counts[:n].copy()),
+            "values": torch.from_numpy(self.values[:n].copy()),
+            "symmetric": torch.from_numpy(self.symmetric[:n].copy()),
+            "size": self.size,
+            "next": self.next,
+            "added": self.added,
+            "symmetry_source": json.dumps(self.symmetry_source),
+        }
 
     def load_state_dict(self, state: dict[str, Any], game: Game) -> None:
         self.obs = state["obs"].numpy().copy()
@@ -257,7 +273,8 @@ class SelfPlay:
         self.states = [game.initial_state(rng) for rng in self.rngs]
         self.plies = [0] * count
         self.pending: list[list[tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, np.ndarray]]] = [
-            [] for _ in range(count)]
+            [] for _ in range(count)
+        ]
         """Per game: its searched positions so far (observation, actions, policy, player, symmetric, value)."""
         self.finished: list[Sample] = []
         self.symmetry_source: dict[str, Any] | None = None
@@ -269,8 +286,11 @@ class SelfPlay:
 
     def _over(self, g: int) -> bool:
         state = self.states[g]
-        return (self.game.current_player(state) == TERMINAL or self.game.is_truncated(state)
-                or self.plies[g] >= self.game.max_game_length)
+        return (
+            self.game.current_player(state) == TERMINAL
+            or self.game.is_truncated(state)
+            or self.plies[g] >= self.game.max_game_length
+        )
 
     def _advance(self, g: int) -> None:
         """Play game ``g``'s forced moves; finish and restart it when it is over, until a real decision."""
@@ -294,7 +314,7 @@ class SelfPlay:
             target = to_relative(returns, player)
             if mix:
                 target = (1.0 - mix) * target + mix * to_relative(value, player)
-            self.finished.append((obs, actions, policy, target[:self.outputs].astype(np.float32), symmetric))
+            self.finished.append((obs, actions, policy, target[: self.outputs].astype(np.float32), symmetric))
         self.pending[g] = []
         self.episodes += 1
         self.lengths.append(self.plies[g])
@@ -313,10 +333,14 @@ class SelfPlay:
         if self.expert is not None:
             return self._expert_step()
         temperature = [1.0 if cfg.search == "puct" and p < cfg.temperature_plies else 0.0 for p in self.plies]
-        full = ([True] * len(self.states) if cfg.full_search_fraction >= 1.0
-                else list(self.coin.random(len(self.states)) < cfg.full_search_fraction))
-        results = self.search.search(self.states, temperature,
-                                     [cfg.simulations if f else cfg.fast_simulations for f in full])
+        full = (
+            [True] * len(self.states)
+            if cfg.full_search_fraction >= 1.0
+            else list(self.coin.random(len(self.states)) < cfg.full_search_fraction)
+        )
+        results = self.search.search(
+            self.states, temperature, [cfg.simulations if f else cfg.fast_simulations for f in full]
+        )
         start = time.perf_counter()
         observations = self.search.last_observations
         kept = 0
@@ -327,8 +351,16 @@ class SelfPlay:
                 symmetric = bool(self.game.symmetries(state))
                 if symmetric and self.symmetry_source is None:
                     self.symmetry_source = self.game.state_to_json(state)
-                self.pending[g].append((observations[g].astype(np.float16), result.actions.astype(np.int32),
-                                        result.policy.astype(np.float32), player, symmetric, result.value))
+                self.pending[g].append(
+                    (
+                        observations[g].astype(np.float16),
+                        result.actions.astype(np.int32),
+                        result.policy.astype(np.float32),
+                        player,
+                        symmetric,
+                        result.value,
+                    )
+                )
                 kept += 1
             self.game.apply(state, result.action, self.rngs[g])
             self.plies[g] += 1
@@ -350,9 +382,16 @@ class SelfPlay:
             symmetric = bool(game.symmetries(state))
             if symmetric and self.symmetry_source is None:
                 self.symmetry_source = game.state_to_json(state)
-            self.pending[g].append((np.asarray(decision.observation, dtype=np.float16), legal,
-                                    (legal == action).astype(np.float32), decision.seat, symmetric,
-                                    np.zeros(game.num_players)))
+            self.pending[g].append(
+                (
+                    np.asarray(decision.observation, dtype=np.float16),
+                    legal,
+                    (legal == action).astype(np.float32),
+                    decision.seat,
+                    symmetric,
+                    np.zeros(game.num_players),
+                )
+            )
             kept += 1
             game.apply(state, action, self.rngs[g])
             self.plies[g] += 1
@@ -367,34 +406,70 @@ class SelfPlay:
         positions = sum(self.step() for _ in range(moves))
         samples, self.finished = self.finished, []
         stats = self.search.stats
-        return {"samples": samples, "positions": positions, "seconds": time.perf_counter() - start,
-                "select_s": stats.select, "engine_s": stats.engine, "forward_s": stats.evaluate,
-                "backup_s": stats.backup, "record_s": self.record_seconds,
-                "leaves_per_forward": stats.leaves / max(stats.batches, 1), "episodes": self.episodes,
-                "lengths": list(self.lengths), "first_seat_wins": list(self.first_seat_wins),
-                "symmetry_source": self.symmetry_source}
+        return {
+            "samples": samples,
+            "positions": positions,
+            "seconds": time.perf_counter() - start,
+            "select_s": stats.select,
+            "engine_s": stats.engine,
+            "forward_s": stats.evaluate,
+            "backup_s": stats.backup,
+            "record_s": self.record_seconds,
+            "leaves_per_forward": stats.leaves / max(stats.batches, 1),
+            "episodes": self.episodes,
+            "lengths": list(self.lengths),
+            "first_seat_wins": list(self.first_seat_wins),
+            "symmetry_source": self.symmetry_source,
+        }
 
     def state_dict(self) -> dict[str, Any]:
         game = self.game
-        pending = [[{"obs": torch.from_numpy(o.copy()), "actions": torch.from_numpy(a.copy()),
-                     "policy": torch.from_numpy(p.copy()), "player": pl, "symmetric": sy,
-                     "value": torch.from_numpy(np.asarray(v, dtype=np.float64))}
-                    for o, a, p, pl, sy, v in items] for items in self.pending]
-        return {"states": json.dumps([game.state_to_json(s) for s in self.states]), "plies": list(self.plies),
-                "pending": pending, "rngs": json.dumps([r.bit_generator.state for r in self.rngs], default=int),
-                "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
-                "coin": json.dumps(self.coin.bit_generator.state, default=int), "episodes": self.episodes,
-                "lengths": list(self.lengths), "first_seat_wins": list(self.first_seat_wins),
-                "symmetry_source": json.dumps(self.symmetry_source),
-                "expert_rng": json.dumps(self.expert.rng.bit_generator.state if self.expert else None, default=int)}
+        pending = [
+            [
+                {
+                    "obs": torch.from_numpy(o.copy()),
+                    "actions": torch.from_numpy(a.copy()),
+                    "policy": torch.from_numpy(p.copy()),
+                    "player": pl,
+                    "symmetric": sy,
+                    "value": torch.from_numpy(np.asarray(v, dtype=np.float64)),
+                }
+                for o, a, p, pl, sy, v in items
+            ]
+            for items in self.pending
+        ]
+        return {
+            "states": json.dumps([game.state_to_json(s) for s in self.states]),
+            "plies": list(self.plies),
+            "pending": pending,
+            "rngs": json.dumps([r.bit_generator.state for r in self.rngs], default=int),
+            "search_rng": json.dumps(self.search.rng.bit_generator.state, default=int),
+            "coin": json.dumps(self.coin.bit_generator.state, default=int),
+            "episodes": self.episodes,
+            "lengths": list(self.lengths),
+            "first_seat_wins": list(self.first_seat_wins),
+            "symmetry_source": json.dumps(self.symmetry_source),
+            "expert_rng": json.dumps(self.expert.rng.bit_generator.state if self.expert else None, default=int),
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         game = self.game
         self.states = [game.state_from_json(s) for s in json.loads(state["states"])]
         self.plies = [int(p) for p in state["plies"]]
-        self.pending = [[(d["obs"].numpy().copy(), d["actions"].numpy().copy(), d["policy"].numpy().copy(),
-                          int(d["player"]), bool(d["symmetric"]), d["value"].numpy().copy()) for d in items]
-                        for items in state["pending"]]
+        self.pending = [
+            [
+                (
+                    d["obs"].numpy().copy(),
+                    d["actions"].numpy().copy(),
+                    d["policy"].numpy().copy(),
+                    int(d["player"]),
+                    bool(d["symmetric"]),
+                    d["value"].numpy().copy(),
+                )
+                for d in items
+            ]
+            for items in state["pending"]
+        ]
         for rng, s in zip(self.rngs, json.loads(state["rngs"])):
             rng.bit_generator.state = s
         self.search.rng.bit_generator.state = json.loads(state["search_rng"])
@@ -493,8 +568,13 @@ def alphazero_loss(net: nn.Module, batch: TrainingBatch, vf_coef: float = 1.0) -
         entropy = -(p * logp).masked_fill(~batch.valid, 0.0).sum(1).mean()
         plogp = torch.where(probs > 0, probs * torch.log(probs.clamp_min(1e-12)), torch.zeros_like(probs))
         target_entropy = -plogp.sum(1).mean()
-    stats = {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(), "entropy": entropy.item(),
-             "target_entropy": target_entropy.item(), "kl": policy_loss.item() - target_entropy.item()}
+    stats = {
+        "policy_loss": policy_loss.item(),
+        "value_loss": value_loss.item(),
+        "entropy": entropy.item(),
+        "target_entropy": target_entropy.item(),
+        "kl": policy_loss.item() - target_entropy.item(),
+    }
     return loss, stats
 
 
@@ -509,10 +589,32 @@ def train_step(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Training
 
 
 # ----- 5. the loop ------------------------------------------------------------------------------------------------
-AZ_COLUMNS = ["update", "global_step", "time_s", "samples_per_s", "learning_rate", "gradient_steps", "policy_loss",
-              "value_loss", "entropy", "target_entropy", "kl", "grad_norm", "episode_length", "episodes",
-              "first_seat_win_rate", "buffer_size", "search_s", "engine_s", "forward_s", "backup_s", "select_s",
-              "update_s", "eval_s", "leaves_per_forward"]
+AZ_COLUMNS = [
+    "update",
+    "global_step",
+    "time_s",
+    "samples_per_s",
+    "learning_rate",
+    "gradient_steps",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "target_entropy",
+    "kl",
+    "grad_norm",
+    "episode_length",
+    "episodes",
+    "first_seat_win_rate",
+    "buffer_size",
+    "search_s",
+    "engine_s",
+    "forward_s",
+    "backup_s",
+    "select_s",
+    "update_s",
+    "eval_s",
+    "leaves_per_forward",
+]
 """``log.csv``'s columns before the evaluation's: ``update`` counts iterations, ``global_step`` searched
 self-play positions, ``samples_per_s`` positions per second of the iteration; ``*_s`` are the iteration's
 seconds in self-play search (of which engine: cloning, applying, observations, legal actions; forward: the
@@ -534,8 +636,11 @@ def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
     check_searchable(game)
     spec = network_spec(config, game, value_outputs=value_outputs(game))
     net = build_network(spec, game)
-    last = [m for m in net.value.modules() if isinstance(m, nn.Linear)][-1] if isinstance(net.value, nn.Sequential) \
+    last = (
+        [m for m in net.value.modules() if isinstance(m, nn.Linear)][-1]
+        if isinstance(net.value, nn.Sequential)
         else net.value
+    )
     with torch.no_grad():
         last.weight.zero_()
         last.bias.zero_()
@@ -549,8 +654,9 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     ``resume`` (a run directory or its ``resume.pt``) the run continues exactly where it was saved: weights,
     optimiser, generators, the games in progress with their searched positions, and the replay buffer.
     """
-    from training.checkpoint import init_weights_from, load_resume, save_resume
     from training.charts import plot_curves
+    from training.checkpoint import init_weights_from, load_resume, save_resume
+    from training.networks import num_parameters
     from training.run.pieces import (
         RunLog,
         evaluate,
@@ -562,7 +668,6 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
         save_policy,
         seed_everything,
     )
-    from training.networks import num_parameters
 
     set_threads(thread_counts(config.torch_threads)[1])
     device = resolve_device(config.device)
@@ -572,11 +677,15 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     if config.init_from and resume is None:
         init_weights_from(net, spec, config.init_from, config.game, config.env_options)
     net.to(device).eval()
-    optimizer = torch.optim.AdamW(net.parameters(), lr=config.learning_rate, eps=config.adam_eps,
-                                  weight_decay=config.weight_decay)
+    optimizer = torch.optim.AdamW(
+        net.parameters(), lr=config.learning_rate, eps=config.adam_eps, weight_decay=config.weight_decay
+    )
     sample_rng = np.random.default_rng([config.seed, 13])
-    actor: Any = (RemoteActor(config, config.seed) if config.num_workers > 0
-                  else LocalActor(game, config, net, device, config.seed))
+    actor: Any = (
+        RemoteActor(config, config.seed)
+        if config.num_workers > 0
+        else LocalActor(game, config, net, device, config.seed)
+    )
     buffer = ReplayBuffer(config.replay_size, game.observation_shape, value_outputs(game))
     global_step, update, gradient_steps, elapsed, owed = 0, 0, 0, 0.0, 0.0
     evaluation: dict[str, Any] = {}
@@ -593,9 +702,15 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
         gradient_steps, elapsed, owed = int(saved["gradient_steps"]), float(saved["elapsed"]), float(saved["owed"])
         evaluation = json.loads(saved["evaluation"])
 
-    log = RunLog(run_dir, AZ_COLUMNS + evaluation_columns(evaluation_kinds(config)), resumed=resume is not None,
-                 texts={"config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
-                        "network": f"{spec} ({num_parameters(net)} parameters)"})
+    log = RunLog(
+        run_dir,
+        AZ_COLUMNS + evaluation_columns(evaluation_kinds(config)),
+        resumed=resume is not None,
+        texts={
+            "config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
+            "network": f"{spec} ({num_parameters(net)} parameters)",
+        },
+    )
     bar = progress_bar(config, global_step)
     budget = 60.0 * config.time_budget_min
     policy_path = run_dir / "policy.pt"
@@ -620,8 +735,12 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             train_start = time.perf_counter()
             net.train()
             for _ in range(steps):
-                stats = train_step(net, optimizer, buffer.sample(config.train_batch_size, sample_rng,
-                                                                 config.augment).to(device), config)
+                stats = train_step(
+                    net,
+                    optimizer,
+                    buffer.sample(config.train_batch_size, sample_rng, config.augment).to(device),
+                    config,
+                )
                 for k, v in stats.items():
                     sums[k] = sums.get(k, 0.0) + v
             net.eval()
@@ -640,26 +759,44 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             final = global_step >= config.total_steps or bool(budget and elapsed + (work_end - start) >= budget)
             evaluated = evaluation_due(config, update, final=final)
             if evaluated:
-                evaluation = {"global_step": global_step, "update": update,
-                              "vs": evaluate(net, config, seed=config.seed * 100_003 + update)}
+                evaluation = {
+                    "global_step": global_step,
+                    "update": update,
+                    "vs": evaluate(net, config, seed=config.seed * 100_003 + update),
+                }
             end = time.perf_counter()
             elapsed += work_end - start  # as PPO's time_s: self-play and updates, evaluations not counted
             samples_per_s = positions / max(work_end - start, 1e-9)
             lengths, wins = played["lengths"], played["first_seat_wins"]
             row: dict[str, Any] = {
-                "update": update, "global_step": global_step, "time_s": round(elapsed, 2),
-                "samples_per_s": round(samples_per_s, 1), "learning_rate": lr, "gradient_steps": gradient_steps,
+                "update": update,
+                "global_step": global_step,
+                "time_s": round(elapsed, 2),
+                "samples_per_s": round(samples_per_s, 1),
+                "learning_rate": lr,
+                "gradient_steps": gradient_steps,
                 **({k: v / steps for k, v in sums.items()} if steps else {}),
-                "episode_length": float(np.mean(lengths)) if lengths else "", "episodes": played["episodes"],
-                "first_seat_win_rate": float(np.mean(wins)) if wins else "", "buffer_size": len(buffer),
-                "search_s": round(played["seconds"], 3), "engine_s": round(played["engine_s"], 3),
-                "forward_s": round(played["forward_s"], 3), "backup_s": round(played["backup_s"], 3),
-                "select_s": round(played["select_s"], 3), "update_s": round(update_seconds, 3),
-                "eval_s": round(end - work_end, 3), "leaves_per_forward": round(played["leaves_per_forward"], 1),
+                "episode_length": float(np.mean(lengths)) if lengths else "",
+                "episodes": played["episodes"],
+                "first_seat_win_rate": float(np.mean(wins)) if wins else "",
+                "buffer_size": len(buffer),
+                "search_s": round(played["seconds"], 3),
+                "engine_s": round(played["engine_s"], 3),
+                "forward_s": round(played["forward_s"], 3),
+                "backup_s": round(played["backup_s"], 3),
+                "select_s": round(played["select_s"], 3),
+                "update_s": round(update_seconds, 3),
+                "eval_s": round(end - work_end, 3),
+                "leaves_per_forward": round(played["leaves_per_forward"], 1),
             }
             scalars = {f"losses/{k}": v / steps for k, v in sums.items()} if steps else {}
-            scalars.update({"charts/learning_rate": lr, "charts/samples_per_s": samples_per_s,
-                            "charts/buffer_size": float(len(buffer))})
+            scalars.update(
+                {
+                    "charts/learning_rate": lr,
+                    "charts/samples_per_s": samples_per_s,
+                    "charts/buffer_size": float(len(buffer)),
+                }
+            )
             for name in ("search_s", "engine_s", "forward_s", "backup_s", "select_s", "update_s"):
                 scalars[f"time/{name}"] = float(row[name])
             if evaluated:
@@ -679,18 +816,31 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
             if evaluated:
                 save_policy(run_dir, net, spec, game, config, global_step, update, evaluation)
                 actor.send("state")
-                save_resume(run_dir / "resume.pt", {
-                    "config": config.to_dict(), "model": net.state_dict(), "optimizer": optimizer.state_dict(),
-                    "torch_rng": torch.get_rng_state(),
-                    "sample_rng": json.dumps(sample_rng.bit_generator.state, default=int),
-                    "selfplay": actor.recv(), "buffer": buffer.state_dict(),
-                    "global_step": global_step, "update": update, "gradient_steps": gradient_steps,
-                    "elapsed": elapsed, "owed": owed, "evaluation": json.dumps(evaluation),
-                })
-                plot_curves(log.csv_path, run_dir / "curve.png",
-                            title=f"{run_dir.name}: search-guided self-play ({config.search}, {config.simulations} "
-                                  f"simulations) on {config.game}, seed {config.seed}",
-                            x_label="self-play positions searched")
+                save_resume(
+                    run_dir / "resume.pt",
+                    {
+                        "config": config.to_dict(),
+                        "model": net.state_dict(),
+                        "optimizer": optimizer.state_dict(),
+                        "torch_rng": torch.get_rng_state(),
+                        "sample_rng": json.dumps(sample_rng.bit_generator.state, default=int),
+                        "selfplay": actor.recv(),
+                        "buffer": buffer.state_dict(),
+                        "global_step": global_step,
+                        "update": update,
+                        "gradient_steps": gradient_steps,
+                        "elapsed": elapsed,
+                        "owed": owed,
+                        "evaluation": json.dumps(evaluation),
+                    },
+                )
+                plot_curves(
+                    log.csv_path,
+                    run_dir / "curve.png",
+                    title=f"{run_dir.name}: search-guided self-play ({config.search}, {config.simulations} "
+                    f"simulations) on {config.game}, seed {config.seed}",
+                    x_label="self-play positions searched",
+                )
     finally:
         bar.close()
         log.close()

@@ -42,14 +42,16 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
             raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec mcts:PATH or mcts:PATH:N)")
         from training.alphazero.search import load_search_policy
 
-        return load_search_policy(checkpoint, game=game, options=options, seed=seed,
-                                  simulations=int(count) if count else None)
+        return load_search_policy(
+            checkpoint, game=game, options=options, seed=seed, simulations=int(count) if count else None
+        )
     if name == "guided":
         from training.alphazero.guided import load_guided_policy, parse_guided_spec
 
         if not Path(parse_guided_spec(arg)[0]).exists():
-            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or "
-                                     "guided:PATH:K:N)")
+            raise UnknownPolicyError(
+                f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or guided:PATH:K:N)"
+            )
         return load_guided_policy(arg, game, options, seed)
     symmetric = name == "sym"
     if not symmetric:
@@ -65,4 +67,5 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
 
         return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric)
     raise UnknownPolicyError(
-        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))} or a checkpoint path")
+        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))} or a checkpoint path"
+    )

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -53,8 +54,11 @@ def parse_records(data: Any, source: str = "the data") -> list[dict[str, Any]]:
     """The records of a parsed record file (one record or a list); :class:`RecordError` if it is not one."""
     if isinstance(data, dict):
         data = [data]
-    if not isinstance(data, list) or not data or not all(isinstance(d, dict) and d.get("format") == RECORD_FORMAT
-                                                         for d in data):
+    if (
+        not isinstance(data, list)
+        or not data
+        or not all(isinstance(d, dict) and d.get("format") == RECORD_FORMAT for d in data)
+    ):
         raise RecordError(f"{source} is not a Barnyard game record file")
     return data
 
@@ -95,8 +99,9 @@ def write_gif(record: dict[str, Any], path: str | Path, frame_ms: int = 400) -> 
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m training replay FILE [--index I] [--gif OUT]``."""
-    parser = argparse.ArgumentParser(prog="python -m training replay", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training replay", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("file")
     parser.add_argument("--index", type=int, default=0, help="which game of the file (default: the first)")
     parser.add_argument("--gif", help="write an animation here instead of printing the moves")

@@ -23,10 +23,11 @@ import json
 import math
 import multiprocessing as mp
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -60,8 +61,9 @@ class GameRecord:
     decisions: dict[str, int] = field(default_factory=dict)
 
 
-def play_game(game: str, options: dict[str, Any], seats: Sequence[str], seed: int,
-              policies: Sequence[Policy] | None = None) -> GameRecord:
+def play_game(
+    game: str, options: dict[str, Any], seats: Sequence[str], seed: int, policies: Sequence[Policy] | None = None
+) -> GameRecord:
     """Play one game with the given policy specs (or ready policies) at the seats; the engine keeps the rules.
 
     Raises :class:`PolicyError` naming the policy if one returns an illegal action or crashes.
@@ -91,11 +93,13 @@ def play_game(game: str, options: dict[str, Any], seats: Sequence[str], seed: in
             raise PolicyError(f"policy {seats[seat]!r} (seat {seat}) crashed: {err!r}") from err
         think[seats[seat]] += time.perf_counter() - start
         count[seats[seat]] += 1
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < engine.num_actions
-                and decision.action_mask[action]):
+        if not (
+            isinstance(action, (int, np.integer)) and 0 <= action < engine.num_actions and decision.action_mask[action]
+        ):
             raise PolicyError(
                 f"policy {seats[seat]!r} (seat {seat}) returned illegal action {action!r} in {game} "
-                f"(seed {seed}, ply {plies})")
+                f"(seed {seed}, ply {plies})"
+            )
         engine.apply(state, int(action), rng)
         record.actions.append(int(action))
         plies += 1
@@ -130,8 +134,7 @@ def ordered_pairs(num_policies: int, num_players: int, versus: bool = False) -> 
     return pairs
 
 
-def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int,
-             versus: bool = False) -> list[Task]:
+def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int, versus: bool = False) -> list[Task]:
     """Every (hero, field) pair, ``games_per_pair`` games, the hero's seat rotated evenly over the seats.
 
     In two-player games the pair (A, B) with A at seat 1 is the same as (B, A) with B at seat 0, so every
@@ -157,8 +160,9 @@ def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, 
 
 
 # ----- statistics ---------------------------------------------------------------------------------------------------
-def fit_bradley_terry(num_players: int, comparisons: Sequence[tuple[int, int, float]],
-                      prior_games: float = 1.0, iterations: int = 200) -> tuple[np.ndarray, np.ndarray]:
+def fit_bradley_terry(
+    num_players: int, comparisons: Sequence[tuple[int, int, float]], prior_games: float = 1.0, iterations: int = 200
+) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry strengths from (i, j, score of i in [0, 1]) comparisons; returns (Elo, standard error).
 
     Fitted by Newton's method on the log-likelihood with a weak prior (``prior_games`` virtual draws against a
@@ -231,11 +235,13 @@ class TournamentResult:
         return data
 
     @classmethod
-    def from_json(cls, data: Any) -> "TournamentResult":
+    def from_json(cls, data: Any) -> TournamentResult:
         """Inverse of :meth:`to_json` (a saved ``<game>_tournament.json``); ``ValueError`` if it is not one."""
         try:
-            fields = {k: data[k] for k in ("game", "options", "policies", "games_per_pair", "seed", "elo", "elo_se",
-                                           "seconds_per_move")}
+            fields = {
+                k: data[k]
+                for k in ("game", "options", "policies", "games_per_pair", "seed", "elo", "elo_se", "seconds_per_move")
+            }
             pairs = [PairResult(**{**p, "interval": tuple(p["interval"])}) for p in data["pairs"]]
             result = cls(pairs=pairs, **fields)
             names = set(result.policies)
@@ -259,20 +265,32 @@ class TournamentResult:
 
     def markdown(self) -> str:
         """The pair table and the ratings as markdown."""
-        lines = [f"### {self.game} {self.options or ''}: {self.games_per_pair} games per pair, seed {self.seed}", "",
-                 "| A | B | games | A wins | draws | A losses | A win share | 95% interval | parity | margin |",
-                 "|---|---|---|---|---|---|---|---|---|---|"]
+        lines = [
+            f"### {self.game} {self.options or ''}: {self.games_per_pair} games per pair, seed {self.seed}",
+            "",
+            "| A | B | games | A wins | draws | A losses | A win share | 95% interval | parity | margin |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
         for p in self.pairs:
-            lines.append(f"| {p.a} | {p.b} | {p.games} | {p.wins} | {p.draws} | {p.losses} | {p.win_share:.3f} | "
-                         f"[{p.interval[0]:.3f}, {p.interval[1]:.3f}] | {p.parity:.3f} | {p.mean_margin:+.3f} |")
+            lines.append(
+                f"| {p.a} | {p.b} | {p.games} | {p.wins} | {p.draws} | {p.losses} | {p.win_share:.3f} | "
+                f"[{p.interval[0]:.3f}, {p.interval[1]:.3f}] | {p.parity:.3f} | {p.mean_margin:+.3f} |"
+            )
         lines += ["", "| policy | Elo (BT) | +- 1.96 se | s / move |", "|---|---|---|---|"]
         for name, r, s in sorted(zip(self.policies, self.elo, self.elo_se), key=lambda t: -t[1]):
             lines.append(f"| {name} | {r:+.0f} | {1.96 * s:.0f} | {self.seconds_per_move.get(name, 0.0):.4f} |")
         return "\n".join(lines)
 
 
-def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pair: int, seed: int,
-              results: list[tuple[Task, GameRecord]], versus: bool = False) -> TournamentResult:
+def summarise(
+    game: str,
+    options: dict[str, Any],
+    specs: list[str],
+    games_per_pair: int,
+    seed: int,
+    results: list[tuple[Task, GameRecord]],
+    versus: bool = False,
+) -> TournamentResult:
     """Turn finished games into pair statistics and ratings."""
     results = sorted(results, key=lambda t: t[0].index)
     n_players = envs.module(game).raw_env(**options).game.num_players
@@ -307,21 +325,49 @@ def summarise(game: str, options: dict[str, Any], specs: list[str], games_per_pa
                 s = 1.0 if r[hero] > r[i] else 0.0 if r[hero] < r[i] else 0.5
                 comparisons.append((a, b, s))
         count = wins + draws + losses
-        pairs.append(PairResult(specs[a], specs[b], count, wins, draws, losses, share / max(count, 1),
-                                wilson_interval(share, count), 1.0 / n_players,
-                                float(np.mean(margins)) if margins else 0.0))
+        pairs.append(
+            PairResult(
+                specs[a],
+                specs[b],
+                count,
+                wins,
+                draws,
+                losses,
+                share / max(count, 1),
+                wilson_interval(share, count),
+                1.0 / n_players,
+                float(np.mean(margins)) if margins else 0.0,
+            )
+        )
     for _, rec in results:
         for name, sec in rec.think_seconds.items():
             think[name] += sec
             moves[name] += rec.decisions.get(name, 0)
     elo, se = fit_bradley_terry(len(specs), comparisons) if len(specs) > 1 else (np.zeros(1), np.zeros(1))
-    return TournamentResult(game, dict(options), list(specs), games_per_pair, seed, pairs,
-                            [float(x) for x in elo], [float(x) for x in se],
-                            {s: think[s] / max(moves[s], 1) for s in specs}, [rec for _, rec in results])
+    return TournamentResult(
+        game,
+        dict(options),
+        list(specs),
+        games_per_pair,
+        seed,
+        pairs,
+        [float(x) for x in elo],
+        [float(x) for x in se],
+        {s: think[s] / max(moves[s], 1) for s in specs},
+        [rec for _, rec in results],
+    )
 
 
-def run_tournament(game: str, options: dict[str, Any] | None, specs: Sequence[str], games: int = 100,
-                   seed: int = 0, workers: int = 1, progress: bool = True, versus: bool = False) -> TournamentResult:
+def run_tournament(
+    game: str,
+    options: dict[str, Any] | None,
+    specs: Sequence[str],
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = True,
+    versus: bool = False,
+) -> TournamentResult:
     """Play every pair of ``specs`` for ``games`` games each (seats rotated), over ``workers`` processes.
 
     ``versus``: only ``specs[0]`` against each of the others (no baseline-against-baseline games); the games
@@ -381,8 +427,9 @@ def win_matrix_png(result: TournamentResult, path: str | Path) -> Path:
         if parity == 0.5:  # two players: B's share is the rest
             share[j, i], low[j, i], high[j, i] = 1.0 - p.win_share, 1.0 - p.interval[1], 1.0 - p.interval[0]
     options = ", ".join(f"{key}={value}" for key, value in result.options.items())
-    title = (f"{result.game}{f' ({options})' if options else ''}: {result.games_per_pair} games per pair, "
-             f"seed {result.seed}")
+    title = (
+        f"{result.game}{f' ({options})' if options else ''}: {result.games_per_pair} games per pair, seed {result.seed}"
+    )
     return plot_win_matrix(names, share, low, high, parity, title, path)
 
 
@@ -409,35 +456,50 @@ def main(argv: list[str] | None = None) -> None:
 
     from envs.benchmark import parse_options
 
-    parser = argparse.ArgumentParser(prog="python -m training evaluate", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
-    parser.add_argument("--policies", nargs="+", required=True,
-                        help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths "
-                             "(the network alone; sym:PATH: averaged over the game's symmetries; mcts:PATH:N: "
-                             "the network-guided search with N simulations; guided:PATH:K:N: the compiled search "
-                             "baseline over the network's K most likely moves, N simulations)")
+    parser.add_argument(
+        "--policies",
+        nargs="+",
+        required=True,
+        help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths "
+        "(the network alone; sym:PATH: averaged over the game's symmetries; mcts:PATH:N: "
+        "the network-guided search with N simulations; guided:PATH:K:N: the compiled search "
+        "baseline over the network's K most likely moves, N simulations)",
+    )
     parser.add_argument("--games", type=int, default=100, help="games per pair of policies")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--out", default="runs/evaluate", help="folder for the JSON and PNG reports")
     parser.add_argument("--save-games", metavar="FILE", help="also save every game as a JSON record (replayable)")
-    parser.add_argument("--versus", action="store_true",
-                        help="play only the first policy against each of the others (same games as the full "
-                             "tournament for those pairs, none between the others)")
+    parser.add_argument(
+        "--versus",
+        action="store_true",
+        help="play only the first policy against each of the others (same games as the full "
+        "tournament for those pairs, none between the others)",
+    )
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
     try:
-        result = run_tournament(args.game, parse_options(args.env_option), args.policies, args.games, args.seed,
-                                args.workers, versus=args.versus)
+        result = run_tournament(
+            args.game,
+            parse_options(args.env_option),
+            args.policies,
+            args.games,
+            args.seed,
+            args.workers,
+            versus=args.versus,
+        )
     except (UnknownPolicyError, PolicyError, ValueError) as err:
         raise SystemExit(f"error: {err}") from None
     print(result.markdown())
     json_path, png_path = save_result(result, args.out)
     if png_path is None:
-        print(f"\nsaved {json_path}; no chart: matplotlib is missing (pip install -e \".[train]\" draws it)")
+        print(f'\nsaved {json_path}; no chart: matplotlib is missing (pip install -e ".[train]" draws it)')
     else:
         print(f"\nsaved {json_path} and {png_path}")
     if args.save_games:

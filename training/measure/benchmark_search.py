@@ -23,14 +23,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from training.alphazero.search import NetworkEvaluator
 from training.alphazero.selfplay import ReplayBuffer, SelfPlay, build, train_step, value_outputs
 from training.config import make_config
 from training.workers import set_threads, thread_counts
-from training.alphazero.search import NetworkEvaluator
 
 
-def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = None,
-            profile: bool = False) -> dict[str, float]:
+def measure(
+    config: Any, moves: int, train_steps: int, checkpoint: str | None = None, profile: bool = False
+) -> dict[str, float]:
     """One measurement: self-play seconds by part, positions per second, seconds per gradient step."""
     set_threads(thread_counts(config.torch_threads)[1])
     torch.manual_seed(config.seed)
@@ -50,10 +51,15 @@ def measure(config: Any, moves: int, train_steps: int, checkpoint: str | None = 
     if profiler:
         profiler.disable()
     seconds = played["seconds"]
-    out = {key: played[key] for key in ("positions", "select_s", "backup_s", "engine_s", "forward_s", "record_s",
-                                        "leaves_per_forward")}
-    out.update(seconds=seconds, positions_per_s=played["positions"] / seconds,
-               other_s=seconds - sum(played[k] for k in ("select_s", "backup_s", "engine_s", "forward_s", "record_s")))
+    out = {
+        key: played[key]
+        for key in ("positions", "select_s", "backup_s", "engine_s", "forward_s", "record_s", "leaves_per_forward")
+    }
+    out.update(
+        seconds=seconds,
+        positions_per_s=played["positions"] / seconds,
+        other_s=seconds - sum(played[k] for k in ("select_s", "backup_s", "engine_s", "forward_s", "record_s")),
+    )
     while len(buffer) < config.train_batch_size:
         for sample in selfplay.play(1)["samples"]:
             buffer.add(*sample)
@@ -79,8 +85,11 @@ def main(argv: list[str] | None = None) -> None:
     from envs.benchmark import parse_options
     from training.train_cli import build_parser as train_parser
 
-    parser = argparse.ArgumentParser(prog="python -m training.measure.benchmark_search", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training.measure.benchmark_search",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", required=True)
     parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--moves", type=int, default=4, help="searched moves per game")
@@ -88,8 +97,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint", default=None, help="start from this checkpoint's weights")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--compare", default="", metavar="FIELD=V1,V2",
-                        help="alternate a config field's values, e.g. torch_threads=1,2 or search=gumbel,puct")
+    parser.add_argument(
+        "--compare",
+        default="",
+        metavar="FIELD=V1,V2",
+        help="alternate a config field's values, e.g. torch_threads=1,2 or search=gumbel,puct",
+    )
     args, rest = parser.parse_known_args(argv)
     overrides = {}
     fields = train_parser()
@@ -105,17 +118,26 @@ def main(argv: list[str] | None = None) -> None:
         variants = [{field: kind(v)} for v in values.split(",")]
     for round_ in range(args.repeat):
         for variant in variants:
-            config = make_config(args.game, **{"algo": "alphazero", "env_options": options, "progress": False,
-                                               **overrides, **variant})
+            config = make_config(
+                args.game, **{"algo": "alphazero", "env_options": options, "progress": False, **overrides, **variant}
+            )
             out = measure(config, args.moves, args.train_steps, args.checkpoint, args.profile)
-            parts = " ".join(f"{k}={out[k]:.2f}" for k in ("select_s", "backup_s", "engine_s", "forward_s",
-                                                           "record_s", "other_s"))
-            print(f"[{round_}] {variant or 'default'} search={config.search} sims={config.simulations} "
-                  f"games={config.num_envs} threads={config.torch_threads}: {out['positions']} positions in "
-                  f"{out['seconds']:.2f} s = {out['positions_per_s']:.1f}/s ({parts}; "
-                  f"{out['leaves_per_forward']:.1f} leaves a forward pass)"
-                  + (f"; gradient step {1000 * out['train_step_s']:.0f} ms ({out['train_positions_per_s']:.0f} "
-                     f"positions/s)" if "train_step_s" in out else ""), flush=True)
+            parts = " ".join(
+                f"{k}={out[k]:.2f}" for k in ("select_s", "backup_s", "engine_s", "forward_s", "record_s", "other_s")
+            )
+            print(
+                f"[{round_}] {variant or 'default'} search={config.search} sims={config.simulations} "
+                f"games={config.num_envs} threads={config.torch_threads}: {out['positions']} positions in "
+                f"{out['seconds']:.2f} s = {out['positions_per_s']:.1f}/s ({parts}; "
+                f"{out['leaves_per_forward']:.1f} leaves a forward pass)"
+                + (
+                    f"; gradient step {1000 * out['train_step_s']:.0f} ms ({out['train_positions_per_s']:.0f} "
+                    f"positions/s)"
+                    if "train_step_s" in out
+                    else ""
+                ),
+                flush=True,
+            )
             if "profile" in out:
                 print(out["profile"])
 

@@ -56,8 +56,15 @@ def teacher_move(values: np.ndarray, rng: np.random.Generator) -> int:
     return int(best[rng.integers(best.size)])
 
 
-def generate(seed: int, games: int, rollouts: int, label_fraction: float, random_plies: int,
-             game_offset: int = 0, minutes: float = 0.0) -> dict[str, Any]:
+def generate(
+    seed: int,
+    games: int,
+    rollouts: int,
+    label_fraction: float,
+    random_plies: int,
+    game_offset: int = 0,
+    minutes: float = 0.0,
+) -> dict[str, Any]:
     """Labelled positions of ``games`` games (see the module docstring), fewer if ``minutes`` (> 0) pass first:
     ``obs`` float16 (P, C, H, W), ``values`` float32 (P, A) (NaN where illegal), ``game`` (P,), and the
     teacher's results. The same arguments give the same positions unless the time cap cuts them."""
@@ -100,36 +107,50 @@ def generate(seed: int, games: int, rollouts: int, label_fraction: float, random
         if not game.is_truncated(state):
             results[opponent].append(int(game.returns(state)[teacher_seat] > 0))
         g += 1
-    return {"obs": np.stack(obs), "values": np.stack(values), "game": np.array(index), "results": results,
-            "games": g}
+    return {"obs": np.stack(obs), "values": np.stack(values), "game": np.array(index), "results": results, "games": g}
 
 
 def _generate_worker(args: tuple) -> dict[str, Any]:
     return generate(*args)
 
 
-def collect(workers: int, seed: int, games: int, rollouts: int, label_fraction: float,
-            random_plies: int, minutes: float = 0.0) -> dict[str, Any]:
+def collect(
+    workers: int, seed: int, games: int, rollouts: int, label_fraction: float, random_plies: int, minutes: float = 0.0
+) -> dict[str, Any]:
     """:func:`generate` in ``workers`` processes (seeds ``seed * 100 + w``, ``ceil(games / workers)`` games
     each), merged; games numbered apart."""
     per_worker = -(-games // workers)
-    jobs = [(seed * 100 + w, per_worker, rollouts, label_fraction, random_plies, w * 1_000_000, minutes)
-            for w in range(workers)]
+    jobs = [
+        (seed * 100 + w, per_worker, rollouts, label_fraction, random_plies, w * 1_000_000, minutes)
+        for w in range(workers)
+    ]
     if workers == 1:
         parts = [_generate_worker(jobs[0])]
     else:
         with mp.get_context("spawn").Pool(workers) as pool:
             parts = pool.map(_generate_worker, jobs)
     results = {name: sum((p["results"][name] for p in parts), []) for name, _ in OPPONENTS}
-    return {"obs": np.concatenate([p["obs"] for p in parts]),
-            "values": np.concatenate([p["values"] for p in parts]),
-            "game": np.concatenate([p["game"] for p in parts]),
-            "results": results, "games": sum(p["games"] for p in parts)}
+    return {
+        "obs": np.concatenate([p["obs"] for p in parts]),
+        "values": np.concatenate([p["values"] for p in parts]),
+        "game": np.concatenate([p["game"] for p in parts]),
+        "results": results,
+        "games": sum(p["games"] for p in parts),
+    }
 
 
-def fit(data: dict[str, np.ndarray], epochs: int, seed: int, temperature: float, learning_rate: float,
-        batch: int, channels: int | None, layers: int | None, init_from: str | None = None,
-        torch_threads: int = 2) -> tuple[torch.nn.Module, dict[str, Any], list[dict[str, float]]]:
+def fit(
+    data: dict[str, np.ndarray],
+    epochs: int,
+    seed: int,
+    temperature: float,
+    learning_rate: float,
+    batch: int,
+    channels: int | None,
+    layers: int | None,
+    init_from: str | None = None,
+    torch_threads: int = 2,
+) -> tuple[torch.nn.Module, dict[str, Any], list[dict[str, float]]]:
     """The network fitted to ``data`` (see the module docstring); returns (net, spec, per-epoch log)."""
     import envs
     from training.checkpoint import init_weights_from
@@ -154,7 +175,7 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int, temperature: float,
     values = torch.nan_to_num(values)
     games = data["game"]
     order_games = np.unique(games)
-    held = np.isin(games, order_games[int(round(order_games.size * 0.9)):])
+    held = np.isin(games, order_games[int(round(order_games.size * 0.9)) :])
     train_idx, test_idx = np.flatnonzero(~held), np.flatnonzero(held)
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
     gen = np.random.default_rng(seed)
@@ -177,8 +198,11 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int, temperature: float,
         choice = torch.where(m, logits, torch.full_like(logits, -1e9)).argmax(1)
         chosen = q.gather(1, choice[:, None]).squeeze(1)
         top = torch.where(m, q, torch.full_like(q, -9.0)).argmax(1)
-        stats = {"regret": (best - chosen), "agree": (choice == top).float(),
-                 "q_mse": ((centred_l * temperature - centred_q) ** 2).sum(1) / n.squeeze(1)}
+        stats = {
+            "regret": (best - chosen),
+            "agree": (choice == top).float(),
+            "q_mse": ((centred_l * temperature - centred_q) ** 2).sum(1) / n.squeeze(1),
+        }
         return policy_loss, value_loss, stats
 
     def held_out() -> dict[str, float]:
@@ -186,7 +210,7 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int, temperature: float,
         sums = {"regret": 0.0, "agree": 0.0, "q_mse": 0.0}
         with torch.no_grad():
             for i in range(0, test_idx.size, 1024):
-                _, _, stats = losses(test_idx[i:i + 1024], None)
+                _, _, stats = losses(test_idx[i : i + 1024], None)
                 for k in sums:
                     sums[k] += float(stats[k].sum())
         net.train()
@@ -198,7 +222,7 @@ def fit(data: dict[str, np.ndarray], epochs: int, seed: int, temperature: float,
         order = gen.permutation(train_idx)
         total = 0.0
         for i in range(0, order.size, batch):
-            rows = order[i:i + batch]
+            rows = order[i : i + batch]
             policy_loss, value_loss, _ = losses(rows, gen.integers(len(symmetries), size=rows.size))
             loss = policy_loss + value_loss
             opt.zero_grad()
@@ -244,18 +268,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         with np.load(args.data) as f:
             data = {k: f[k] for k in ("obs", "values", "game")}
     else:
-        data = collect(args.workers, args.seed, args.games, args.rollouts, args.label_fraction,
-                       args.random_plies, args.minutes)
+        data = collect(
+            args.workers, args.seed, args.games, args.rollouts, args.label_fraction, args.random_plies, args.minutes
+        )
         np.savez(out / "positions.npz", obs=data["obs"], values=data["values"], game=data["game"])
-        report["teacher"] = {name: {"games": len(r), "win_rate": float(np.mean(r)) if r else None}
-                             for name, r in data["results"].items()}
+        report["teacher"] = {
+            name: {"games": len(r), "win_rate": float(np.mean(r)) if r else None} for name, r in data["results"].items()
+        }
         report["games"] = int(data["games"])
         print(json.dumps({"teacher": report["teacher"], "games": data["games"]}), flush=True)
     report["positions"] = int(data["obs"].shape[0])
     report["generate_s"] = time.time() - start
     print(f"{report['positions']} positions in {report['generate_s']:.0f} s", flush=True)
-    net, spec, log = fit(data, args.epochs, args.seed, args.temperature, args.learning_rate, args.batch,
-                         args.channels, args.layers, args.init_from, args.torch_threads)
+    net, spec, log = fit(
+        data,
+        args.epochs,
+        args.seed,
+        args.temperature,
+        args.learning_rate,
+        args.batch,
+        args.channels,
+        args.layers,
+        args.init_from,
+        args.torch_threads,
+    )
     report["fit"] = log
     report["total_s"] = time.time() - start
     import envs
@@ -263,8 +299,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     game = envs.module("bestiarium").raw_env().game
     best = min(log, key=lambda r: r["regret"])
-    save_checkpoint(out / "policy", net, spec, game, {"algo": "mc_distill", **vars(args)},
-                    steps=report["positions"], updates=int(best["epoch"]), evaluation={"held_out": best})
+    save_checkpoint(
+        out / "policy",
+        net,
+        spec,
+        game,
+        {"algo": "mc_distill", **vars(args)},
+        steps=report["positions"],
+        updates=int(best["epoch"]),
+        evaluation={"held_out": best},
+    )
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     print(json.dumps({"best": best, "total_s": report["total_s"]}), flush=True)
     return report

@@ -20,7 +20,6 @@ every policy in ``--policies`` chooses a move. Reported per policy, over the pos
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from typing import Any
 
@@ -63,8 +62,11 @@ def measure(policies: list[str], positions: int, rollouts: int, random_plies: in
                 gain["uniform"].append(0.0)
                 regret["uniform"].append(a_best - float(np.mean(a_map[legal])))
                 kept += 1
-            move = int(rng.choice(legal)) if state.plies < random_plies else int(
-                mover.act(decision_from_state(game, state)))
+            move = (
+                int(rng.choice(legal))
+                if state.plies < random_plies
+                else int(mover.act(decision_from_state(game, state)))
+            )
             game.apply(state, move)
 
     def summary(v: list[float]) -> tuple[float, float]:
@@ -72,21 +74,27 @@ def measure(policies: list[str], positions: int, rollouts: int, random_plies: in
         return float(x.mean()), float(1.96 * x.std(ddof=1) / np.sqrt(len(x)))
 
     return {name: {"gain": summary(gain[name]), "regret_A": summary(regret[name])} for name in gain} | {
-        "positions": kept, "games": games}
+        "positions": kept,
+        "games": games,
+    }
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m training.measure.move_regret", description=__doc__.split("\n")[0])
-    parser.add_argument("--policies", default="greedy,search,checkpoints/bestiarium/policy.pt",
-                        help="comma-separated policy specs, as `python -m training evaluate` takes them")
+    parser.add_argument(
+        "--policies",
+        default="greedy,search,checkpoints/bestiarium/policy.pt",
+        help="comma-separated policy specs, as `python -m training evaluate` takes them",
+    )
     parser.add_argument("--positions", type=int, default=120)
     parser.add_argument("--rollouts", type=int, default=128, help="playouts per legal action, per value map")
     parser.add_argument("--random-plies", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     start = time.time()
-    table = measure([p for p in args.policies.split(",") if p], args.positions, args.rollouts,
-                    args.random_plies, args.seed)
+    table = measure(
+        [p for p in args.policies.split(",") if p], args.positions, args.rollouts, args.random_plies, args.seed
+    )
     print("| move | gain over a random move (B) | regret under A |\n|---|---|---|")
     for name, row in table.items():
         if isinstance(row, dict):

@@ -22,9 +22,9 @@ import numpy as np
 
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, decision_from_state, make_baseline
+from training.alphazero.guided import ranked_moves
 from training.arena.tournament import play_game
 from training.checkpoint import load_network
-from training.alphazero.guided import ranked_moves
 
 KS = (1, 2, 4, 8, 16, 24, 32)
 
@@ -85,16 +85,24 @@ def cut_ceiling(games: int, seed: int, top_k: int = 16, ranker_budget: int = 240
     for i in range(games):
         cut = SearchRankedCut(seed * 1000 + i, top_k, ranker_budget, budget)
         baseline = make_baseline("battle_sheep", "search", seed=seed * 1000 + 500 + i)
-        record = play_game("battle_sheep", {}, ["cut", "search"], seed=seed * 1000 + i,
-                           policies=[cut, baseline] if i % 2 == 0 else [baseline, cut])
+        record = play_game(
+            "battle_sheep",
+            {},
+            ["cut", "search"],
+            seed=seed * 1000 + i,
+            policies=[cut, baseline] if i % 2 == 0 else [baseline, cut],
+        )
         mine = record.returns[i % 2]
         score += 1.0 if mine > 0 else 0.5 if mine == 0 else 0.0
     return score / games
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.measure.ranking_agreement", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training.measure.ranking_agreement",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", required=True, choices=["battle_sheep", "bestiarium", "beasty_borders"])
     parser.add_argument("--checkpoint", help="the checkpoint to rank moves (agreement)")
     parser.add_argument("--reference", default="search:300", help="a baseline spec, e.g. search:1200")
@@ -110,8 +118,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.game != "battle_sheep":
             parser.error("--ceiling is built for battle_sheep")
         score = cut_ceiling(args.games, args.seed, args.top_k, args.ranker_budget, args.budget)
-        print(f"battle_sheep: the {args.top_k} moves of search:{args.ranker_budget}, {args.budget} simulations "
-              f"over them, against search: {score:.3f} over {args.games} games")
+        print(
+            f"battle_sheep: the {args.top_k} moves of search:{args.ranker_budget}, {args.budget} simulations "
+            f"over them, against search: {score:.3f} over {args.games} games"
+        )
         return
     if not args.checkpoint:
         parser.error("--checkpoint is needed (or --ceiling)")

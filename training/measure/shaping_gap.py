@@ -104,8 +104,9 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
         config = make_config(game, **config_kwargs, score_shaping=c)
         env_class = recording_env(game, shaping)
         engine = env_class(**config.env_options).game
-        collector = SelfPlayCollector(config, UniformNet(engine.num_actions), torch.Generator().manual_seed(seed),
-                                      make_env=env_class)
+        collector = SelfPlayCollector(
+            config, UniformNet(engine.num_actions), torch.Generator().manual_seed(seed), make_env=env_class
+        )
         runs.append((collector, RolloutBuffer(engine.num_actions)))
 
     def finished(collector: SelfPlayCollector) -> int:
@@ -133,31 +134,42 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
             start, position[seat] = position[seat], position[seat] + len(decisions)
             if not decisions or g["end"] != "terminated":
                 continue
-            stream_shaped = shaped_buffer.streams[(0, seat)][start: position[seat]]
-            stream_plain = plain_buffer.streams[(0, seat)][start: position[seat]]
+            stream_shaped = shaped_buffer.streams[(0, seat)][start : position[seat]]
+            stream_plain = plain_buffer.streams[(0, seat)][start : position[seat]]
             assert len(stream_shaped) == len(stream_plain) == len(decisions) and stream_shaped[-1].done
-            discounted = sum(shaped.config.gamma ** k * (a.reward - b.reward)
-                             for k, (a, b) in enumerate(zip(stream_shaped, stream_plain)))
+            discounted = sum(
+                shaped.config.gamma**k * (a.reward - b.reward)
+                for k, (a, b) in enumerate(zip(stream_shaped, stream_plain))
+            )
             gaps.append(abs(discounted + g["potentials"][decisions[0]][seat]))
             paid.append(sum(abs(a.reward - b.reward) for a, b in zip(stream_shaped, stream_plain)))
     return GapReport(game, shaping, shaped.config.gamma, gaps, paid, int(truncated))
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.measure.shaping_gap", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training.measure.shaping_gap",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--game", nargs="+", default=list(envs.GAMES))
     parser.add_argument("--games", type=int, default=20, help="random games per game")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--score-shaping", type=float, default=None,
-                        help="instead of each game's default (games without shaping by default report 0)")
+    parser.add_argument(
+        "--score-shaping",
+        type=float,
+        default=None,
+        help="instead of each game's default (games without shaping by default report 0)",
+    )
     args = parser.parse_args(argv)
     print("| game | score_shaping | gamma | seat-games | mean gap | max gap | mean shaping paid | truncated games |")
     print("|---|---|---|---|---|---|---|---|")
     for game in args.game:
         r = measure(game, args.games, args.seed, args.score_shaping)
-        print(f"| {game} | {r.score_shaping} | {r.gamma} | {len(r.gaps)} | {r.mean:.3g} | {r.max:.3g} | "
-              f"{np.mean(r.shaping_paid) if r.shaping_paid else 0.0:.3g} | {r.truncated_games} |")
+        print(
+            f"| {game} | {r.score_shaping} | {r.gamma} | {len(r.gaps)} | {r.mean:.3g} | {r.max:.3g} | "
+            f"{np.mean(r.shaping_paid) if r.shaping_paid else 0.0:.3g} | {r.truncated_games} |"
+        )
 
 
 if __name__ == "__main__":

@@ -57,8 +57,16 @@ def ppo_speed(game: str, seconds: float, device: str = "cpu", **overrides: Any) 
     """Learner samples/s of a ``seconds``-long PPO run at the game's defaults, and the cores it kept busy."""
     threads = torch.get_num_threads()
     with tempfile.TemporaryDirectory() as out:
-        config = make_config(game, total_steps=10**9, time_budget_min=seconds / 60.0, eval_every=0,
-                             progress=False, out=out, device=device, **overrides)
+        config = make_config(
+            game,
+            total_steps=10**9,
+            time_budget_min=seconds / 60.0,
+            eval_every=0,
+            progress=False,
+            out=out,
+            device=device,
+            **overrides,
+        )
         cpu, wall = _cpu_seconds(), time.perf_counter()
         train(config)
         cores = (_cpu_seconds() - cpu) / (time.perf_counter() - wall)
@@ -111,15 +119,21 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
     packed = np.packbits(masks, axis=1)  # as the rollout buffer keeps them
     rng = np.random.default_rng(0)
     with torch.no_grad():
-        actions_all = torch.cat([masked_policy(net, obs[i:i + config.num_envs], masks[i:i + config.num_envs])[0]
-                                 .sample() for i in range(0, config.batch_size, config.num_envs)])
+        actions_all = torch.cat(
+            [
+                masked_policy(net, obs[i : i + config.num_envs], masks[i : i + config.num_envs])[0].sample()
+                for i in range(0, config.batch_size, config.num_envs)
+            ]
+        )
 
     def one_batch() -> None:
         set_threads(rollout_threads)
         with torch.no_grad():
             for i in range(config.num_steps):
-                rows = slice((i * config.num_envs) % config.batch_size,
-                             (i * config.num_envs) % config.batch_size + config.num_envs)
+                rows = slice(
+                    (i * config.num_envs) % config.batch_size,
+                    (i * config.num_envs) % config.batch_size + config.num_envs,
+                )
                 d, v = masked_policy(net, obs[rows], masks[rows])
                 d.sample()
         set_threads(update_threads)
@@ -128,8 +142,15 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
                 index = torch.from_numpy(idx)
                 d, v = masked_policy(net, obs[index], LegalActions.from_packed(packed[idx], masks.shape[1]))
                 new_logp = d.log_prob(actions_all[index].to(v.device))
-                loss, _ = ppo_loss(new_logp, new_logp.detach(), torch.randn(len(idx), device=v.device),
-                                   d.entropy(), v, v.detach(), torch.randn(len(idx), device=v.device))
+                loss, _ = ppo_loss(
+                    new_logp,
+                    new_logp.detach(),
+                    torch.randn(len(idx), device=v.device),
+                    d.entropy(),
+                    v,
+                    v.detach(),
+                    torch.randn(len(idx), device=v.device),
+                )
                 optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
@@ -158,8 +179,17 @@ def sb3_speed(game: str, seconds: float) -> float | None:
     env = SingleAgentEnv(game, config.env_options, learner_seat=0, opponents="random", seed=0)
     n_steps = 256
     widths = [config.hidden] * config.mlp_layers  # our MLP's layers (sb3's default is 64, 64)
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=64, n_epochs=4, seed=0, verbose=0,
-                        device="cpu", policy_kwargs={"net_arch": widths})
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=n_steps,
+        batch_size=64,
+        n_epochs=4,
+        seed=0,
+        verbose=0,
+        device="cpu",
+        policy_kwargs={"net_arch": widths},
+    )
     model.learn(n_steps)  # the first rollout and update: start-up
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -185,20 +215,26 @@ def bench(games: list[str], seconds: float, device: str = "cpu", sb3: bool = Tru
 
 def format_row(row: dict[str, Any]) -> str:
     sb3 = row.get("sb3")
-    return (f"ppo {row['ppo']:,.0f} samples/s on {row['cores']:.1f} cores, network alone {row['limit']:,.0f} "
-            f"({row['ppo'] / row['limit']:.2f}), sb3 MaskablePPO "
-            + ("not installed" if sb3 is None else f"{sb3:,.0f} ({row['ppo'] / sb3:.1f}x)"))
+    return (
+        f"ppo {row['ppo']:,.0f} samples/s on {row['cores']:.1f} cores, network alone {row['limit']:,.0f} "
+        f"({row['ppo'] / row['limit']:.2f}), sb3 MaskablePPO "
+        + ("not installed" if sb3 is None else f"{sb3:,.0f} ({row['ppo'] / sb3:.1f}x)")
+    )
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as the markdown table of docs/speed.md."""
-    lines = ["| game | PPO samples/s | cores busy | network alone | PPO / network | sb3 MaskablePPO | PPO / sb3 |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| game | PPO samples/s | cores busy | network alone | PPO / network | sb3 MaskablePPO | PPO / sb3 |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
         sb3 = r.get("sb3")
-        lines.append(f"| {r['game']} | {r['ppo']:,.0f} | {r['cores']:.1f} | {r['limit']:,.0f} | "
-                     f"{r['ppo'] / r['limit']:.2f} | "
-                     + ("not installed | |" if sb3 is None else f"{sb3:,.0f} | {r['ppo'] / sb3:.1f}x |"))
+        lines.append(
+            f"| {r['game']} | {r['ppo']:,.0f} | {r['cores']:.1f} | {r['limit']:,.0f} | "
+            f"{r['ppo'] / r['limit']:.2f} | "
+            + ("not installed | |" if sb3 is None else f"{sb3:,.0f} | {r['ppo'] / sb3:.1f}x |")
+        )
     return "\n".join(lines)
 
 
@@ -214,8 +250,11 @@ def main(argv: list[str] | None = None) -> None:
     unknown = [g for g in games if g not in envs.GAMES]
     if unknown:
         raise SystemExit(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(envs.GAMES)}")
-    print(f"training speed, {args.seconds:g} s PPO runs, {os.cpu_count()} CPUs, torch {torch.__version__}, "
-          f"device {args.device}", flush=True)
+    print(
+        f"training speed, {args.seconds:g} s PPO runs, {os.cpu_count()} CPUs, torch {torch.__version__}, "
+        f"device {args.device}",
+        flush=True,
+    )
     rows = bench(games, args.seconds, args.device, sb3=not args.no_sb3)
     print(table(rows))
     if args.json:

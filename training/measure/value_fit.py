@@ -49,8 +49,9 @@ ENCODINGS: dict[str, tuple[int, int]] = {
 TARGETS = ("result", "score-now")
 
 
-def search_positions(games: int, seed: int, random_plies: int = 6, budget: int = 60,
-                     options: dict[str, Any] | None = None) -> dict[str, np.ndarray]:
+def search_positions(
+    games: int, seed: int, random_plies: int = 6, budget: int = 60, options: dict[str, Any] | None = None
+) -> dict[str, np.ndarray]:
     """Positions of ``games`` search-vs-search games: ``obs`` (P, 56, S, S) from the mover's view, ``game``
     (P,) the game index, ``result`` and ``score_now`` (P,) from the mover's view."""
     game = BestiariumGame(**(options or {}))
@@ -77,12 +78,26 @@ def search_positions(games: int, seed: int, random_plies: int = 6, budget: int =
             continue
         returns = game.returns(state)
         results.extend(float(returns[s]) for s in mover[first:])
-    return {"obs": np.stack(obs).astype(np.float32), "game": np.array(index), "result": np.array(results,
-            dtype=np.float32), "score_now": np.array(verdict, dtype=np.float32)}
+    return {
+        "obs": np.stack(obs).astype(np.float32),
+        "game": np.array(index),
+        "result": np.array(results, dtype=np.float32),
+        "score_now": np.array(verdict, dtype=np.float32),
+    }
 
 
-def fit(data: dict[str, np.ndarray], encoding: str, target: str, epochs: int, holdout: float, seed: int,
-        channels: int = 32, layers: int = 3, batch: int = 256, learning_rate: float = 1e-3) -> dict[str, float]:
+def fit(
+    data: dict[str, np.ndarray],
+    encoding: str,
+    target: str,
+    epochs: int,
+    holdout: float,
+    seed: int,
+    channels: int = 32,
+    layers: int = 3,
+    batch: int = 256,
+    learning_rate: float = 1e-3,
+) -> dict[str, float]:
     """Held-out and training MSE of ``encoding``'s ConvNet value fitted to ``target`` (split by game)."""
     planes, global_planes = ENCODINGS[encoding]
     y_all = data["result" if target == "result" else "score_now"]
@@ -94,15 +109,21 @@ def fit(data: dict[str, np.ndarray], encoding: str, target: str, epochs: int, ho
     y = torch.from_numpy(y_all)
     torch.manual_seed(seed)
     game = BestiariumGame()
-    net = ConvNet(tuple(x.shape[1:]), game.num_actions, channels=channels, layers=layers,
-                  layout=action_layout(game), global_planes=global_planes)
+    net = ConvNet(
+        tuple(x.shape[1:]),
+        game.num_actions,
+        channels=channels,
+        layers=layers,
+        layout=action_layout(game),
+        global_planes=global_planes,
+    )
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
     train_idx = np.flatnonzero(train)
     gen = np.random.default_rng(seed)
 
     def mse(idx: np.ndarray) -> float:
         with torch.no_grad():
-            out = torch.cat([net.scores(x[idx[i:i + 1024]])[1] for i in range(0, idx.size, 1024)])
+            out = torch.cat([net.scores(x[idx[i : i + 1024]])[1] for i in range(0, idx.size, 1024)])
         return float(((out - y[idx]) ** 2).mean())
 
     val_idx, test_idx = np.flatnonzero(val), np.flatnonzero(test)
@@ -110,7 +131,7 @@ def fit(data: dict[str, np.ndarray], encoding: str, target: str, epochs: int, ho
     for epoch in range(1, epochs + 1):
         order = gen.permutation(train_idx)
         for i in range(0, order.size, batch):
-            rows = order[i:i + batch]
+            rows = order[i : i + batch]
             loss = ((net.scores(x[rows])[1] - y[rows]) ** 2).mean()
             opt.zero_grad()
             loss.backward()
@@ -126,8 +147,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(prog="python -m training.measure.value_fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=300, help="search-vs-search games (default 300)")
     p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--holdout", type=float, default=0.2, help="share of the games for the test (default 0.2; half as "
-                   "many validate)")
+    p.add_argument(
+        "--holdout",
+        type=float,
+        default=0.2,
+        help="share of the games for the test (default 0.2; half as many validate)",
+    )
     p.add_argument("--random-plies", type=int, default=6, help="opening plies played at random (default 6)")
     p.add_argument("--budget", type=int, default=60, help="search simulations a move (default 60)")
     p.add_argument("--seed", type=int, default=0)
@@ -151,16 +176,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             rows[enc][target]["fit_s"] = time.perf_counter() - t1
     zero = {t: rows[args.encodings[0]][t]["zero_mse"] for t in TARGETS}
     agree = float(np.mean(np.sign(data["score_now"]) == data["result"]))
-    print(f"\ntest MSE (train MSE) at the epoch of least validation MSE (of {args.epochs}); score-now's sign equals "
-          f"the result in {agree:.3f} of positions")
+    print(
+        f"\ntest MSE (train MSE) at the epoch of least validation MSE (of {args.epochs}); score-now's sign equals "
+        f"the result in {agree:.3f} of positions"
+    )
     print(f"{'encoding':<12} {'result':>18} {'score-now':>18}")
     print(f"{'zero':<12} {zero['result']:>18.3f} {zero['score-now']:>18.3f}")
     for enc, r in rows.items():
         cells = [f"{r[t]['test_mse']:.3f} ({r[t]['train_mse']:.3f})" for t in TARGETS]
         print(f"{enc:<12} {cells[0]:>18} {cells[1]:>18}")
-    report = {"args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-              "positions": int(data["obs"].shape[0]), "generate_s": gen_s, "score_now_agrees": agree,
-              "fits": rows}
+    report = {
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "positions": int(data["obs"].shape[0]),
+        "generate_s": gen_s,
+        "score_now_agrees": agree,
+        "fits": rows,
+    }
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(report, indent=1) + "\n")

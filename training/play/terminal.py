@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -59,9 +59,15 @@ def ask_human(game, state, read: Callable[[str], str], write: Callable[[str], No
         return action
 
 
-def play(game_name: str, options: dict, seats: list[str], seed: int = 0,
-         read: Callable[[str], str] = input, write: Callable[[str], None] = print,
-         delay: float = 0.0) -> GameRecord | None:
+def play(
+    game_name: str,
+    options: dict,
+    seats: list[str],
+    seed: int = 0,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+    delay: float = 0.0,
+) -> GameRecord | None:
     """Play one game; seat specs are ``"human"`` or policy specs. Returns the record, or None if quit."""
     game = envs.module(game_name).raw_env(**options).game
     if len(seats) != game.num_players:
@@ -107,13 +113,17 @@ def play(game_name: str, options: dict, seats: list[str], seed: int = 0,
 def main(argv: list[str] | None = None) -> None:
     from envs.benchmark import parse_options
 
-    parser = argparse.ArgumentParser(prog="python -m training play", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m training play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--game", required=True, help=f"one of {', '.join(envs.GAMES)}")
-    parser.add_argument("--opponent", default="greedy",
-                        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone), mcts:PATH:N "
-                             "(the network-guided search, N simulations) or guided:PATH:K:N (the compiled search "
-                             "over the network's K most likely moves)")
+    parser.add_argument(
+        "--opponent",
+        default="greedy",
+        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone), mcts:PATH:N "
+        "(the network-guided search, N simulations) or guided:PATH:K:N (the compiled search "
+        "over the network's K most likely moves)",
+    )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     parser.add_argument("--watch", action="store_true", help="watch policies play instead of playing")
     parser.add_argument("--policies", nargs="+", help="with --watch: one spec per seat (default: the opponent)")

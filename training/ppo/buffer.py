@@ -13,8 +13,8 @@ Masks are stored bit-packed (``np.packbits``): Battle Sheep's 25k-action mask is
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import Hashable, Iterator
 
 import numpy as np
 import torch
@@ -117,7 +117,7 @@ class RolloutBuffer:
         for stream in self.streams.values():
             # within a stream, consecutive complete transitions follow each other (nothing is skipped), except
             # across a cut game: the next sample is another game's
-            chained[pos: pos + len(stream) - 1] = [not t.cut for t in stream[:-1]]
+            chained[pos : pos + len(stream) - 1] = [not t.cut for t in stream[:-1]]
             pos += len(stream)
         return {
             "obs": np.stack([t.obs for t in items]),
@@ -134,8 +134,9 @@ class RolloutBuffer:
     def build(self, gamma: float, gae_lambda: float) -> Batch:
         """GAE advantages and returns over every stream; the batch for one update."""
         a = self.arrays()
-        advantages, returns = gae(a["rewards"], a["values"], a["next_values"], a["dones"], a["chained"],
-                                  gamma, gae_lambda)
+        advantages, returns = gae(
+            a["rewards"], a["values"], a["next_values"], a["dones"], a["chained"], gamma, gae_lambda
+        )
         return Batch(
             obs=torch.from_numpy(a["obs"]),
             packed_masks=a["packed_masks"],

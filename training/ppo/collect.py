@@ -89,8 +89,9 @@ def resolve_engine(game: str, engine: str) -> str:
         return engine
     has_batched = batched_game_class(game) is not None
     if engine == "batched" and not has_batched:
-        raise ValueError(f"engine='batched': {game} has no batched engine (envs/{game}/fast.py); use 'reference'"
-                         " or 'auto'")
+        raise ValueError(
+            f"engine='batched': {game} has no batched engine (envs/{game}/fast.py); use 'reference' or 'auto'"
+        )
     return "batched" if has_batched else "reference"
 
 
@@ -161,8 +162,15 @@ def relative_potential(progress: np.ndarray, score_shaping: float) -> np.ndarray
 class _Slots:
     """What both kinds of env group share: seat-controller draws, reward accumulators and the report's events."""
 
-    def __init__(self, game: str, num_players: int, seeds: list[int], opponent_fraction: float,
-                 opponent_mix: dict[str, float] | None, score_shaping: float):
+    def __init__(
+        self,
+        game: str,
+        num_players: int,
+        seeds: list[int],
+        opponent_fraction: float,
+        opponent_mix: dict[str, float] | None,
+        score_shaping: float,
+    ):
         self.game_name = game
         self.n = num_players
         self.seeds = [int(s) for s in seeds]
@@ -223,20 +231,32 @@ class _Slots:
             self.ev_rewards[i] = self.acc[i]
             if truncated:
                 self.ev_cuts[i] = cut()
-        self.ev_episodes.append({
-            "env": i, "returns": self.ep_return[i].tolist(), "length": int(length),
-            "controllers": list(self.controllers[i]), "truncated": truncated,
-        })
+        self.ev_episodes.append(
+            {
+                "env": i,
+                "returns": self.ep_return[i].tolist(),
+                "length": int(length),
+                "controllers": list(self.controllers[i]),
+                "truncated": truncated,
+            }
+        )
 
     def _common_state(self) -> dict[str, Any]:
         return {
             "rngs": [rng.bit_generator.state for rng in self.rngs],
             "controllers": self.controllers,
-            "acc": self.acc.tolist(), "ep_return": self.ep_return.tolist(),
-            "ev_rewards": self.ev_rewards.tolist(), "ev_ended": self.ev_ended.tolist(),
-            "ev_new": self.ev_new, "ev_episodes": self.ev_episodes,
-            "ev_cuts": [None if c is None else {"obs": c.obs.tolist(), "dtype": c.obs.dtype.name,
-                                                "potential": c.potential.tolist()} for c in self.ev_cuts],
+            "acc": self.acc.tolist(),
+            "ep_return": self.ep_return.tolist(),
+            "ev_rewards": self.ev_rewards.tolist(),
+            "ev_ended": self.ev_ended.tolist(),
+            "ev_new": self.ev_new,
+            "ev_episodes": self.ev_episodes,
+            "ev_cuts": [
+                None
+                if c is None
+                else {"obs": c.obs.tolist(), "dtype": c.obs.dtype.name, "potential": c.potential.tolist()}
+                for c in self.ev_cuts
+            ],
         }
 
     def _set_common_state(self, state: dict[str, Any]) -> None:
@@ -249,17 +269,26 @@ class _Slots:
         self.ev_ended = np.array(state["ev_ended"], dtype=bool)
         self.ev_new = [None if c is None else list(c) for c in state["ev_new"]]
         self.ev_episodes = list(state["ev_episodes"])
-        self.ev_cuts = [None if c is None else Cut(np.array(c["obs"], dtype=c["dtype"]),
-                                                    np.array(c["potential"], dtype=np.float64))
-                        for c in state.get("ev_cuts", [None] * self.num_envs)]
+        self.ev_cuts = [
+            None if c is None else Cut(np.array(c["obs"], dtype=c["dtype"]), np.array(c["potential"], dtype=np.float64))
+            for c in state.get("ev_cuts", [None] * self.num_envs)
+        ]
 
 
 class GameSlots(_Slots):
     """Envs of one group, each a raw AEC env on the reference engine (``rules.py``): scripted seats are played
     here; each env stops at a network seat's decision."""
 
-    def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
-                 opponent_mix: dict[str, float] | None = None, score_shaping: float = 0.0, make_env: Any = None):
+    def __init__(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seeds: list[int],
+        opponent_fraction: float = 0.0,
+        opponent_mix: dict[str, float] | None = None,
+        score_shaping: float = 0.0,
+        make_env: Any = None,
+    ):
         make_env = make_env or envs.module(game).raw_env
         self.envs = [make_env(**options) for _ in seeds]
         self.game = self.envs[0].game
@@ -295,9 +324,19 @@ class GameSlots(_Slots):
             obs.append(seen["observation"])
             masks.append(seen["action_mask"])
             potential.append(self._potential(env)[seat] if kinds[-1] == LEARNER else 0.0)
-        return Report(np.array(seats), kinds, np.stack(obs), pack_masks(np.stack(masks)),
-                      np.array(potential, dtype=np.float64), self.ev_rewards.copy(), self.ev_ended.copy(),
-                      list(self.ev_new), list(self.ev_cuts), list(self.ev_episodes), self.game.num_actions)
+        return Report(
+            np.array(seats),
+            kinds,
+            np.stack(obs),
+            pack_masks(np.stack(masks)),
+            np.array(potential, dtype=np.float64),
+            self.ev_rewards.copy(),
+            self.ev_ended.copy(),
+            list(self.ev_new),
+            list(self.ev_cuts),
+            list(self.ev_episodes),
+            self.game.num_actions,
+        )
 
     # ----- inner workings -------------------------------------------------------------------------------
     def _begin(self, i: int) -> None:
@@ -315,8 +354,9 @@ class GameSlots(_Slots):
         (a game cut by a ply cap is not over: its potential stays)."""
         if not self.score_shaping or not env.agents or all(env.terminations.values()):
             return np.zeros(self.n)
-        return relative_potential(np.asarray(self.game.shaping_potential(env.game_state), dtype=np.float64),
-                                  self.score_shaping)
+        return relative_potential(
+            np.asarray(self.game.shaping_potential(env.game_state), dtype=np.float64), self.score_shaping
+        )
 
     def _play(self, i: int, action: int) -> None:
         env = self.envs[i]
@@ -335,8 +375,14 @@ class GameSlots(_Slots):
             agent = env.agent_selection
             if env.terminations[agent] or env.truncations[agent]:
                 truncated = bool(env.truncations[agent] and not env.terminations[agent])
-                self._end_game(i, truncated, env.num_plies, lambda: Cut(
-                    np.stack([env.observe(a)["observation"] for a in env.possible_agents]), self._potential(env)))
+                self._end_game(
+                    i,
+                    truncated,
+                    env.num_plies,
+                    lambda: Cut(
+                        np.stack([env.observe(a)["observation"] for a in env.possible_agents]), self._potential(env)
+                    ),
+                )
                 env.reset()  # the env's generator runs on: a new, different game
                 self._begin(i)
                 continue
@@ -345,8 +391,13 @@ class GameSlots(_Slots):
             if kind in NETWORK_KINDS:
                 return
             seen = env.observe(agent)
-            decision = Decision(self.game, seat, self.game.information_state(env.game_state, seat),
-                                seen["observation"], seen["action_mask"])
+            decision = Decision(
+                self.game,
+                seat,
+                self.game.information_state(env.game_state, seat),
+                seen["observation"],
+                seen["action_mask"],
+            )
             self._play(i, int(self.policies[i][kind].act(decision)))
 
     # ----- exact state, for --resume ----------------------------------------------------------------------
@@ -359,8 +410,12 @@ class GameSlots(_Slots):
                 rng = getattr(policy, "rng", None)
                 states[kind] = rng.bit_generator.state if isinstance(rng, np.random.Generator) else None
             policies.append(states)
-        state = {"engine": "reference", "envs": [env.snapshot() for env in self.envs], "policies": policies,
-                 **self._common_state()}
+        state = {
+            "engine": "reference",
+            "envs": [env.snapshot() for env in self.envs],
+            "policies": policies,
+            **self._common_state(),
+        }
         return json.loads(json.dumps(state, default=int))
 
     def set_state(self, state: dict[str, Any]) -> Report:
@@ -385,8 +440,10 @@ def check_engine_state(state: dict[str, Any], engine: str) -> None:
     """ValueError unless a saved group ``state`` was collected on ``engine`` (``reference`` or ``batched``)."""
     saved = state.get("engine", "reference")
     if saved != engine:
-        raise ValueError(f"the saved collector ran on the {saved} engine, this one on the {engine} engine: "
-                         f"resume with --engine {saved}")
+        raise ValueError(
+            f"the saved collector ran on the {saved} engine, this one on the {engine} engine: "
+            f"resume with --engine {saved}"
+        )
 
 
 KIND_CODES = {LEARNER: 0, SNAPSHOT: 1, "random": 2, "greedy": 3}
@@ -418,9 +475,16 @@ class BatchedSlots(_Slots):
     so the games are not those :class:`GameSlots` deals from the same seeds.
     """
 
-    def __init__(self, game: str, options: dict[str, Any], seeds: list[int], opponent_fraction: float = 0.0,
-                 opponent_mix: dict[str, float] | None = None, score_shaping: float = 0.0,
-                 make_engine: Any = None):
+    def __init__(
+        self,
+        game: str,
+        options: dict[str, Any],
+        seeds: list[int],
+        opponent_fraction: float = 0.0,
+        opponent_mix: dict[str, float] | None = None,
+        score_shaping: float = 0.0,
+        make_engine: Any = None,
+    ):
         """``make_engine``: a factory ``(**options) -> BatchedGame`` to use instead of the game's (tests)."""
         if make_engine is None:
             make_engine = batched_game_class(game)
@@ -485,9 +549,19 @@ class BatchedSlots(_Slots):
             learner = codes == KIND_CODES[LEARNER]
             potential[learner] = self._potentials(state)[self._rows, seats][learner]
         kinds = [self.controllers[i][seat] for i, seat in enumerate(seats.tolist())]
-        return Report(seats, kinds, self._obs.copy(), pack_masks(self._mask), potential, self.ev_rewards.copy(),
-                      self.ev_ended.copy(), list(self.ev_new), list(self.ev_cuts), list(self.ev_episodes),
-                      eng.num_actions)
+        return Report(
+            seats,
+            kinds,
+            self._obs.copy(),
+            pack_masks(self._mask),
+            potential,
+            self.ev_rewards.copy(),
+            self.ev_ended.copy(),
+            list(self.ev_new),
+            list(self.ev_cuts),
+            list(self.ev_episodes),
+            eng.num_actions,
+        )
 
     # ----- inner workings -------------------------------------------------------------------------------
     def _begin(self, i: int) -> None:
@@ -508,8 +582,9 @@ class BatchedSlots(_Slots):
 
     def _potentials(self, state: Any) -> np.ndarray:
         """``(rows, n)`` shaping potentials of live games (:meth:`GameSlots._potential`)."""
-        return relative_potential(np.asarray(self.engine.shaping_potential(state), dtype=np.float64),
-                                  self.score_shaping)
+        return relative_potential(
+            np.asarray(self.engine.shaping_potential(state), dtype=np.float64), self.score_shaping
+        )
 
     def _advance(self) -> None:
         """Play scripted seats and restart finished games until every env has a network seat to decide."""
@@ -536,10 +611,9 @@ class BatchedSlots(_Slots):
             every = np.repeat(cut_rows, self.n)
             views = np.empty((every.size, *eng.observation_shape), dtype=np.float32)
             eng.observe(eng.take(state, every), np.tile(np.arange(self.n), cut_rows.size), views)
-            potential = (self._potentials(state)[cut_rows] if self.score_shaping
-                         else np.zeros((cut_rows.size, self.n)))
+            potential = self._potentials(state)[cut_rows] if self.score_shaping else np.zeros((cut_rows.size, self.n))
             for k, i in enumerate(cut_rows.tolist()):
-                cuts[i] = Cut(views[k * self.n:(k + 1) * self.n], potential[k])
+                cuts[i] = Cut(views[k * self.n : (k + 1) * self.n], potential[k])
         for i in rows.tolist():
             if over[i]:
                 self.acc[i] += returns[i]
@@ -554,7 +628,7 @@ class BatchedSlots(_Slots):
         eng = self.engine
         whole = rows.size == self.num_envs
         sub = self.state if whole else eng.take(self.state, rows)
-        mask = self._mask[:rows.size]
+        mask = self._mask[: rows.size]
         eng.legal_mask(sub, mask)
         actions = np.empty(rows.size, dtype=np.int64)
         codes = self.kind_codes[rows, seats]
@@ -579,8 +653,9 @@ class BatchedSlots(_Slots):
             for k, j in enumerate(greedy.tolist()):
                 seat = int(seats[j])
                 reference = eng.to_reference(sub, j)
-                decision = Decision(game, seat, game.information_state(reference, seat), views[k],
-                                    mask[j].view(np.int8).copy())
+                decision = Decision(
+                    game, seat, game.information_state(reference, seat), views[k], mask[j].view(np.int8).copy()
+                )
                 actions[j] = self.greedy[int(rows[j])].act(decision)
         eng.apply(sub, actions)
         if not whole:
@@ -593,7 +668,8 @@ class BatchedSlots(_Slots):
         state = {
             "engine": "batched",
             "arrays": {name: _encode_array(a) for name, a in zip(self.state._fields, self.state)},
-            "random_rng": _encode_array(self.random_rng), "greedy_rng": _encode_array(self.greedy_rng),
+            "random_rng": _encode_array(self.random_rng),
+            "greedy_rng": _encode_array(self.greedy_rng),
             "plies": self.plies.tolist(),
             "kind_codes": self.kind_codes.tolist(),
             "greedy": [None if p is None else p.rng.bit_generator.state for p in self.greedy],
@@ -606,13 +682,15 @@ class BatchedSlots(_Slots):
         check_engine_state(state, "batched")
         arrays = state["arrays"]
         if sorted(arrays) != sorted(self.state._fields):
-            raise ValueError(f"saved engine state has fields {sorted(arrays)}, this engine "
-                             f"{sorted(self.state._fields)}")
+            raise ValueError(
+                f"saved engine state has fields {sorted(arrays)}, this engine {sorted(self.state._fields)}"
+            )
         for name, target in zip(self.state._fields, self.state):
             saved = _decode_array(arrays[name])
             if saved.shape != target.shape or saved.dtype != target.dtype:
-                raise ValueError(f"saved engine field {name!r} is {saved.dtype}{saved.shape}, expected "
-                                 f"{target.dtype}{target.shape}")
+                raise ValueError(
+                    f"saved engine field {name!r} is {saved.dtype}{saved.shape}, expected {target.dtype}{target.shape}"
+                )
             target[...] = saved
         self.random_rng[:] = _decode_array(state["random_rng"])
         if "greedy_rng" in state:
@@ -685,8 +763,15 @@ class SelfPlayCollector:
     """Runs the envs, the learner and the snapshot pool; fills a :class:`RolloutBuffer` with complete
     transitions credited per seat."""
 
-    def __init__(self, config: Any, net: nn.Module, generator: torch.Generator, make_env: Any = None,
-                 make_engine: Any = None, engine: str | None = None):
+    def __init__(
+        self,
+        config: Any,
+        net: nn.Module,
+        generator: torch.Generator,
+        make_env: Any = None,
+        make_engine: Any = None,
+        engine: str | None = None,
+    ):
         """``make_env`` / ``make_engine``: a raw-env / batched-engine factory to use instead of the game's (tests;
         in-process groups only; ``make_env`` implies the reference engine, ``make_engine`` the batched one).
         ``engine``: ``reference`` or ``batched``, instead of what ``config.engine`` resolves to (a resumed run
@@ -711,8 +796,14 @@ class SelfPlayCollector:
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
         self.handles: list[Any] = []
         for ids in self.group_envs:
-            args = (config.game, dict(config.env_options), [seeds[i] for i in ids], config.opponent_fraction, mix,
-                    config.score_shaping)
+            args = (
+                config.game,
+                dict(config.env_options),
+                [seeds[i] for i in ids],
+                config.opponent_fraction,
+                mix,
+                config.score_shaping,
+            )
             if self.num_workers > 0 and not hooks:
                 self.handles.append(RemoteHandle(self.engine, args))
             else:
@@ -824,8 +915,9 @@ class SelfPlayCollector:
         if learner:
             obs = report.obs[learner]
             packed = report.packed[learner]
-            dist, values = masked_policy(self.net, torch.from_numpy(obs),
-                                         LegalActions.from_packed(packed, report.num_actions))
+            dist, values = masked_policy(
+                self.net, torch.from_numpy(obs), LegalActions.from_packed(packed, report.num_actions)
+            )
             chosen = dist.sample(self.generator)
             logps = dist.log_prob(chosen).tolist()
             seats = report.seats[learner].tolist()
@@ -847,8 +939,11 @@ class SelfPlayCollector:
             if kind == SNAPSHOT:
                 by_snapshot.setdefault(self.snapshot_of[env_ids[j]], []).append(j)
         for snap_id, rows in sorted(by_snapshot.items()):
-            dist, _ = masked_policy(self._snapshot(snap_id), torch.from_numpy(report.obs[rows]),
-                                    LegalActions.from_packed(report.packed[rows], report.num_actions))
+            dist, _ = masked_policy(
+                self._snapshot(snap_id),
+                torch.from_numpy(report.obs[rows]),
+                LegalActions.from_packed(report.packed[rows], report.num_actions),
+            )
             actions[rows] = dist.sample(self.generator).cpu().numpy()
         return actions
 
@@ -874,18 +969,33 @@ class SelfPlayCollector:
         for handle in self.handles:
             handle.send("get_state")
             groups.append(handle.recv())
-        pending = [{"env": i, "seat": s, "obs": torch.from_numpy(t.obs.copy()),
-                    "mask": torch.from_numpy(t.packed_mask.copy()), "action": t.action, "logp": t.logp,
-                    "value": t.value, "reward": t.reward, "potential": t.potential}
-                   for (i, s), t in self.pending.items()]
+        pending = [
+            {
+                "env": i,
+                "seat": s,
+                "obs": torch.from_numpy(t.obs.copy()),
+                "mask": torch.from_numpy(t.packed_mask.copy()),
+                "action": t.action,
+                "logp": t.logp,
+                "value": t.value,
+                "reward": t.reward,
+                "potential": t.potential,
+            }
+            for (i, s), t in self.pending.items()
+        ]
         return {
-            "engine": self.engine, "groups": json.dumps(groups), "started": self.started, "pending": pending,
-            "controllers": json.dumps(self.controllers), "snapshot_of": list(self.snapshot_of),
+            "engine": self.engine,
+            "groups": json.dumps(groups),
+            "started": self.started,
+            "pending": pending,
+            "controllers": json.dumps(self.controllers),
+            "snapshot_of": list(self.snapshot_of),
             "pool": {int(k): v.state_dict() for k, v in self.pool.items()},
             "next_snapshot_id": self.next_snapshot_id,
             "rng": json.dumps(self.rng.bit_generator.state, default=int),
             "results": json.dumps({k: list(v) for k, v in self.results.items()}),
-            "lengths": list(self.lengths), "episodes": self.episodes,
+            "lengths": list(self.lengths),
+            "episodes": self.episodes,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -900,8 +1010,14 @@ class SelfPlayCollector:
         self.pending = {}
         for p in state["pending"]:
             self.pending[(int(p["env"]), int(p["seat"]))] = Transition(
-                p["obs"].numpy(), p["mask"].numpy(), int(p["action"]), float(p["logp"]), float(p["value"]),
-                float(p["reward"]), potential=float(p.get("potential", 0.0)))
+                p["obs"].numpy(),
+                p["mask"].numpy(),
+                int(p["action"]),
+                float(p["logp"]),
+                float(p["value"]),
+                float(p["reward"]),
+                potential=float(p.get("potential", 0.0)),
+            )
         self.controllers = json.loads(state["controllers"])
         self.snapshot_of = [int(s) for s in state["snapshot_of"]]
         self.pool = {}

@@ -38,15 +38,39 @@ from training.run.pieces import (
 )
 from training.workers import set_threads, thread_counts
 
-
 # ----- PPO self-play ---------------------------------------------------------------------------------------
-PPO_COLUMNS = ["update", "global_step", "time_s", "samples_per_s", "learning_rate", "policy_loss", "value_loss",
-               "entropy", "approx_kl", "old_approx_kl", "clipfrac", "grad_norm", "explained_variance",
-               "episode_length", "episodes", "train_win_snapshot", "train_win_random", "train_win_greedy"]
+PPO_COLUMNS = [
+    "update",
+    "global_step",
+    "time_s",
+    "samples_per_s",
+    "learning_rate",
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "approx_kl",
+    "old_approx_kl",
+    "clipfrac",
+    "grad_norm",
+    "explained_variance",
+    "episode_length",
+    "episodes",
+    "train_win_snapshot",
+    "train_win_random",
+    "train_win_greedy",
+]
 """``log.csv``'s columns before the evaluation's (:func:`evaluation_columns`)."""
 
-LOSS_TAGS = ("policy_loss", "value_loss", "entropy", "approx_kl", "old_approx_kl", "clipfrac", "explained_variance",
-             "grad_norm")
+LOSS_TAGS = (
+    "policy_loss",
+    "value_loss",
+    "entropy",
+    "approx_kl",
+    "old_approx_kl",
+    "clipfrac",
+    "explained_variance",
+    "grad_norm",
+)
 """Update diagnostics logged to TensorBoard as ``losses/<name>``."""
 
 
@@ -90,9 +114,15 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
         elapsed = float(state["elapsed"])
         evaluation = json.loads(state["evaluation"])
 
-    log = RunLog(run_dir, PPO_COLUMNS + evaluation_columns(evaluation_kinds(config)), resumed=resume is not None,
-                 texts={"config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
-                        "network": f"{spec} ({num_parameters(net)} parameters)"})
+    log = RunLog(
+        run_dir,
+        PPO_COLUMNS + evaluation_columns(evaluation_kinds(config)),
+        resumed=resume is not None,
+        texts={
+            "config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
+            "network": f"{spec} ({num_parameters(net)} parameters)",
+        },
+    )
     bar = progress_bar(config, global_step)
     policy_path = run_dir / "policy.pt"
     budget = 60.0 * config.time_budget_min
@@ -119,18 +149,27 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
 
             if config.snapshot_every and update % config.snapshot_every == 0:
                 collector.add_snapshot(net)
-            evaluated = evaluation_due(config, update, final=global_step >= config.total_steps
-                                       or bool(budget and elapsed >= budget))
+            evaluated = evaluation_due(
+                config, update, final=global_step >= config.total_steps or bool(budget and elapsed >= budget)
+            )
             if evaluated:
-                evaluation = {"global_step": global_step, "update": update,
-                              "vs": evaluate(net, config, seed=config.seed * 100_003 + update)}
+                evaluation = {
+                    "global_step": global_step,
+                    "update": update,
+                    "vs": evaluate(net, config, seed=config.seed * 100_003 + update),
+                }
 
             train_wins = collector.win_rates()
             lengths = collector.lengths
             row: dict[str, Any] = {
-                "update": update, "global_step": global_step, "time_s": round(elapsed, 2),
-                "samples_per_s": round(samples_per_s, 1), "learning_rate": lr, **stats,
-                "episode_length": float(np.mean(lengths)) if lengths else "", "episodes": collector.episodes,
+                "update": update,
+                "global_step": global_step,
+                "time_s": round(elapsed, 2),
+                "samples_per_s": round(samples_per_s, 1),
+                "learning_rate": lr,
+                **stats,
+                "episode_length": float(np.mean(lengths)) if lengths else "",
+                "episodes": collector.episodes,
                 **{f"train_win_{k}": v for k, v in train_wins.items()},
             }
             scalars = {f"losses/{k}": stats[k] for k in LOSS_TAGS}
@@ -153,15 +192,27 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
 
             if evaluated:
                 save_policy(run_dir, net, spec, game, config, global_step, update, evaluation)
-                save_resume(run_dir / "resume.pt", {
-                    "config": config.to_dict(), "model": net.state_dict(), "optimizer": optimizer.state_dict(),
-                    "torch_rng": torch.get_rng_state(), "generator": generator.get_state(),
-                    "shuffle_rng": json.dumps(shuffle_rng.bit_generator.state, default=int),
-                    "collector": collector.state_dict(), "global_step": global_step, "update": update,
-                    "elapsed": elapsed, "evaluation": json.dumps(evaluation),
-                })
-                plot_curves(log.csv_path, run_dir / "curve.png",
-                            title=f"{run_dir.name}: PPO self-play on {config.game}, seed {config.seed}")
+                save_resume(
+                    run_dir / "resume.pt",
+                    {
+                        "config": config.to_dict(),
+                        "model": net.state_dict(),
+                        "optimizer": optimizer.state_dict(),
+                        "torch_rng": torch.get_rng_state(),
+                        "generator": generator.get_state(),
+                        "shuffle_rng": json.dumps(shuffle_rng.bit_generator.state, default=int),
+                        "collector": collector.state_dict(),
+                        "global_step": global_step,
+                        "update": update,
+                        "elapsed": elapsed,
+                        "evaluation": json.dumps(evaluation),
+                    },
+                )
+                plot_curves(
+                    log.csv_path,
+                    run_dir / "curve.png",
+                    title=f"{run_dir.name}: PPO self-play on {config.game}, seed {config.seed}",
+                )
     finally:
         bar.close()
         log.close()

@@ -23,8 +23,15 @@ from training.distribution import masked_policy, network_device
 
 
 # ----- 1. advantages ----------------------------------------------------------------------------------------
-def gae(rewards: np.ndarray, values: np.ndarray, next_values: np.ndarray, dones: np.ndarray,
-        chained: np.ndarray, gamma: float, gae_lambda: float) -> tuple[np.ndarray, np.ndarray]:
+def gae(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    next_values: np.ndarray,
+    dones: np.ndarray,
+    chained: np.ndarray,
+    gamma: float,
+    gae_lambda: float,
+) -> tuple[np.ndarray, np.ndarray]:
     """Generalised advantage estimation over samples laid out stream after stream.
 
     For sample ``t``: ``delta_t = r_t + gamma * (1 - done_t) * V'_t - V_t`` with ``V'_t`` the value at the same
@@ -43,10 +50,20 @@ def gae(rewards: np.ndarray, values: np.ndarray, next_values: np.ndarray, dones:
 
 
 # ----- 2. the loss ------------------------------------------------------------------------------------------
-def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, entropy: torch.Tensor,
-             new_values: torch.Tensor, old_values: torch.Tensor, returns: torch.Tensor, clip_coef: float = 0.2,
-             vf_coef: float = 0.5, ent_coef: float = 0.01, clip_vloss: bool = True,
-             norm_adv: bool = True) -> tuple[torch.Tensor, dict[str, float]]:
+def ppo_loss(
+    new_logp: torch.Tensor,
+    old_logp: torch.Tensor,
+    advantages: torch.Tensor,
+    entropy: torch.Tensor,
+    new_values: torch.Tensor,
+    old_values: torch.Tensor,
+    returns: torch.Tensor,
+    clip_coef: float = 0.2,
+    vf_coef: float = 0.5,
+    ent_coef: float = 0.01,
+    clip_vloss: bool = True,
+    norm_adv: bool = True,
+) -> tuple[torch.Tensor, dict[str, float]]:
     """The PPO loss of one minibatch and its diagnostics.
 
     ``loss = clipped surrogate - ent_coef * entropy + vf_coef * value loss``; the value loss is
@@ -71,14 +88,21 @@ def ppo_loss(new_logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.T
         v_loss = 0.5 * ((new_values - returns) ** 2).mean()
     entropy_loss = entropy.mean()
     loss = pg_loss - ent_coef * entropy_loss + vf_coef * v_loss
-    stats = {"policy_loss": pg_loss.item(), "value_loss": v_loss.item(), "entropy": entropy_loss.item(),
-             "approx_kl": approx_kl.item(), "old_approx_kl": old_approx_kl.item(), "clipfrac": clipfrac.item()}
+    stats = {
+        "policy_loss": pg_loss.item(),
+        "value_loss": v_loss.item(),
+        "entropy": entropy_loss.item(),
+        "approx_kl": approx_kl.item(),
+        "old_approx_kl": old_approx_kl.item(),
+        "clipfrac": clipfrac.item(),
+    }
     return loss, stats
 
 
 # ----- 3. one update ------------------------------------------------------------------------------------------
-def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, config: Any,
-               rng: np.random.Generator) -> dict[str, float]:
+def ppo_update(
+    net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, config: Any, rng: np.random.Generator
+) -> dict[str, float]:
     """``update_epochs`` passes of shuffled minibatches over ``batch``; returns averaged diagnostics."""
     size = len(batch)
     sums: dict[str, float] = {}
@@ -90,11 +114,19 @@ def ppo_update(net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, con
             index = torch.from_numpy(idx)
             dist, values = masked_policy(net, batch.obs[index], batch.legal(idx))  # the stored mask, re-applied
             loss, stats = ppo_loss(
-                dist.log_prob(batch.actions[index].to(device)), batch.logp[index].to(device),
-                batch.advantages[index].to(device), dist.entropy(), values, batch.values[index].to(device),
-                batch.returns[index].to(device), clip_coef=config.clip_coef,
-                vf_coef=config.vf_coef, ent_coef=config.ent_coef, clip_vloss=config.clip_vloss,
-                norm_adv=config.norm_adv)
+                dist.log_prob(batch.actions[index].to(device)),
+                batch.logp[index].to(device),
+                batch.advantages[index].to(device),
+                dist.entropy(),
+                values,
+                batch.values[index].to(device),
+                batch.returns[index].to(device),
+                clip_coef=config.clip_coef,
+                vf_coef=config.vf_coef,
+                ent_coef=config.ent_coef,
+                clip_vloss=config.clip_vloss,
+                norm_adv=config.norm_adv,
+            )
             optimizer.zero_grad()
             loss.backward()
             stats["grad_norm"] = float(nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm))

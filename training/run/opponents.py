@@ -59,8 +59,9 @@ def outcome(returns: np.ndarray, seat: int) -> float:
 
 # ----- evaluation games ------------------------------------------------------------------------------------
 @torch.no_grad()
-def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: str, games: int, seed: int,
-                 greedy: bool = True) -> dict[str, float]:
+def play_against(
+    net: nn.Module, game: str, options: dict[str, Any], opponent: str, games: int, seed: int, greedy: bool = True
+) -> dict[str, float]:
     """Play ``games`` games of ``net`` (argmax over legal actions) against a scripted ``opponent`` in every
     other seat, the learner taking seat ``g % n`` in game ``g``; all games run in lockstep with batched
     forward passes. Returns ``{"games", "win_rate" (shared first counts half), "mean_reward"}``."""
@@ -68,8 +69,7 @@ def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: s
     env_list = [module.raw_env(**options) for _ in range(games)]
     n = env_list[0].game.num_players
     gen = torch.Generator().manual_seed(seed)
-    opponents = [make_scripted(game, opponent, seed + 7919 * (g + 1), engine=env_list[g].game)
-                 for g in range(games)]
+    opponents = [make_scripted(game, opponent, seed + 7919 * (g + 1), engine=env_list[g].game) for g in range(games)]
     returns = np.zeros((games, n))
     for g, env in enumerate(env_list):
         env.reset(seed=seed + g)
@@ -89,15 +89,23 @@ def play_against(net: nn.Module, game: str, options: dict[str, Any], opponent: s
                     waiting.append(g)
                     break
                 seen = env.observe(agent)
-                decision = Decision(env.game, seat, env.game.information_state(env.game_state, seat),
-                                    seen["observation"], seen["action_mask"])
+                decision = Decision(
+                    env.game,
+                    seat,
+                    env.game.information_state(env.game_state, seat),
+                    seen["observation"],
+                    seen["action_mask"],
+                )
                 env.step(int(opponents[g].act(decision)))
                 for s, a in enumerate(env.possible_agents):
                     returns[g, s] += env.rewards.get(a, 0.0)
         if waiting:
             seen = [env_list[g].observe(env_list[g].agent_selection) for g in waiting]
-            dist, _ = masked_policy(net, torch.from_numpy(np.stack([s["observation"] for s in seen])),
-                                    torch.from_numpy(np.stack([s["action_mask"] for s in seen])))
+            dist, _ = masked_policy(
+                net,
+                torch.from_numpy(np.stack([s["observation"] for s in seen])),
+                torch.from_numpy(np.stack([s["action_mask"] for s in seen])),
+            )
             chosen = dist.mode() if greedy else dist.sample(gen)
             for g, action in zip(waiting, chosen.tolist()):
                 env = env_list[g]

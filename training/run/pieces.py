@@ -57,8 +57,7 @@ class RunLog:
     """A run's log: ``log.csv`` (one row per update, ``columns`` fixed when the run starts; missing values
     empty) and TensorBoard events, both in the run directory. A resumed run appends to both."""
 
-    def __init__(self, run_dir: Path, columns: list[str], resumed: bool = False,
-                 texts: dict[str, str] | None = None):
+    def __init__(self, run_dir: Path, columns: list[str], resumed: bool = False, texts: dict[str, str] | None = None):
         """``texts``: TensorBoard text entries written once at the start of a fresh run (config, network)."""
         from torch.utils.tensorboard import SummaryWriter
 
@@ -87,8 +86,13 @@ def progress_bar(config: Any, done: int = 0) -> Any:
     """A tqdm bar over ``config.total_steps`` samples starting at ``done`` (hidden unless ``config.progress``)."""
     from tqdm import tqdm
 
-    return tqdm(total=config.total_steps, initial=min(done, config.total_steps), unit="sample",
-                disable=not config.progress, dynamic_ncols=True)
+    return tqdm(
+        total=config.total_steps,
+        initial=min(done, config.total_steps),
+        unit="sample",
+        disable=not config.progress,
+        dynamic_ncols=True,
+    )
 
 
 def evaluation_kinds(config: Any) -> list[str]:
@@ -104,8 +108,10 @@ def evaluation_due(config: Any, update: int, final: bool) -> bool:
 def evaluate(net: nn.Module, config: Any, seed: int) -> dict[str, dict[str, float]]:
     """The greedy network against each baseline of :func:`evaluation_kinds` (``eval_games`` games each):
     ``{kind: {"games", "win_rate", "mean_reward"}}``. ``net`` is any :mod:`training.networks` network."""
-    return {k: play_against(net, config.game, config.env_options, k, config.eval_games, seed)
-            for k in evaluation_kinds(config)}
+    return {
+        k: play_against(net, config.game, config.env_options, k, config.eval_games, seed)
+        for k in evaluation_kinds(config)
+    }
 
 
 def evaluation_columns(kinds: list[str]) -> list[str]:
@@ -126,12 +132,28 @@ def evaluation_row(vs: dict[str, dict[str, float]]) -> tuple[dict[str, Any], dic
     return row, scalars
 
 
-def save_policy(run_dir: Path, net: nn.Module, spec: dict[str, Any], game: Game, config: Any, global_step: int,
-                update: int, evaluation: dict[str, Any]) -> Path:
+def save_policy(
+    run_dir: Path,
+    net: nn.Module,
+    spec: dict[str, Any],
+    game: Game,
+    config: Any,
+    global_step: int,
+    update: int,
+    evaluation: dict[str, Any],
+) -> Path:
     """Write ``run_dir/policy.pt`` (+ sidecar) and, with ``config.keep_checkpoints``, the same policy as
     ``run_dir/checkpoints/policy-<update>.pt``; returns the ``policy.pt`` path."""
     path = save_checkpoint(run_dir / "policy.pt", net, spec, game, config, global_step, update, evaluation)
     if config.keep_checkpoints:
-        save_checkpoint(run_dir / "checkpoints" / f"policy-{update:06d}.pt", net, spec, game, config, global_step,
-                        update, evaluation)
+        save_checkpoint(
+            run_dir / "checkpoints" / f"policy-{update:06d}.pt",
+            net,
+            spec,
+            game,
+            config,
+            global_step,
+            update,
+            evaluation,
+        )
     return path

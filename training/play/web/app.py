@@ -41,21 +41,21 @@ import logging
 import math
 import re
 import threading
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
 import anyio
 import anyio.to_thread
-from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable
-
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 import envs
@@ -63,8 +63,16 @@ from envs.common.policies import Policy
 from training.arena.players import baseline_names
 from training.arena.records import RecordError, parse_records, record_to_json
 from training.arena.tournament import TournamentResult
-from training.play.web.sessions import (HUMAN, PlaySession, ReplaySession, SessionStore, WebError, check_record, shown,
-                                       warm_searches)
+from training.play.web.sessions import (
+    HUMAN,
+    PlaySession,
+    ReplaySession,
+    SessionStore,
+    WebError,
+    check_record,
+    shown,
+    warm_searches,
+)
 from training.play.web.views import VIEWS
 
 log = logging.getLogger("training.play.web")
@@ -89,9 +97,12 @@ BODY_SECONDS = 30.0
 """A request body must arrive whole within this many seconds (408 after): a client sending a byte at a time does
 not hold a connection open for ever. Headers are bounded the same way by :mod:`training.play.web.serve`."""
 SECURITY_HEADERS = [
-    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                 b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
-                                 b"frame-ancestors 'none'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        b"frame-ancestors 'none'",
+    ),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -135,15 +146,23 @@ class OriginGuard:
             host = headers.get("host")
             refusal = None
             if host_name(host) not in self.hosts:
-                refusal = JSONResponse({"error": "unexpected Host header: this server answers only as "
-                                        + ", ".join(sorted(self.hosts))
-                                        + " (python -m training serve --allow-host NAME adds a name)"}, status_code=400)
+                refusal = JSONResponse(
+                    {
+                        "error": "unexpected Host header: this server answers only as "
+                        + ", ".join(sorted(self.hosts))
+                        + " (python -m training serve --allow-host NAME adds a name)"
+                    },
+                    status_code=400,
+                )
             elif scope["method"] not in self.SAFE:
                 origin = headers.get("origin")
-                if (origin is not None and origin not in (f"http://{host}", f"https://{host}")) or \
-                        headers.get("sec-fetch-site") == "cross-site":
-                    refusal = JSONResponse({"error": "cross-origin request refused: only this server's own page may "
-                                                     "change its games"}, status_code=403)
+                if (origin is not None and origin not in (f"http://{host}", f"https://{host}")) or headers.get(
+                    "sec-fetch-site"
+                ) == "cross-site":
+                    refusal = JSONResponse(
+                        {"error": "cross-origin request refused: only this server's own page may change its games"},
+                        status_code=403,
+                    )
             if refusal is not None:
                 await refusal(scope, receive, send)
                 return
@@ -164,8 +183,10 @@ class SecurityHeaders:
         async def send_with_headers(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 names = {k.lower() for k, _ in message.get("headers", [])}
-                message = dict(message, headers=list(message.get("headers", []))
-                               + [(k, v) for k, v in SECURITY_HEADERS if k not in names])
+                message = dict(
+                    message,
+                    headers=list(message.get("headers", [])) + [(k, v) for k, v in SECURITY_HEADERS if k not in names],
+                )
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -208,8 +229,9 @@ async def read_body(request: Request, limit: int, seconds: float = BODY_SECONDS)
     """The request body, refused (413) as soon as it is over ``limit`` bytes: never held whole beyond that; and
     refused (408) when it has not arrived whole within ``seconds``."""
     size = request.headers.get("content-length")
-    too_big = WebError(413, f"request body over {limit // 1024} KiB" if limit < 2**20
-                       else f"request body over {limit // 2**20} MiB")
+    too_big = WebError(
+        413, f"request body over {limit // 1024} KiB" if limit < 2**20 else f"request body over {limit // 2**20} MiB"
+    )
     if size is not None and size.isdigit() and (len(size) > 12 or int(size) > limit):
         raise too_big
     chunks, total = [], 0
@@ -257,7 +279,9 @@ def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
     except UnicodeDecodeError:
         raise WebError(400, "the request body is not JSON: it is not UTF-8 text") from None
     except json.JSONDecodeError as err:
-        raise WebError(400, f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}") from None
+        raise WebError(
+            400, f"the request body is not JSON: {err.msg} at line {err.lineno} column {err.colno}"
+        ) from None
     except ValueError:
         raise WebError(400, "the request body is not JSON that this server reads") from None
     todo = [(data, 1)]
@@ -283,14 +307,16 @@ def check_tournament(data: Any) -> None:
     of the right types, at most :data:`MAX_POLICIES` policies and one pair row per pair of them."""
 
     def fail(what: str) -> None:
-        raise WebError(400, f"this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
-                            f"{what}")
+        raise WebError(400, f"this is not a tournament JSON (python -m training evaluate --out DIR writes one): {what}")
 
     if not isinstance(data, dict):
         fail("it is not a JSON object")
     policies = data.get("policies")
-    if not (isinstance(policies, list) and 1 <= len(policies) <= MAX_POLICIES
-            and all(isinstance(p, str) and 0 < len(p) <= 300 for p in policies)):
+    if not (
+        isinstance(policies, list)
+        and 1 <= len(policies) <= MAX_POLICIES
+        and all(isinstance(p, str) and 0 < len(p) <= 300 for p in policies)
+    ):
         fail(f"'policies' must be a list of 1 to {MAX_POLICIES} names")
     if len(set(policies)) != len(policies):
         fail("a policy is listed twice")
@@ -321,8 +347,7 @@ def check_tournament(data: Any) -> None:
         interval = pair.get("interval")
         if not (isinstance(interval, list) and len(interval) == 2 and all(map(_number, interval))):
             fail(f"pair {i}: 'interval' must be two numbers")
-        if set(pair) - {"a", "b", "games", "wins", "draws", "losses", "win_share", "interval", "parity",
-                        "mean_margin"}:
+        if set(pair) - {"a", "b", "games", "wins", "draws", "losses", "win_share", "interval", "parity", "mean_margin"}:
             fail(f"pair {i} has fields a tournament pair does not have")
 
 
@@ -332,18 +357,26 @@ def tournament_json(data: Any) -> dict[str, Any]:
     try:
         result = TournamentResult.from_json(data)
     except ValueError:
-        raise WebError(400, "this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
-                            "its pairs or ratings do not match its policies") from None
+        raise WebError(
+            400,
+            "this is not a tournament JSON (python -m training evaluate --out DIR writes one): "
+            "its pairs or ratings do not match its policies",
+        ) from None
     matrix = [[None if math.isnan(v) else float(v) for v in row] for row in result.win_shares()]
     body = result.to_json()
     body.update(kind="tournament", matrix=matrix)
     return body
 
 
-def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] | None = None,
-               extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
-               allowed_hosts: list[str] | None = None, checkpoint_dirs: list[Path] | None = None,
-               warm: bool = False, body_seconds: float = BODY_SECONDS) -> Starlette:
+def create_app(
+    store: SessionStore | None = None,
+    checkpoint_roots: list[Path] | None = None,
+    extra_policies: dict[str, Callable[[str, dict[str, Any], int], Policy]] | None = None,
+    allowed_hosts: list[str] | None = None,
+    checkpoint_dirs: list[Path] | None = None,
+    warm: bool = False,
+    body_seconds: float = BODY_SECONDS,
+) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
     besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
     name (default :data:`LOOPBACK_HOSTS`). Checkpoints are listed and loaded only from :func:`checkpoint_folders`
@@ -388,6 +421,7 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
                 headers = {"Connection": "close"} if err.status in (408, 413) else None
                 return JSONResponse({"error": err.message}, status_code=err.status, headers=headers)
             return result if isinstance(result, Response) else JSONResponse(result)
+
         return endpoint
 
     async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
@@ -421,10 +455,17 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         games = []
         for name in envs.GAMES:
             view = VIEWS[name]
-            games.append({"game": name, "title": view.title, "options": view.options_form,
-                          "hidden_information": view.hidden_information,
-                          "policies": baseline_names(name) + sorted(extra), "checkpoints": checkpoints[name],
-                          "players": _player_counts(view.options_form)})
+            games.append(
+                {
+                    "game": name,
+                    "title": view.title,
+                    "options": view.options_form,
+                    "hidden_information": view.hidden_information,
+                    "policies": baseline_names(name) + sorted(extra),
+                    "checkpoints": checkpoints[name],
+                    "players": _player_counts(view.options_form),
+                }
+            )
         return {"games": games, "human": HUMAN, "ttl": store.ttl, "search_ready": searches_ready.is_set()}
 
     async def new_game(request: Request) -> Any:
@@ -439,7 +480,8 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
                     policies[i] = extra[spec](name, options, i)
         session = await anyio.to_thread.run_sync(
             lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
-            limiter=bot_moves)
+            limiter=bot_moves,
+        )
         store.add(session, client_of(request))
         body = session.payload(session.default_viewer())
         body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
@@ -472,8 +514,9 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         session = game(request)
         viewer(request, session)
         data = [record_to_json(session.record())]
-        return JSONResponse(data, headers={
-            "Content-Disposition": f'attachment; filename="{session.game_name}-{session.seed}.json"'})
+        return JSONResponse(
+            data, headers={"Content-Disposition": f'attachment; filename="{session.game_name}-{session.seed}.json"'}
+        )
 
     async def close(request: Request) -> Any:
         session = game(request)
@@ -533,10 +576,12 @@ def create_app(store: SessionStore | None = None, checkpoint_roots: list[Path] |
         Route("/api/tournaments", api(tournament), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found, Exception: server_error},
-                    middleware=[Middleware(SecurityHeaders),
-                                Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))],
-                    lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        exception_handlers={HTTPException: not_found, Exception: server_error},
+        middleware=[Middleware(SecurityHeaders), Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))],
+        lifespan=lifespan,
+    )
     app.state.store = store
     app.state.searches_ready = searches_ready
     return app

@@ -47,8 +47,12 @@ def bounded_h11(header_seconds: float) -> type:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self._waiting_for_head() and self._head_timer is None and not self.transport.is_closing() \
-                    and self.conn.their_state is h11.IDLE:
+            if (
+                self._waiting_for_head()
+                and self._head_timer is None
+                and not self.transport.is_closing()
+                and self.conn.their_state is h11.IDLE
+            ):
                 self._head_timer = self.loop.call_later(header_seconds, self._head_expired)
 
         def on_response_complete(self) -> None:
@@ -71,29 +75,51 @@ def bounded_h11(header_seconds: float) -> type:
     return BoundedH11Protocol
 
 
-def server_options(header_seconds: float = HEADER_SECONDS,
-                   keep_alive_seconds: float = KEEP_ALIVE_SECONDS) -> dict[str, Any]:
+def server_options(
+    header_seconds: float = HEADER_SECONDS, keep_alive_seconds: float = KEEP_ALIVE_SECONDS
+) -> dict[str, Any]:
     """The uvicorn settings the server runs with (``serve`` and the tests alike): slow headers cut after
     ``header_seconds``, idle connections after ``keep_alive_seconds``, headers at most :data:`MAX_HEADER_BYTES`."""
-    return {"http": bounded_h11(header_seconds), "timeout_keep_alive": keep_alive_seconds,
-            "h11_max_incomplete_event_size": MAX_HEADER_BYTES, "log_level": "warning"}
+    return {
+        "http": bounded_h11(header_seconds),
+        "timeout_keep_alive": keep_alive_seconds,
+        "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
+        "log_level": "warning",
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m training serve``: run the app with uvicorn."""
-    parser = argparse.ArgumentParser(prog="python -m training serve", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser = argparse.ArgumentParser(
+        prog="python -m training serve", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)"
+    )
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                        help="a host name the page may be reached as, besides 127.0.0.1, localhost, ::1 and --host "
-                             "(repeat for several); requests naming any other host are refused")
-    parser.add_argument("--ttl", type=float, default=1800.0,
-                        help="seconds a game or opened file is kept after its last request (default 1800)")
-    parser.add_argument("--checkpoint-dir", action="append", default=[], type=Path, metavar="DIR",
-                        help="a folder of checkpoints to list and accept, besides checkpoints/ and runs/ here "
-                             "(repeat for several); no other path is loaded")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the page may be reached as, besides 127.0.0.1, localhost, ::1 and --host "
+        "(repeat for several); requests naming any other host are refused",
+    )
+    parser.add_argument(
+        "--ttl",
+        type=float,
+        default=1800.0,
+        help="seconds a game or opened file is kept after its last request (default 1800)",
+    )
+    parser.add_argument(
+        "--checkpoint-dir",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="a folder of checkpoints to list and accept, besides checkpoints/ and runs/ here "
+        "(repeat for several); no other path is loaded",
+    )
     args = parser.parse_args(argv)
     try:
         import uvicorn

@@ -27,9 +27,10 @@ import secrets
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,6 +50,8 @@ OPEN_SPECTATOR_LABEL = "Spectator view: the whole board"
 
 def spectator_label(view: GameView) -> str:
     return SPECTATOR_LABEL if view.hidden_information else OPEN_SPECTATOR_LABEL
+
+
 MAX_SEED = 2**31 - 1
 MAX_REPLAY_GAMES_LOADED = 4
 """Games of one opened file kept replayed (every position) at a time; others are replayed again when asked for."""
@@ -59,7 +62,7 @@ Json = dict[str, Any]
 def shown(value: Any, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters, for messages that quote what a request sent."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class WebError(Exception):
@@ -79,8 +82,13 @@ class SessionStore:
     FORGOTTEN_KEPT = 4096
     """Dropped ids remembered (with the reason) for the "it was closed" message."""
 
-    def __init__(self, ttl: float = 1800.0, max_items: int = 200, clock: Callable[[], float] = time.monotonic,
-                 max_bytes: int = 32 * 2**20):
+    def __init__(
+        self,
+        ttl: float = 1800.0,
+        max_items: int = 200,
+        clock: Callable[[], float] = time.monotonic,
+        max_bytes: int = 32 * 2**20,
+    ):
         self.ttl = ttl
         self.max_items = max_items
         self.max_bytes = max_bytes
@@ -126,8 +134,11 @@ class SessionStore:
             if not over_count and self._weight() <= self.max_bytes:
                 return
             if not over_count:  # over the byte budget only: forget replayed positions, then drop files, not games
-                shed = [k for k in self._touched if k != key and getattr(self._items[k], "shed", None)
-                        and self._items[k].loaded_bytes]
+                shed = [
+                    k
+                    for k in self._touched
+                    if k != key and getattr(self._items[k], "shed", None) and self._items[k].loaded_bytes
+                ]
                 if shed:
                     self._items[min(shed, key=self._touched.__getitem__)].shed()
                     continue
@@ -135,8 +146,7 @@ class SessionStore:
                 if getattr(item, "shed", None) and len(getattr(item, "_games", ())) > 1:
                     item.shed(keep=1)  # the item being used: all but the game it shows
                     continue
-            candidates = [k for k in self._touched
-                          if k != key and (over_count or getattr(self._items[k], "weight", 0))]
+            candidates = [k for k in self._touched if k != key and (over_count or getattr(self._items[k], "weight", 0))]
             if not candidates:
                 return
             held: dict[str, float] = {}
@@ -159,8 +169,10 @@ class SessionStore:
                 if why == "ttl":
                     text = f"expired: nothing asked for it for {self.ttl:.0f} s"
                 elif why == "room":
-                    text = (f"closed to make room: the server keeps at most {self.max_items} games and files "
-                            f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used go first")
+                    text = (
+                        f"closed to make room: the server keeps at most {self.max_items} games and files "
+                        f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used go first"
+                    )
                 elif why == "closed":
                     text = "closed"
                 else:
@@ -194,15 +206,21 @@ class SessionStore:
 
 
 # ----- results ------------------------------------------------------------------------------------------------------
-def result_json(game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool,
-                view: GameView | None = None) -> Json:
+def result_json(
+    game: Game, state: Any, names: list[str], viewer: int | None, truncated: bool, view: GameView | None = None
+) -> Json:
     """The result box: returns, scores, the seats sharing first place and a sentence (with the tie-break that
     decided it, where the view knows one)."""
     returns = [float(x) for x in game.returns(state)]
     scores = [float(x) for x in game.scores(state)]
     if truncated:
-        return {"returns": returns, "scores": scores, "winners": [], "truncated": True,
-                "text": "The game was cut at the ply cap: no result."}
+        return {
+            "returns": returns,
+            "scores": scores,
+            "winners": [],
+            "truncated": True,
+            "text": "The game was cut at the ply cap: no result.",
+        }
     top = max(returns)
     winners = [s for s, r in enumerate(returns) if r == top]
 
@@ -242,8 +260,10 @@ MAX_SIMULATIONS = 10_000
 MAX_NETWORK_SIMULATIONS = 1_000
 """Largest ``mcts:PATH:N`` budget (one network call a simulation)."""
 MAX_TOP_K = 1_000
-UNKNOWN_POLICY = ("unknown policy: choose one the page lists (random, a baseline, search:N, or a checkpoint under "
-                  "the folders it lists: checkpoints/, runs/ or a --checkpoint-dir)")
+UNKNOWN_POLICY = (
+    "unknown policy: choose one the page lists (random, a baseline, search:N, or a checkpoint under "
+    "the folders it lists: checkpoints/, runs/ or a --checkpoint-dir)"
+)
 """The one message for every path that is not a checkpoint the server may load (existing or not)."""
 
 
@@ -311,9 +331,16 @@ class PlaySession:
 
     noun = "game"
 
-    def __init__(self, game_name: Any, options: Any, seats: Any, seed: Any = None,
-                 policies: dict[int, Policy] | None = None, start: Any = None,
-                 checkpoint_folders: Sequence[Path] | None = None):
+    def __init__(
+        self,
+        game_name: Any,
+        options: Any,
+        seats: Any,
+        seed: Any = None,
+        policies: dict[int, Policy] | None = None,
+        start: Any = None,
+        checkpoint_folders: Sequence[Path] | None = None,
+    ):
         """``seats``: ``"human"`` or a policy spec per seat. ``policies`` replaces the policies of some seats with
         ready objects; ``start`` is a ready initial state instead of the one the seed deals (tests; such a game
         has no record, since its seed does not replay it). ``checkpoint_folders``: where checkpoints may be
@@ -326,8 +353,11 @@ class PlaySession:
         self.view: GameView = view_for(game_name)
         n = self.game.num_players
         if not isinstance(seats, list) or len(seats) != n or not all(isinstance(s, str) and s for s in seats):
-            raise WebError(400, f"{game_name} with these options has {n} seats: give a list of {n} seat specs "
-                                f"('{HUMAN}', random, greedy, search[:N] or a checkpoint path)")
+            raise WebError(
+                400,
+                f"{game_name} with these options has {n} seats: give a list of {n} seat specs "
+                f"('{HUMAN}', random, greedy, search[:N] or a checkpoint path)",
+            )
         self.seats = [s.strip() for s in seats]
         self.humans = [i for i, s in enumerate(self.seats) if s == HUMAN]
         if checkpoint_folders is not None:
@@ -335,8 +365,11 @@ class PlaySession:
                 if i not in (policies or {}):
                     check_spec(spec, i, game_name, checkpoint_folders)
         if seed is not None and self.humans and start is None:
-            raise WebError(400, "a seed is taken only for a game without a human seat (watch mode): with a human "
-                                "seat the server deals from its own entropy and shows the seed when the game is over")
+            raise WebError(
+                400,
+                "a seed is taken only for a game without a human seat (watch mode): with a human "
+                "seat the server deals from its own entropy and shows the seed when the game is over",
+            )
         if seed is None:
             seed = secrets.randbelow(MAX_SEED)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -356,8 +389,11 @@ class PlaySession:
                 try:
                     policy = make_policy(spec, game_name, self.options, seed=seed * 101 + i)
                 except ImportError as err:
-                    raise WebError(400, f"seat {i}: {shown(spec, 80)} needs a missing package ({err}); checkpoints need "
-                                        "torch: pip install -e \".[train]\"") from None
+                    raise WebError(
+                        400,
+                        f"seat {i}: {shown(spec, 80)} needs a missing package ({err}); checkpoints need "
+                        'torch: pip install -e ".[train]"',
+                    ) from None
                 except Exception as err:  # noqa: BLE001 - an unreadable file, a budget a baseline does not take
                     if isinstance(err, ValueError) and type(err) is not ValueError:
                         # UnknownPolicyError, CheckpointError, GuidedSearchError: messages for a user
@@ -429,12 +465,19 @@ class PlaySession:
             for s, secret in self.tokens.items():
                 if secrets.compare_digest(secret.encode(), token.encode()):
                     holder = s
-        if holder is None and isinstance(token, str) and len(token) <= 64 and any(
-                secrets.compare_digest(old.encode(), token.encode()) for old in self.left.values()):
+        if (
+            holder is None
+            and isinstance(token, str)
+            and len(token) <= 64
+            and any(secrets.compare_digest(old.encode(), token.encode()) for old in self.left.values())
+        ):
             raise WebError(403, "this seat closed the game: its token no longer works (the other seats play on)")
         if holder is None:
-            raise WebError(403, "this game has human seats: a request needs the token of the seat it is for "
-                                "(from that seat's link, given when the game was created)")
+            raise WebError(
+                403,
+                "this game has human seats: a request needs the token of the seat it is for "
+                "(from that seat's link, given when the game was created)",
+            )
         if seat is not None and seat != holder:
             raise WebError(403, f"this token is player_{holder}'s, not player_{seat}'s")
         return holder
@@ -470,21 +513,36 @@ class PlaySession:
         over = status == "over"
         secret = bool(self.humans) and not over  # a player who knew the seed could work out the hidden cards
         return {
-            "kind": "game", "id": self.id, "mode": "play" if self.humans else "watch",
-            "game": self.game_name, "title": self.view.title, "options": self.game.options(),
-            "seats": [{"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec,
-                       "human": spec == HUMAN} for i, spec in enumerate(self.seats)],
+            "kind": "game",
+            "id": self.id,
+            "mode": "play" if self.humans else "watch",
+            "game": self.game_name,
+            "title": self.view.title,
+            "options": self.game.options(),
+            "seats": [
+                {"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec, "human": spec == HUMAN}
+                for i, spec in enumerate(self.seats)
+            ],
             "viewer": viewer,
-            "view_label": (spectator_label(self.view) if viewer is None else
-                           f"Your view as player_{viewer} ({self.names[viewer]}): only what this seat may see"),
+            "view_label": (
+                spectator_label(self.view)
+                if viewer is None
+                else f"Your view as player_{viewer} ({self.names[viewer]}): only what this seat may see"
+            ),
             "hidden_information": self.view.hidden_information,
-            "status": status, "to_move": self.game.current_player(self.state), "ply": len(self.actions),
+            "status": status,
+            "to_move": self.game.current_player(self.state),
+            "ply": len(self.actions),
             "thinking": self.thinking,
-            "board": seen.board, "moves": moves, "log": seen.log,
+            "board": seen.board,
+            "moves": moves,
+            "log": seen.log,
             "scores": [float(x) for x in self.game.scores(self._view_state(viewer))],
-            "result": (result_json(self.game, self.state, self.names, viewer, self.truncated, self.view) if over
-                       else None),
-            "error": self.error, "seed": None if secret else self.seed,
+            "result": (
+                result_json(self.game, self.state, self.names, viewer, self.truncated, self.view) if over else None
+            ),
+            "error": self.error,
+            "seed": None if secret else self.seed,
             "settings": {"game": self.game_name, "options": self.options, "seats": list(self.seats)},
         }
 
@@ -554,8 +612,11 @@ class PlaySession:
             try:
                 action = policy.act(decision)
                 failure = None
-                if not (isinstance(action, (int, np.integer)) and 0 <= action < self.game.num_actions
-                        and decision.action_mask[action]):
+                if not (
+                    isinstance(action, (int, np.integer))
+                    and 0 <= action < self.game.num_actions
+                    and decision.action_mask[action]
+                ):
                     failure = f"policy {self.seats[seat]!r} (player_{seat}) answered an illegal move {action!r}"
             except Exception as err:  # noqa: BLE001 - any failure of a policy is shown on the page
                 failure = f"policy {self.seats[seat]!r} (player_{seat}) failed: {type(err).__name__}: {err}"
@@ -574,9 +635,16 @@ class PlaySession:
                 raise WebError(409, "the record is available when the game is over (it shows every hidden card)")
             if not self.replayable:
                 raise WebError(409, "this game started from a given position: its seed does not replay it")
-            return GameRecord(game=self.game_name, options=self.game.options(), seed=self.seed, seats=list(self.seats),
-                              actions=list(self.actions), returns=[float(x) for x in self.game.returns(self.state)],
-                              scores=[float(x) for x in self.game.scores(self.state)], truncated=self.truncated)
+            return GameRecord(
+                game=self.game_name,
+                options=self.game.options(),
+                seed=self.seed,
+                seats=list(self.seats),
+                actions=list(self.actions),
+                returns=[float(x) for x in self.game.returns(self.state)],
+                scores=[float(x) for x in self.game.scores(self.state)],
+                truncated=self.truncated,
+            )
 
 
 # ----- compiling the searches -------------------------------------------------------------------------------------
@@ -620,12 +688,16 @@ def check_record(index: int, record: Json, players: dict[tuple[str, str], int] |
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         fail("'seed' must be a whole number from 0")
     actions = record.get("actions")
-    if not (isinstance(actions, list) and len(actions) <= MAX_RECORD_PLIES
-            and all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < 2**31 for a in actions)):
+    if not (
+        isinstance(actions, list)
+        and len(actions) <= MAX_RECORD_PLIES
+        and all(isinstance(a, int) and not isinstance(a, bool) and 0 <= a < 2**31 for a in actions)
+    ):
         fail(f"'actions' must be a list of at most {MAX_RECORD_PLIES} action ids")
     seats = record.get("seats")
-    if seats is not None and not (isinstance(seats, list) and all(isinstance(x, str) and len(x) <= MAX_SPEC
-                                                                  for x in seats)):
+    if seats is not None and not (
+        isinstance(seats, list) and all(isinstance(x, str) and len(x) <= MAX_SPEC for x in seats)
+    ):
         fail("'seats' must be a list of policy names, one per seat")
     for key in ("returns", "scores"):
         values = record.get(key)
@@ -689,8 +761,10 @@ class ReplaySession:
         self.id = ""
         self.owner = ""
         self.name = name
-        self.records = [dict(r, actions=np.asarray(r["actions"], dtype=np.int32))
-                        if isinstance(r.get("actions"), list) else dict(r) for r in records]
+        self.records = [
+            dict(r, actions=np.asarray(r["actions"], dtype=np.int32)) if isinstance(r.get("actions"), list) else dict(r)
+            for r in records
+        ]
         self.file_bytes = weight
         self._games: dict[int, tuple[Game, list[Any], list[Json], list[int]]] = {}
         self._game_bytes: dict[int, int] = {}
@@ -708,15 +782,24 @@ class ReplaySession:
     def shed(self, keep: int = 0) -> None:
         """Forget the replayed games but the ``keep`` most recently used (they are replayed again when asked for)."""
         with self.lock:
-            for index in list(self._games)[:max(0, len(self._games) - keep)]:
+            for index in list(self._games)[: max(0, len(self._games) - keep)]:
                 del self._games[index]
                 self._game_bytes.pop(index, None)
 
     def summary(self) -> Json:
         games = []
         for i, r in enumerate(self.records):
-            games.append({"index": i, "game": r.get("game"), "options": r.get("options"), "seats": r.get("seats"),
-                          "seed": r.get("seed"), "plies": len(r.get("actions", ())), "returns": r.get("returns")})
+            games.append(
+                {
+                    "index": i,
+                    "game": r.get("game"),
+                    "options": r.get("options"),
+                    "seats": r.get("seats"),
+                    "seed": r.get("seed"),
+                    "plies": len(r.get("actions", ())),
+                    "returns": r.get("returns"),
+                }
+            )
         return {"kind": "replay_file", "id": self.id, "name": self.name, "games": games}
 
     def _load(self, index: int) -> tuple[Game, list[Any], list[Json], list[int]]:
@@ -730,8 +813,9 @@ class ReplaySession:
             engine = _build_game(record["game"], record["options"])
             num_players = engine.num_players
             if len(record["actions"]) > engine.max_game_length:
-                raise WebError(400, f"game {index} of the file has more moves than a game can have "
-                                    f"({engine.max_game_length})")
+                raise WebError(
+                    400, f"game {index} of the file has more moves than a game can have ({engine.max_game_length})"
+                )
             if record.get("seats") is not None and len(record["seats"]) != num_players:
                 raise WebError(400, f"game {index} of the file: 'seats' must name {num_players} seats")
             for key in ("returns", "scores"):
@@ -746,8 +830,13 @@ class ReplaySession:
                 previous = None
                 for game, state, action in replay(record):
                     if action is not None:
-                        log.append({"ply": len(states) - 1, "seat": game.current_player(previous),
-                                    "text": game.action_to_str(previous, action)})
+                        log.append(
+                            {
+                                "ply": len(states) - 1,
+                                "seat": game.current_player(previous),
+                                "text": game.action_to_str(previous, action),
+                            }
+                        )
                     new_board = view.board(game, state, None)
                     log += [{"ply": None, "seat": None, "text": t} for t in view.events(game, board, new_board)]
                     board = new_board
@@ -784,15 +873,35 @@ class ReplaySession:
         last = ply == len(states) - 1
         over = last and (game.current_player(state) == TERMINAL or bool(record.get("truncated")))
         return {
-            "kind": "replay", "id": self.id, "index": index, "mode": "replay", "game": record["game"],
-            "title": view.title, "options": game.options(),
-            "seats": [{"seat": i, "agent": f"player_{i}", "name": names[i], "policy": str(seats[i]),
-                       "human": seats[i] == HUMAN} for i in range(game.num_players)],
-            "viewer": None, "view_label": spectator_label(view), "hidden_information": view.hidden_information,
-            "status": "over" if over else "replay", "to_move": game.current_player(state),
-            "ply": ply, "plies": len(states) - 1,
-            "board": view.board(game, state, None), "moves": [], "log": log[:log_at[ply]],
+            "kind": "replay",
+            "id": self.id,
+            "index": index,
+            "mode": "replay",
+            "game": record["game"],
+            "title": view.title,
+            "options": game.options(),
+            "seats": [
+                {
+                    "seat": i,
+                    "agent": f"player_{i}",
+                    "name": names[i],
+                    "policy": str(seats[i]),
+                    "human": seats[i] == HUMAN,
+                }
+                for i in range(game.num_players)
+            ],
+            "viewer": None,
+            "view_label": spectator_label(view),
+            "hidden_information": view.hidden_information,
+            "status": "over" if over else "replay",
+            "to_move": game.current_player(state),
+            "ply": ply,
+            "plies": len(states) - 1,
+            "board": view.board(game, state, None),
+            "moves": [],
+            "log": log[: log_at[ply]],
             "scores": [float(x) for x in game.scores(state)],
             "result": result_json(game, state, names, None, bool(record.get("truncated")), view) if over else None,
-            "error": None, "seed": record.get("seed"),
+            "error": None,
+            "seed": record.get("seed"),
         }

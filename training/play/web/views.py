@@ -11,8 +11,9 @@ One :class:`GameView` per game; :func:`view_for` picks it. No web framework is i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from envs.common.game import Game
 from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid
@@ -117,10 +118,19 @@ class BattleSheepView(GameView):
         n = game.num_players
         pastures = [sum(1 for o in owner_at.values() if o == s) for s in range(n)]
         herds = [_largest_group([c for c, o in owner_at.items() if o == s]) for s in range(n)]
-        return {"kind": "battle_sheep", "radius": grid.radius, "phase": data["phase"], "to_move": data["to_move"],
-                "cells": cells, "tiles_left": data["tiles_left"], "can_move": data["can_move"],
-                "pastures": pastures, "herds": herds, "directions": list(DIRECTION_NAMES),
-                "direction_vectors": [list(d) for d in DIRECTIONS]}
+        return {
+            "kind": "battle_sheep",
+            "radius": grid.radius,
+            "phase": data["phase"],
+            "to_move": data["to_move"],
+            "cells": cells,
+            "tiles_left": data["tiles_left"],
+            "can_move": data["can_move"],
+            "pastures": pastures,
+            "herds": herds,
+            "directions": list(DIRECTION_NAMES),
+            "direction_vectors": [list(d) for d in DIRECTIONS],
+        }
 
     def move(self, game: Game, view_state: Any, board: Json, action: int, text: str) -> Json:
         from envs.battle_sheep.actions import MOVE_RE, STACK_RE, TILE_RE
@@ -135,8 +145,15 @@ class BattleSheepView(GameView):
         if m := MOVE_RE.match(text):
             q, r = int(m.group(1)), int(m.group(2))
             d = DIRECTION_NAMES.index(m.group(3).upper())
-            return {"id": action, "text": text, "kind": "move", "from": [q, r], "dir": d,
-                    "to": _slide(board, q, r, d), "count": int(m.group(4))}
+            return {
+                "id": action,
+                "text": text,
+                "kind": "move",
+                "from": [q, r],
+                "dir": d,
+                "to": _slide(board, q, r, d),
+                "count": int(m.group(4)),
+            }
         raise ValueError(f"unexpected Battle Sheep notation {text!r}")
 
 
@@ -176,8 +193,12 @@ class BestiariumView(GameView):
     title = "Bestiarium"
     options_form = [
         {"name": "board_size", "label": "board side", "choices": [5, 6, 7], "default": 6},
-        {"name": "shape_equivalence", "label": "same shape", "choices": ["free", "one_sided", "fixed"],
-         "default": "free"},
+        {
+            "name": "shape_equivalence",
+            "label": "same shape",
+            "choices": ["free", "one_sided", "fixed"],
+            "default": "free",
+        },
     ]
     browser_test_options = {"board_size": 5}
 
@@ -208,13 +229,31 @@ class BestiariumView(GameView):
                         stack.append(j)
             sizes.append(members)
         chain = set(data["chain"])
-        cells = [{"q": q, "r": r, "name": names[i], "stone": stones[i],
-                  "creature": creature[i], "size": sizes[creature[i]] if creature[i] >= 0 else 0,
-                  "chain": i in chain} for i, (q, r) in enumerate(grid.coords)]
+        cells = [
+            {
+                "q": q,
+                "r": r,
+                "name": names[i],
+                "stone": stones[i],
+                "creature": creature[i],
+                "size": sizes[creature[i]] if creature[i] >= 0 else 0,
+                "chain": i in chain,
+            }
+            for i, (q, r) in enumerate(grid.coords)
+        ]
         cascade = [list(row) for row in game.cascade(view_state) if row[1] or row[2]]
-        return {"kind": "bestiarium", "radius": grid.radius, "cells": cells, "phase": data["phase"],
-                "to_move": data["to_move"], "passes": data["passes"], "first_passer": data["first_passer"],
-                "plies": data["plies"], "over": data["over"], "cascade": cascade}
+        return {
+            "kind": "bestiarium",
+            "radius": grid.radius,
+            "cells": cells,
+            "phase": data["phase"],
+            "to_move": data["to_move"],
+            "passes": data["passes"],
+            "first_passer": data["first_passer"],
+            "plies": data["plies"],
+            "over": data["over"],
+            "cascade": cascade,
+        }
 
     def move(self, game: Game, view_state: Any, board: Json, action: int, text: str) -> Json:
         cells = board["cells"]
@@ -251,16 +290,29 @@ class BeastyBordersView(GameView):
         signpost = [2 * (slot // tiles_wide), 3 * (slot % tiles_wide)]
         num_types = len(data["remaining"][0])
         reach = [] if over else [list(divmod(game.target_cell(view_state, k), cols)) for k in range(1, 9)]
-        board = {"kind": "beasty_borders", "rows": rows, "tile_size": [2, 3], "tiles": data["tiles"],
-                 "signpost": signpost, "marker": None if over else list(divmod(data["pos"], cols)),
-                 "roll": None if over else data["roll"], "roller": data["roller"],
-                 "phase": ("roller", "responder")[data["phase"]], "reach": reach,
-                 "letters": [SEAT_LETTERS[s][:num_types] for s in range(2)],
-                 "remaining": data["remaining"], "placed": data["placed"],
-                 "vp": [int(v) for v in game.scores(view_state)], "row": None, "choice": None}
+        board = {
+            "kind": "beasty_borders",
+            "rows": rows,
+            "tile_size": [2, 3],
+            "tiles": data["tiles"],
+            "signpost": signpost,
+            "marker": None if over else list(divmod(data["pos"], cols)),
+            "roll": None if over else data["roll"],
+            "roller": data["roller"],
+            "phase": ("roller", "responder")[data["phase"]],
+            "reach": reach,
+            "letters": [SEAT_LETTERS[s][:num_types] for s in range(2)],
+            "remaining": data["remaining"],
+            "placed": data["placed"],
+            "vp": [int(v) for v in game.scores(view_state)],
+            "row": None,
+            "choice": None,
+        }
         if data["row"] is not None:
-            board["row"] = [{"value": i + 1, "letter": BIDDING_ROW[i], "owner": ROW_OWNER[i], "present": bit == "1"}
-                            for i, bit in enumerate(data["row"])]
+            board["row"] = [
+                {"value": i + 1, "letter": BIDDING_ROW[i], "owner": ROW_OWNER[i], "present": bit == "1"}
+                for i, bit in enumerate(data["row"])
+            ]
             board["choice"] = None if data["choice"] < 0 else data["choice"] + 1
         return board
 
@@ -275,8 +327,11 @@ class BeastyBordersView(GameView):
         """A die roll: every turn starts with one (the marker moves at once)."""
         if public_after["roll"] is None or public_after["phase"] != "roller":
             return []
-        if public_before is not None and public_before["marker"] == public_after["marker"] \
-                and public_before["rows"] == public_after["rows"]:
+        if (
+            public_before is not None
+            and public_before["marker"] == public_after["marker"]
+            and public_before["rows"] == public_after["rows"]
+        ):
             return []
         r, c = public_after["marker"]
         side = ("farm", "wild")[public_after["roller"]]
@@ -308,27 +363,46 @@ class BoaringView(GameView):
         for s in range(n):
             hand = data["hands"][s]
             pending = data["pending"][s]
-            players.append({
-                "hand": None if min(hand) < 0 else hand,  # counts per value 1..10, None if hidden
-                "hand_size": data["hand_size"][s],
-                "committed": phase == "bid" and pending != 0,
-                "pending": pending if pending > 0 and phase == "bid" else None,  # hidden: -1 -> None
-                "savanna": data["savanna"][s],
-                "graveyard": data["graveyard"][s],
-                "score": 2 * sum(data["savanna"][s]) - sum(data["graveyard"][s]),
-            })
+            players.append(
+                {
+                    "hand": None if min(hand) < 0 else hand,  # counts per value 1..10, None if hidden
+                    "hand_size": data["hand_size"][s],
+                    "committed": phase == "bid" and pending != 0,
+                    "pending": pending if pending > 0 and phase == "bid" else None,  # hidden: -1 -> None
+                    "savanna": data["savanna"][s],
+                    "graveyard": data["graveyard"][s],
+                    "score": 2 * sum(data["savanna"][s]) - sum(data["graveyard"][s]),
+                }
+            )
         last = None
         if data["last_animal"] >= 0:
-            last = {"played": data["last_played"], "animal": self.ANIMALS[data["last_animal"]],
-                    "requirement": data["last_requirement"], "needed": data["last_requirement"] * n,
-                    "fed": sum(data["last_played"]), "outcome": ("", "lived", "died")[data["last_outcome"]],
-                    "receiver": data["last_receiver"]}
-        return {"kind": "boaring", "num_players": n, "phase": phase, "active": data["active"],
-                "current": data["current"], "eater": data["eater"],
-                "animal": self.ANIMALS[data["animal"]] if data["animal"] >= 0 else None,
-                "requirement": data["requirement"], "needed": data["requirement"] * n,
-                "players": players, "last": last, "rounds": data["rounds"], "discard": data["discard"],
-                "food_pile": len(data["food_pile"]), "animals_left": data["animals_left"], "eaten": data["eaten"]}
+            last = {
+                "played": data["last_played"],
+                "animal": self.ANIMALS[data["last_animal"]],
+                "requirement": data["last_requirement"],
+                "needed": data["last_requirement"] * n,
+                "fed": sum(data["last_played"]),
+                "outcome": ("", "lived", "died")[data["last_outcome"]],
+                "receiver": data["last_receiver"],
+            }
+        return {
+            "kind": "boaring",
+            "num_players": n,
+            "phase": phase,
+            "active": data["active"],
+            "current": data["current"],
+            "eater": data["eater"],
+            "animal": self.ANIMALS[data["animal"]] if data["animal"] >= 0 else None,
+            "requirement": data["requirement"],
+            "needed": data["requirement"] * n,
+            "players": players,
+            "last": last,
+            "rounds": data["rounds"],
+            "discard": data["discard"],
+            "food_pile": len(data["food_pile"]),
+            "animals_left": data["animals_left"],
+            "eaten": data["eaten"],
+        }
 
     def move(self, game: Game, view_state: Any, board: Json, action: int, text: str) -> Json:
         from envs.boaring.actions import decode
@@ -352,17 +426,25 @@ class BoaringView(GameView):
     def events(self, game: Game, public_before: Json | None, public_after: Json) -> list[str]:
         """The reveal: when the last food card of a bid is in, every card is turned at once."""
         last = public_after["last"]
-        if public_before is None or last is None or public_before["phase"] != "bid" or \
-                (public_after["phase"] == "bid" and public_after["rounds"] == public_before["rounds"]):
+        if (
+            public_before is None
+            or last is None
+            or public_before["phase"] != "bid"
+            or (public_after["phase"] == "bid" and public_after["rounds"] == public_before["rounds"])
+        ):
             return []
         cards = ", ".join(f"p{s} {v}" for s, v in enumerate(last["played"]))
-        fate = (f"lives and goes to p{last['receiver']}" if last["outcome"] == "lived"
-                else f"dies and goes to p{last['receiver']}'s graveyard")
+        fate = (
+            f"lives and goes to p{last['receiver']}"
+            if last["outcome"] == "lived"
+            else f"dies and goes to p{last['receiver']}'s graveyard"
+        )
         return [f"reveal: {cards}; {last['fed']} food for {last['needed']} needed: the {last['animal']} {fate}"]
 
 
-VIEWS: dict[str, GameView] = {v.game_name: v for v in (BattleSheepView(), BestiariumView(), BeastyBordersView(),
-                                                       BoaringView())}
+VIEWS: dict[str, GameView] = {
+    v.game_name: v for v in (BattleSheepView(), BestiariumView(), BeastyBordersView(), BoaringView())
+}
 
 
 def view_for(game_name: str) -> GameView:
