@@ -23,10 +23,10 @@ def vector_env(num_envs: int, **options: Any):
     each game's own SplitMix64 generator, not numpy's: a vector env and ``env()`` with the same seed deal different
     games.
     """
-    from envs.beasty_borders.fast import BeastyBordersBatch
+    from envs.beasty_borders.fast import BeastyBordersBatched
     from envs.common.vector import VectorEnv
 
-    return VectorEnv(BeastyBordersBatch(**options), num_envs)
+    return VectorEnv(BeastyBordersBatched(**options), num_envs)
 
 
 __all__ = ["env", "raw_env", "vector_env"]

@@ -47,7 +47,7 @@ Final ladder (harness, 200 games per pair, --seed 1): greedy vs random 200-0; se
 (129 wins, 5 draws, 66 losses; 95% interval [0.589, 0.720]), search 0.112 s/move.
 
 Compiled search (the default; ``compiled=False`` runs the same search on ``rules.py``, decision for decision the
-search above): :class:`BordersMCTS` hands the whole search to ``BeastyBordersBatch.search`` (``fast.py``), the
+search above): :class:`BordersMCTS` hands the whole search to ``search.CompiledSearch`` (``search.py``), the
 same UCT, candidates, greedy playouts and values in numba, with its own random numbers. Same harness command on a
 busy machine: compiled 0.613 [0.543, 0.677] at 0.017 s/move, on ``rules.py`` 0.627 [0.559, 0.692] at 0.253 s/move;
 compiled over 1000 games (--seed 2) 0.621 [0.591, 0.651]. Root visit shares of the two agree (a test).
@@ -60,9 +60,13 @@ from typing import Any
 import numpy as np
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders.greedy_weights import DENY, PASS_BELOW, PASS_BELOW_RESPONDER, POTENTIAL
-from envs.beasty_borders.rules import BeastyBordersGame
-from envs.beasty_borders.state import EMPTY, FIRST_ANIMAL, GROUP_VP, ROLLER_CHOICE, BeastyBordersState
+from envs.beasty_borders.actions import EMPTY, FIRST_ANIMAL, ROLLER_CHOICE
+from envs.beasty_borders.fast import GREEDY_DENY as DENY
+from envs.beasty_borders.fast import GREEDY_PASS_BELOW as PASS_BELOW
+from envs.beasty_borders.fast import GREEDY_PASS_BELOW_RESPONDER as PASS_BELOW_RESPONDER
+from envs.beasty_borders.fast import GREEDY_POTENTIAL as POTENTIAL
+from envs.beasty_borders.observation import GROUP_VP
+from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.mcts import MCTSPolicy
 from envs.common.policies import Decision, SeededPolicy
 
@@ -212,7 +216,7 @@ class BordersMCTS(MCTSPolicy):
 
     With ``compiled=True`` (the default), the greedy playout rule and :func:`variant_candidates` (as
     :func:`search_policy` builds it: no custom ``rollout``, ``evaluate`` or ``candidates``) the
-    whole search runs in the compiled engine (``envs/beasty_borders/fast.py``, ``BeastyBordersBatch.search``): the
+    whole search runs compiled (:class:`envs.beasty_borders.search.CompiledSearch`): the
     same UCT, candidates, greedy playouts (:func:`greedy_rollout` with ``rollout_epsilon``) and values, the dice,
     random moves and ties drawn from a generator seeded by the policy's own for each decision (so: the same policy,
     not the same random numbers as ``compiled=False``, which runs it on ``rules.py``).
@@ -237,39 +241,33 @@ class BordersMCTS(MCTSPolicy):
         super().__init__(game, **kwargs)
         self.margin_weight = margin_weight
         self.rollout_epsilon = rollout_epsilon
-        self.fast = None
+        self.compiled = None
         if compiled and greedy and self.candidates is variant_candidates and (self.rollout_depth is None or lead_cut):
-            from envs.beasty_borders.fast import BeastyBordersBatch
+            from envs.beasty_borders.search import CompiledSearch
 
-            self.fast = BeastyBordersBatch(**game.options())
-            self._rows = self.fast.new_state(2)
+            self.compiled = CompiledSearch(
+                game,
+                self.budget,
+                self.exploration,
+                margin_weight=margin_weight,
+                eval_scale=EVAL_SCALE,
+                rollout_depth=self.rollout_depth,
+                rollout_epsilon=rollout_epsilon,
+            )
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions()
-        if self.fast is None or legal.size == 1:
+        if self.compiled is None or legal.size == 1:
             return super().act(decision)
         return self.act_among(decision, None)
 
     def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None) -> int:
         """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
         the candidates) and ``budget`` simulations (default: the policy's)."""
-        if self.fast is None:
+        if self.compiled is None:
             raise ValueError("act_among needs the compiled search (compiled=True, the default playouts)")
         legal = decision.legal_actions()
-        fast, rows = self.fast, self._rows
-        fast.from_reference(decision.info_state, rows, 0)
-        rows.rng[1] = self.rng.bit_generator.random_raw()
-        action = fast.search(
-            rows,
-            decision.action_mask.astype(bool),
-            self.budget if budget is None else budget,
-            self.exploration,
-            self.margin_weight,
-            EVAL_SCALE,
-            -1 if self.rollout_depth is None else self.rollout_depth,
-            self.rollout_epsilon,
-            root_actions=root_actions,
-        )
+        action = self.compiled(decision.info_state, self.rng, root_actions, self.budget if budget is None else budget)
         return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
     def _leaf_value(self, state: Any) -> np.ndarray:

@@ -1,12 +1,12 @@
 """Beasty Borders, batched and compiled: B games per call on struct-of-arrays state, numba kernels.
 
-:class:`BeastyBordersBatch` is the :class:`~envs.common.vector.BatchedGame` of this game (every option of
+:class:`BeastyBordersBatched` is the :class:`~envs.common.vector.BatchedGame` of this game (every option of
 ``rules.BeastyBordersGame``: ``variant``, ``path_order``), built for speed rather than reading: ``rules.py`` stays
 the readable reference, and ``tests/beasty_borders/test_beasty_borders_fast.py`` checks that both engines give
 identical legal masks, observations (every seat's), rewards and results over thousands of random games.
 
-State (:class:`BordersBatchState`, first axis = game): the landscape's cell codes (as ``rules.py``: 0 empty green,
-1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal), the tiles, the steps-marker, roll, roller, phase,
+State (:class:`BeastyBordersBatchedState`, first axis = game): the landscape's cell codes (as ``rules.py``: 0 empty
+green, 1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal), the tiles, the steps-marker, roll, roller, phase,
 the variant's choice and bidding row, supplies and animals placed, plies played, and kept up to date by every
 placement: the group of each animal (``label``: a cell of its group, the group's size in ``group_size`` at that
 cell), each seat's victory points and the number of empty green spaces. ``rng`` is each game's own SplitMix64
@@ -14,10 +14,8 @@ generator (:mod:`envs.common.fastrng`): the die rolls and tile shuffles are draw
 streams ``rules.py`` draws from a numpy generator with the same seed (the differential tests copy the rolls and
 tiles from one engine to the other).
 
-The ``search`` baseline's kernels live here too (``baselines.BordersMCTS`` calls them):
-:meth:`BeastyBordersBatch.search` runs its whole UCT search on two rows (the root and a simulation's scratch),
-:meth:`~BeastyBordersBatch.playout` plays a row to the end with the greedy playout rule
-(``baselines.greedy_rollout``), and :meth:`~BeastyBordersBatch.greedy_actions` is ``baselines.greedy_choice``.
+:meth:`~BeastyBordersBatched.greedy_actions` is the greedy baseline (``baselines.greedy_choice``) compiled; the
+search baseline's kernels, which play on these rows, are in ``search.py``.
 
 Tables the kernels read as globals (``GROUP_VP``, the cell codes) are frozen into numba's on-disk cache, which
 only watches this file: after editing them elsewhere, touch this file (or clear its ``__pycache__``). The greedy
@@ -29,16 +27,24 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders import greedy_weights
-from envs.beasty_borders.kernels import observe_row, rebuild_groups
-from envs.beasty_borders.observation import EMPTY, FIRST_ANIMAL, GROUP_VP, LAKE, MARKER
-from envs.beasty_borders.rules import ROLLER_CHOICE, BeastyBordersGame, BeastyBordersState
-from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, tile_lakes
-from envs.common.fastrng import below, next_u64
-from envs.common.fastsearch import untried_choice
+from envs.beasty_borders.actions import (
+    EMPTY,
+    FIRST_ANIMAL,
+    LAKE,
+    MARKER,
+    ROLLER_CHOICE,
+    SIGNPOST_TILE,
+    TILE_COLS,
+    TILE_ROWS,
+    TILES,
+    tile_lakes,
+)
+from envs.beasty_borders.observation import GROUP_VP, observe_row, rebuild_groups
+from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
+from envs.common.fastrng import below
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -55,8 +61,18 @@ _TILE_LAKE = np.array(
 _ROW_OWNER = np.array(act.ROW_OWNER, dtype=np.int64)
 _ROW_TYPE = np.array(act.ROW_TYPE, dtype=np.int64)
 
+GREEDY_DENY = 0.5
+"""The greedy rule (``baselines.greedy_choice``, and :func:`_greedy_action` here): weight of the opponent's points
+that a placement denies."""
+GREEDY_POTENTIAL = 0.25
+"""The greedy rule: weight per empty neighbour (room for the group to grow)."""
+GREEDY_PASS_BELOW = 0.6
+"""The greedy rule: the roller passes when the best placement value is at most this."""
+GREEDY_PASS_BELOW_RESPONDER = 0.3
+"""The greedy rule: the responder passes when the best placement value is at most this."""
 
-class BordersBatchState(NamedTuple):
+
+class BeastyBordersBatchedState(NamedTuple):
     """B Beasty Borders games; row ``b`` of every field is game ``b`` (see the module docstring)."""
 
     board: np.ndarray  # (B, cells) int8 cell codes
@@ -460,13 +476,7 @@ def _returns_kernel(vp, placed, empty_count, out):
             out[b, 0], out[b, 1] = -1.0, 1.0
 
 
-# ----- the search baseline: greedy playouts (baselines.greedy_rollout) and the UCT search, compiled -----------------
-@njit(cache=True, inline="always")
-def _uniform(rng, b):
-    """A float in [0, 1) from row ``b``'s generator (the top 53 bits)."""
-    return float(next_u64(rng, b) >> uint64(11)) * (1.0 / 9007199254740992.0)
-
-
+# ----- the greedy baseline (baselines.greedy_choice), compiled ------------------------------------------------------
 @njit(cache=True)
 def _merge_gain(bd, label, group_size, nbr, cell, code):
     """(victory points gained by an animal ``code`` on ``cell``, whether any group of ``code`` is next to it):
@@ -582,379 +592,8 @@ def _greedy_action(
     return first
 
 
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _playout_kernel(
-    b,
-    max_depth,
-    epsilon,
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    luck,
-    types,
-    pass_action,
-    path,
-    rank,
-    nbr,
-    row_owner,
-    row_type,
-    greedy,
-):
-    """Play row ``b`` on with baselines.greedy_rollout until the game ends or ``max_depth`` plies (< 0: no cut);
-    returns the plies played."""
-    mask = np.zeros((1, pass_action + 1), dtype=np.bool_)
-    values = np.empty(3, dtype=np.float64)
-    depth = 0
-    while empty_count[b] > 0:
-        if max_depth >= 0 and depth >= max_depth:
-            break
-        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask, 0)
-        count = 0
-        for a in range(mask.shape[1]):
-            if mask[0, a]:
-                count += 1
-        if count == 1:
-            action = pass_action
-        elif _uniform(rng, b) < epsilon:
-            k = below(rng, b, count)
-            action = -1
-            for a in range(mask.shape[1]):
-                if mask[0, a]:
-                    if k == 0:
-                        action = a
-                        break
-                    k -= 1
-        else:
-            seat = _mover(roller[b], phase[b])
-            action = _greedy_action(
-                board,
-                pos,
-                phase,
-                choice,
-                remaining,
-                row,
-                label,
-                group_size,
-                rng,
-                b,
-                seat,
-                luck,
-                types,
-                pass_action,
-                nbr,
-                row_owner,
-                row_type,
-                values,
-                greedy,
-            )
-        _apply_row(
-            board,
-            pos,
-            roll,
-            roller,
-            phase,
-            choice,
-            remaining,
-            placed,
-            row,
-            plies,
-            empty_count,
-            label,
-            group_size,
-            vp,
-            rng,
-            b,
-            action,
-            luck,
-            pass_action,
-            path,
-            rank,
-            nbr,
-        )
-        depth += 1
-    return depth
-
-
-@njit(cache=True)
-def _candidates(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, row_type, mask, out):
-    """The actions the search tree considers in live row ``b`` into ``out``; returns how many: every legal action
-    (main), or per type the lowest and the highest legal figure, then pass (variant: baselines.variant_candidates).
-    ``mask``: scratch (1, num_actions)."""
-    _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask, 0)
-    actions = mask.shape[1]
-    n = 0
-    if luck:
-        for a in range(actions):
-            if mask[0, a]:
-                out[n] = a
-                n += 1
-        return n
-    for k in range(types):
-        first = -1
-        last = -1
-        for a in range(actions - 1):
-            if mask[0, a] and row_type[a] == k:
-                if first < 0:
-                    first = a
-                last = a
-        if first >= 0:
-            out[n] = first
-            n += 1
-            if last != first:
-                out[n] = last
-                n += 1
-    out[n] = actions - 1
-    return n + 1
-
-
-@njit(cache=True)
-def _copy_row(
-    src, dst, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp
-):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    board[dst] = board[src]
-    pos[dst] = pos[src]
-    roll[dst] = roll[src]
-    roller[dst] = roller[src]
-    phase[dst] = phase[src]
-    choice[dst] = choice[src]
-    remaining[dst] = remaining[src]
-    placed[dst] = placed[src]
-    row[dst] = row[src]
-    plies[dst] = plies[src]
-    empty_count[dst] = empty_count[src]
-    label[dst] = label[src]
-    group_size[dst] = group_size[src]
-    vp[dst] = vp[src]
-
-
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(
-    budget,
-    exploration,
-    margin_weight,
-    max_depth,
-    epsilon,
-    root_legal,
-    root_visits,
-    root_actions,
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    luck,
-    types,
-    pass_action,
-    path,
-    rank,
-    nbr,
-    row_owner,
-    row_type,
-    eval_scale,
-    max_plies,
-    greedy,
-):
-    """The ``search`` baseline's decision for the mover of row 0, compiled: envs.common.mcts.MCTSPolicy.act
-    (UCT, open loop: each simulation copies row 0 into row 1 and samples the dice from ``rng[1]``) with
-    BordersMCTS's playouts and values (:func:`_playout_kernel`; tanh of the final vp margin / ``eval_scale``
-    blended with the result by ``margin_weight``; a playout cut after ``max_depth`` plies is valued by the
-    vp lead as baselines.vp_evaluate). ``root_visits[a]``: the visits of the root's child ``a`` (0 if none). The
-    root's children are restricted to ``root_legal`` when choosing; returns the most visited (the first expanded
-    on ties), -1 if none. ``root_actions``: when not empty, the root's children are exactly these (legal) actions
-    instead of the candidates."""
-    actions = pass_action + 1
-    max_nodes = budget + 1
-    children = np.full((max_nodes, actions), -1, dtype=np.int64)
-    visits = np.zeros(max_nodes, dtype=np.int64)
-    avail = np.zeros(max_nodes, dtype=np.int64)
-    value = np.zeros((max_nodes, 2), dtype=np.float64)
-    nodes = 1
-    node_path = np.empty(max_plies + 2, dtype=np.int64)
-    mask = np.zeros((1, actions), dtype=np.bool_)
-    acts = np.empty(actions, dtype=np.int64)
-    untried = np.empty(actions, dtype=np.int64)
-    for _ in range(budget):
-        _copy_row(
-            0,
-            1,
-            board,
-            pos,
-            roll,
-            roller,
-            phase,
-            choice,
-            remaining,
-            placed,
-            row,
-            plies,
-            empty_count,
-            label,
-            group_size,
-            vp,
-        )
-        node = 0
-        node_path[0] = 0
-        length = 1
-        while empty_count[1] > 0:
-            player = _mover(roller[1], phase[1])
-            n = _candidates(
-                remaining, row, roller, phase, choice, empty_count, 1, luck, types, row_owner, row_type, mask, acts
-            )
-            if node == 0 and root_actions.size > 0:
-                n = root_actions.size
-                acts[:n] = root_actions
-            a = untried_choice(children, node, acts, n, avail, untried, rng, 1)
-            if a >= 0:
-                child = nodes
-                nodes += 1
-                children[node, a] = child
-                avail[child] = 1
-                _apply_row(
-                    board,
-                    pos,
-                    roll,
-                    roller,
-                    phase,
-                    choice,
-                    remaining,
-                    placed,
-                    row,
-                    plies,
-                    empty_count,
-                    label,
-                    group_size,
-                    vp,
-                    rng,
-                    1,
-                    a,
-                    luck,
-                    pass_action,
-                    path,
-                    rank,
-                    nbr,
-                )
-                node_path[length] = child
-                length += 1
-                break
-            best = -1
-            best_score = -np.inf
-            for i in range(n):
-                child = children[node, acts[i]]
-                score = value[child, player] / visits[child] + exploration * np.sqrt(
-                    np.log(avail[child]) / visits[child]
-                )
-                if score > best_score:
-                    best = acts[i]
-                    best_score = score
-            _apply_row(
-                board,
-                pos,
-                roll,
-                roller,
-                phase,
-                choice,
-                remaining,
-                placed,
-                row,
-                plies,
-                empty_count,
-                label,
-                group_size,
-                vp,
-                rng,
-                1,
-                best,
-                luck,
-                pass_action,
-                path,
-                rank,
-                nbr,
-            )
-            node = children[node, best]
-            node_path[length] = node
-            length += 1
-        if empty_count[1] > 0:
-            _playout_kernel(
-                1,
-                max_depth,
-                epsilon,
-                board,
-                pos,
-                roll,
-                roller,
-                phase,
-                choice,
-                remaining,
-                placed,
-                row,
-                plies,
-                empty_count,
-                label,
-                group_size,
-                vp,
-                rng,
-                luck,
-                types,
-                pass_action,
-                path,
-                rank,
-                nbr,
-                row_owner,
-                row_type,
-                greedy,
-            )
-        if empty_count[1] > 0:  # cut: the vp lead (baselines.vp_evaluate)
-            v = np.tanh((vp[1, 0] - vp[1, 1] + 0.1 * (placed[1, 0] - placed[1, 1])) / eval_scale)
-        else:
-            d = vp[1, 0] - vp[1, 1]
-            if d == 0:
-                d = placed[1, 0] - placed[1, 1]
-            result = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
-            margin = np.tanh((vp[1, 0] - vp[1, 1]) / eval_scale)
-            v = (1 - margin_weight) * result + margin_weight * margin
-        for i in range(length):
-            visits[node_path[i]] += 1
-            value[node_path[i], 0] += v
-            value[node_path[i], 1] -= v
-    best = -1
-    for a in range(actions):
-        child = children[0, a]
-        root_visits[a] = visits[child] if child >= 0 else 0
-        if child >= 0 and root_legal[a]:
-            if (
-                best < 0
-                or visits[child] > visits[children[0, best]]
-                or (visits[child] == visits[children[0, best]] and child < children[0, best])
-            ):
-                best = a
-    return best
-
-
 # ----- the batched game ----------------------------------------------------------------------------------------------
-class BeastyBordersBatch(BatchedGame):
+class BeastyBordersBatched(BatchedGame):
     """Beasty Borders over B games at once (module docstring). Options as ``rules.BeastyBordersGame``."""
 
     name = "beasty_borders"
@@ -976,29 +615,21 @@ class BeastyBordersBatch(BatchedGame):
         self.lay, self.planes, self.slots = t.lay, t.planes, t.slots
         self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
         self.counts = np.array(ref.counts, dtype=np.int64)
-        self.greedy = np.array(
-            [
-                greedy_weights.DENY,
-                greedy_weights.POTENTIAL,
-                greedy_weights.PASS_BELOW,
-                greedy_weights.PASS_BELOW_RESPONDER,
-            ],
-            dtype=np.float64,
-        )
-        """The greedy playout rule's weights (greedy_weights.py), for the search baseline's kernels."""
+        self.greedy = np.array([GREEDY_DENY, GREEDY_POTENTIAL, GREEDY_PASS_BELOW, GREEDY_PASS_BELOW_RESPONDER])
+        """The greedy rule's weights, as the compiled greedy and the search's playouts take them."""
 
     def options(self) -> dict[str, Any]:
         """The options, as the reference game reports them."""
         return self.reference.options()
 
     # ----- state -----------------------------------------------------------------------------------------------
-    def new_state(self, batch: int) -> BordersBatchState:
+    def new_state(self, batch: int) -> BeastyBordersBatchedState:
         """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
 
         def ints(*shape: int) -> np.ndarray:
             return np.zeros((batch, *shape), dtype=np.int64)
 
-        return BordersBatchState(
+        return BeastyBordersBatchedState(
             board=np.zeros((batch, self.cells), dtype=np.int8),
             tiles=np.zeros((batch, self.num_tiles), np.int8),
             pos=ints(),
@@ -1017,7 +648,7 @@ class BeastyBordersBatch(BatchedGame):
             rng=np.zeros(batch, np.uint64),
         )
 
-    def _fields(self, s: BordersBatchState) -> tuple:
+    def _fields(self, s: BeastyBordersBatchedState) -> tuple:
         return (
             s.board,
             s.pos,
@@ -1036,7 +667,7 @@ class BeastyBordersBatch(BatchedGame):
             s.rng,
         )
 
-    def reset_rows(self, state: BordersBatchState, rows: np.ndarray) -> None:
+    def reset_rows(self, state: BeastyBordersBatchedState, rows: np.ndarray) -> None:
         """New games in ``rows``: tiles shuffled and the first roll drawn from each row's generator."""
         s = state
         _reset_kernel(
@@ -1065,14 +696,14 @@ class BeastyBordersBatch(BatchedGame):
             self.rank,
         )
 
-    def legal_mask(self, state: BordersBatchState, out: np.ndarray) -> None:
+    def legal_mask(self, state: BeastyBordersBatchedState, out: np.ndarray) -> None:
         """The mover's legal mask per row (zeros when over)."""
         s = state
         _legal_kernel(
             out, s.remaining, s.row, s.roller, s.phase, s.choice, s.empty_count, self.luck, self.num_types, _ROW_OWNER
         )
 
-    def apply(self, state: BordersBatchState, actions: np.ndarray) -> None:
+    def apply(self, state: BeastyBordersBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row; the next turn's roll from the row's generator."""
         _apply_kernel(
             np.asarray(actions, dtype=np.int64),
@@ -1084,7 +715,7 @@ class BeastyBordersBatch(BatchedGame):
             self.nbr,
         )
 
-    def observe(self, state: BordersBatchState, seats: np.ndarray, out: np.ndarray) -> None:
+    def observe(self, state: BeastyBordersBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s observation from seat ``seats[b]`` (0 or 1) into ``out[b]``."""
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() > 1)):
@@ -1114,33 +745,33 @@ class BeastyBordersBatch(BatchedGame):
             _ROW_OWNER,
         )
 
-    def current_player(self, state: BordersBatchState) -> np.ndarray:
+    def current_player(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """Seat to move per row: the roller, then the responder; TERMINAL once the landscape is full."""
         out = np.empty(state.pos.shape[0], dtype=np.int64)
         _current_player_kernel(state.roller, state.phase, state.empty_count, out)
         return out
 
-    def returns(self, state: BordersBatchState) -> np.ndarray:
+    def returns(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """(B, 2) terminal rewards, zeros while live."""
         out = np.empty((state.pos.shape[0], 2), dtype=np.float64)
         _returns_kernel(state.vp, state.placed, state.empty_count, out)
         return out
 
-    def truncated(self, state: BordersBatchState) -> np.ndarray:
+    def truncated(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """The AEC env's ply cap (``max_game_length``) on a live game; a game always ends before it (every filling
         takes at most two decisions), so this stays False, but it is applied as the AEC env applies it."""
         return (state.empty_count > 0) & (state.plies >= self.max_game_length)
 
-    def scores(self, state: BordersBatchState) -> np.ndarray:
+    def scores(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """(B, 2) victory points (rules.scores)."""
         return state.vp.copy()
 
-    def shaping_potential(self, state: BordersBatchState) -> np.ndarray:
+    def shaping_potential(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """(B, 2) as ``Game.shaping_potential`` for this game: the victory points."""
         return state.vp.astype(np.float64)
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
-    def to_reference(self, state: BordersBatchState, row: int) -> BeastyBordersState:
+    def to_reference(self, state: BeastyBordersBatchedState, row: int) -> BeastyBordersState:
         """Row ``row`` as a ``rules.BeastyBordersState`` (its generator is not carried over)."""
         ref = self.reference
         s = BeastyBordersState()
@@ -1157,7 +788,7 @@ class BeastyBordersBatch(BatchedGame):
         s.empty = sorted(ref.rank[c] for c in np.flatnonzero(state.board[row] == EMPTY).tolist())
         return s
 
-    def from_reference(self, reference_state: BeastyBordersState, state: BordersBatchState, row: int) -> None:
+    def from_reference(self, reference_state: BeastyBordersState, state: BeastyBordersBatchedState, row: int) -> None:
         """Write a ``rules.BeastyBordersState`` into row ``row`` (its generator kept; plies set to 0, since the
         reference state does not count them)."""
         r = reference_state
@@ -1177,77 +808,9 @@ class BeastyBordersBatch(BatchedGame):
         rebuild_groups(state.board[row], state.label[row], state.group_size[row], state.vp[row], self.nbr)
 
     # ----- the search baseline's playouts -----------------------------------------------------------------------
-    def playout(self, state: BordersBatchState, row: int, max_depth: int = -1, epsilon: float = 0.1) -> int:
-        """Play row ``row`` on with the greedy playout rule of ``baselines.greedy_rollout`` (a uniformly random
-        legal move with probability ``epsilon``) until the game ends or ``max_depth`` plies (< 0: no cut), chance
-        and ties from the row's generator; returns the plies played."""
-        return _playout_kernel(
-            row,
-            max_depth,
-            epsilon,
-            *self._fields(state),
-            self.luck,
-            self.num_types,
-            self.pass_action,
-            self.path,
-            self.rank,
-            self.nbr,
-            _ROW_OWNER,
-            _ROW_TYPE,
-            self.greedy,
-        )
-
-    def search(
-        self,
-        state: BordersBatchState,
-        legal: np.ndarray,
-        budget: int,
-        exploration: float,
-        margin_weight: float,
-        eval_scale: float,
-        max_depth: int = -1,
-        epsilon: float = 0.1,
-        root_visits: np.ndarray | None = None,
-        root_actions: np.ndarray | None = None,
-    ) -> int:
-        """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
-        scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with greedy playouts (see
-        :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
-        root children's visit counts; ``root_actions`` (legal ids), when given, the only root children the
-        search considers. Returns the action, -1 if no legal child."""
-        if root_visits is None:
-            root_visits = np.zeros(self.num_actions, dtype=np.int64)
-        root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
-        if root_actions.size > self.num_actions:
-            raise ValueError(f"at most {self.num_actions} root actions, got {root_actions.size}")
-        return int(
-            _search_kernel(
-                budget,
-                exploration,
-                margin_weight,
-                max_depth,
-                epsilon,
-                legal,
-                root_visits,
-                root_actions,
-                *self._fields(state),
-                self.luck,
-                self.num_types,
-                self.pass_action,
-                self.path,
-                self.rank,
-                self.nbr,
-                _ROW_OWNER,
-                _ROW_TYPE,
-                eval_scale,
-                self.max_game_length,
-                self.greedy,
-            )
-        )
-
     has_greedy_actions = True
 
-    def greedy_actions(self, state: BordersBatchState, rng: np.ndarray, out: np.ndarray) -> None:
+    def greedy_actions(self, state: BeastyBordersBatchedState, rng: np.ndarray, out: np.ndarray) -> None:
         """``baselines.greedy_choice`` for the mover of every live row into ``out`` (B,) int64 (-1 where over), ties
         drawn from ``rng[b]`` (a SplitMix64 state per row, advanced in place; never the row's own chance
         generator)."""

@@ -22,37 +22,35 @@ from typing import Any
 import numpy as np
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders import kernels
-from envs.beasty_borders.observation import ObservationLayout, encode, stale_spaces
-from envs.beasty_borders.state import (  # noqa: F401  (GROUP_VP, RESPONDER_CHOICE re-exported)
+from envs.beasty_borders import render
+from envs.beasty_borders.actions import (
     EMPTY,
     FIRST_ANIMAL,
-    GROUP_VP,
     LAKE,
     MARKER,
     RESPONDER_CHOICE,
     ROLLER_CHOICE,
-    BeastyBordersState,
+    SIDE_NAMES,
+    SIGNPOST_TILE,
+    TILE_COLS,
+    TILE_ROWS,
+    TILES,
+    ActionCodec,
+    tile_lakes,
+)
+from envs.beasty_borders.observation import (
+    ObservationLayout,
+    ObservationTables,
     add_to_groups,
+    encode,
+    observe,
+    stale_spaces,
     victory_points,
 )
-from envs.beasty_borders.tiles import SIGNPOST_TILE, TILE_COLS, TILE_ROWS, TILES, lake_pattern_to_tile, tile_lakes
-from envs.common.game import (
-    TERMINAL,
-    Game,
-    IllegalActionError,
-    SnapshotError,
-    check_choice,
-    pairwise_rewards,
-)
+from envs.common.game import TERMINAL, Game, IllegalActionError, check_choice, pairwise_rewards
 
 VARIANTS = ("main", "without_luck")
 PATH_ORDERS = ("typewriter", "snake")
-SIDE_NAMES = ("farm", "wild")
-ROW_NAMES = "abcdef"
-LAKE_FILL = (185, 220, 245)
-"""Pale water, so that lakes never look like the wild player's blue animals."""
-
 
 _KERNELS_LOADED = False
 
@@ -62,14 +60,82 @@ def _load_kernels(game: BeastyBordersGame) -> None:
     is built, so that a game's first step is not the one that waits for it."""
     global _KERNELS_LOADED
     if not _KERNELS_LOADED:
-        state = game._blank_state(list(range(game.num_tiles)))
+        state = game.blank_state(list(range(game.num_tiles)))
         game.observation(state, 0)
         _KERNELS_LOADED = True
 
 
-def cell_name(cell: int, cols: int) -> str:
-    """``c4``-style name of a cell (row letter from the top, column number from the left)."""
-    return f"{ROW_NAMES[cell // cols]}{cell % cols + 1}"
+class BeastyBordersState:
+    """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted)."""
+
+    __slots__ = (
+        "tiles",
+        "board",
+        "pos",
+        "roll",
+        "roller",
+        "phase",
+        "choice",
+        "remaining",
+        "placed",
+        "row",
+        "empty",
+        "group_cache",
+        "space_cache",
+        "vp_cache",
+    )
+
+    def __init__(self) -> None:
+        self.tiles: list[int] = []
+        """Tile id in each grid slot (row-major)."""
+        self.board: np.ndarray = np.zeros(0, dtype=np.intp)
+        """Cell codes (see the cell codes above): 0 empty green, 1 lake, 2 marker, 3 + 3 * seat + type an animal."""
+        self.pos = 0
+        """Cell of the steps-marker."""
+        self.roll = 1
+        """The die roll of the current turn (1..8)."""
+        self.roller = 0
+        self.phase = ROLLER_CHOICE
+        self.choice = -1
+        """Variant only: row index the roller pointed at this turn, -1 for a pass (or not chosen yet)."""
+        self.remaining: list[list[int]] = []
+        """remaining[seat][type]: figures still held (in the variant: still in the bidding row)."""
+        self.placed: list[int] = [0, 0]
+        """Animals each seat has placed on the landscape (first tie-break)."""
+        self.row: np.ndarray | None = None
+        """Variant only: float32 0/1 per bidding-row figure (1 = still in the row)."""
+        self.empty: list[int] = []
+        self.group_cache: tuple[list[int], list[int], list[int]] | None = None
+        """(group id per cell, size and owner per group) of the landscape: built on demand
+        (``observation.landscape_groups``), then kept up to date by each placement; never mutated in place, so clones
+        share it."""
+        self.vp_cache: tuple[Any, list[int]] | None = None
+        """(the group_cache it was counted from, victory points per seat): valid while that is still the
+        state's group_cache (a placement replaces the group_cache, never mutates it)."""
+        self.space_cache: tuple[np.ndarray, np.ndarray] | None = None
+        """(per seat an entry per cell, valid flag per cell): observation.space_entry (what each space is worth,
+        in the seat's order: mine, theirs, room), filled in on demand; a filling replaces both by copies with the
+        rows it can change invalidated. Clones share it (they share the landscape: entries valid for one are valid
+        for all)."""
+
+    def clone(self) -> BeastyBordersState:
+        """An independent copy."""
+        s = BeastyBordersState.__new__(BeastyBordersState)
+        s.tiles = self.tiles
+        s.board = self.board.copy()
+        s.pos = self.pos
+        s.roll = self.roll
+        s.roller = self.roller
+        s.phase = self.phase
+        s.choice = self.choice
+        s.remaining = [self.remaining[0][:], self.remaining[1][:]]
+        s.placed = self.placed[:]
+        s.row = None if self.row is None else self.row.copy()
+        s.empty = self.empty[:]
+        s.group_cache = self.group_cache
+        s.vp_cache = self.vp_cache
+        s.space_cache = self.space_cache
+        return s
 
 
 class BeastyBordersGame(Game[BeastyBordersState]):
@@ -95,6 +161,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         self.counts = act.MAIN_COUNTS if self.luck else act.VARIANT_COUNTS
         self.num_actions = act.MAIN_NUM_ACTIONS if self.luck else act.VARIANT_NUM_ACTIONS
         self.pass_action = act.MAIN_PASS if self.luck else act.VARIANT_PASS
+        self.codec = ActionCodec(variant)
         # The path: typewriter = row-major; snake = even rows east, odd rows west (the signpost is always on an
         # even row, the top row of its tile, and the sign points east). Both are cycles (bottom row -> top row).
         path: list[int] = []
@@ -124,13 +191,12 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                     for c in range(TILE_COLS)
                 ]
             )
-        self._lake_to_tile = lake_pattern_to_tile()
         self.layout = ObservationLayout(
             self.rows, self.cols, self.num_types, not self.luck, self.neighbours, self.path, self.rank
         )
         self.observation_shape = (self.layout.size,)
-        self.tables = kernels.ObservationTables(self.layout, self.neighbours)
-        """The configuration's tables for the compiled observation (``kernels.py``; the batched engine's too)."""
+        self.tables = ObservationTables(self.layout, self.neighbours)
+        """The configuration's tables for the compiled observation (``observation.py``; the batched engine's too)."""
         self.observation_dtype = np.float32
         max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles :])
         self.max_green = max_green
@@ -148,7 +214,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         owner = np.array(act.ROW_OWNER)
         self._row_of_seat = [(owner == s).astype(np.float32) for s in range(2)]
         self._row_index = np.arange(act.ROW_LEN)
-        self._letters = [act.SEAT_LETTERS[s][: self.num_types] for s in range(2)]
+        self.letters = [act.SEAT_LETTERS[s][: self.num_types] for s in range(2)]
         _load_kernels(self)
 
     # ----- options and set-up -----------------------------------------------------------------
@@ -168,12 +234,12 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         else:
             others = rng.choice(np.arange(1, len(TILES)), self.num_tiles - 1, replace=False)
             tiles = [int(t) for t in rng.permutation(np.concatenate(([SIGNPOST_TILE], others)))]
-        state = self._blank_state(tiles)
+        state = self.blank_state(tiles)
         state.pos = self.signpost_cell(tiles)
         self._roll(state, rng)
         return state
 
-    def _blank_state(self, tiles: Sequence[int]) -> BeastyBordersState:
+    def blank_state(self, tiles: Sequence[int]) -> BeastyBordersState:
         """The landscape of ``tiles`` with lakes, nothing placed, full supplies, roller 0."""
         s = BeastyBordersState()
         s.tiles = list(tiles)
@@ -282,7 +348,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                     f"{act.SEAT_LETTERS[seat][action]} animal left"
                 )
             return
-        name = act.variant_action_to_str(action)
+        name = act.figure_name(action)
         if act.ROW_OWNER[action] != seat:
             raise IllegalActionError(f"action {action} ({name}): that figure is not one of {who}'s animals")
         if not state.row[action]:
@@ -290,7 +356,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         if state.phase == RESPONDER_CHOICE and action <= state.choice:
             raise IllegalActionError(
                 f"action {action} ({name}): the responder must point at a higher value than the roller's "
-                f"{act.variant_action_to_str(state.choice)}"
+                f"{act.figure_name(state.choice)}"
             )
 
     def apply(self, state: BeastyBordersState, action: int, rng: np.random.Generator) -> None:
@@ -388,322 +454,40 @@ class BeastyBordersGame(Game[BeastyBordersState]):
 
     # ----- observation and notation -----------------------------------------------------------------
     def observation(self, state: BeastyBordersState, seat: int) -> np.ndarray:
-        """Seat-relative observation vector (layout in observation.py), built by a compiled kernel
-        (``kernels.observe_position``); the readable definition is :meth:`observation_python`, and the tests check
-        that both agree."""
-        if seat != 0 and seat != 1:
-            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-        t = self.tables
-        rem = state.remaining
-        facts = np.array(
-            [seat, state.pos, state.roll, state.roller, state.phase, state.choice, len(state.empty), *rem[0], *rem[1]],
-            dtype=np.int64,
-        )
-        out = np.empty(self.layout.size, dtype=np.float32)
-        row = t.no_row if state.row is None else state.row.reshape(1, -1)
-        kernels.observe_position(
-            state.board, facts, row, out, t.lay, t.planes, t.slots, t.path, t.rank, t.nbr, t.nbr4, t.row_owner
-        )
-        return out
+        """Seat-relative observation vector (``observation.py``), built by a compiled kernel
+        (:func:`observation.observe`); the readable definition is :meth:`observation_python`."""
+        return observe(self, state, seat)
 
     def observation_python(self, state: BeastyBordersState, seat: int) -> np.ndarray:
-        """The observation vector as ``observation.encode`` writes it: the readable definition of
-        :meth:`observation`."""
+        """The readable definition of :meth:`observation` (``observation.encode``)."""
         return encode(self.layout, state, seat)
 
     def action_to_str(self, state: BeastyBordersState, action: int) -> str:
-        """``A`` .. ``Z`` / ``pass`` (main, for the player to move), ``A1`` .. ``A28`` / ``pass`` (variant)."""
-        if self.luck:
-            seat = self.current_player(state)
-            return act.main_action_to_str(0 if seat == TERMINAL else seat, action)
-        return act.variant_action_to_str(action)
+        return self.codec.to_str(state, action)
 
     def str_to_action(self, state: BeastyBordersState, text: str) -> int:
         """Parse notation; raises IllegalActionError for text that names no action of the player to move."""
-        seat = self.current_player(state)
-        action = act.main_str_to_action(max(seat, 0), text) if self.luck else act.variant_str_to_action(text)
+        action = self.codec.parse(state, text)
         if action is None:
             raise IllegalActionError(f"{text!r} is not a move here")
         return action
 
     # ----- text boards (tests, examples) ---------------------------------------------------------------
-    def cell_char(self, code: int) -> str:
-        """One character per cell code: ``.`` empty, ``~`` lake, ``#`` marker, a letter for an animal."""
-        if code < FIRST_ANIMAL:
-            return ".~#"[code]
-        seat, kind = divmod(code - FIRST_ANIMAL, 3)
-        return act.SEAT_LETTERS[seat][kind]
-
-    def board_rows(self, state: BeastyBordersState) -> list[str]:
-        """The landscape as H strings of W characters (see :meth:`cell_char`)."""
-        return [
-            "".join(self.cell_char(int(state.board[r * self.cols + c])) for c in range(self.cols))
-            for r in range(self.rows)
-        ]
-
-    def _parse_rows(self, rows: Sequence[str]) -> np.ndarray:
-        """Cell codes from text rows (spaces ignored); ValueError on bad shape or characters."""
-        rows = [r.replace(" ", "") for r in rows]
-        if len(rows) != self.rows or any(len(r) != self.cols for r in rows):
-            raise ValueError(f"a landscape is {self.rows} rows of {self.cols} characters")
-        codes = {".": EMPTY, "~": LAKE, "#": MARKER}
-        for seat in range(2):
-            for kind, letter in enumerate(self._letters[seat]):
-                codes[letter] = FIRST_ANIMAL + 3 * seat + kind
-        try:
-            return np.array([codes[ch] for r in rows for ch in r], dtype=np.intp)
-        except KeyError as err:
-            raise ValueError(f"unknown landscape character {err.args[0]!r}") from None
-
-    def tiles_from_lakes(self, board: np.ndarray) -> list[int]:
-        """The tile in each slot, identified by its lake pattern (every tile's pattern differs)."""
-        tiles = []
-        for slot in range(self.num_tiles):
-            cells = self.slot_cells[slot]
-            lakes = frozenset(divmod(k, TILE_COLS) for k, cell in enumerate(cells) if board[cell] == LAKE)
-            if lakes not in self._lake_to_tile:
-                raise ValueError(f"the lakes of tile slot {slot} match no tile")
-            tiles.append(self._lake_to_tile[lakes])
-        if len(set(tiles)) != len(tiles) or SIGNPOST_TILE not in tiles:
-            raise ValueError(f"tiles {tiles} are not distinct or lack the signpost tile")
-        return tiles
-
-    def state_from_text(
-        self,
-        rows: Sequence[str] | str,
-        marker: str | int | None = None,
-        roller: int = 0,
-        phase: int = ROLLER_CHOICE,
-        roll: int = 1,
-        choice: int = -1,
-        row: str | None = None,
-    ) -> BeastyBordersState:
-        """A position from a text landscape (``.`` empty, ``~`` lake, ``#`` marker, animal letters).
-
-        Tiles are identified from the lakes; supplies are the full counts minus what is on the landscape;
-        ``marker`` (a cell name like ``"c4"`` or index; default the signpost) is the steps-marker. In the variant,
-        ``row`` is 28 characters ``1``/``0`` (in the row / gone); by default the highest-valued figures of each
-        placed type have left the row.
-        """
-        if isinstance(rows, str):
-            rows = [r for r in rows.strip().splitlines() if r.strip()]
-        board = self._parse_rows(rows)
-        tiles = self.tiles_from_lakes(board)
-        s = self._blank_state(tiles)
-        s.board = board
-        s.empty = sorted(self.rank[c] for c in range(self.cells) if board[c] == EMPTY)
-        for seat in range(2):
-            for kind in range(self.num_types):
-                n = int(np.count_nonzero(board == FIRST_ANIMAL + 3 * seat + kind))
-                s.remaining[seat][kind] -= n
-                s.placed[seat] += n
-                if s.remaining[seat][kind] < 0:
-                    raise ValueError(f"too many {self._letters[seat][kind]} on the landscape")
-        if not self.luck:
-            if row is None:
-                s.row = np.ones(act.ROW_LEN, dtype=np.float32)
-                for seat in range(2):
-                    for kind in range(self.num_types):
-                        gone = self.counts[kind] - s.remaining[seat][kind]
-                        idx = [i for i in range(act.ROW_LEN) if act.ROW_OWNER[i] == seat and act.ROW_TYPE[i] == kind]
-                        for i in idx[len(idx) - gone :]:
-                            s.row[i] = 0.0
-            else:
-                s.row = np.array([float(ch == "1") for ch in row], dtype=np.float32)
-                self._check_row(s)
-        if marker is None:
-            s.pos = self.signpost_cell(tiles)
-        elif isinstance(marker, str):
-            s.pos = (ROW_NAMES.index(marker[0]) * self.cols) + int(marker[1:]) - 1
-        else:
-            s.pos = int(marker)
-        s.roller, s.phase, s.roll, s.choice = roller, phase, roll, choice
-        return s
-
-    def _check_row(self, s: BeastyBordersState) -> None:
-        """ValueError unless the bidding row agrees with the supplies."""
-        if s.row is None or s.row.shape != (act.ROW_LEN,):
-            raise ValueError("the bidding row must have 28 figures")
-        for seat in range(2):
-            for kind in range(self.num_types):
-                n = sum(
-                    int(s.row[i]) for i in range(act.ROW_LEN) if act.ROW_OWNER[i] == seat and act.ROW_TYPE[i] == kind
-                )
-                if n != s.remaining[seat][kind]:
-                    raise ValueError(
-                        f"the bidding row holds {n} {self._letters[seat][kind]}, "
-                        f"the landscape implies {s.remaining[seat][kind]}"
-                    )
+    def state_from_text(self, rows: Sequence[str] | str, **position: Any) -> BeastyBordersState:
+        """A position from a text landscape (:func:`render.state_from_text`: ``marker``, ``roller``, ``phase``,
+        ``roll``, ``choice``, ``row``)."""
+        return render.state_from_text(self, rows, **position)
 
     # ----- snapshots ----------------------------------------------------------------------------------
     def state_to_json(self, state: BeastyBordersState) -> dict[str, Any]:
-        """Exact JSON-safe description of ``state``."""
-        return {
-            "tiles": list(state.tiles),
-            "board": self.board_rows(state),
-            "pos": int(state.pos),
-            "roll": int(state.roll),
-            "roller": int(state.roller),
-            "phase": int(state.phase),
-            "choice": int(state.choice),
-            "remaining": [list(map(int, r)) for r in state.remaining],
-            "placed": list(map(int, state.placed)),
-            "row": None if state.row is None else "".join("1" if x else "0" for x in state.row),
-        }
+        return render.state_to_json(self, state)
 
     def state_from_json(self, data: dict[str, Any]) -> BeastyBordersState:
-        """Inverse of :meth:`state_to_json`; SnapshotError for damaged or inconsistent data."""
-        try:
-            keys = {"tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row"}
-            if not isinstance(data, dict) or set(data) != keys:
-                raise ValueError(f"expected keys {sorted(keys)}")
-            tiles = [_int(t) for t in data["tiles"]]
-            if (
-                len(tiles) != self.num_tiles
-                or len(set(tiles)) != self.num_tiles
-                or SIGNPOST_TILE not in tiles
-                or not all(0 <= t < len(TILES) for t in tiles)
-            ):
-                raise ValueError(f"bad tiles {tiles}")
-            if not isinstance(data["board"], list) or not all(isinstance(r, str) for r in data["board"]):
-                raise ValueError("board must be a list of strings")
-            board = self._parse_rows(data["board"])
-            if not np.array_equal(board == LAKE, self.lake_board(tiles) == LAKE):
-                raise ValueError("the lakes do not match the tiles")
-            s = self._blank_state(tiles)
-            s.board = board
-            s.empty = sorted(self.rank[c] for c in range(self.cells) if board[c] == EMPTY)
-            s.pos = _int(data["pos"])
-            s.roll = _int(data["roll"])
-            s.roller = _int(data["roller"])
-            s.phase = _int(data["phase"])
-            s.choice = _int(data["choice"])
-            if not 0 <= s.pos < self.cells or board[s.pos] == LAKE:
-                raise ValueError(f"steps-marker on cell {s.pos}, not a green space")
-            if not 1 <= s.roll <= 8 or s.roller not in (0, 1) or s.phase not in (0, 1):
-                raise ValueError("roll, roller or phase out of range")
-            if s.empty and board[s.pos] != EMPTY:
-                raise ValueError("the steps-marker must stand on an empty space while the game is live")
-            rem = data["remaining"]
-            if (
-                not isinstance(rem, list)
-                or len(rem) != 2
-                or any(not isinstance(r, list) or len(r) != self.num_types for r in rem)
-            ):
-                raise ValueError("remaining must be 2 lists of per-type counts")
-            s.remaining = [[_int(x) for x in r] for r in rem]
-            s.placed = [_int(x) for x in data["placed"]]
-            if len(s.placed) != 2:
-                raise ValueError("placed must have 2 counts")
-            for seat in range(2):
-                on_board = 0
-                for kind in range(self.num_types):
-                    n = int(np.count_nonzero(board == FIRST_ANIMAL + 3 * seat + kind))
-                    on_board += n
-                    if s.remaining[seat][kind] < 0 or s.remaining[seat][kind] + n != self.counts[kind]:
-                        raise ValueError(
-                            f"{self._letters[seat][kind]}: {n} placed + "
-                            f"{s.remaining[seat][kind]} held != {self.counts[kind]}"
-                        )
-                if s.placed[seat] != on_board:
-                    raise ValueError(f"placed[{seat}] = {s.placed[seat]} but {on_board} on the landscape")
-            if self.luck:
-                if data["row"] is not None or s.choice != -1:
-                    raise ValueError("the main game has no bidding row or choice")
-            else:
-                row = data["row"]
-                if not isinstance(row, str) or len(row) != act.ROW_LEN or set(row) - {"0", "1"}:
-                    raise ValueError("row must be 28 characters 0/1")
-                s.row = np.array([float(ch == "1") for ch in row], dtype=np.float32)
-                self._check_row(s)
-                if not -1 <= s.choice < act.ROW_LEN:
-                    raise ValueError(f"choice {s.choice} out of range")
-                if s.choice >= 0 and (
-                    s.phase != RESPONDER_CHOICE or act.ROW_OWNER[s.choice] != s.roller or not s.row[s.choice]
-                ):
-                    raise ValueError(f"choice {s.choice} is not a roller's figure in the row")
-            return s
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
-            raise SnapshotError(f"damaged Beasty Borders state: {err}") from err
+        return render.state_from_json(self, data)
 
     # ----- pictures -----------------------------------------------------------------------------------
-    def status_lines(self, state: BeastyBordersState) -> list[str]:
-        """Lines of text under the landscape: turn, supplies, score (and the bidding row in the variant)."""
-        vp = self.scores(state)
-        lines = []
-        if not state.empty:
-            ret = self.returns(state)
-            result = "draw" if ret[0] == 0 else f"{SIDE_NAMES[int(np.argmax(ret))]} wins"
-            lines.append(f"game over: {result}")
-        else:
-            who = SIDE_NAMES[state.roller]
-            step = (
-                "roller's choice"
-                if state.phase == ROLLER_CHOICE
-                else f"responder's choice ({SIDE_NAMES[1 - state.roller]})"
-            )
-            lines.append(
-                f"roll {state.roll} by {who} (player_{state.roller}), steps-marker on "
-                f"{cell_name(state.pos, self.cols)}: {step}"
-            )
-            if not self.luck and state.phase == RESPONDER_CHOICE:
-                lines.append(
-                    "roller pointed at "
-                    + (act.variant_action_to_str(state.choice) if state.choice >= 0 else "nothing (pass)")
-                )
-        for seat in range(2):
-            held = " ".join(f"{self._letters[seat][k]}{state.remaining[seat][k]}" for k in range(self.num_types))
-            lines.append(
-                f"{SIDE_NAMES[seat]} (player_{seat}): {vp[seat]} vp, {state.placed[seat]} placed, holds {held}"
-            )
-        if not self.luck:
-            lines.append(
-                "row: " + " ".join(act.variant_action_to_str(i) if state.row[i] else "--" for i in range(act.ROW_LEN))
-            )
-        return lines
-
     def render_ansi(self, state: BeastyBordersState) -> str:
-        """Text landscape (``@`` = steps-marker on its empty space) with the status lines."""
-        rows = self.board_rows(state)
-        out = ["   " + " ".join(str(c + 1) for c in range(self.cols))]
-        for r, text in enumerate(rows):
-            chars = list(text)
-            if state.empty and state.pos // self.cols == r:
-                chars[state.pos % self.cols] = "@"
-            out.append(f"{ROW_NAMES[r]}  " + " ".join(chars))
-        return "\n".join(out + self.status_lines(state))
+        return render.render_ansi(self, state)
 
     def render_rgb(self, state: BeastyBordersState) -> np.ndarray:
-        """The landscape as coloured squares (lakes blue, markers dark, animals in the owner's colour)."""
-        from envs.common import render as rd
-
-        fills, labels = [], []
-        for r in range(self.rows):
-            frow, lrow = [], []
-            for c in range(self.cols):
-                code = int(state.board[r * self.cols + c])
-                if code == LAKE:
-                    frow.append(LAKE_FILL), lrow.append("~")
-                elif code == MARKER:
-                    frow.append((60, 60, 60)), lrow.append("")
-                elif code == EMPTY:
-                    frow.append(rd.GRASS), lrow.append("")
-                else:
-                    frow.append(rd.PLAYER_COLORS[(code - FIRST_ANIMAL) // 3]), lrow.append(self.cell_char(code))
-            fills.append(frow)
-            labels.append(lrow)
-        sign = self.signpost_cell(state.tiles)
-        if state.board[sign] == EMPTY:
-            labels[sign // self.cols][sign % self.cols] = ">"
-        hi = divmod(state.pos, self.cols) if state.empty else None
-        board = rd.square_board(fills, labels, highlight=hi)
-        return rd.stack_vertical([board, rd.text_panel(self.status_lines(state))])
-
-
-def _int(x: Any) -> int:
-    """An exact int from JSON (bools and floats refused)."""
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise ValueError(f"{x!r} is not an integer")
-    return x
+        return render.render_rgb(self, state)

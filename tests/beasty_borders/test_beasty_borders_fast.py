@@ -17,17 +17,15 @@ import numpy as np
 import pytest
 
 from envs import beasty_borders_v0
+from envs.beasty_borders.actions import SIGNPOST_TILE, TILES
 from envs.beasty_borders.baselines import (
-    EVAL_SCALE,
-    MARGIN_WEIGHT,
-    SEARCH_EXPLORATION,
     GreedyPolicy,
     greedy_choice,
     search_policy,
 )
-from envs.beasty_borders.fast import BeastyBordersBatch
+from envs.beasty_borders.fast import BeastyBordersBatched
 from envs.beasty_borders.rules import BeastyBordersGame
-from envs.beasty_borders.tiles import SIGNPOST_TILE, TILES
+from envs.beasty_borders.search import playout
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
 from envs.common.policies import decision_from_state
@@ -70,7 +68,7 @@ class FedChance:
         raise AssertionError(f"the reference engine drew {name}: a chance event the test does not feed")
 
 
-def reference_start(ref: BeastyBordersGame, fast: BeastyBordersBatch, state, b: int):
+def reference_start(ref: BeastyBordersGame, fast: BeastyBordersBatched, state, b: int):
     """The reference engine's initial state dealt with row ``b``'s tiles and first roll."""
     chance = FedChance(int(state.roll[b]), [int(t) for t in state.tiles[b]])
     ref_state = ref.initial_state(chance)
@@ -79,7 +77,7 @@ def reference_start(ref: BeastyBordersGame, fast: BeastyBordersBatch, state, b: 
 
 
 def assert_same(
-    ref: BeastyBordersGame, fast: BeastyBordersBatch, ref_state, state, b: int, mask: np.ndarray, obs: np.ndarray
+    ref: BeastyBordersGame, fast: BeastyBordersBatched, ref_state, state, b: int, mask: np.ndarray, obs: np.ndarray
 ) -> None:
     """Row ``b`` of the batched engine (its mask ``mask[b]`` and both seats' observations ``obs[:, b]``)
     agrees with the reference state in everything observable."""
@@ -102,7 +100,7 @@ def run_differential(options: dict, games: int, seed: int, batch: int = 32) -> i
     four the row is rebuilt from the reference state (from_reference) at a random ply, so that the engine
     also continues from positions it did not reach itself."""
     ref = BeastyBordersGame(**options)
-    fast = BeastyBordersBatch(**options)
+    fast = BeastyBordersBatched(**options)
     rng = np.random.default_rng(seed)
     checked = 0
     for first in range(0, games, batch):
@@ -157,7 +155,7 @@ def test_random_games_match_the_reference(options):
 def test_from_reference_matches_the_reference_games(options):
     """Positions of games the reference engine plays with its own generator, copied into a batch row."""
     ref = BeastyBordersGame(**options)
-    fast = BeastyBordersBatch(**options)
+    fast = BeastyBordersBatched(**options)
     check_from_reference_games(
         ref, fast, 6, 7, lambda s, state, row, mask, views: assert_same(ref, fast, s, state, row, mask, views)
     )
@@ -168,7 +166,7 @@ def test_look_ahead_corner_cases_match_the_reference():
     f9 empty (every look-ahead row is f9's), the marker on the last empty space (rows 1..8 zeros), and a spaces
     block with groups of both sides next to the marker."""
     ref = BeastyBordersGame()
-    fast = BeastyBordersBatch()
+    fast = BeastyBordersBatched()
     two_left = [".##~####~", "#~#######", "~#######~", "#~#~##~##", "#~#####~A", "##~##~#A."]
     one_left = ["###~####~"] + two_left[1:]
     lakes = ["....~...~", "..~......", "...~.....", "~...~..~.", "~...~...~", ".....~~.."]
@@ -292,7 +290,7 @@ def test_bad_options_raise_the_references_config_error():
 def test_the_coming_dice_are_not_in_the_observation():
     """Two games that differ only in their generators (the rolls still to come) look the same to both seats,
     and after the same move they differ only where the new roll shows."""
-    fast = BeastyBordersBatch()
+    fast = BeastyBordersBatched()
     state = fast.new_state(2)
     state.rng[:] = seed_states(4, 1)[0]
     fast.reset_rows(state, np.arange(2))  # both rows: the same tiles and first roll
@@ -306,7 +304,7 @@ def test_the_coming_dice_are_not_in_the_observation():
 # ----- chance ---------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("variant", ["main", "without_luck"])
 def test_tiles_and_dice_are_drawn_uniformly(variant):
-    fast = BeastyBordersBatch(variant=variant)
+    fast = BeastyBordersBatched(variant=variant)
     n = 20_000
     state = fast.new_state(n)
     state.rng[:] = seed_states(9, n)
@@ -334,7 +332,7 @@ def test_greedy_actions_follow_the_reference_greedy_rule(variant):
     """On positions of random games, the compiled greedy choice is one the reference greedy_choice makes (ties
     are broken at random by both: the reference is asked with several generators)."""
     ref = BeastyBordersGame(variant=variant)
-    fast = BeastyBordersBatch(variant=variant)
+    fast = BeastyBordersBatched(variant=variant)
     rng = np.random.default_rng(1)
     state = fast.new_state(1)
     state.rng[:] = seed_states(1, 1)
@@ -362,13 +360,13 @@ def test_greedy_actions_follow_the_reference_greedy_rule(variant):
 @pytest.mark.parametrize("variant", ["main", "without_luck"])
 def test_playout_plays_legal_games_to_the_end(variant):
     ref = BeastyBordersGame(variant=variant)
-    fast = BeastyBordersBatch(variant=variant)
+    fast = BeastyBordersBatched(variant=variant)
     state = fast.new_state(4)
     state.rng[:] = seed_states(2, 4)
     fast.reset_rows(state, np.arange(4))
-    assert fast.playout(state, 0, max_depth=5) == 5 and state.plies[0] == 5
+    assert playout(fast, state, 0, max_depth=5) == 5 and state.plies[0] == 5
     for b in range(4):
-        fast.playout(state, b, epsilon=[0.0, 0.1, 1.0, 0.1][b])
+        playout(fast, state, b, epsilon=[0.0, 0.1, 1.0, 0.1][b])
         assert state.empty_count[b] == 0
         s = fast.to_reference(state, b)
         s2 = ref.state_from_json(ref.state_to_json(s))  # the snapshot checks count every figure
@@ -410,18 +408,8 @@ def test_compiled_search_visits_like_the_reference_search():
                 for a, child in roots[0].children.items():
                     reference[a] += child.visits
                 policy = search_policy(game, seed=seed, budget=200)
-                policy.fast.from_reference(decision.info_state, policy._rows, 0)
-                policy._rows.rng[1] = seed
                 visits = np.zeros(game.num_actions, dtype=np.int64)
-                action = policy.fast.search(
-                    policy._rows,
-                    decision.action_mask.astype(bool),
-                    200,
-                    SEARCH_EXPLORATION,
-                    MARGIN_WEIGHT,
-                    EVAL_SCALE,
-                    root_visits=visits,
-                )
+                action = policy.compiled(decision.info_state, np.random.default_rng(seed), root_visits=visits)
                 assert decision.action_mask[action] and visits[action] == visits.max() and visits.sum() == 200
                 compiled += visits
             assert set(np.flatnonzero(compiled)) == set(np.flatnonzero(reference))

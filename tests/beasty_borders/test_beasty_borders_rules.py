@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders.rules import GROUP_VP, RESPONDER_CHOICE, ROLLER_CHOICE, BeastyBordersGame
-from envs.beasty_borders.tiles import TILES, tile_lakes
+from envs.beasty_borders import render
+from envs.beasty_borders.actions import RESPONDER_CHOICE, ROLLER_CHOICE, TILES, cell_char, tile_lakes
+from envs.beasty_borders.observation import GROUP_VP
+from envs.beasty_borders.rules import BeastyBordersGame
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 from envs.common.testing import state_key
 
@@ -98,7 +100,7 @@ def test_initial_state_main():
     sign = g.signpost_cell(s.tiles)
     assert sign // 9 % 2 == 0 and sign % 3 == 0
     # The steps-marker starts on the signpost and the start player's roll moves it (own space not counted).
-    fresh = g._blank_state(s.tiles)
+    fresh = g.blank_state(s.tiles)
     fresh.pos = sign
     assert s.pos == g.target_cell(fresh, 3) and s.pos != sign
     assert s.roll == 3 and s.roller == 0 and g.current_player(s) == 0 and s.phase == ROLLER_CHOICE
@@ -129,7 +131,7 @@ def test_rulebook_scoring_example():
     g = main_game()
     s = g.state_from_text(SCORING_EXAMPLE)
     assert g.current_player(s) == TERMINAL
-    groups = Counter((g.cell_char(3 + 3 * seat + kind), size) for seat, kind, size in g.groups(s))
+    groups = Counter((cell_char(3 + 3 * seat + kind), size) for seat, kind, size in g.groups(s))
     assert groups == Counter(
         {
             ("A", 4): 1,
@@ -242,7 +244,7 @@ def test_place_passes_the_die():
     g = main_game()
     s = g.state_from_text(LAKES_MAIN, marker="a2", roller=0, roll=1)
     g.apply(s, B, FixedRolls([2]))
-    assert g.board_rows(s)[0][1] == "B" and s.remaining[0] == [8, 6, 5] and s.placed == [1, 0]
+    assert render.board_rows(g, s)[0][1] == "B" and s.remaining[0] == [8, 6, 5] and s.placed == [1, 0]
     assert s.roller == 1 and s.phase == ROLLER_CHOICE and g.current_player(s) == 1
     assert s.roll == 2 and s.pos == cell(g, "a4")  # a3 (1), a4 (2)
 
@@ -255,7 +257,7 @@ def test_pass_then_other_places_roller_rolls_again():
     assert g.legal_actions(s) == [0, 1, 2, 3]
     assert g.action_to_str(s, 2) == "Z"
     g.apply(s, 2, FixedRolls([1]))  # wild places a Z
-    assert g.board_rows(s)[0][1] == "Z" and s.remaining[1] == [8, 7, 4] and s.placed == [0, 1]
+    assert render.board_rows(g, s)[0][1] == "Z" and s.remaining[1] == [8, 7, 4] and s.placed == [0, 1]
     assert s.roller == 0 and g.current_player(s) == 0 and s.phase == ROLLER_CHOICE and s.pos == cell(g, "a3")
 
 
@@ -265,7 +267,7 @@ def test_both_pass_places_a_marker_and_roller_rolls_again():
     g.apply(s, PASS, FixedRolls([]))
     assert g.current_player(s) == 0
     g.apply(s, PASS, FixedRolls([4]))
-    assert g.board_rows(s)[0][1] == "#" and s.placed == [0, 0]
+    assert render.board_rows(g, s)[0][1] == "#" and s.placed == [0, 0]
     assert s.roller == 1 and g.current_player(s) == 1 and s.pos == cell(g, "a7")  # a3 a4 a6 a7 (a5 lake)
     assert fill_count(g, s) == 1
 
