@@ -3,9 +3,8 @@
 
 from typing import Any
 
+from envs.boaring.env import BoaringParallelEnv, raw_env
 from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
-from envs.boaring.env import raw_env
-from envs.boaring.parallel import BoaringParallelEnv
 from envs.common.aec import wrap_standard
 from envs.common.vector import VectorEnv
 
@@ -31,9 +30,9 @@ def vector_env(num_envs: int, **options: Any) -> VectorEnv:
     generator, seeded by ``reset(seed)``: the same seed gives the same games, but not the same deals as the AEC
     env seeded alike. numba compiles the kernels on first use (cached on disk afterwards).
     """
-    from envs.boaring.fast import BatchedBoaring
+    from envs.boaring.fast import BoaringBatched
 
-    return VectorEnv(BatchedBoaring(**options), num_envs)
+    return VectorEnv(BoaringBatched(**options), num_envs)
 
 
 __all__ = ["env", "raw_env", "parallel_env", "vector_env"]

@@ -72,7 +72,12 @@ def animal_worth(game: BoaringGame, state: BoaringState, seat: int) -> float:
     """What winning the animal on the table is worth to ``seat``: 2 plus the eat bonus."""
     n = game.num_players
     w = 2.0
-    if state.animal == HYENA and any(state.graveyard[seat]) or state.animal == LION and any(any(state.savanna[s]) for s in range(n) if s != seat):
+    if (
+        state.animal == HYENA
+        and any(state.graveyard[seat])
+        or state.animal == LION
+        and any(any(state.savanna[s]) for s in range(n) if s != seat)
+    ):
         w += 1.0
     return w
 
@@ -290,8 +295,8 @@ class BoaringSearch(MCTSPolicy):
 
 
 class CompiledBoaringSearch(SeededPolicy):
-    """:class:`BoaringSearch`'s algorithm with compiled simulations (``BatchedBoaring.search_action`` in
-    envs/boaring/fast.py): the same tree, opponent model, playout policy and evaluation; the determinizations and
+    """:class:`BoaringSearch`'s algorithm with compiled simulations (``search.CompiledSearch`` in
+    envs/boaring/search.py): the same tree, opponent model, playout policy and evaluation; the determinizations and
     the tree's random choices come from a SplitMix64 stream seeded by this policy's generator, one draw per
     decision (so a seed fixes the games, though not the same ones as the pure-Python search)."""
 
@@ -308,35 +313,24 @@ class CompiledBoaringSearch(SeededPolicy):
         opponent_model: bool = True,
         exploration: float = 1.4,
     ):
-        from envs.boaring.fast import BatchedBoaring  # numba is imported only when a search is built
+        from envs.boaring.search import CompiledSearch  # numba is imported only when a search is built
 
         super().__init__(game, seed)
-        self.engine = BatchedBoaring(**game.options())
         self.budget = budget
         self.rollout_depth = rollout_depth
         self.temperature = temperature
         self.hand_weight = hand_weight
         self.opponent_model = opponent_model
         self.exploration = exploration
+        self.search = CompiledSearch(
+            game, budget, exploration, rollout_depth, temperature, hand_weight, CARD_COST, opponent_model
+        )
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions()
         if legal.size == 1:
             return int(legal[0])
-        seed = int(self.rng.integers(0, 2**63))
-        return self.engine.search_action(
-            decision.info_state,
-            decision.seat,
-            decision.action_mask.view(bool),
-            seed,
-            self.budget,
-            self.rollout_depth,
-            self.exploration,
-            self.temperature,
-            self.hand_weight,
-            CARD_COST,
-            self.opponent_model,
-        )
+        return self.search(decision.info_state, self.rng, budget=self.budget)
 
 
 def search_policy(

@@ -70,12 +70,17 @@ v0       unreleased  ``state()`` returns the privileged global state (it raised 
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv
 
-from envs.boaring.rules import BoaringGame
-from envs.common.aec import BarnyardAECEnv
+from envs.boaring import actions as A
+from envs.boaring.rules import BID, EAT, OVER, BoaringGame, BoaringState
+from envs.common.aec import BarnyardAECEnv, agent_name, render_game
+from envs.common.game import IllegalActionError
 
 
 class raw_env(BarnyardAECEnv):
@@ -89,3 +94,160 @@ class raw_env(BarnyardAECEnv):
 
     def _observation_high(self) -> np.ndarray:
         return self.game.layout.high
+
+
+class BoaringParallelEnv(ParallelEnv):
+    """A PettingZoo Parallel view of Boaring: one parallel step is one simultaneous bid.
+
+    Boaring's bid is a true simultaneous move, so it maps onto ``ParallelEnv`` directly:
+
+    * bid step: every agent sends one food card (its mask = the values in its own hand); the cards are committed
+      to the engine in the AEC order (the active player first, then clockwise) and revealed together, exactly as
+      the AEC env would do with the same actions;
+    * eat step (only after a living hyena or lion with a target): the receiver chooses what it eats; every other
+      agent's mask holds only action 10 (``NO_EAT``), a no-op; their action may also be left out.
+
+    The AEC env (:class:`raw_env`) stays the reference: both drive the same engine, and the same seed and
+    the same bids give the same game. Rewards are terminal and zero-sum as in the AEC env; at the end every agent
+    is terminated at once and ``agents`` becomes empty. Illegal actions raise
+    :class:`~envs.common.game.IllegalActionError` before anything changes (there is no wrapper stack here).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "boaring_parallel_v0",
+        "is_parallelizable": True,
+        "render_fps": 2,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; allowed: None, "
+                + ", ".join(repr(m) for m in self.metadata["render_modes"])
+            )
+        self.render_mode = render_mode
+        self.game = game = BoaringGame(**options)
+        self.possible_agents = [agent_name(i) for i in range(game.num_players)]
+        self.agents: list[str] = []
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=game.layout.low, high=game.layout.high, shape=game.observation_shape, dtype=np.float32
+                ),
+                "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        low, high = game.global_state_bounds()
+        self.state_space = spaces.Box(low=low, high=high, shape=game.global_state_shape, dtype=np.float32)
+        """The space of :meth:`state` (the privileged global state)."""
+        self._noop_mask = np.zeros(game.num_actions, dtype=np.int8)
+        self._noop_mask[A.NO_EAT] = 1
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+        self.game_state: BoaringState | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def _mask(self, seat: int) -> np.ndarray:
+        """What ``seat`` may send in the current parallel step."""
+        state = self.game_state
+        if state.phase == BID:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+            for i, c in enumerate(state.hands[seat]):
+                if c > 0:
+                    mask[i] = 1
+            return mask
+        if state.phase == EAT:
+            return self.game.legal_mask(state) if seat == state.eater else self._noop_mask.copy()
+        return np.zeros(self.game.num_actions, dtype=np.int8)
+
+    def _observations(self) -> dict[str, dict[str, np.ndarray]]:
+        return {
+            a: {"observation": self.game.observation(self.game_state, s), "action_mask": self._mask(s)}
+            for a, s in self._seat_of.items()
+        }
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start a new game; returns (observations, infos)."""
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.game_state = self.game.initial_state(self.np_random)
+        self.agents = self.possible_agents[:]
+        return self._observations(), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, Any]):
+        """One simultaneous bid (or one eat decision); returns (obs, rewards, terminations, truncations, infos)."""
+        if not self.agents:
+            raise IllegalActionError("the game is over; call reset()")
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions must be a dict from agent name to action, not {type(actions).__name__}")
+        unknown = [agent for agent in actions if agent not in self._seat_of]
+        if unknown:
+            raise ValueError(
+                f"unknown agent(s) {', '.join(map(repr, unknown))}; the agents are {', '.join(self.agents)}"
+            )
+        game, state, n = self.game, self.game_state, self.game.num_players
+        if state.phase == BID:
+            bids = {}
+            for agent in self.agents:
+                if actions.get(agent) is None:
+                    raise IllegalActionError(f"{agent} must bid a food card in this step")
+                action = game.check_action_range(actions[agent])
+                if not self._mask(self._seat_of[agent])[action]:
+                    raise IllegalActionError(
+                        f"{agent}: action {action} ({A.to_str(action, self._seat_of[agent], n)}) is not a card "
+                        "in its hand"
+                    )
+                bids[self._seat_of[agent]] = action
+            for k in range(n):  # the AEC commit order: active first, then clockwise
+                game.apply(state, bids[(state.active + k) % n], self.np_random)
+        else:  # EAT: only the receiver of the living hyena / lion decides
+            assert state.phase == EAT
+            eater = agent_name(state.eater)
+            for agent, action in actions.items():
+                if agent != eater and action is not None and game.check_action_range(action) != A.NO_EAT:
+                    raise IllegalActionError(f"{agent} does not act in this eat step; send {A.NO_EAT} (no-op)")
+            if actions.get(eater) is None:
+                raise IllegalActionError(f"{eater} must decide what to eat in this step")
+            game.apply(state, actions[eater], self.np_random)
+        obs = self._observations()
+        done = state.phase == OVER
+        returns = game.returns(state)
+        rewards = {a: float(returns[s]) for a, s in self._seat_of.items()}
+        terminations = {a: done for a in self.possible_agents}
+        truncations = {a: False for a in self.possible_agents}
+        infos = {a: {} for a in self.possible_agents}
+        if done:
+            self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state, as in the AEC env: a **privileged** view with every hand and face-down
+        card (:meth:`~envs.boaring.rules.BoaringGame.global_state`), for centralised critics only. Reading it
+        changes nothing; RuntimeError before reset()."""
+        if self.game_state is None:
+            raise RuntimeError("call reset() before state()")
+        return self.game.global_state(self.game_state)
+
+    def render(self) -> str | np.ndarray | None:
+        """The spectator's picture: every hand and face-down bid shown (labelled so)."""
+        return render_game(self.game, self.game_state, self.render_mode)
+
+    def render_for(self, agent: str) -> str | np.ndarray | None:
+        """The picture ``agent`` may see (its own hand and bid, the public table), in this env's render_mode."""
+        if agent not in self._seat_of:
+            raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}")
+        return render_game(self.game, self.game_state, self.render_mode, observer=self._seat_of[agent])
+
+    def close(self) -> None:
+        pass
+
+
+__all__ = ["BoaringParallelEnv"]

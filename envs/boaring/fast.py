@@ -6,50 +6,35 @@ vector (float32, bit for bit, from any seat, hidden information filtered exactly
 :func:`envs.boaring.observation.encode` does: a seat sees its own hand and own pending card, and of the others
 only that they have committed, never what).
 
-State (:class:`BoaringBatch`): one row per game. Piles are arrays with a length, the top card last, as the
+State (:class:`BoaringBatchedState`): one row per game. Piles are arrays with a length, the top card last, as the
 reference's lists. The ``rng`` field is the row's SplitMix64 generator (:mod:`envs.common.fastrng`): the deck
 shuffles at the start, the re-deal shuffles and the (never met in normal play) pile refill draw from it, so a
 game is a plain value and a seed fixes it whatever the batch size. These are *not* numpy's streams: a batched
-game and an AEC env seeded alike deal different cards. :class:`MirrorRng` makes the reference engine draw the
-same shuffles as a batched row (each shuffle is the same Fisher-Yates swaps applied to the reference's
-ascending card list), which is how the differential tests keep both engines on one game.
+game and an AEC env seeded alike deal different cards. :class:`envs.common.fastrng.MirrorRng` makes the
+reference engine draw the same shuffles as a batched row (each shuffle is the same Fisher-Yates swaps applied to
+the reference's ascending card list), which is how the differential tests keep both engines on one game.
 
 Truncation: a row that reaches ``max_game_length`` plies without ending is truncated, as ``BarnyardAECEnv``
 does (a Boaring game always ends before: at most ``38 (n + 1)`` decisions).
 
 The end-of-game "active" seat is decided in one place, ``_active_when_over`` / ``_observed_active`` below.
 
-The ``search`` baseline's simulations also run here (:meth:`BatchedBoaring.search_action`, one row per
-simulation): the algorithm of ``envs/boaring/baselines.py``'s ``BoaringSearch``, with its opponent model,
-playout policy and evaluation compiled (tested against the Python functions decision for decision). So does
-the ``greedy`` baseline (:meth:`BatchedBoaring.greedy_actions`, every row at once; its Monte-Carlo draws come
-from the row generators passed in, the decisions are GreedyPolicy's).
+The ``greedy`` baseline runs here too (:meth:`BoaringBatched.greedy_actions`, every row at once; its Monte-Carlo
+draws come from the row generators passed in, the decisions are GreedyPolicy's); the ``search`` baseline's
+simulations run on these rows from ``search.py``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
 
 from envs.boaring import actions as A
-from envs.boaring.rules import (
-    ANIMAL_COUNTS,
-    BID,
-    COPIES_PER_VALUE,
-    DIED,
-    EAT,
-    LIVED,
-    NUM_ANIMALS,
-    NUM_FOOD,
-    OVER,
-    BoaringGame,
-    BoaringState,
-)
-from envs.common.fastrng import below, next_u64, shuffle
-from envs.common.fastsearch import untried_choice
+from envs.boaring.actions import ANIMAL_COUNTS, BID, COPIES_PER_VALUE, DIED, EAT, LIVED, NUM_ANIMALS, NUM_FOOD, OVER
+from envs.boaring.rules import BoaringGame, BoaringState
+from envs.common.fastrng import below, shuffle
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -60,7 +45,7 @@ NO_EAT, HYENA_BASE, LION_BASE = A.NO_EAT, A.HYENA_BASE, A.LION_BASE
 ANIMALS = np.array(ANIMAL_COUNTS, dtype=np.int64)
 
 
-class BoaringBatch(NamedTuple):
+class BoaringBatchedState(NamedTuple):
     """B Boaring games, one row each (the reference :class:`~envs.boaring.rules.BoaringState`'s fields)."""
 
     hands: np.ndarray  # (B, n, 10) int8: count of each food value in hand
@@ -573,11 +558,7 @@ def _scores_kernel(s, n: int, out: np.ndarray) -> None:
             out[b, p] = sc
 
 
-# ----- kernels: the `search` baseline (envs/boaring/baselines.py) ------------------------------------------------
-# The same algorithm as BoaringSearch over envs/common/mcts.py (UCT, open loop, one determinization per
-# simulation, ISMCTS availability counts, the other seats' bids in the tree from the opponent model, fast_bid /
-# eat_choice playouts cut after rollout_depth plies and scored by evaluate), compiled: each simulation runs on its
-# own row of a batch holding copies of the information state.
+# ----- kernels the baselines share (envs/boaring/baselines.py: greedy here, search in search.py) -------------------
 
 
 @njit(cache=True)
@@ -612,59 +593,6 @@ def _animal_worth(s, b: int, seat: int, n: int) -> float:
                     if savanna[b, p, t] > 0:
                         return w + 1.0
     return w
-
-
-@njit(cache=True)
-def _fast_bid(s, b: int, seat: int, n: int, card_cost: float, counts: np.ndarray) -> int:
-    """baselines.fast_bid (greedy's bid rule in closed form), operation for operation: the action id."""
-    hands, hand_size, requirement = s.hands, s.hand_size, s.requirement
-    k = n - 1
-    _hidden_counts(s, b, seat, counts)
-    total = 0
-    for i in range(NUM_VALUES):
-        total += counts[i]
-    if total == 0:
-        for i in range(NUM_VALUES):
-            counts[i] = 1
-        total = NUM_VALUES
-    need = np.int64(requirement[b]) * n
-    worth = _animal_worth(s, b, seat, n)
-    size = np.int64(hand_size[b, seat])
-    hand_sum = 0
-    for i in range(NUM_VALUES):
-        hand_sum += (i + 1) * np.int64(hands[b, seat, i])
-    mean_hand = hand_sum / max(size, 1)
-    scale = card_cost * (size - 1) / max(size, 1)
-    best, best_ev = 0, -np.inf
-    below_n = below_s = below_q = 0.0
-    all_s = 0
-    all_q = 0
-    for i in range(NUM_VALUES):
-        all_s += (i + 1) * counts[i]
-        all_q += (i + 1) * (i + 1) * counts[i]
-    for i in range(NUM_VALUES):
-        v, c = i + 1, counts[i]
-        if hands[b, seat, i] > 0:
-            p_lt, p_eq = below_n / total, c / total
-            ev = -scale * (v - mean_hand)
-            lo_n, lo_s, lo_q = below_n + c, below_s + v * c, below_q + v * v * c
-            hi_n, hi_s, hi_q = total - below_n, all_s - below_s, all_q - below_q
-            if lo_n > 0:
-                m = lo_s / lo_n
-                var = max(lo_q / lo_n - m * m, 0.25)
-                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
-                ev += worth * math.pow(p_lt + 0.5 * p_eq, k) * live
-            if hi_n > 0:
-                m = hi_s / hi_n
-                var = max(hi_q / hi_n - m * m, 0.25)
-                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
-                ev -= math.pow(1 - p_lt - 0.5 * p_eq, k) * (1 - live)
-            if ev > best_ev:
-                best, best_ev = i, ev
-        below_n += c
-        below_s += v * c
-        below_q += v * v * c
-    return A.PLAY_BASE + best
 
 
 @njit(cache=True)
@@ -804,30 +732,6 @@ def _greedy_kernel(
 
 
 @njit(cache=True)
-def _evaluate(s, b: int, n: int, pairwise: bool, temperature: float, hand_weight: float, out: np.ndarray) -> None:
-    """baselines.evaluate: mean over rivals of tanh((strength difference) / temperature), strength = score +
-    hand_weight x food value in hand; the exact returns when the game is over."""
-    phase, savanna, graveyard, hands = s.phase, s.savanna, s.graveyard, s.hands
-    if phase[b] == OVER:
-        _row_returns(savanna, graveyard, b, n, pairwise, out)
-        return
-    strength = np.empty(n)
-    for p in range(n):
-        sc = 0
-        hv = 0
-        for t in range(NUM_TYPES):
-            sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
-        for i in range(NUM_VALUES):
-            hv += (i + 1) * np.int64(hands[b, p, i])
-        strength[p] = sc + hand_weight * hv
-    for p in range(n):
-        total = 0.0
-        for q in range(n):
-            total += math.tanh((strength[p] - strength[q]) / temperature)
-        out[p] = total / (n - 1)
-
-
-@njit(cache=True)
 def _legal_row(s, b: int, n: int, out: np.ndarray) -> int:
     """The legal action ids of row ``b`` into ``out`` (ascending); returns how many."""
     phase, current, hands, eater, animal = s.phase, s.current, s.hands, s.eater, s.animal
@@ -857,169 +761,6 @@ def _legal_row(s, b: int, n: int, out: np.ndarray) -> int:
     return k
 
 
-@njit(cache=True)
-def _determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.ndarray) -> None:
-    """BoaringGame.determinize in place: row ``b`` holds an information state of ``seat`` (other hands, hidden
-    pending cards, pile and deck entries UNKNOWN); the cards the seat cannot locate are dealt at random."""
-    hands, hand_size, pending, discard, requirement = s.hands, s.hand_size, s.pending, s.discard, s.requirement
-    food_pile, pile_len, animal_deck, deck_len, animals_left = (
-        s.food_pile,
-        s.pile_len,
-        s.animal_deck,
-        s.deck_len,
-        s.animals_left,
-    )
-    m = 0
-    for i in range(NUM_VALUES):  # unknown_food: 7 of each minus my hand, the discard, revealed cards, the table
-        c = COPIES_PER_VALUE - hands[b, seat, i] - discard[b, i]
-        for p in range(n):
-            if pending[b, p] == i + 1:
-                c -= 1
-        if requirement[b] == i + 1:
-            c -= 1
-        for _ in range(c):
-            cards[m] = i + 1
-            m += 1
-    shuffle(rng, 0, cards[:m])
-    pos = 0
-    for p in range(n):
-        if p == seat:
-            continue
-        if pending[b, p] < 0:
-            pending[b, p] = cards[pos]
-            pos += 1
-        for i in range(NUM_VALUES):
-            hands[b, p, i] = 0
-        for j in range(pos, pos + hand_size[b, p]):
-            hands[b, p, cards[j] - 1] += 1
-        pos += hand_size[b, p]
-    for j in range(pos, m):
-        food_pile[b, j - pos] = cards[j]
-    pile_len[b] = m - pos
-    k = 0
-    for t in range(NUM_TYPES):
-        for _ in range(animals_left[b, t]):
-            animal_deck[b, k] = t
-            k += 1
-    shuffle(rng, 0, animal_deck[b, :k])
-    deck_len[b] = k
-
-
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(
-    sims,
-    seat: int,
-    n: int,
-    deal_size: int,
-    num_actions: int,
-    root_legal: np.ndarray,
-    rollout_depth: int,
-    exploration: float,
-    temperature: float,
-    hand_weight: float,
-    card_cost: float,
-    opponent_model: bool,
-    pairwise: bool,
-    rng: np.ndarray,
-) -> int:
-    """MCTSPolicy.act with BoaringSearch's settings; simulation i runs on row i of ``sims`` (copies of the
-    information state). ``rng`` (1,) drives the determinizations and the tree's random choices; each row's own
-    generator (seeded from it) draws the re-deals inside the simulation. Returns the most visited root action."""
-    budget = sims.phase.shape[0]
-    phase, current = sims.phase, sims.current
-    nodes = budget + 1
-    children = np.full((nodes, num_actions), -1, dtype=np.int64)
-    visits = np.zeros(nodes, dtype=np.int64)
-    avail = np.zeros(nodes, dtype=np.int64)
-    value = np.zeros((nodes, n))
-    num_nodes = 1
-    path = np.empty(nodes + 1, dtype=np.int64)
-    cand = np.empty(num_actions, dtype=np.int64)
-    untried = np.empty(num_actions, dtype=np.int64)
-    counts = np.empty(NUM_VALUES, dtype=np.int64)
-    cards = np.empty(NUM_FOOD, dtype=np.int8)
-    leaf = np.empty(n)
-    row = np.zeros(1, dtype=np.int64)
-    act = np.zeros(1, dtype=np.int64)
-    for i in range(budget):
-        row[0] = i
-        _determinize_row(sims, i, seat, n, rng, cards)
-        sims.rng[i] = next_u64(rng, 0)
-        node = 0
-        plen = 1
-        path[0] = 0
-        while phase[i] != OVER:
-            player = current[i]
-            if opponent_model and phase[i] == BID and player != seat:
-                cand[0] = _fast_bid(sims, i, player, n, card_cost, counts)
-                nc = 1
-            else:
-                nc = _legal_row(sims, i, n, cand)
-            a = untried_choice(children, node, cand, nc, avail, untried, rng, 0)
-            if a >= 0:
-                c = num_nodes
-                num_nodes += 1
-                children[node, a] = c
-                avail[c] = 1
-                act[0] = a
-                _apply_rows(sims, row, act, n, deal_size)
-                path[plen] = c
-                plen += 1
-                break
-            best_a, best_c, best_score = -1, -1, -np.inf
-            for j in range(nc):
-                c = children[node, cand[j]]
-                score = value[c, player] / visits[c] + exploration * math.sqrt(math.log(avail[c]) / visits[c])
-                if score > best_score:
-                    best_a, best_c, best_score = cand[j], c, score
-            act[0] = best_a
-            _apply_rows(sims, row, act, n, deal_size)
-            node = best_c
-            path[plen] = node
-            plen += 1
-        # the leaf: playout with fast_bid / eat_choice, cut after rollout_depth plies and evaluated
-        depth = 0
-        while True:
-            if phase[i] == OVER:
-                _row_returns(sims.savanna, sims.graveyard, i, n, pairwise, leaf)
-                break
-            if rollout_depth >= 0 and depth >= rollout_depth:
-                _evaluate(sims, i, n, pairwise, temperature, hand_weight, leaf)
-                break
-            if phase[i] == EAT:
-                act[0] = _eat_choice(sims, i, current[i], n)
-            else:
-                act[0] = _fast_bid(sims, i, current[i], n, card_cost, counts)
-            _apply_rows(sims, row, act, n, deal_size)
-            depth += 1
-        for j in range(plen):
-            visits[path[j]] += 1
-            for p in range(n):
-                value[path[j], p] += leaf[p]
-    # the most visited legal root action; ties go to the earliest expanded (the reference's dict order)
-    best_a, best_c = -1, -1
-    for a in range(num_actions):
-        c = children[0, a]
-        if (
-            c >= 0
-            and root_legal[a]
-            and (best_c < 0 or visits[c] > visits[best_c] or (visits[c] == visits[best_c] and c < best_c))
-        ):
-            best_a, best_c = a, c
-    if best_a >= 0:
-        return best_a
-    count = 0
-    for a in range(num_actions):
-        count += root_legal[a]
-    k = below(rng, 0, count)
-    for a in range(num_actions):
-        if root_legal[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
-
-
 # ----- the engine ----------------------------------------------------------------------------------------------
 
 _OBS_BLOCKS = (
@@ -1045,7 +786,7 @@ _OBS_BLOCKS = (
 """The observation's blocks in the order ``_observe_kernel`` indexes their offsets."""
 
 
-class BatchedBoaring(BatchedGame):
+class BoaringBatched(BatchedGame):
     """Boaring over B games at once (options as :class:`~envs.boaring.rules.BoaringGame`: ``num_players`` 2-10,
     ``reward`` ``"pairwise"`` or ``"score"``; bad options raise its :class:`~envs.common.game.ConfigError`)."""
 
@@ -1069,14 +810,14 @@ class BatchedBoaring(BatchedGame):
         """The options, as the reference game reports them."""
         return self.reference.options()
 
-    def new_state(self, batch: int) -> BoaringBatch:
+    def new_state(self, batch: int) -> BoaringBatchedState:
         """Zeroed state for ``batch`` games (``reset_rows`` starts them)."""
         n = self.num_players
 
         def z(*shape: int, dtype: Any = np.int8) -> np.ndarray:
             return np.zeros((batch, *shape), dtype=dtype)
 
-        return BoaringBatch(
+        return BoaringBatchedState(
             hands=z(n, NUM_VALUES),
             hand_size=z(n),
             pending=z(n),
@@ -1107,51 +848,51 @@ class BatchedBoaring(BatchedGame):
             rng=z(dtype=np.uint64),
         )
 
-    def reset_rows(self, state: BoaringBatch, rows: np.ndarray) -> None:
+    def reset_rows(self, state: BoaringBatchedState, rows: np.ndarray) -> None:
         """A new game in each of ``rows`` (chance from each row's generator)."""
         _reset_kernel(state, np.asarray(rows, dtype=np.int64), self.num_players, self.deal_size)
 
-    def legal_mask(self, state: BoaringBatch, out: np.ndarray) -> None:
+    def legal_mask(self, state: BoaringBatchedState, out: np.ndarray) -> None:
         """The mover's legal mask per row into ``out`` (B, num_actions) bool; zeros in finished rows."""
         _mask_kernel(state, self.num_players, out)
 
-    def apply(self, state: BoaringBatch, actions: np.ndarray) -> None:
+    def apply(self, state: BoaringBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal, checked by the caller) in every live row; finished rows are left alone."""
         actions = np.asarray(actions, dtype=np.int64)
         _apply_rows(state, np.arange(actions.shape[0]), actions, self.num_players, self.deal_size)
 
-    def observe(self, state: BoaringBatch, seats: np.ndarray, out: np.ndarray) -> None:
+    def observe(self, state: BoaringBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b`` seen from ``seats[b]`` into ``out[b]`` (float32, as the AEC env's observation)."""
         _observe_kernel(
             state, np.asarray(seats, dtype=np.int64), self.num_players, self._offsets, self._scale, self._shift, out
         )
 
-    def current_player(self, state: BoaringBatch) -> np.ndarray:
+    def current_player(self, state: BoaringBatchedState) -> np.ndarray:
         """(B,) seat to move, TERMINAL (-1) where the game is over."""
         return state.current.astype(np.int64)
 
-    def returns(self, state: BoaringBatch) -> np.ndarray:
+    def returns(self, state: BoaringBatchedState) -> np.ndarray:
         """(B, n) terminal rewards (zeros in live rows), as ``BoaringGame.returns``."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
         _returns_kernel(state, self.num_players, self.reward == "pairwise", out)
         return out
 
-    def truncated(self, state: BoaringBatch) -> np.ndarray:
+    def truncated(self, state: BoaringBatchedState) -> np.ndarray:
         """(B,) live rows that reached ``max_game_length`` plies (the AEC env's safety net; never met in play)."""
         return (state.phase != OVER) & (state.plies >= self.max_game_length)
 
-    def scores(self, state: BoaringBatch) -> np.ndarray:
+    def scores(self, state: BoaringBatchedState) -> np.ndarray:
         """(B, n) running scores: 2 per savanna animal, -1 per graveyard animal."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
         _scores_kernel(state, self.num_players, out)
         return out
 
-    def shaping_potential(self, state: BoaringBatch) -> np.ndarray:
+    def shaping_potential(self, state: BoaringBatchedState) -> np.ndarray:
         """(B, n) as the reference ``Game.shaping_potential``: the running score."""
         return self.scores(state)
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
-    def to_reference(self, state: BoaringBatch, row: int) -> BoaringState:
+    def to_reference(self, state: BoaringBatchedState, row: int) -> BoaringState:
         """Row ``row`` as a reference :class:`BoaringState` (the generator is not carried over)."""
         n, b = self.num_players, row
         ref = BoaringState(n)
@@ -1185,7 +926,7 @@ class BatchedBoaring(BatchedGame):
         return ref
 
     def from_reference(
-        self, reference_state: BoaringState, state: BoaringBatch, row: int, plies: int | None = None
+        self, reference_state: BoaringState, state: BoaringBatchedState, row: int, plies: int | None = None
     ) -> None:
         """Write a full reference state into row ``row`` (the row's generator is kept). ``plies``: the decisions
         played so far, for truncation (default: inferred from the rounds and the commits, eat decisions not
@@ -1200,7 +941,7 @@ class BatchedBoaring(BatchedGame):
             raise ValueError("from_reference needs a full state, not an information state (determinize it)")
         self._write_row(r, state, row, plies)
 
-    def _write_row(self, r: BoaringState, state: BoaringBatch, b: int, plies: int | None = None) -> None:
+    def _write_row(self, r: BoaringState, state: BoaringBatchedState, b: int, plies: int | None = None) -> None:
         """Every field of ``r`` into row ``b``, UNKNOWN (-1) placeholders of an information state included."""
         state.hands[b] = r.hands
         state.hand_size[b] = r.hand_size
@@ -1242,7 +983,7 @@ class BatchedBoaring(BatchedGame):
     greedy_card_cost: float = 0.3
     """Greedy: the card cost (``baselines.CARD_COST``, kept equal by the same test)."""
 
-    def greedy_actions(self, state: BoaringBatch, rng: np.ndarray, out: np.ndarray) -> None:
+    def greedy_actions(self, state: BoaringBatchedState, rng: np.ndarray, out: np.ndarray) -> None:
         """The ``greedy`` baseline's action (baselines.GreedyPolicy) for the seat to move in every row into ``out``
         (B,) int64, -1 in finished rows, computed by :func:`_greedy_kernel`.
 
@@ -1262,74 +1003,5 @@ class BatchedBoaring(BatchedGame):
             state, self.num_players, self.num_actions, int(self.greedy_samples), float(self.greedy_card_cost), rng, out
         )
 
-    def search_action(
-        self,
-        info_state: BoaringState,
-        seat: int,
-        legal_mask: np.ndarray,
-        seed: int,
-        budget: int,
-        rollout_depth: int | None,
-        exploration: float,
-        temperature: float,
-        hand_weight: float,
-        card_cost: float,
-        opponent_model: bool,
-    ) -> int:
-        """The ``search`` baseline's decision (envs/boaring/baselines.py, the algorithm of ``BoaringSearch``) with
-        compiled simulations: ``budget`` determinizations of ``info_state`` (``information_state(.., seat)``),
-        one per row, searched by :func:`_search_kernel` from the SplitMix64 stream ``seed``."""
-        one = self.new_state(1)
-        self._write_row(info_state, one, 0)
-        sims = self.take(one, np.zeros(budget, dtype=np.int64))
-        return int(
-            _search_kernel(
-                sims,
-                seat,
-                self.num_players,
-                self.deal_size,
-                self.num_actions,
-                np.asarray(legal_mask, dtype=np.bool_),
-                -1 if rollout_depth is None else rollout_depth,
-                exploration,
-                temperature,
-                hand_weight,
-                card_cost,
-                opponent_model,
-                self.reward == "pairwise",
-                np.array([seed], dtype=np.uint64),
-            )
-        )
 
-
-class MirrorRng:
-    """A stand-in for the ``np.random.Generator`` that the reference engine takes, drawing a batched row's chance.
-
-    The reference engine draws only ``rng.permutation(m)`` (and applies it to an ascending card list); the batched
-    kernels shuffle the same ascending list in place with :func:`envs.common.fastrng.shuffle`. ``permutation(m)``
-    here runs those Fisher-Yates swaps on ``arange(m)`` from a copy of the row's generator state, so
-    ``cards[perm]`` is exactly the kernel's shuffled list. ``state`` is the generator state afterwards (equal to
-    the row's after the same step).
-    """
-
-    def __init__(self, rng_state: int | np.uint64):
-        self._rng = np.array([rng_state], dtype=np.uint64)
-
-    @property
-    def state(self) -> int:
-        """The generator's current 64-bit state."""
-        return int(self._rng[0])
-
-    def permutation(self, m: int) -> np.ndarray:
-        """The permutation the batched kernel's shuffle of ``m`` cards applies."""
-        perm = np.arange(m, dtype=np.int64)
-        shuffle(self._rng, 0, perm)
-        return perm
-
-    def integers(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("the Boaring engine draws only permutations")
-
-    random = integers
-
-
-__all__ = ["BatchedBoaring", "BoaringBatch", "MirrorRng"]
+__all__ = ["BoaringBatched", "BoaringBatchedState"]

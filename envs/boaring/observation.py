@@ -35,9 +35,12 @@ pile_size           1         food pile size / 70
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from envs.boaring.actions import NUM_TYPES, NUM_VALUES
+from envs.boaring.actions import COPIES_PER_VALUE, NUM_TYPES, NUM_VALUES
+from envs.common.game import TERMINAL
 
 TYPE_MAX = (30.0, 4.0, 4.0)
 PLAYER_FEATURES = 8
@@ -156,3 +159,56 @@ def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
     obs = np.frombuffer(bytes(raw), dtype=np.uint8) * layout.scale
     obs -= layout.shift
     return obs
+
+
+def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+    """The observation of ``seat`` (the Game's :meth:`observation`): :func:`encode` with the game's layout."""
+    return encode(game.layout, state, seat)
+
+
+def privileged_state(game: Any, state: Any) -> np.ndarray:
+    """PettingZoo's ``state()``: a **privileged** view that holds every seat's secrets, for centralised
+    training only (a critic that sees everything); never feed it to a policy that plays.
+
+    float32, in order: ``player_0``'s observation (seat 0 first, the others clockwise; 68 + 22 n entries);
+    a one-hot of the seat to move (n; all zeros once the game is over); every seat's hand, seat by seat
+    (n x 10: count of value v at ``10 s + v - 1``, / 7); every seat's face-down card of this round (n x 10:
+    one-hot of its value, all zeros before it commits). What nobody knows is not in it: the order of the
+    food pile and of the animal deck (their compositions are public and already in the observation).
+    """
+    n = game.num_players
+    extra = np.zeros(n * (1 + 2 * NUM_VALUES), dtype=np.float32)
+    seat = game.current_player(state)
+    if seat != TERMINAL:
+        extra[seat] = 1.0
+    hands = np.asarray(state.hands, dtype=np.float32).reshape(-1) / COPIES_PER_VALUE
+    extra[n : n + n * NUM_VALUES] = hands
+    pending_at = n + n * NUM_VALUES
+    for s, card in enumerate(state.pending):
+        if card > 0:
+            extra[pending_at + s * NUM_VALUES + card - 1] = 1.0
+    return np.concatenate([game.observation(state, 0), extra])
+
+
+def privileged_state_bounds(game: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of :func:`privileged_state`: the observation's bounds, then 0 / 1."""
+    size = game.num_players * (1 + 2 * NUM_VALUES)
+    return (
+        np.concatenate([game.layout.low, np.zeros(size, dtype=np.float32)]),
+        np.concatenate([game.layout.high, np.ones(size, dtype=np.float32)]),
+    )
+
+
+def unknown_food(info: Any, seat: int) -> list[int]:
+    """Food counts per value that ``seat`` cannot locate: other hands, hidden pending cards and the pile."""
+    counts = [COPIES_PER_VALUE] * NUM_VALUES
+    for i, c in enumerate(info.hands[seat]):
+        counts[i] -= c
+    for i, c in enumerate(info.discard):
+        counts[i] -= c
+    for v in info.pending:
+        if v > 0:
+            counts[v - 1] -= 1
+    if info.requirement:
+        counts[info.requirement - 1] -= 1
+    return counts

@@ -17,35 +17,46 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw
 
 from envs.boaring import actions as A
-from envs.boaring.actions import ANIMAL_NAMES, BOAR, HYENA, LION, NUM_TYPES, NUM_VALUES
-from envs.boaring.observation import ObservationLayout, encode
+from envs.boaring import render
+from envs.boaring.actions import (
+    ANIMAL_COUNTS,
+    ANIMAL_NAMES,
+    BID,
+    BOAR,
+    COPIES_PER_VALUE,
+    DIED,
+    EAT,
+    HYENA,
+    LION,
+    LIVED,
+    NOT_DIED,
+    NUM_ANIMALS,
+    NUM_FOOD,
+    NUM_TYPES,
+    NUM_VALUES,
+    OVER,
+    UNKNOWN,
+    ActionCodec,
+    count_food,
+    expand_food,
+)
+from envs.boaring.observation import (
+    ObservationLayout,
+    observe,
+    privileged_state,
+    privileged_state_bounds,
+    unknown_food,
+)
 from envs.common.game import (
     TERMINAL,
     Game,
     IllegalActionError,
-    SnapshotError,
     check_choice,
     check_int_range,
     pairwise_rewards,
 )
-from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
-
-ANIMAL_COUNTS: tuple[int, int, int] = (30, 4, 4)
-"""'38 Animal cards: 30 Boars, 4 Hyenas, 4 Lions'."""
-NUM_ANIMALS = sum(ANIMAL_COUNTS)
-COPIES_PER_VALUE = 7
-"""'70 Food cards: 7 x value 1-10'."""
-NUM_FOOD = COPIES_PER_VALUE * NUM_VALUES
-
-BID, EAT, OVER = 0, 1, 2
-PHASE_NAMES = ("bid", "eat", "over")
-NOT_DIED, LIVED, DIED = 0, 1, 2
-
-UNKNOWN = -1
-"""Placeholder in an information state: an unknown card (hand count, pending card, pile or deck entry)."""
 
 REWARD_SCHEMES = ("pairwise", "score")
 
@@ -147,22 +158,6 @@ class BoaringState:
         return c
 
 
-def _expand(counts: list[int]) -> list[int]:
-    """Food counts per value -> list of values (ascending)."""
-    out: list[int] = []
-    for i, c in enumerate(counts):
-        out.extend([i + 1] * c)
-    return out
-
-
-def _counts(values: list[int]) -> list[int]:
-    """List of food values -> counts per value."""
-    out = [0] * NUM_VALUES
-    for v in values:
-        out[v - 1] += 1
-    return out
-
-
 class BoaringGame(Game[BoaringState]):
     """Boaring for 2-10 players.
 
@@ -180,7 +175,8 @@ class BoaringGame(Game[BoaringState]):
         self.num_players = n = check_int_range("num_players", num_players, 2, 10)
         check_choice("reward", reward, REWARD_SCHEMES)
         self.reward = reward
-        self.num_actions = A.num_actions(n)
+        self.codec = ActionCodec(n)
+        self.num_actions = self.codec.num_actions
         # "2-6 players: Every player receives 10 food cards ... >6 players: The food cards are evenly
         # distributed among the number of players and the food pile deck": n + 1 equal stacks.
         self.deal_size = 10 if n <= 6 else NUM_FOOD // (n + 1)
@@ -203,68 +199,24 @@ class BoaringGame(Game[BoaringState]):
         state = BoaringState(n)
         animals = [BOAR] * ANIMAL_COUNTS[BOAR] + [HYENA] * ANIMAL_COUNTS[HYENA] + [LION] * ANIMAL_COUNTS[LION]
         state.animal_deck = [animals[i] for i in rng.permutation(NUM_ANIMALS).tolist()]
-        food = _expand([COPIES_PER_VALUE] * NUM_VALUES)
+        food = expand_food([COPIES_PER_VALUE] * NUM_VALUES)
         food = [food[i] for i in rng.permutation(NUM_FOOD).tolist()]
         k = self.deal_size
         for s in range(n):
-            state.hands[s] = _counts(food[s * k : (s + 1) * k])
+            state.hands[s] = count_food(food[s * k : (s + 1) * k])
             state.hand_size[s] = k
         state.food_pile = food[n * k :]
         self._start_round(state, rng)
         return state
 
-    def make_state(
-        self,
-        hands: list[list[int]],
-        animal: int | str,
-        requirement: int,
-        active: int = 0,
-        savanna: list[list[int]] | None = None,
-        graveyard: list[list[int]] | None = None,
-        animal_deck: list[int] | None = None,
-        eaten: list[int] | None = None,
-        discard: list[int] | None = None,
-        food_pile: list[int] | None = None,
-    ) -> BoaringState:
-        """A hand-made position at the start of a bid (for tests, puzzles and examples).
+    def make_state(self, hands: list[list[int]], animal: int | str, requirement: int, **position: Any) -> BoaringState:
+        """A hand-made position at the start of a bid (for tests, puzzles and examples): :func:`render.make_state`
+        (``active``, ``savanna``, ``graveyard``, ``animal_deck``, ``eaten``, ``discard``, ``food_pile``)."""
+        return render.make_state(self, hands, animal, requirement, **position)
 
-        ``hands``: per seat the food values held; ``animal``: type id or name of the turned animal;
-        ``requirement``: the turned food card; ``savanna`` / ``graveyard``: per seat counts (boar, hyena, lion).
-        Unless given, the animal deck holds every animal not placed elsewhere (top = last: boars first, so the
-        lions come up next), ``eaten`` whatever the deck does not, ``discard`` is empty and the food pile holds
-        every remaining food card (top = last, in ascending value order). Raises SnapshotError if the cards or
-        animals do not add up.
-        """
-        n = self.num_players
-        state = BoaringState(n)
-        state.hands = [_counts(list(h)) for h in hands]
-        state.hand_size = [len(h) for h in hands]
-        state.animal = ANIMAL_NAMES.index(animal) if isinstance(animal, str) else int(animal)
-        state.requirement = int(requirement)
-        state.active = state.current = int(active)
-        state.savanna = [list(r) for r in savanna] if savanna else [[0] * NUM_TYPES for _ in range(n)]
-        state.graveyard = [list(r) for r in graveyard] if graveyard else [[0] * NUM_TYPES for _ in range(n)]
-        state.discard = list(discard) if discard else [0] * NUM_VALUES
-        placed = [0] * NUM_TYPES
-        placed[state.animal] += 1
-        for s in range(n):
-            for t in range(NUM_TYPES):
-                placed[t] += state.savanna[s][t] + state.graveyard[s][t]
-        rest = [ANIMAL_COUNTS[t] - placed[t] for t in range(NUM_TYPES)]
-        if animal_deck is None:
-            if eaten is not None:
-                rest = [rest[t] - eaten[t] for t in range(NUM_TYPES)]
-            animal_deck = [t for t in range(NUM_TYPES) for _ in range(max(rest[t], 0))]
-        state.animal_deck = list(animal_deck)
-        state.animals_left = [state.animal_deck.count(t) for t in range(NUM_TYPES)]
-        state.eaten = list(eaten) if eaten is not None else [rest[t] - state.animals_left[t] for t in range(3)]
-        if food_pile is None:
-            used = [sum(state.hands[s][i] for s in range(n)) + state.discard[i] for i in range(NUM_VALUES)]
-            used[state.requirement - 1] += 1
-            food_pile = _expand([max(COPIES_PER_VALUE - u, 0) for u in used])
-        state.food_pile = list(food_pile)
-        self._check_consistent(state)
-        return state
+    def blank_state(self) -> BoaringState:
+        """An empty state of this player count (every field zero or empty), to be filled in."""
+        return BoaringState(self.num_players)
 
     # ----- the state machine ----------------------------------------------------------------------
     def current_player(self, state: BoaringState) -> int:
@@ -446,14 +398,14 @@ class BoaringGame(Game[BoaringState]):
         goes under the food pile."""
         n = self.num_players
         k = min(self.deal_size, len(state.animal_deck))
-        cards = _expand(state.discard)
+        cards = expand_food(state.discard)
         state.discard = [0] * NUM_VALUES
         if len(cards) < n * k:  # cannot happen with 70 cards (see RULES.md); kept as a safe fallback
             cards.extend(state.food_pile)
             state.food_pile = []
         cards = [cards[i] for i in rng.permutation(len(cards)).tolist()]
         for s in range(n):
-            state.hands[s] = _counts(cards[s * k : (s + 1) * k])
+            state.hands[s] = count_food(cards[s * k : (s + 1) * k])
             state.hand_size[s] = k
         state.food_pile = cards[n * k :] + state.food_pile
         state.deals += 1
@@ -465,7 +417,7 @@ class BoaringGame(Game[BoaringState]):
         state.animals_left[animal] -= 1
         if not state.food_pile:
             # reading: an empty food pile is refilled from the shuffled discard
-            cards = _expand(state.discard)
+            cards = expand_food(state.discard)
             state.discard = [0] * NUM_VALUES
             state.food_pile = [cards[i] for i in rng.permutation(len(cards)).tolist()]
         state.requirement = state.food_pile.pop()
@@ -510,7 +462,7 @@ class BoaringGame(Game[BoaringState]):
     # ----- what a player sees ---------------------------------------------------------------------
     def observation(self, state: BoaringState, seat: int) -> np.ndarray:
         """The observation of ``seat`` (layout in envs/boaring/observation.py)."""
-        return encode(self.layout, state, seat)
+        return observe(self, state, seat)
 
     # ----- the privileged global state (centralised critics) ------------------------------------------
     @property
@@ -520,35 +472,12 @@ class BoaringGame(Game[BoaringState]):
 
     def global_state(self, state: BoaringState) -> np.ndarray:
         """PettingZoo's ``state()``: a **privileged** view that holds every seat's secrets, for centralised
-        training only (a critic that sees everything); never feed it to a policy that plays.
-
-        float32, in order: ``player_0``'s observation (seat 0 first, the others clockwise; 68 + 22 n entries);
-        a one-hot of the seat to move (n; all zeros once the game is over); every seat's hand, seat by seat
-        (n x 10: count of value v at ``10 s + v - 1``, / 7); every seat's face-down card of this round (n x 10:
-        one-hot of its value, all zeros before it commits). What nobody knows is not in it: the order of the
-        food pile and of the animal deck (their compositions are public and already in the observation).
-        """
-        n = self.num_players
-        extra = np.zeros(n * (1 + 2 * NUM_VALUES), dtype=np.float32)
-        seat = self.current_player(state)
-        if seat != TERMINAL:
-            extra[seat] = 1.0
-        hands = np.asarray(state.hands, dtype=np.float32).reshape(-1) / COPIES_PER_VALUE
-        extra[n : n + n * NUM_VALUES] = hands
-        pending_at = n + n * NUM_VALUES
-        for s, card in enumerate(state.pending):
-            if card > 0:
-                extra[pending_at + s * NUM_VALUES + card - 1] = 1.0
-        return np.concatenate([self.observation(state, 0), extra])
+        training only (:func:`observation.privileged_state`); never feed it to a policy that plays."""
+        return privileged_state(self, state)
 
     def global_state_bounds(self, obs_low: Any = None, obs_high: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of :meth:`global_state`: the observation's bounds, then 0 / 1 (the arguments are ignored:
-        the layout knows its own bounds)."""
-        size = self.num_players * (1 + 2 * NUM_VALUES)
-        return (
-            np.concatenate([self.layout.low, np.zeros(size, dtype=np.float32)]),
-            np.concatenate([self.layout.high, np.ones(size, dtype=np.float32)]),
-        )
+        """(low, high) of :meth:`global_state` (the arguments are ignored: the layout knows its own bounds)."""
+        return privileged_state_bounds(self)
 
     def information_state(self, state: BoaringState, seat: int) -> BoaringState:
         """A copy with only what ``seat`` knows: other hands, hidden pending cards and deck orders unknown.
@@ -569,24 +498,13 @@ class BoaringGame(Game[BoaringState]):
         return info
 
     def unknown_food(self, info: BoaringState, seat: int) -> list[int]:
-        """Food counts per value that ``seat`` cannot locate: other hands, hidden pending cards and the pile."""
-        counts = [COPIES_PER_VALUE] * NUM_VALUES
-        for i, c in enumerate(info.hands[seat]):
-            counts[i] -= c
-        for i, c in enumerate(info.discard):
-            counts[i] -= c
-        for v in info.pending:
-            if v > 0:
-                counts[v - 1] -= 1
-        if info.requirement:
-            counts[info.requirement - 1] -= 1
-        return counts
+        return unknown_food(info, seat)
 
     def determinize(self, info: BoaringState, seat: int, rng: np.random.Generator) -> BoaringState:
         """A full state consistent with ``information_state(.., seat)``: the unknown cards dealt at random."""
         n = self.num_players
         state = info.clone()
-        cards = _expand(self.unknown_food(info, seat))
+        cards = expand_food(self.unknown_food(info, seat))
         cards = [cards[i] for i in rng.permutation(len(cards)).tolist()]
         pos = 0
         for s in range(n):
@@ -596,7 +514,7 @@ class BoaringGame(Game[BoaringState]):
                 state.pending[s] = cards[pos]
                 pos += 1
             k = state.hand_size[s]
-            state.hands[s] = _counts(cards[pos : pos + k])
+            state.hands[s] = count_food(cards[pos : pos + k])
             pos += k
         state.food_pile = cards[pos:]
         animals: list[int] = []
@@ -608,237 +526,28 @@ class BoaringGame(Game[BoaringState]):
     # ----- text, pictures, snapshots --------------------------------------------------------------
     def action_to_str(self, state: BoaringState, action: int) -> str:
         """``play 7``, ``no eat``, ``eat boar`` (hyena, own graveyard) or ``eat lion of p2`` (lion)."""
-        seat = state.eater if state.phase == EAT else max(state.current, 0)
-        return A.to_str(self.check_action_range(action), seat, self.num_players)
-
-    _FIELDS_INT = (
-        "ncommitted",
-        "active",
-        "animal",
-        "requirement",
-        "phase",
-        "eater",
-        "current",
-        "last_animal",
-        "last_requirement",
-        "last_outcome",
-        "last_receiver",
-        "rounds",
-        "deals",
-    )
-    _FIELDS_LIST = (
-        "hand_size",
-        "pending",
-        "food_pile",
-        "discard",
-        "animal_deck",
-        "animals_left",
-        "eaten",
-        "last_played",
-    )
-    _FIELDS_TABLE = ("hands", "savanna", "graveyard")
+        return self.codec.to_str(state, self.check_action_range(action))
 
     def state_to_json(self, state: BoaringState) -> dict[str, Any]:
-        """Every field of the state as plain ints and lists (hidden information included)."""
-        out: dict[str, Any] = {f: int(getattr(state, f)) for f in self._FIELDS_INT}
-        for f in self._FIELDS_LIST:
-            out[f] = [int(x) for x in getattr(state, f)]
-        for f in self._FIELDS_TABLE:
-            out[f] = [[int(x) for x in row] for row in getattr(state, f)]
-        return out
+        return render.state_to_json(self, state)
 
     def state_from_json(self, data: dict[str, Any]) -> BoaringState:
-        """Inverse of :meth:`state_to_json`; checks shapes, ranges and that no card or animal is lost."""
-        n = self.num_players
-        if not isinstance(data, dict):
-            raise SnapshotError("a Boaring state must be a dict")
-        state = BoaringState(n)
-
-        def as_int(x: Any, what: str) -> int:
-            if isinstance(x, bool) or not isinstance(x, int):
-                raise SnapshotError(f"{what} must be an integer, got {x!r}")
-            return x
-
-        def as_list(x: Any, what: str, length: int | None, low: int, high: int) -> list[int]:
-            if not isinstance(x, list) or (length is not None and len(x) != length):
-                raise SnapshotError(f"{what} must be a list" + (f" of {length}" if length is not None else ""))
-            out = [as_int(v, what) for v in x]
-            if any(not low <= v <= high for v in out):
-                raise SnapshotError(f"{what} has a value outside [{low}, {high}]: {out}")
-            return out
-
-        try:
-            for f in self._FIELDS_INT:
-                setattr(state, f, as_int(data[f], f))
-            state.hand_size = as_list(data["hand_size"], "hand_size", n, 0, NUM_FOOD)
-            state.pending = as_list(data["pending"], "pending", n, 0, NUM_VALUES)
-            state.food_pile = as_list(data["food_pile"], "food_pile", None, 1, NUM_VALUES)
-            state.discard = as_list(data["discard"], "discard", NUM_VALUES, 0, COPIES_PER_VALUE)
-            state.animal_deck = as_list(data["animal_deck"], "animal_deck", None, 0, NUM_TYPES - 1)
-            state.animals_left = as_list(data["animals_left"], "animals_left", NUM_TYPES, 0, NUM_ANIMALS)
-            state.eaten = as_list(data["eaten"], "eaten", NUM_TYPES, 0, NUM_ANIMALS)
-            state.last_played = as_list(data["last_played"], "last_played", n, 0, NUM_VALUES)
-            for f in self._FIELDS_TABLE:
-                rows = data[f]
-                width = NUM_VALUES if f == "hands" else NUM_TYPES
-                if not isinstance(rows, list) or len(rows) != n:
-                    raise SnapshotError(f"{f} must be a list of {n} rows")
-                setattr(state, f, [as_list(r, f, width, 0, NUM_FOOD) for r in rows])
-        except KeyError as err:
-            raise SnapshotError(f"Boaring state is missing field {err}") from err
-        self._check_consistent(state)
-        return state
-
-    def _check_consistent(self, state: BoaringState) -> None:
-        """Raise SnapshotError unless the state's books balance."""
-        n = self.num_players
-        if not (
-            0 <= state.active < n
-            and state.phase in (BID, EAT, OVER)
-            and -1 <= state.animal < NUM_TYPES
-            and 0 <= state.requirement <= NUM_VALUES
-        ):
-            raise SnapshotError("active seat, phase, animal or requirement out of range")
-        if state.phase == OVER:
-            if state.current != TERMINAL or state.animal != -1 or state.animal_deck:
-                raise SnapshotError("a finished game must have no animal left and no player to move")
-        elif state.animal < 0 or state.requirement == 0:
-            raise SnapshotError("a live game needs an animal and a food card on the table")
-        if state.phase == BID:
-            committed = sum(1 for v in state.pending if v)
-            if committed != state.ncommitted or committed >= n or state.current != (state.active + committed) % n:
-                raise SnapshotError("pending cards do not match the commit order")
-            if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
-                raise SnapshotError("pending cards do not match the commit order")
-        if state.phase == EAT:
-            if not (
-                0 <= state.eater < n
-                and state.current == state.eater
-                and state.ncommitted == n
-                and all(state.pending)
-                and state.animal in (HYENA, LION)
-            ):
-                raise SnapshotError("inconsistent eat phase")
-        tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
-        if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
-            raise SnapshotError("negative card or animal count")
-        for s in range(n):
-            if sum(state.hands[s]) != state.hand_size[s]:
-                raise SnapshotError(f"hand_size of p{s} does not match the hand")
-        food = [0] * NUM_VALUES
-        for h in state.hands:
-            for i, c in enumerate(h):
-                food[i] += c
-        for v in state.pending + state.food_pile + ([state.requirement] if state.requirement else []):
-            if v:
-                food[v - 1] += 1
-        for i, c in enumerate(state.discard):
-            food[i] += c
-        if food != [COPIES_PER_VALUE] * NUM_VALUES:
-            raise SnapshotError(f"food cards do not add up to 7 of each value: {food}")
-        deck = [0] * NUM_TYPES
-        for t in state.animal_deck:
-            deck[t] += 1
-        if deck != state.animals_left:
-            raise SnapshotError("animals_left does not match the animal deck")
-        animals = deck[:]
-        if state.animal >= 0:
-            animals[state.animal] += 1
-        for s in range(n):
-            for t in range(NUM_TYPES):
-                animals[t] += state.savanna[s][t] + state.graveyard[s][t]
-        for t in range(NUM_TYPES):
-            animals[t] += state.eaten[t]
-        if tuple(animals) != ANIMAL_COUNTS:
-            raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
+        return render.state_from_json(self, data)
 
     def render_lines(self, state: BoaringState, observer: int | None = None) -> list[str]:
-        """The text picture, line by line: a line saying whose view it is, the round, one line per player, the
-        table. ``observer=None``: the spectator view, every hand and face-down card shown. A seat: what that
-        seat's observation holds (its own hand and bid, the public table, other hands by size only, other
-        face-down bids as ``??``), drawn from :meth:`information_state`."""
-        n = self.num_players
-        if observer is None:
-            lines = ["spectator view: every hand and face-down card shown"]
-        else:
-            lines = [f"player_{observer}'s view: other hands and face-down cards hidden"]
-            state = self.information_state(state, observer)
-        if state.phase == OVER:
-            lines.append(
-                f"Boaring - game over after {state.rounds} rounds; winners: "
-                + ", ".join(f"p{s}" for s in self.winners(state))
-            )
-        else:
-            need = state.requirement * n
-            lines.append(
-                f"Boaring - round {state.rounds + 1}, active p{state.active}, phase {PHASE_NAMES[state.phase]}"
-                f": {ANIMAL_NAMES[state.animal]} needs {state.requirement} x {n} = {need}"
-            )
-        scores = self.scores(state)
-        for s in range(n):
-            if UNKNOWN in state.hands[s]:
-                hand = "?" * bool(state.hand_size[s])
-            else:
-                hand = " ".join(f"{i + 1}x{c}" if c > 1 else f"{i + 1}" for i, c in enumerate(state.hands[s]) if c)
-            sav, grave = state.savanna[s], state.graveyard[s]
-            mark = "*" if s == state.current else " "
-            p = state.pending[s]
-            bid = "  " if p == 0 else ("??" if p == UNKNOWN else f"{p:2d}")
-            lines.append(
-                f"{mark}p{s} [{bid}] savanna B{sav[0]} H{sav[1]} L{sav[2]}  grave B{grave[0]} H{grave[1]} "
-                f"L{grave[2]}  score {int(scores[s]):3d}  hand({state.hand_size[s]}): {hand}"
-            )
-        disc = " ".join(f"{i + 1}:{c}" for i, c in enumerate(state.discard))
-        left = state.animals_left
-        lines.append(
-            f"discard {disc} | pile {len(state.food_pile)} | deck B{left[0]} H{left[1]} L{left[2]} | "
-            f"eaten B{state.eaten[0]} H{state.eaten[1]} L{state.eaten[2]}"
-        )
-        if state.last_animal >= 0:
-            total = sum(state.last_played)
-            fate = "lived, to the savanna of" if state.last_outcome == LIVED else "died, to the graveyard of"
-            played = " ".join(f"p{s}:{v}" for s, v in enumerate(state.last_played))
-            lines.append(
-                f"last reveal {played} = {total} vs {state.last_requirement * n}: "
-                f"{ANIMAL_NAMES[state.last_animal]} {fate} p{state.last_receiver}"
-            )
-        return lines
+        return render.render_lines(self, state, observer)
 
     def render_ansi(self, state: BoaringState) -> str:
-        """A text picture of the position: the spectator view (every hand shown, and labelled so)."""
-        return "\n".join(self.render_lines(state)) + "\n"
+        return render.render_ansi(self, state)
 
     def render_rgb(self, state: BoaringState) -> np.ndarray:
-        """The spectator view's text picture with each player's line marked by a colour swatch."""
-        return self._lines_to_rgb(self.render_lines(state))
+        return render.render_rgb(self, state)
 
     def render_for(self, state: BoaringState, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
-        """The picture ``observer`` may see (:meth:`render_lines`); ``None``: the spectator view."""
-        self.check_render_request(observer, mode)
-        lines = self.render_lines(state, None if observer is None else int(observer))
-        return self._lines_to_rgb(lines) if mode == "rgb_array" else "\n".join(lines) + "\n"
+        return render.render_for(self, state, observer, mode)
 
     def action_to_str_for(self, state: BoaringState, action: int, observer: int | None) -> str:
-        """A bid is laid face down: another seat sees only that the mover committed a card ("The cards are turned
-        at the same time"; the reveal shows them all). Eat decisions are public."""
-        mover = self.current_player(state)
-        if state.phase == BID and observer is not None and observer != mover:
-            return "lays a food card face down"
-        return self.action_to_str(state, action)
-
-    def _lines_to_rgb(self, lines: list[str]) -> np.ndarray:
-        """``lines`` (from :meth:`render_lines`) drawn as text, each player's line marked by a colour swatch."""
-        fnt = font()
-        line_h, margin, swatch = 14, 6, 12
-        width = max(int(fnt.getlength(s)) for s in lines) + 3 * margin + swatch
-        img = Image.new("RGB", (width, line_h * len(lines) + 2 * margin), BACKGROUND)
-        draw = ImageDraw.Draw(img)
-        for k, line in enumerate(lines):
-            y = margin + k * line_h
-            if 2 <= k <= self.num_players + 1:  # after the view line and the round line
-                draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 2])
-            draw.text((2 * margin + swatch, y), line, fill=INK, font=fnt)
-        return np.asarray(img, dtype=np.uint8)
+        return render.action_to_str_for(self, state, action, observer)
 
 
 __all__ = ["BoaringGame", "BoaringState", "BID", "EAT", "OVER", "UNKNOWN", "ANIMAL_COUNTS"]

@@ -8,10 +8,13 @@ trivially seekable from any 64-bit seed. ``below`` draws an unbiased integer in 
 multiply-and-reject method.
 
 These are not numpy's streams: a batched game and the reference engine seeded alike draw different dice; the
-differential tests copy chance outcomes from one engine to the other instead.
+differential tests copy chance outcomes from one engine to the other instead, or make the reference engine draw a
+batched row's chance through :class:`MirrorRng`.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numba import njit, uint64
@@ -54,3 +57,40 @@ def shuffle(rng: np.ndarray, row: int, values: np.ndarray) -> None:
 def seed_states(seed: int | None, count: int) -> np.ndarray:
     """``count`` independent generator states from one seed (numpy's ``SeedSequence``; None: fresh entropy)."""
     return np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64)
+
+
+class MirrorRng:
+    """A stand-in for the ``np.random.Generator`` that a reference engine (``rules.py``) takes, drawing a batched
+    row's chance from a copy of the row's generator state, as the batched kernels draw it:
+
+    * ``integers(n)`` answers :func:`below` ``(n)`` (Battle Sheep's random pasture: the kernel draws over the same
+      legal tiles, listed in id order as the reference lists them);
+    * ``permutation(m)`` runs :func:`shuffle`'s Fisher-Yates swaps on ``arange(m)`` (Boaring's deck shuffles: the
+      kernel shuffles the same ascending card list in place, so ``cards[perm]`` is exactly its shuffled list).
+
+    Any other draw raises AssertionError: a chance event this mirror does not reproduce. ``state`` is the generator
+    state afterwards (equal to the row's after the same step).
+    """
+
+    def __init__(self, rng_state: int | np.uint64):
+        self._rng = np.array([rng_state], dtype=np.uint64)
+
+    @property
+    def state(self) -> int:
+        """The generator's current 64-bit state."""
+        return int(self._rng[0])
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        """``below(low)``: an integer in ``[0, low)`` (only the one-argument form is mirrored)."""
+        if high is not None:
+            raise AssertionError("the reference drew integers(low, high): a draw MirrorRng does not mirror")
+        return int(below(self._rng, 0, int(low)))
+
+    def permutation(self, m: int) -> np.ndarray:
+        """The permutation the batched kernels' shuffle of ``m`` items applies."""
+        perm = np.arange(m, dtype=np.int64)
+        shuffle(self._rng, 0, perm)
+        return perm
+
+    def __getattr__(self, name: str) -> Any:
+        raise AssertionError(f"the reference engine drew {name}: a chance event MirrorRng does not mirror")

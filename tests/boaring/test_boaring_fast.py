@@ -17,9 +17,9 @@ import pytest
 
 from envs import boaring_v0
 from envs.boaring import actions as A
-from envs.boaring.fast import BatchedBoaring, MirrorRng
+from envs.boaring.fast import BoaringBatched
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame
-from envs.common.fastrng import seed_states
+from envs.common.fastrng import MirrorRng, seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
 from envs.common.vector import sample_legal
 
@@ -35,7 +35,7 @@ def state_json(game: BoaringGame, state) -> str:
     return json.dumps(game.state_to_json(state), sort_keys=True)
 
 
-def check_row(fast: BatchedBoaring, batch, b: int, ref_state, mask: np.ndarray, views: np.ndarray) -> None:
+def check_row(fast: BoaringBatched, batch, b: int, ref_state, mask: np.ndarray, views: np.ndarray) -> None:
     """Row ``b`` of the batched engine agrees with ``ref_state`` on everything a player or a trainer reads."""
     ref = fast.reference
     cur = ref.current_player(ref_state)
@@ -47,7 +47,7 @@ def check_row(fast: BatchedBoaring, batch, b: int, ref_state, mask: np.ndarray, 
 
 def play_both(options: dict, games: int, rows: int = 32, seed: int = 0, full_state_every: int = 7) -> dict:
     """Play ``games`` random games (``rows`` at a time) in both engines; assert they agree. Returns counters."""
-    fast = BatchedBoaring(**options)
+    fast = BoaringBatched(**options)
     ref = fast.reference
     n = fast.num_players
     batch = fast.new_state(rows)
@@ -127,7 +127,7 @@ def test_random_games_match_the_reference(options):
     assert stats["eats"] > 0 and stats["redeals"] >= 3 * stats["games"] and stats["died"] > 0  # every path met
 
 
-def make_batch(fast: BatchedBoaring, ref_states: list, seed: int = 0):
+def make_batch(fast: BoaringBatched, ref_states: list, seed: int = 0):
     """A batch holding the given reference states (generators seeded)."""
     batch = fast.new_state(len(ref_states))
     batch.rng[:] = seed_states(seed, len(ref_states))
@@ -136,7 +136,7 @@ def make_batch(fast: BatchedBoaring, ref_states: list, seed: int = 0):
     return batch
 
 
-def play_positions(fast: BatchedBoaring, ref_state, actions: list[int], seed: int = 0) -> None:
+def play_positions(fast: BoaringBatched, ref_state, actions: list[int], seed: int = 0) -> None:
     """Play ``actions`` from a hand-made position in both engines and compare the whole state after each."""
     ref = fast.reference
     batch = make_batch(fast, [ref.clone(ref_state)], seed)
@@ -154,13 +154,13 @@ def play_positions(fast: BatchedBoaring, ref_state, actions: list[int], seed: in
 def test_rare_paths_empty_pile_capped_redeal_and_eats():
     """Made-up positions for what random play rarely or never reaches: an empty food pile refilled from the
     discard, a re-deal capped by the animals left, a hyena eating from its graveyard, a lion from a savanna."""
-    g = BatchedBoaring(num_players=2)
+    g = BoaringBatched(num_players=2)
     discard = [7] * 10
     for v in (1, 2, 3, 4, 5):
         discard[v - 1] -= 1
     s = g.reference.make_state([[1, 2], [3, 4]], "boar", 5, active=0, discard=discard, food_pile=[])
     play_positions(g, s, [A.play_action(1), A.play_action(3)])
-    g3 = BatchedBoaring(num_players=3)
+    g3 = BoaringBatched(num_players=3)
     s = g3.reference.make_state([[5], [5], [5]], "boar", 1, active=0, animal_deck=[0, 1, 0], eaten=[27, 3, 4])
     play_positions(g3, s, [A.play_action(5)] * 3)
     s = g3.reference.make_state(
@@ -175,7 +175,7 @@ def test_rare_paths_empty_pile_capped_redeal_and_eats():
 
 def test_reference_bridge_round_trip():
     """to_reference(from_reference(s)) == s on positions of random games; an information state is refused."""
-    fast = BatchedBoaring(num_players=5)
+    fast = BoaringBatched(num_players=5)
     ref = fast.reference
     rng = np.random.default_rng(3)
     states = []
@@ -197,7 +197,7 @@ def test_hidden_cards_do_not_change_what_a_seat_sees(n):
     """Two batched games differing only in what a seat cannot see (the other hands, the others' committed cards,
     the pile and deck order, redealt by the reference's determinize) give that seat byte-identical observations;
     the mover's mask is unchanged when the mover is that seat."""
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     ref = fast.reference
     rng = np.random.default_rng(n)
     positions = []
@@ -336,7 +336,7 @@ def test_options_are_checked_like_the_reference():
 
 def test_end_of_game_active_seat_matches_the_reference():
     """The finished game's "active" block shows the last round's active player, as the reference does."""
-    fast = BatchedBoaring(num_players=3)
+    fast = BoaringBatched(num_players=3)
     ref = fast.reference
     s = ref.make_state([[5], [6], [7]], "boar", 1, active=2, animal_deck=[], eaten=[29, 4, 4])
     batch = make_batch(fast, [ref.clone(s)])
@@ -375,9 +375,10 @@ def test_compiled_playout_policy_and_evaluation_are_the_baselines(n):
     """The search kernel's opponent model / playout policy (fast_bid, eat_choice) choose exactly what
     envs/boaring/baselines.py chooses, for every seat of every position; its leaf evaluation equals evaluate."""
     from envs.boaring import fast as F
+    from envs.boaring import search as S
     from envs.boaring.baselines import CARD_COST, eat_choice, evaluate, fast_bid
 
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     ref = fast.reference
     positions = []
     for seed in range(3):
@@ -389,12 +390,12 @@ def test_compiled_playout_policy_and_evaluation_are_the_baselines(n):
     for b, s in enumerate(positions):
         if s.phase == BID:
             for seat in range(n):
-                assert F._fast_bid(batch, b, seat, n, CARD_COST, counts) == fast_bid(ref, s, seat), (b, seat)
+                assert S._fast_bid(batch, b, seat, n, CARD_COST, counts) == fast_bid(ref, s, seat), (b, seat)
         elif s.phase == EAT:
             eats += 1
             assert F._eat_choice(batch, b, s.current, n) == eat_choice(ref, s, s.current)
         for temperature, weight in ((3.0, CARD_COST), (1.0, 0.0)):
-            F._evaluate(batch, b, n, True, temperature, weight, leaf)
+            S._evaluate(batch, b, n, True, temperature, weight, leaf)
             assert np.allclose(leaf, evaluate(ref, s, temperature, weight), rtol=0, atol=1e-12)
     assert eats > 0
 
@@ -403,9 +404,9 @@ def test_compiled_playout_policy_and_evaluation_are_the_baselines(n):
 def test_compiled_determinization_is_consistent_with_what_the_seat_knows(n):
     """A determinized row keeps everything the seat knows (same information state), balances its books and
     redeals what the seat cannot see."""
-    from envs.boaring import fast as F
+    from envs.boaring import search as S
 
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     ref = fast.reference
     rng = seed_states(n, 1)
     cards = np.empty(70, dtype=np.int8)
@@ -415,7 +416,7 @@ def test_compiled_determinization_is_consistent_with_what_the_seat_knows(n):
         info = ref.information_state(s, seat)
         batch = fast.new_state(1)
         fast._write_row(info, batch, 0)
-        F._determinize_row(batch, 0, seat, n, rng, cards)
+        S._determinize_row(batch, 0, seat, n, rng, cards)
         full = fast.to_reference(batch, 0)
         ref.state_from_json(ref.state_to_json(full))  # 7 of each food value, 30 / 4 / 4 animals
         assert state_json(ref, ref.information_state(full, seat)) == state_json(ref, info)

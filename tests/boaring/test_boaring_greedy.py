@@ -1,4 +1,4 @@
-"""The compiled greedy baseline (``BatchedBoaring.greedy_actions``) against envs/boaring/baselines.GreedyPolicy.
+"""The compiled greedy baseline (``BoaringBatched.greedy_actions``) against envs/boaring/baselines.GreedyPolicy.
 
 The compiled greedy draws its Monte-Carlo bid samples from SplitMix64 row generators, the Python one from numpy's,
 so a seeded pair does not play the same moves. What is tested exactly: with the Python greedy's own draws fed to
@@ -14,7 +14,7 @@ import pytest
 
 from envs.boaring import fast as F
 from envs.boaring.baselines import CARD_COST, SAMPLES, GreedyPolicy, _hidden_counts, bid_values
-from envs.boaring.fast import BatchedBoaring
+from envs.boaring.fast import BoaringBatched
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL
@@ -57,7 +57,7 @@ def positions(game: BoaringGame, seed: int, games: int, every: int = 1) -> list:
     return out
 
 
-def batch_of(fast: BatchedBoaring, states: list):
+def batch_of(fast: BoaringBatched, states: list):
     batch = fast.new_state(len(states))
     for b, s in enumerate(states):
         fast.from_reference(s, batch, b)
@@ -69,7 +69,7 @@ def test_same_draws_same_evs_and_same_moves(n: int):
     """Every decision of Python-greedy games: forced moves and eat decisions identical (and no draw made); bids
     identical with the Python draws injected, every EV equal bit for bit to bid_values'."""
     game = BoaringGame(num_players=n)
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     states = positions(game, 10 + n, games=2 if n < 6 else 1)
     batch = batch_of(fast, states)
     rng = seed_states(n, len(states))
@@ -107,7 +107,7 @@ def test_compiled_draws_converge_to_the_python_evs():
     20,000 samples each, every compiled EV is within 0.04 of the Python one (about 4 standard errors)."""
     n = 4
     game = BoaringGame(num_players=n)
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     states = [s for s in positions(game, 3, games=1, every=3) if s.phase == BID][:25]
     batch = batch_of(fast, states)
     samples = 20_000
@@ -136,7 +136,7 @@ def test_move_distribution_matches_the_python_greedy():
     to the Python greedy's as two independent Python samples are to each other (total variation distance)."""
     n = 4
     game = BoaringGame(num_players=n)
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     states = [s for s in positions(game, 5, games=4, every=2) if s.phase == BID and sum(s.hands[s.current]) > 1]
     states = states[:120]
     reps = 24
@@ -170,7 +170,7 @@ def test_greedy_actions_rows_seeded_independent_and_checked():
     """Same generators, same moves; a row's move depends on its own state and generator only; finished rows -1;
     bad buffers raise and change nothing; the engine says it has the method, the base class does not."""
     n = 5
-    fast = BatchedBoaring(num_players=n)
+    fast = BoaringBatched(num_players=n)
     batch = fast.new_state(40)
     batch.rng[:] = seed_states(1, 40)
     fast.reset_rows(batch, np.arange(40))
@@ -202,7 +202,7 @@ def test_greedy_actions_rows_seeded_independent_and_checked():
         and fast.greedy_card_cost == CARD_COST
     )
 
-    class Without(BatchedBoaring):
+    class Without(BoaringBatched):
         greedy_actions = BatchedGame.greedy_actions
         has_greedy_actions = False
 
@@ -214,7 +214,7 @@ def test_greedy_actions_rows_seeded_independent_and_checked():
 
 def test_the_compiled_greedy_has_the_python_greedys_parameters():
     from envs.boaring import baselines
-    from envs.boaring.fast import BatchedBoaring
+    from envs.boaring.fast import BoaringBatched
 
-    assert BatchedBoaring.greedy_samples == baselines.SAMPLES
-    assert BatchedBoaring.greedy_card_cost == baselines.CARD_COST
+    assert BoaringBatched.greedy_samples == baselines.SAMPLES
+    assert BoaringBatched.greedy_card_cost == baselines.CARD_COST

@@ -298,9 +298,11 @@ class BeastyBordersView(GameView):
     ]
     browser_test_options = {"variant": "main"}
 
+
 # ----- Boaring ------------------------------------------------------------------------------------------------------
-class BoaringView(_LegacyView):
-    """Hands, the table (animal and food card, committed cards) and every player's savanna and graveyard."""
+class BoaringView(GameView):
+    """Hands, the table (animal and food card, committed cards) and every player's savanna and graveyard:
+    ``envs/boaring/render.py``."""
 
     game_name = "boaring"
     title = "Boaring"
@@ -310,96 +312,6 @@ class BoaringView(_LegacyView):
         {"name": "reward", "label": "reward", "choices": ["pairwise", "score"], "default": "pairwise"},
     ]
     browser_test_options = {"num_players": 2}
-    ANIMALS = ("boar", "hyena", "lion")
-
-    def seat_names(self, game: Game) -> list[str]:
-        return [f"p{i}" for i in range(game.num_players)]
-
-    def board(self, game: Game, view_state: Any, viewer: int | None) -> Json:
-        data = game.state_to_json(view_state)
-        n = game.num_players
-        phase = ("bid", "eat", "over")[data["phase"]]
-        players = []
-        for s in range(n):
-            hand = data["hands"][s]
-            pending = data["pending"][s]
-            players.append(
-                {
-                    "hand": None if min(hand) < 0 else hand,  # counts per value 1..10, None if hidden
-                    "hand_size": data["hand_size"][s],
-                    "committed": phase == "bid" and pending != 0,
-                    "pending": pending if pending > 0 and phase == "bid" else None,  # hidden: -1 -> None
-                    "savanna": data["savanna"][s],
-                    "graveyard": data["graveyard"][s],
-                    "score": 2 * sum(data["savanna"][s]) - sum(data["graveyard"][s]),
-                }
-            )
-        last = None
-        if data["last_animal"] >= 0:
-            last = {
-                "played": data["last_played"],
-                "animal": self.ANIMALS[data["last_animal"]],
-                "requirement": data["last_requirement"],
-                "needed": data["last_requirement"] * n,
-                "fed": sum(data["last_played"]),
-                "outcome": ("", "lived", "died")[data["last_outcome"]],
-                "receiver": data["last_receiver"],
-            }
-        return {
-            "kind": "boaring",
-            "num_players": n,
-            "phase": phase,
-            "active": data["active"],
-            "current": data["current"],
-            "eater": data["eater"],
-            "animal": self.ANIMALS[data["animal"]] if data["animal"] >= 0 else None,
-            "requirement": data["requirement"],
-            "needed": data["requirement"] * n,
-            "players": players,
-            "last": last,
-            "rounds": data["rounds"],
-            "discard": data["discard"],
-            "food_pile": len(data["food_pile"]),
-            "animals_left": data["animals_left"],
-            "eaten": data["eaten"],
-        }
-
-    def move(self, game: Game, view_state: Any, board: Json, action: int, text: str) -> Json:
-        from envs.boaring.actions import decode
-
-        kind, a, b = decode(action)
-        if kind == "play":
-            return {"id": action, "text": text, "kind": "play", "value": a}
-        if kind == "no_eat":
-            return {"id": action, "text": text, "kind": "no_eat"}
-        eater, n = board["eater"], board["num_players"]
-        if kind == "hyena":
-            return {"id": action, "text": text, "kind": "eat", "where": "graveyard", "owner": eater, "type": a}
-        return {"id": action, "text": text, "kind": "eat", "where": "savanna", "owner": (eater + a) % n, "type": b}
-
-    def hidden_from(self, game: Game, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
-        return viewer is not None and viewer != actor and action < 10  # another seat's face-down food card
-
-    def hidden_text(self, game: Game, view_before: Any, actor: int, action: int) -> str:
-        return "plays a food card face down"
-
-    def events(self, game: Game, public_before: Json | None, public_after: Json) -> list[str]:
-        """The reveal: when the last food card of a bid is in, every card is turned at once."""
-        last = public_after["last"]
-        if (
-            public_before is None
-            or last is None
-            or public_before["phase"] != "bid"
-            or (public_after["phase"] == "bid" and public_after["rounds"] == public_before["rounds"])
-        ):
-            return []
-        cards = ", ".join(f"p{s} {v}" for s, v in enumerate(last["played"]))
-        fate = (
-            f"lives and goes to p{last['receiver']}"
-            if last["outcome"] == "lived"
-            else f"dies and goes to p{last['receiver']}'s graveyard"
-        )
-        return [f"reveal: {cards}; {last['fed']} food for {last['needed']} needed: the {last['animal']} {fate}"]
 
 
 VIEWS: dict[str, GameView] = {

@@ -1,0 +1,430 @@
+"""Boaring on screen and on paper: the text picture (a seat's view or the spectator's), the picture, the snapshots
+(JSON and hand-made positions) and the table data the web page draws (``training/play/web``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from envs.boaring.actions import (
+    ANIMAL_COUNTS,
+    ANIMAL_NAMES,
+    BID,
+    COPIES_PER_VALUE,
+    EAT,
+    HYENA,
+    LION,
+    LIVED,
+    NUM_ANIMALS,
+    NUM_FOOD,
+    NUM_TYPES,
+    NUM_VALUES,
+    OVER,
+    PHASE_NAMES,
+    UNKNOWN,
+    count_food,
+    expand_food,
+)
+from envs.common.game import TERMINAL, SnapshotError
+from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
+
+_FIELDS_INT = (
+    "ncommitted",
+    "active",
+    "animal",
+    "requirement",
+    "phase",
+    "eater",
+    "current",
+    "last_animal",
+    "last_requirement",
+    "last_outcome",
+    "last_receiver",
+    "rounds",
+    "deals",
+)
+_FIELDS_LIST = (
+    "hand_size",
+    "pending",
+    "food_pile",
+    "discard",
+    "animal_deck",
+    "animals_left",
+    "eaten",
+    "last_played",
+)
+_FIELDS_TABLE = ("hands", "savanna", "graveyard")
+
+
+def state_to_json(game: Any, state: Any) -> dict[str, Any]:
+    """Every field of the state as plain ints and lists (hidden information included)."""
+    out: dict[str, Any] = {f: int(getattr(state, f)) for f in _FIELDS_INT}
+    for f in _FIELDS_LIST:
+        out[f] = [int(x) for x in getattr(state, f)]
+    for f in _FIELDS_TABLE:
+        out[f] = [[int(x) for x in row] for row in getattr(state, f)]
+    return out
+
+
+def state_from_json(game: Any, data: dict[str, Any]) -> Any:
+    """Inverse of :meth:`state_to_json`; checks shapes, ranges and that no card or animal is lost."""
+    n = game.num_players
+    if not isinstance(data, dict):
+        raise SnapshotError("a Boaring state must be a dict")
+    state = game.blank_state()
+
+    def as_int(x: Any, what: str) -> int:
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise SnapshotError(f"{what} must be an integer, got {x!r}")
+        return x
+
+    def as_list(x: Any, what: str, length: int | None, low: int, high: int) -> list[int]:
+        if not isinstance(x, list) or (length is not None and len(x) != length):
+            raise SnapshotError(f"{what} must be a list" + (f" of {length}" if length is not None else ""))
+        out = [as_int(v, what) for v in x]
+        if any(not low <= v <= high for v in out):
+            raise SnapshotError(f"{what} has a value outside [{low}, {high}]: {out}")
+        return out
+
+    try:
+        for f in _FIELDS_INT:
+            setattr(state, f, as_int(data[f], f))
+        state.hand_size = as_list(data["hand_size"], "hand_size", n, 0, NUM_FOOD)
+        state.pending = as_list(data["pending"], "pending", n, 0, NUM_VALUES)
+        state.food_pile = as_list(data["food_pile"], "food_pile", None, 1, NUM_VALUES)
+        state.discard = as_list(data["discard"], "discard", NUM_VALUES, 0, COPIES_PER_VALUE)
+        state.animal_deck = as_list(data["animal_deck"], "animal_deck", None, 0, NUM_TYPES - 1)
+        state.animals_left = as_list(data["animals_left"], "animals_left", NUM_TYPES, 0, NUM_ANIMALS)
+        state.eaten = as_list(data["eaten"], "eaten", NUM_TYPES, 0, NUM_ANIMALS)
+        state.last_played = as_list(data["last_played"], "last_played", n, 0, NUM_VALUES)
+        for f in _FIELDS_TABLE:
+            rows = data[f]
+            width = NUM_VALUES if f == "hands" else NUM_TYPES
+            if not isinstance(rows, list) or len(rows) != n:
+                raise SnapshotError(f"{f} must be a list of {n} rows")
+            setattr(state, f, [as_list(r, f, width, 0, NUM_FOOD) for r in rows])
+    except KeyError as err:
+        raise SnapshotError(f"Boaring state is missing field {err}") from err
+    check_consistent(game, state)
+    return state
+
+
+def check_consistent(game: Any, state: Any) -> None:
+    """Raise SnapshotError unless the state's books balance."""
+    n = game.num_players
+    if not (
+        0 <= state.active < n
+        and state.phase in (BID, EAT, OVER)
+        and -1 <= state.animal < NUM_TYPES
+        and 0 <= state.requirement <= NUM_VALUES
+    ):
+        raise SnapshotError("active seat, phase, animal or requirement out of range")
+    if state.phase == OVER:
+        if state.current != TERMINAL or state.animal != -1 or state.animal_deck:
+            raise SnapshotError("a finished game must have no animal left and no player to move")
+    elif state.animal < 0 or state.requirement == 0:
+        raise SnapshotError("a live game needs an animal and a food card on the table")
+    if state.phase == BID:
+        committed = sum(1 for v in state.pending if v)
+        if committed != state.ncommitted or committed >= n or state.current != (state.active + committed) % n:
+            raise SnapshotError("pending cards do not match the commit order")
+        if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
+            raise SnapshotError("pending cards do not match the commit order")
+    if state.phase == EAT:
+        if not (
+            0 <= state.eater < n
+            and state.current == state.eater
+            and state.ncommitted == n
+            and all(state.pending)
+            and state.animal in (HYENA, LION)
+        ):
+            raise SnapshotError("inconsistent eat phase")
+    tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
+    if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
+        raise SnapshotError("negative card or animal count")
+    for s in range(n):
+        if sum(state.hands[s]) != state.hand_size[s]:
+            raise SnapshotError(f"hand_size of p{s} does not match the hand")
+    food = [0] * NUM_VALUES
+    for h in state.hands:
+        for i, c in enumerate(h):
+            food[i] += c
+    for v in state.pending + state.food_pile + ([state.requirement] if state.requirement else []):
+        if v:
+            food[v - 1] += 1
+    for i, c in enumerate(state.discard):
+        food[i] += c
+    if food != [COPIES_PER_VALUE] * NUM_VALUES:
+        raise SnapshotError(f"food cards do not add up to 7 of each value: {food}")
+    deck = [0] * NUM_TYPES
+    for t in state.animal_deck:
+        deck[t] += 1
+    if deck != state.animals_left:
+        raise SnapshotError("animals_left does not match the animal deck")
+    animals = deck[:]
+    if state.animal >= 0:
+        animals[state.animal] += 1
+    for s in range(n):
+        for t in range(NUM_TYPES):
+            animals[t] += state.savanna[s][t] + state.graveyard[s][t]
+    for t in range(NUM_TYPES):
+        animals[t] += state.eaten[t]
+    if tuple(animals) != ANIMAL_COUNTS:
+        raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
+
+
+def render_lines(game: Any, state: Any, observer: int | None = None) -> list[str]:
+    """The text picture, line by line: a line saying whose view it is, the round, one line per player, the
+    table. ``observer=None``: the spectator view, every hand and face-down card shown. A seat: what that
+    seat's observation holds (its own hand and bid, the public table, other hands by size only, other
+    face-down bids as ``??``), drawn from :meth:`information_state`."""
+    n = game.num_players
+    if observer is None:
+        lines = ["spectator view: every hand and face-down card shown"]
+    else:
+        lines = [f"player_{observer}'s view: other hands and face-down cards hidden"]
+        state = game.information_state(state, observer)
+    if state.phase == OVER:
+        lines.append(
+            f"Boaring - game over after {state.rounds} rounds; winners: "
+            + ", ".join(f"p{s}" for s in game.winners(state))
+        )
+    else:
+        need = state.requirement * n
+        lines.append(
+            f"Boaring - round {state.rounds + 1}, active p{state.active}, phase {PHASE_NAMES[state.phase]}"
+            f": {ANIMAL_NAMES[state.animal]} needs {state.requirement} x {n} = {need}"
+        )
+    scores = game.scores(state)
+    for s in range(n):
+        if UNKNOWN in state.hands[s]:
+            hand = "?" * bool(state.hand_size[s])
+        else:
+            hand = " ".join(f"{i + 1}x{c}" if c > 1 else f"{i + 1}" for i, c in enumerate(state.hands[s]) if c)
+        sav, grave = state.savanna[s], state.graveyard[s]
+        mark = "*" if s == state.current else " "
+        p = state.pending[s]
+        bid = "  " if p == 0 else ("??" if p == UNKNOWN else f"{p:2d}")
+        lines.append(
+            f"{mark}p{s} [{bid}] savanna B{sav[0]} H{sav[1]} L{sav[2]}  grave B{grave[0]} H{grave[1]} "
+            f"L{grave[2]}  score {int(scores[s]):3d}  hand({state.hand_size[s]}): {hand}"
+        )
+    disc = " ".join(f"{i + 1}:{c}" for i, c in enumerate(state.discard))
+    left = state.animals_left
+    lines.append(
+        f"discard {disc} | pile {len(state.food_pile)} | deck B{left[0]} H{left[1]} L{left[2]} | "
+        f"eaten B{state.eaten[0]} H{state.eaten[1]} L{state.eaten[2]}"
+    )
+    if state.last_animal >= 0:
+        total = sum(state.last_played)
+        fate = "lived, to the savanna of" if state.last_outcome == LIVED else "died, to the graveyard of"
+        played = " ".join(f"p{s}:{v}" for s, v in enumerate(state.last_played))
+        lines.append(
+            f"last reveal {played} = {total} vs {state.last_requirement * n}: "
+            f"{ANIMAL_NAMES[state.last_animal]} {fate} p{state.last_receiver}"
+        )
+    return lines
+
+
+def render_for(game: Any, state: Any, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
+    """The picture ``observer`` may see (:meth:`render_lines`); ``None``: the spectator view."""
+    game.check_render_request(observer, mode)
+    lines = render_lines(game, state, None if observer is None else int(observer))
+    return lines_to_rgb(game, lines) if mode == "rgb_array" else "\n".join(lines) + "\n"
+
+
+def lines_to_rgb(game: Any, lines: list[str]) -> np.ndarray:
+    """``lines`` (from :meth:`render_lines`) drawn as text, each player's line marked by a colour swatch."""
+    fnt = font()
+    line_h, margin, swatch = 14, 6, 12
+    width = max(int(fnt.getlength(s)) for s in lines) + 3 * margin + swatch
+    img = Image.new("RGB", (width, line_h * len(lines) + 2 * margin), BACKGROUND)
+    draw = ImageDraw.Draw(img)
+    for k, line in enumerate(lines):
+        y = margin + k * line_h
+        if 2 <= k <= game.num_players + 1:  # after the view line and the round line
+            draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 2])
+        draw.text((2 * margin + swatch, y), line, fill=INK, font=fnt)
+    return np.asarray(img, dtype=np.uint8)
+
+
+def make_state(
+    game: Any,
+    hands: list[list[int]],
+    animal: int | str,
+    requirement: int,
+    active: int = 0,
+    savanna: list[list[int]] | None = None,
+    graveyard: list[list[int]] | None = None,
+    animal_deck: list[int] | None = None,
+    eaten: list[int] | None = None,
+    discard: list[int] | None = None,
+    food_pile: list[int] | None = None,
+) -> Any:
+    """A hand-made position at the start of a bid (for tests, puzzles and examples).
+
+    ``hands``: per seat the food values held; ``animal``: type id or name of the turned animal;
+    ``requirement``: the turned food card; ``savanna`` / ``graveyard``: per seat counts (boar, hyena, lion).
+    Unless given, the animal deck holds every animal not placed elsewhere (top = last: boars first, so the
+    lions come up next), ``eaten`` whatever the deck does not, ``discard`` is empty and the food pile holds
+    every remaining food card (top = last, in ascending value order). Raises SnapshotError if the cards or
+    animals do not add up.
+    """
+    n = game.num_players
+    state = game.blank_state()
+    state.hands = [count_food(list(h)) for h in hands]
+    state.hand_size = [len(h) for h in hands]
+    state.animal = ANIMAL_NAMES.index(animal) if isinstance(animal, str) else int(animal)
+    state.requirement = int(requirement)
+    state.active = state.current = int(active)
+    state.savanna = [list(r) for r in savanna] if savanna else [[0] * NUM_TYPES for _ in range(n)]
+    state.graveyard = [list(r) for r in graveyard] if graveyard else [[0] * NUM_TYPES for _ in range(n)]
+    state.discard = list(discard) if discard else [0] * NUM_VALUES
+    placed = [0] * NUM_TYPES
+    placed[state.animal] += 1
+    for s in range(n):
+        for t in range(NUM_TYPES):
+            placed[t] += state.savanna[s][t] + state.graveyard[s][t]
+    rest = [ANIMAL_COUNTS[t] - placed[t] for t in range(NUM_TYPES)]
+    if animal_deck is None:
+        if eaten is not None:
+            rest = [rest[t] - eaten[t] for t in range(NUM_TYPES)]
+        animal_deck = [t for t in range(NUM_TYPES) for _ in range(max(rest[t], 0))]
+    state.animal_deck = list(animal_deck)
+    state.animals_left = [state.animal_deck.count(t) for t in range(NUM_TYPES)]
+    state.eaten = list(eaten) if eaten is not None else [rest[t] - state.animals_left[t] for t in range(3)]
+    if food_pile is None:
+        used = [sum(state.hands[s][i] for s in range(n)) + state.discard[i] for i in range(NUM_VALUES)]
+        used[state.requirement - 1] += 1
+        food_pile = expand_food([max(COPIES_PER_VALUE - u, 0) for u in used])
+    state.food_pile = list(food_pile)
+    check_consistent(game, state)
+    return state
+
+
+def render_ansi(game: Any, state: Any) -> str:
+    """A text picture of the position: the spectator view (every hand shown, and labelled so)."""
+    return "\n".join(render_lines(game, state)) + "\n"
+
+
+def render_rgb(game: Any, state: Any) -> np.ndarray:
+    """The spectator view's text picture with each player's line marked by a colour swatch."""
+    return lines_to_rgb(game, render_lines(game, state))
+
+
+def action_to_str_for(game: Any, state: Any, action: int, observer: int | None) -> str:
+    """A bid is laid face down: another seat sees only that the mover committed a card ("The cards are turned
+    at the same time"; the reveal shows them all). Eat decisions are public."""
+    mover = game.current_player(state)
+    if state.phase == BID and observer is not None and observer != mover:
+        return "lays a food card face down"
+    return game.action_to_str(state, action)
+
+
+# ----- the web page's table ----------------------------------------------------------------------------------------
+def seat_names(game: Any) -> list[str]:
+    """A short name per seat, shown beside ``player_i``."""
+    return [f"p{i}" for i in range(game.num_players)]
+
+
+def board_data(game: Any, view_state: Any) -> dict[str, Any]:
+    """The table the web page draws from ``view_state`` (an information state for a player: hidden hands and bids
+    are None): every player's hand, committed card, savanna, graveyard and score, the animal and food card on the
+    table, the last reveal, and the piles."""
+    data = state_to_json(game, view_state)
+    n = game.num_players
+    phase = PHASE_NAMES[data["phase"]]
+    players = []
+    for s in range(n):
+        hand = data["hands"][s]
+        pending = data["pending"][s]
+        players.append(
+            {
+                "hand": None if min(hand) < 0 else hand,  # counts per value 1..10, None if hidden
+                "hand_size": data["hand_size"][s],
+                "committed": phase == "bid" and pending != 0,
+                "pending": pending if pending > 0 and phase == "bid" else None,  # hidden: -1 -> None
+                "savanna": data["savanna"][s],
+                "graveyard": data["graveyard"][s],
+                "score": 2 * sum(data["savanna"][s]) - sum(data["graveyard"][s]),
+            }
+        )
+    last = None
+    if data["last_animal"] >= 0:
+        last = {
+            "played": data["last_played"],
+            "animal": ANIMAL_NAMES[data["last_animal"]],
+            "requirement": data["last_requirement"],
+            "needed": data["last_requirement"] * n,
+            "fed": sum(data["last_played"]),
+            "outcome": ("", "lived", "died")[data["last_outcome"]],
+            "receiver": data["last_receiver"],
+        }
+    return {
+        "kind": "boaring",
+        "num_players": n,
+        "phase": phase,
+        "active": data["active"],
+        "current": data["current"],
+        "eater": data["eater"],
+        "animal": ANIMAL_NAMES[data["animal"]] if data["animal"] >= 0 else None,
+        "requirement": data["requirement"],
+        "needed": data["requirement"] * n,
+        "players": players,
+        "last": last,
+        "rounds": data["rounds"],
+        "discard": data["discard"],
+        "food_pile": len(data["food_pile"]),
+        "animals_left": data["animals_left"],
+        "eaten": data["eaten"],
+    }
+
+
+def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, text: str) -> dict[str, Any]:
+    """One legal move for the page, from the codec: a food card to play, not eating, or what to eat from whose
+    graveyard (hyena: the eater's own) or savanna (lion: the seat ``offset`` after the eater)."""
+    kind, a, b = game.codec.decode(action)
+    if kind == "play":
+        return {"id": action, "text": text, "kind": "play", "value": a}
+    if kind == "no_eat":
+        return {"id": action, "text": text, "kind": "no_eat"}
+    eater, n = board["eater"], board["num_players"]
+    if kind == "hyena":
+        return {"id": action, "text": text, "kind": "eat", "where": "graveyard", "owner": eater, "type": a}
+    return {"id": action, "text": text, "kind": "eat", "where": "savanna", "owner": (eater + a) % n, "type": b}
+
+
+def hidden_from(game: Any, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
+    """Whether ``viewer`` may not learn ``actor``'s ``action``: another seat's food card, laid face down."""
+    return viewer is not None and viewer != actor and game.codec.decode(action)[0] == "play"
+
+
+def hidden_text(game: Any, view_before: Any, actor: int, action: int) -> str:
+    """Log text of a food card the viewer may not see (built without looking at the card)."""
+    return "plays a food card face down"
+
+
+def result_note(game: Any, final_state: Any) -> str | None:
+    """How a finished game was decided, beyond the score: nothing to add here."""
+    return None
+
+
+def events(game: Any, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+    """The reveal, as a log line: when the last food card of a bid is in, every card is turned at once."""
+    last = after["last"]
+    if (
+        before is None
+        or last is None
+        or before["phase"] != "bid"
+        or (after["phase"] == "bid" and after["rounds"] == before["rounds"])
+    ):
+        return []
+    cards = ", ".join(f"p{s} {v}" for s, v in enumerate(last["played"]))
+    fate = (
+        f"lives and goes to p{last['receiver']}"
+        if last["outcome"] == "lived"
+        else f"dies and goes to p{last['receiver']}'s graveyard"
+    )
+    return [f"reveal: {cards}; {last['fed']} food for {last['needed']} needed: the {last['animal']} {fate}"]
