@@ -25,9 +25,9 @@ def vector_env(num_envs: int, **options: Any) -> VectorEnv:
     game's own SplitMix64 generator, seeded by ``reset(seed)``: the same seed gives the same games, but not the same
     pastures as the AEC env seeded alike. numba compiles the kernels on first use (cached on disk afterwards).
     """
-    from envs.battle_sheep.fast import BattleSheepBatch
+    from envs.battle_sheep.fast import BattleSheepBatched
 
-    return VectorEnv(BattleSheepBatch(**options), num_envs)
+    return VectorEnv(BattleSheepBatched(**options), num_envs)
 
 
 __all__ = ["env", "raw_env", "vector_env"]

@@ -17,18 +17,29 @@ the frame re-centred on the pasture after each placement).
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from envs.common.hexgrid import DIRECTION_NAMES
+from envs.common.game import IllegalActionError
+from envs.common.hexgrid import DIRECTION_NAMES, HexGrid
 
 MAX_MOVE = 15
 """At most 15 sheep leave a stack (16 sheep, one stays)."""
 
+BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("build", "place", "move", "over")
+NO_PASTURE, EMPTY = -2, -1
+"""``cells[i]``: NO_PASTURE, EMPTY (pasture without sheep) or the seat whose stack stands there."""
+SHEEP_PER_PLAYER = 16
+TILES_PER_PLAYER = 4
+SEAT_LETTERS = "ABCD"
+
 
 class ActionCodec:
-    """Encodes and decodes Battle Sheep actions for a canvas of ``num_cells`` cells."""
+    """Encodes and decodes Battle Sheep actions, and writes and reads their notation, on the canvas ``grid``."""
 
-    def __init__(self, num_cells: int):
-        self.num_cells = n = num_cells
+    def __init__(self, grid: HexGrid):
+        self.grid = grid
+        self.num_cells = n = grid.num_cells
         self.tile_base = 0
         self.stack_base = 3 * n
         self.move_base = 4 * n
@@ -53,6 +64,37 @@ class ActionCodec:
         cell_dir, k = divmod(rest, MAX_MOVE)
         cell, d = divmod(cell_dir, 6)
         return ("move", cell, d, k + 1)
+
+    def to_str(self, state: Any, action: int) -> str:
+        """``T q,r/o``, ``S q,r`` or ``q,r DIR n`` (the same in every state: coordinates are the canvas's)."""
+        kind, a, b, k = self.decode(action)
+        q, r = self.grid.coords[a]
+        if kind == "tile":
+            return f"T {q},{r}/{b}"
+        if kind == "stack":
+            return f"S {q},{r}"
+        return f"{q},{r} {DIRECTION_NAMES[b]} {k}"
+
+    def parse(self, state: Any, text: str) -> int | None:
+        """The action of notation ``text`` (any case); None if it is not Battle Sheep notation. Notation naming a
+        cell off the canvas, or a move of no or too many sheep, raises :class:`IllegalActionError` saying so."""
+        t = text.strip()
+        for regex, kind in ((TILE_RE, "tile"), (STACK_RE, "stack"), (MOVE_RE, "move")):
+            m = regex.match(t)
+            if not m:
+                continue
+            cell = self.grid.index.get((int(m.group(1)), int(m.group(2))))
+            if cell is None:
+                raise IllegalActionError(f"{text!r}: cell ({m.group(1)},{m.group(2)}) is off the canvas")
+            if kind == "tile":
+                return self.tile(cell, int(m.group(3)))
+            if kind == "stack":
+                return self.stack(cell)
+            count = int(m.group(4))
+            if not 1 <= count <= MAX_MOVE:
+                raise IllegalActionError(f"{text!r}: a move takes 1 to {MAX_MOVE} sheep")
+            return self.move(cell, DIRECTION_NAMES.index(m.group(3).upper()), count)
+        return None
 
 
 _COORD = r"(-?\d+)\s*,\s*(-?\d+)"

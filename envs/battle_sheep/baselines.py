@@ -6,12 +6,12 @@ bottom one (h - 1) in stacks that still have an open direction, and scores my co
 ties go to the move that keeps more open directions, then at random. The same score picks stack placements
 (the cell with the longest open lines wins) and, while building, the tile that shares the most edges with the
 pasture (compact pastures; the build phase matters little for the heuristic). :func:`greedy_scores` gives every legal
-action's score. The batched engine plays the same policy compiled (``BattleSheepBatch.greedy_actions``, the same
+action's score. The batched engine plays the same policy compiled (``BattleSheepBatched.greedy_actions``, the same
 scores and so the same choice where one action scores best; ``python
 tests/battle_sheep/test_battle_sheep_greedy_fast.py --speed`` measures both).
 
 ``search`` is MCTS (UCT over :func:`move_candidates`, uniformly random playouts to the end, 600 simulations). It runs
-compiled by default (:class:`SheepMCTS`: the whole search in ``envs/battle_sheep/fast.py``); ``compiled=False`` runs
+compiled by default (:class:`SheepMCTS`: the whole search in ``envs/battle_sheep/search.py``); ``compiled=False`` runs
 the same search on ``rules.py``. Harness, search against greedy (``python -m training evaluate --game battle_sheep
 --policies search greedy --games 100 --seed 1 --versus --workers 1``, busy machine): compiled 0.950 [0.888, 0.978],
 on ``rules.py`` 0.935 [0.869, 0.969] at 0.60 s/move; with 200 games (``--games 200``) compiled 0.945
@@ -77,7 +77,7 @@ def greedy_scores(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, their greedy scores) of ``seat`` to move in ``state``: what :class:`GreedyPolicy` picks
     among (one of the best, at random); ``legal`` defaults to the engine's legal actions. The compiled greedy
-    (``BattleSheepBatch.greedy_actions``) is tested to pick within the best of these."""
+    (``BattleSheepBatched.greedy_actions``) is tested to pick within the best of these."""
     legal = np.asarray(game.legal_actions(state) if legal is None else legal, dtype=np.int64)
     if state.phase == BUILD:
         pasture = [c != NO_PASTURE for c in state.cells]
@@ -120,15 +120,15 @@ class SheepMCTS(MCTSPolicy):
     """:class:`MCTSPolicy` over :func:`move_candidates` with uniformly random playouts, run compiled.
 
     With ``compiled=True`` (the default) and the search as :func:`search_policy` builds it (these candidates, no
-    custom ``rollout``, ``rollout_depth`` or ``evaluate``), each decision's whole search runs in the batched engine
-    (``envs/battle_sheep/fast.py``, ``BattleSheepBatch.search``): the same UCT, candidates, playouts and values,
-    its random numbers drawn from a generator seeded by the policy's own for each decision (so: the same policy,
+    custom ``rollout``, ``rollout_depth`` or ``evaluate``), each decision's whole search runs compiled
+    (:class:`envs.battle_sheep.search.CompiledSearch`): the same UCT, candidates, playouts and values, its random
+    numbers drawn from a generator seeded by the policy's own for each decision (so: the same policy,
     not the same random numbers as ``compiled=False``, which runs it on ``rules.py``).
     """
 
     def __init__(self, game: BattleSheepGame, compiled: bool = True, **kwargs: Any):
         super().__init__(game, **kwargs)
-        self.fast = None
+        self.compiled = None
         if (
             compiled
             and self.candidates is move_candidates
@@ -136,14 +136,13 @@ class SheepMCTS(MCTSPolicy):
             and self.rollout_depth is None
             and self.evaluate is None
         ):
-            from envs.battle_sheep.fast import BattleSheepBatch
+            from envs.battle_sheep.search import CompiledSearch
 
-            self.fast = BattleSheepBatch(**game.options())
-            self._rows = self.fast.new_state(2)
+            self.compiled = CompiledSearch(game, self.budget, self.exploration)
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions()
-        if self.fast is None or legal.size == 1:
+        if self.compiled is None or legal.size == 1:
             return super().act(decision)
         return self.act_among(decision, None)
 
@@ -157,20 +156,11 @@ class SheepMCTS(MCTSPolicy):
         """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
         ``move_candidates``) and ``budget`` simulations (default: the policy's); ``root_visits`` (int64, one per
         action), when given, receives the root children's visit counts."""
-        if self.fast is None:
+        if self.compiled is None:
             raise ValueError("act_among needs the compiled search (compiled=True, the default candidates)")
         legal = decision.legal_actions()
-        fast, rows = self.fast, self._rows
-        fast.from_reference(decision.info_state, rows, 0)
-        rows.rng[1] = self.rng.bit_generator.random_raw()
-        action = fast.search(
-            rows,
-            decision.action_mask.astype(bool),
-            self.budget if budget is None else budget,
-            self.exploration,
-            root_visits=root_visits,
-            root_actions=root_actions,
-        )
+        budget = self.budget if budget is None else budget
+        action = self.compiled(decision.info_state, self.rng, root_actions, budget, root_visits)
         return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
 

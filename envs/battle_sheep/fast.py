@@ -1,34 +1,33 @@
 """Battle Sheep, batched and compiled: B games per call on struct-of-arrays state, numba kernels.
 
-:class:`BattleSheepBatch` is the :class:`~envs.common.vector.BatchedGame` of this game, for every option set of
+:class:`BattleSheepBatched` is the :class:`~envs.common.vector.BatchedGame` of this game, for every option set of
 ``rules.BattleSheepGame`` (``num_players`` 2-4, ``pasture`` ``"build"`` / ``"random"``, ``end_rule``, every accepted
 ``canvas_radius``). ``rules.py`` stays the readable reference: ``tests/battle_sheep/test_battle_sheep_fast.py``
 checks that both engines give identical legal masks, observations (every seat's), rewards, results and states over
-thousands of random games. Observations and masks are built by the kernels of ``kernels.py``, the ones the AEC env
-uses, and are tested against ``rules.py``'s readable ``observation_numpy`` / ``legal_mask_python``.
+thousands of random games. Observations and masks are built by the kernels of ``observation.py``, the ones the AEC
+env uses, and are tested against the readable ``observation_numpy`` / ``legal_mask_python``.
 
-State (:class:`SheepBatchState`, one row per game): the canvas cells and stack heights, each seat's stacks in the
-order they were first occupied (as the reference's ``stacks``), tiles left, phase, mover, stacks placed, who can
+State (:class:`BattleSheepBatchedState`, one row per game): the canvas cells and stack heights, each seat's stacks in
+the order they were first occupied (as the reference's ``stacks``), tiles left, phase, mover, stacks placed, who can
 still move, and for the build phase the pasture's cells (in the reference's order) and extents (min / max of q, r,
-s), which re-centre the frame after every tile placement exactly as ``rules._recentre`` does (RULES.md, "The
+s), which re-centre the frame after every tile placement exactly as ``rules.PastureBuild.recentre`` does (RULES.md, "The
 frame": tile ids are relative to the re-centred pasture). ``on_border`` is the outside border, computed once when
 the pasture is complete. ``rng`` is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`); the only
 chance in Battle Sheep is ``pasture="random"``'s build, whose placements it draws (``below(count)`` over the legal
 tiles in id order, where ``rules.py`` asks its numpy generator ``integers(count)``): the streams are not numpy's,
-so a batched game and an AEC env seeded alike build different pastures. :class:`MirrorRng` makes the reference
-draw a row's placements (the differential tests use it).
+so a batched game and an AEC env seeded alike build different pastures. :class:`envs.common.fastrng.MirrorRng`
+makes the reference draw a row's placements (the differential tests use it).
 
 Truncation: a live row that reaches ``max_game_length`` plies is truncated, as ``BarnyardAECEnv`` does (a Battle
 Sheep game always ends before: every move occupies a new pasture).
 
-The ``search`` baseline runs here too (:meth:`BattleSheepBatch.search`): ``envs.common.mcts.MCTSPolicy``'s UCT with
-``baselines.move_candidates`` and uniformly random playouts, compiled; and the ``greedy`` baseline
-(:meth:`BattleSheepBatch.greedy_actions`, every row at once: ``baselines.GreedyPolicy``'s scores, tie-breaks from a
+The ``search`` baseline's kernels play on these rows from ``search.py``; the ``greedy`` baseline runs here
+(:meth:`BattleSheepBatched.greedy_actions`, every row at once: ``baselines.GreedyPolicy``'s scores, tie-breaks from a
 generator per row; ``tests/battle_sheep/test_battle_sheep_greedy_fast.py`` checks it move by move against the
 Python policy and measures both with ``--speed``).
 
-numba's on-disk cache of these kernels watches only this file, not ``kernels.py`` whose functions they call: after
-editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
+numba's on-disk cache of these kernels watches only this file, not ``observation.py`` whose functions they call:
+after editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
 """
 
 from __future__ import annotations
@@ -39,16 +38,18 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import njit
 
-from envs.battle_sheep.actions import MAX_MOVE
-from envs.battle_sheep.kernels import (
+from envs.battle_sheep.actions import (
     BUILD,
     EMPTY,
+    MAX_MOVE,
     MOVE,
     NO_PASTURE,
     OVER,
     PLACE,
     SHEEP_PER_PLAYER,
     TILES_PER_PLAYER,
+)
+from envs.battle_sheep.observation import (
     hexagon_centre,
     largest_herd,
     mask_tiles,
@@ -69,7 +70,7 @@ MAX_SPANS = 6 * MAX_STACKS
 """The most runs of set entries in a mask row: one per (stack, direction)."""
 
 
-class SheepBatchState(NamedTuple):
+class BattleSheepBatchedState(NamedTuple):
     """B Battle Sheep games; row ``b`` of every field is game ``b`` (see the module docstring)."""
 
     cells: np.ndarray  # (B, N) int8: NO_PASTURE, EMPTY or the seat of the stack there
@@ -605,557 +606,6 @@ def _potential_kernel(cells, heights, stacks, num_stacks, n, nbr, out):
             out[b, s] = total
 
 
-# ----- the search baseline: uniformly random playouts and the UCT search, compiled ------------------------------------
-@njit(cache=True)
-def _candidates(
-    cells,
-    heights,
-    stacks,
-    num_stacks,
-    phase,
-    to_move,
-    num_pasture,
-    pasture,
-    on_border,
-    b,
-    tiles,
-    cell_tiles,
-    nbr,
-    centre,
-    code,
-    near,
-    tile_ok,
-    out,
-):
-    """baselines.move_candidates of live row ``b`` into ``out``; returns how many: per (stack, direction) of the
-    mover 1, half and all but one of the sheep that may leave (each once), in the reference's order; the legal
-    tiles or stack cells in id order in the set-up phases."""
-    num_cells = cells.shape[1]
-    ph = phase[b]
-    if ph == BUILD:
-        return _legal_tile_list(
-            cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, out
-        )
-    count = 0
-    if ph == PLACE:
-        for c in range(num_cells):
-            if on_border[b, c] and cells[b, c] == EMPTY:
-                out[count] = 3 * num_cells + c
-                count += 1
-        return count
-    seat = to_move[b]
-    for i in range(num_stacks[b, seat]):
-        c = stacks[b, seat, i]
-        k = np.int64(heights[b, c]) - 1
-        if k < 1:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j < 0 or cells[b, j] != EMPTY:
-                continue
-            base = 4 * num_cells + (c * 6 + d) * MAX_MOVE
-            half = (k + 1) // 2
-            out[count] = base
-            count += 1
-            if half != 1 and half != k:
-                out[count] = base + half - 1
-                count += 1
-            if k != 1:
-                out[count] = base + k - 1
-                count += 1
-    return count
-
-
-@njit(cache=True)
-def _random_action(
-    cells,
-    heights,
-    stacks,
-    num_stacks,
-    phase,
-    to_move,
-    num_pasture,
-    pasture,
-    on_border,
-    rng,
-    b,
-    tiles,
-    cell_tiles,
-    nbr,
-    centre,
-    code,
-    near,
-    tile_ok,
-    scratch,
-):
-    """A uniformly random legal action of live row ``b`` from its generator (the search's playout policy,
-    ``MCTSPolicy``'s default rollout). ``scratch``: at least 3N int64."""
-    num_cells = cells.shape[1]
-    ph = phase[b]
-    if ph == BUILD:
-        count = _legal_tile_list(
-            cells, num_pasture, pasture, b, tiles, cell_tiles, nbr, centre, code, near, tile_ok, scratch
-        )
-        return scratch[below(rng, b, count)]
-    if ph == PLACE:
-        count = 0
-        for i in range(num_pasture[b]):
-            c = pasture[b, i]
-            if on_border[b, c] and cells[b, c] == EMPTY:
-                scratch[count] = c
-                count += 1
-        return 3 * num_cells + scratch[below(rng, b, count)]
-    seat = to_move[b]
-    total = 0
-    for i in range(num_stacks[b, seat]):
-        c = stacks[b, seat, i]
-        h = np.int64(heights[b, c])
-        if h < 2:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j >= 0 and cells[b, j] == EMPTY:
-                total += h - 1
-    k = np.int64(below(rng, b, total))  # below returns a uint64: int64 arithmetic below
-    for i in range(num_stacks[b, seat]):
-        c = stacks[b, seat, i]
-        h = np.int64(heights[b, c])
-        if h < 2:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j >= 0 and cells[b, j] == EMPTY:
-                if k < h - 1:
-                    return 4 * num_cells + (c * 6 + d) * MAX_MOVE + k
-                k -= h - 1
-    return -1
-
-
-@njit(cache=True)
-def _copy_row(
-    src,
-    dst,
-    cells,
-    heights,
-    stacks,
-    num_stacks,
-    tiles_left,
-    phase,
-    to_move,
-    stacks_placed,
-    can_move,
-    num_pasture,
-    pasture,
-    extent,
-    on_border,
-    plies,
-    last_action,
-):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    cells[dst] = cells[src]
-    heights[dst] = heights[src]
-    stacks[dst] = stacks[src]
-    num_stacks[dst] = num_stacks[src]
-    tiles_left[dst] = tiles_left[src]
-    phase[dst] = phase[src]
-    to_move[dst] = to_move[src]
-    stacks_placed[dst] = stacks_placed[src]
-    can_move[dst] = can_move[src]
-    num_pasture[dst] = num_pasture[src]
-    pasture[dst] = pasture[src]
-    extent[dst] = extent[src]
-    on_border[dst] = on_border[src]
-    plies[dst] = plies[src]
-    last_action[dst] = last_action[src]
-
-
-@njit(cache=True)
-def _playout_kernel(
-    b,
-    max_depth,
-    cells,
-    heights,
-    stacks,
-    num_stacks,
-    tiles_left,
-    phase,
-    to_move,
-    stacks_placed,
-    can_move,
-    num_pasture,
-    pasture,
-    extent,
-    on_border,
-    plies,
-    last_action,
-    rng,
-    n,
-    splits,
-    total_tiles,
-    tiles,
-    cell_tiles,
-    nbr,
-    q,
-    r,
-    cell_at,
-    radius,
-    centre,
-):
-    """Play row ``b`` on with uniformly random legal actions until the game ends or ``max_depth`` plies (< 0: no
-    cut); returns the plies played."""
-    num_cells = cells.shape[1]
-    code = np.empty(num_cells, dtype=np.int8)
-    near = np.empty(num_cells, dtype=np.int64)
-    tile_ok = np.empty(3 * num_cells, dtype=np.bool_)
-    scratch = np.empty(3 * num_cells, dtype=np.int64)
-    depth = 0
-    while phase[b] != OVER and (max_depth < 0 or depth < max_depth):
-        a = _random_action(
-            cells,
-            heights,
-            stacks,
-            num_stacks,
-            phase,
-            to_move,
-            num_pasture,
-            pasture,
-            on_border,
-            rng,
-            b,
-            tiles,
-            cell_tiles,
-            nbr,
-            centre,
-            code,
-            near,
-            tile_ok,
-            scratch,
-        )
-        _apply_row(
-            cells,
-            heights,
-            stacks,
-            num_stacks,
-            tiles_left,
-            phase,
-            to_move,
-            stacks_placed,
-            can_move,
-            num_pasture,
-            pasture,
-            extent,
-            on_border,
-            plies,
-            last_action,
-            b,
-            a,
-            n,
-            splits,
-            total_tiles,
-            tiles,
-            nbr,
-            q,
-            r,
-            cell_at,
-            radius,
-        )
-        depth += 1
-    return depth
-
-
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(
-    budget,
-    exploration,
-    root_legal,
-    root_visits,
-    root_actions,
-    cells,
-    heights,
-    stacks,
-    num_stacks,
-    tiles_left,
-    phase,
-    to_move,
-    stacks_placed,
-    can_move,
-    num_pasture,
-    pasture,
-    extent,
-    on_border,
-    plies,
-    last_action,
-    rng,
-    n,
-    splits,
-    total_tiles,
-    tiles,
-    cell_tiles,
-    nbr,
-    q,
-    r,
-    cell_at,
-    radius,
-    centre,
-):
-    """The ``search`` baseline's decision for the mover of row 0, compiled: ``envs.common.mcts.MCTSPolicy.act`` (UCT;
-    each simulation copies row 0 into row 1 and draws from ``rng[1]``) with ``baselines.move_candidates`` in the
-    tree and uniformly random playouts to the end, valued by the returns. A node's candidate actions are listed
-    once, when a simulation first passes through it (the game has no chance after the set-up, so they never
-    change), each with its child node or -1 while untried. ``root_visits[a]``: the visits of the root's child
-    ``a`` (0 if none). Returns the most visited root child that ``root_legal`` allows (the first expanded on
-    ties), -1 if none. ``root_actions``: when not empty, the root's children are exactly these actions (any
-    legal ones, such as a network's most likely moves: ``training/alphazero/guided.py``) instead of
-    ``baselines.move_candidates``."""
-    num_cells = cells.shape[1]
-    max_nodes = budget + 1
-    visits = np.zeros(max_nodes, dtype=np.int64)
-    avail = np.zeros(max_nodes, dtype=np.int64)
-    value = np.zeros((max_nodes, n), dtype=np.float64)
-    edge_start = np.full(max_nodes, -1, dtype=np.int64)
-    edge_count = np.zeros(max_nodes, dtype=np.int64)
-    width = max(3 * num_cells, 6 * MAX_STACKS * 3)
-    capacity = 64 * max_nodes + width
-    edge_action = np.empty(capacity, dtype=np.int64)
-    edge_child = np.empty(capacity, dtype=np.int64)
-    used = 0
-    code = np.empty(num_cells, dtype=np.int8)
-    near = np.empty(num_cells, dtype=np.int64)
-    tile_ok = np.empty(3 * num_cells, dtype=np.bool_)
-    found = np.empty(width, dtype=np.int64)
-    untried = np.empty(width, dtype=np.int64)
-    scratch = np.empty(3 * num_cells, dtype=np.int64)
-    node_path = np.empty(max_nodes + 1, dtype=np.int64)
-    result = np.zeros(n, dtype=np.float64)
-    seen = np.empty(num_cells, dtype=np.bool_)
-    todo = np.empty(num_cells, dtype=np.int64)
-    nodes = 1
-    for _ in range(budget):
-        _copy_row(
-            0,
-            1,
-            cells,
-            heights,
-            stacks,
-            num_stacks,
-            tiles_left,
-            phase,
-            to_move,
-            stacks_placed,
-            can_move,
-            num_pasture,
-            pasture,
-            extent,
-            on_border,
-            plies,
-            last_action,
-        )
-        node = 0
-        node_path[0] = 0
-        length = 1
-        while phase[1] != OVER:
-            player = to_move[1]
-            if edge_start[node] < 0:
-                if node == 0 and root_actions.size > 0:
-                    m = root_actions.size
-                    found[:m] = root_actions
-                else:
-                    m = _candidates(
-                        cells,
-                        heights,
-                        stacks,
-                        num_stacks,
-                        phase,
-                        to_move,
-                        num_pasture,
-                        pasture,
-                        on_border,
-                        1,
-                        tiles,
-                        cell_tiles,
-                        nbr,
-                        centre,
-                        code,
-                        near,
-                        tile_ok,
-                        found,
-                    )
-                if used + m > capacity:
-                    capacity = 2 * capacity + m
-                    grown = np.empty(capacity, dtype=np.int64)
-                    grown[:used] = edge_action[:used]
-                    edge_action = grown
-                    grown = np.empty(capacity, dtype=np.int64)
-                    grown[:used] = edge_child[:used]
-                    edge_child = grown
-                for i in range(m):
-                    edge_action[used + i] = found[i]
-                    edge_child[used + i] = -1
-                edge_start[node] = used
-                edge_count[node] = m
-                used += m
-            start = edge_start[node]
-            m = edge_count[node]
-            free = 0
-            for i in range(m):
-                child = edge_child[start + i]
-                if child >= 0:
-                    avail[child] += 1
-                else:
-                    untried[free] = start + i
-                    free += 1
-            if free > 0:
-                e = untried[below(rng, 1, free)]
-                child = nodes
-                nodes += 1
-                edge_child[e] = child
-                avail[child] = 1
-                _apply_row(
-                    cells,
-                    heights,
-                    stacks,
-                    num_stacks,
-                    tiles_left,
-                    phase,
-                    to_move,
-                    stacks_placed,
-                    can_move,
-                    num_pasture,
-                    pasture,
-                    extent,
-                    on_border,
-                    plies,
-                    last_action,
-                    1,
-                    edge_action[e],
-                    n,
-                    splits,
-                    total_tiles,
-                    tiles,
-                    nbr,
-                    q,
-                    r,
-                    cell_at,
-                    radius,
-                )
-                node_path[length] = child
-                length += 1
-                break
-            best = -1
-            best_score = -np.inf
-            for i in range(m):
-                child = edge_child[start + i]
-                score = value[child, player] / visits[child] + exploration * np.sqrt(
-                    np.log(avail[child]) / visits[child]
-                )
-                if score > best_score:
-                    best = start + i
-                    best_score = score
-            _apply_row(
-                cells,
-                heights,
-                stacks,
-                num_stacks,
-                tiles_left,
-                phase,
-                to_move,
-                stacks_placed,
-                can_move,
-                num_pasture,
-                pasture,
-                extent,
-                on_border,
-                plies,
-                last_action,
-                1,
-                edge_action[best],
-                n,
-                splits,
-                total_tiles,
-                tiles,
-                nbr,
-                q,
-                r,
-                cell_at,
-                radius,
-            )
-            node = edge_child[best]
-            node_path[length] = node
-            length += 1
-        while phase[1] != OVER:
-            a = _random_action(
-                cells,
-                heights,
-                stacks,
-                num_stacks,
-                phase,
-                to_move,
-                num_pasture,
-                pasture,
-                on_border,
-                rng,
-                1,
-                tiles,
-                cell_tiles,
-                nbr,
-                centre,
-                code,
-                near,
-                tile_ok,
-                scratch,
-            )
-            _apply_row(
-                cells,
-                heights,
-                stacks,
-                num_stacks,
-                tiles_left,
-                phase,
-                to_move,
-                stacks_placed,
-                can_move,
-                num_pasture,
-                pasture,
-                extent,
-                on_border,
-                plies,
-                last_action,
-                1,
-                a,
-                n,
-                splits,
-                total_tiles,
-                tiles,
-                nbr,
-                q,
-                r,
-                cell_at,
-                radius,
-            )
-        _returns_row(cells, num_stacks, phase, to_move, 1, n, splits, nbr, seen, todo, result)
-        for i in range(length):
-            visits[node_path[i]] += 1
-            for s in range(n):
-                value[node_path[i], s] += result[s]
-    best = -1
-    best_child = -1
-    start = edge_start[0]
-    for i in range(edge_count[0] if start >= 0 else 0):
-        a = edge_action[start + i]
-        child = edge_child[start + i]
-        if child < 0:
-            continue
-        root_visits[a] = visits[child]
-        if root_legal[a] and (
-            best < 0
-            or visits[child] > visits[best_child]
-            or (visits[child] == visits[best_child] and child < best_child)
-        ):
-            best = a
-            best_child = child
-    return best
-
-
 # ----- the greedy baseline, compiled ----------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _open_count(cells, nbr, c):
@@ -1514,7 +964,7 @@ def _greedy_scores_kernel(
 
 
 # ----- the batched game ----------------------------------------------------------------------------------------------
-class BattleSheepBatch(BatchedGame):
+class BattleSheepBatched(BatchedGame):
     """Battle Sheep over B games at once (module docstring). Options as ``rules.BattleSheepGame``."""
 
     name = "battle_sheep"
@@ -1553,14 +1003,14 @@ class BattleSheepBatch(BatchedGame):
         return self.reference.options()
 
     # ----- state -----------------------------------------------------------------------------------------------
-    def new_state(self, batch: int) -> SheepBatchState:
+    def new_state(self, batch: int) -> BattleSheepBatchedState:
         """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
         n, cells = self.num_players, self.num_cells
 
         def ints(*shape: int) -> np.ndarray:
             return np.zeros((batch, *shape), dtype=np.int64)
 
-        return SheepBatchState(
+        return BattleSheepBatchedState(
             cells=np.full((batch, cells), NO_PASTURE, dtype=np.int8),
             heights=np.zeros((batch, cells), np.int8),
             stacks=ints(n, MAX_STACKS),
@@ -1579,7 +1029,7 @@ class BattleSheepBatch(BatchedGame):
             rng=np.zeros(batch, dtype=np.uint64),
         )
 
-    def _rules(self, s: SheepBatchState) -> tuple:
+    def _rules(self, s: BattleSheepBatchedState) -> tuple:
         """The fields the rule kernels take, in their order."""
         return (
             s.cells,
@@ -1603,7 +1053,7 @@ class BattleSheepBatch(BatchedGame):
         t = self.tables
         return t.tiles, t.nbr, t.q, t.r, t.cell_at, self.radius
 
-    def reset_rows(self, state: SheepBatchState, rows: np.ndarray) -> None:
+    def reset_rows(self, state: BattleSheepBatchedState, rows: np.ndarray) -> None:
         """New games in ``rows`` (pasture="random": built from each row's generator)."""
         t = self.tables
         _reset_kernel(
@@ -1624,7 +1074,7 @@ class BattleSheepBatch(BatchedGame):
             t.centre,
         )
 
-    def legal_mask(self, state: SheepBatchState, out: np.ndarray) -> None:
+    def legal_mask(self, state: BattleSheepBatchedState, out: np.ndarray) -> None:
         """The mover's legal mask per row (zeros when over) into ``out``.
 
         When ``out`` is the array of the previous call, only the entries that call may have set are cleared before
@@ -1660,7 +1110,7 @@ class BattleSheepBatch(BatchedGame):
         )
         self._mask_out = out
 
-    def apply(self, state: SheepBatchState, actions: np.ndarray) -> None:
+    def apply(self, state: BattleSheepBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row."""
         _apply_kernel(
             np.asarray(actions, dtype=np.int64),
@@ -1671,7 +1121,7 @@ class BattleSheepBatch(BatchedGame):
             *self._geometry(),
         )
 
-    def observe(self, state: SheepBatchState, seats: np.ndarray, out: np.ndarray) -> None:
+    def observe(self, state: BattleSheepBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s observation from seat ``seats[b]`` into ``out[b]``."""
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
@@ -1692,11 +1142,11 @@ class BattleSheepBatch(BatchedGame):
             t.nbr,
         )
 
-    def current_player(self, state: SheepBatchState) -> np.ndarray:
+    def current_player(self, state: BattleSheepBatchedState) -> np.ndarray:
         """Seat to move per row, TERMINAL once the game is over."""
         return np.where(state.phase == OVER, TERMINAL, state.to_move)
 
-    def returns(self, state: SheepBatchState) -> np.ndarray:
+    def returns(self, state: BattleSheepBatchedState) -> np.ndarray:
         """(B, n) terminal rewards, zeros while live."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
         _returns_kernel(
@@ -1711,15 +1161,15 @@ class BattleSheepBatch(BatchedGame):
         )
         return out
 
-    def truncated(self, state: SheepBatchState) -> np.ndarray:
+    def truncated(self, state: BattleSheepBatchedState) -> np.ndarray:
         """The AEC env's ply cap on a live game (a game always ends before it: every move fills a pasture)."""
         return (state.phase != OVER) & (state.plies >= self.max_game_length)
 
-    def scores(self, state: SheepBatchState) -> np.ndarray:
+    def scores(self, state: BattleSheepBatchedState) -> np.ndarray:
         """(B, n) pastures occupied (rules.scores)."""
         return state.num_stacks.astype(np.float64)
 
-    def shaping_potential(self, state: SheepBatchState) -> np.ndarray:
+    def shaping_potential(self, state: BattleSheepBatchedState) -> np.ndarray:
         """(B, n) pastures occupied + sheep that can still leave their pasture (rules.shaping_potential)."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
         _potential_kernel(
@@ -1727,79 +1177,10 @@ class BattleSheepBatch(BatchedGame):
         )
         return out
 
-    # ----- the search baseline ------------------------------------------------------------------------------
-    def playout(self, state: SheepBatchState, row: int, max_depth: int = -1) -> int:
-        """Play row ``row`` on with uniformly random legal actions (from the row's generator) until the game ends or
-        ``max_depth`` plies (< 0: no cut); returns the plies played."""
-        t = self.tables
-        return int(
-            _playout_kernel(
-                row,
-                max_depth,
-                *self._rules(state),
-                state.rng,
-                self.num_players,
-                self.splits,
-                self.total_tiles,
-                t.tiles,
-                t.cell_tiles,
-                t.nbr,
-                t.q,
-                t.r,
-                t.cell_at,
-                self.radius,
-                t.centre,
-            )
-        )
-
-    def search(
-        self,
-        state: SheepBatchState,
-        legal: np.ndarray,
-        budget: int,
-        exploration: float,
-        root_visits: np.ndarray | None = None,
-        root_actions: np.ndarray | None = None,
-    ) -> int:
-        """The ``search`` baseline's move for the mover of row 0 of a 2-row ``state`` (row 1 is the simulations'
-        scratch, ``rng[1]`` their generator): ``budget`` UCT simulations with uniformly random playouts (see
-        :func:`_search_kernel`); ``legal`` the mover's bool mask; ``root_visits`` (int64, num_actions) receives the
-        root children's visit counts; ``root_actions`` (distinct legal ids, at most ``3 * num_cells``), when
-        given, the root's only children instead of the candidate moves. Returns the action, -1 if no legal
-        child."""
-        if root_visits is None:
-            root_visits = np.zeros(self.num_actions, dtype=np.int64)
-        t = self.tables
-        root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
-        if root_actions.size > 3 * self.num_cells:
-            raise ValueError(f"at most {3 * self.num_cells} root actions, got {root_actions.size}")
-        return int(
-            _search_kernel(
-                budget,
-                exploration,
-                legal,
-                root_visits,
-                root_actions,
-                *self._rules(state),
-                state.rng,
-                self.num_players,
-                self.splits,
-                self.total_tiles,
-                t.tiles,
-                t.cell_tiles,
-                t.nbr,
-                t.q,
-                t.r,
-                t.cell_at,
-                self.radius,
-                t.centre,
-            )
-        )
-
     # ----- the greedy baseline -------------------------------------------------------------------------------
     has_greedy_actions = True
 
-    def greedy_actions(self, state: SheepBatchState, rng: np.ndarray, out: np.ndarray) -> None:
+    def greedy_actions(self, state: BattleSheepBatchedState, rng: np.ndarray, out: np.ndarray) -> None:
         """The ``greedy`` baseline's action (``baselines.GreedyPolicy``) for the mover of every row into ``out``
         (int64, -1 where the game is over), compiled: the same scores, so the same choice where one action scores
         best; among tied best actions one drawn from ``rng[b]`` (uint64 SplitMix64 states, one per row, advanced
@@ -1814,7 +1195,7 @@ class BattleSheepBatch(BatchedGame):
             out, rng, *self._greedy_fields(state), self.num_players, self.splits, t.tiles, t.cell_tiles, t.nbr, t.centre
         )
 
-    def greedy_scores(self, state: SheepBatchState, row: int) -> tuple[np.ndarray, np.ndarray]:
+    def greedy_scores(self, state: BattleSheepBatchedState, row: int) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions in id order, greedy scores) of row ``row``'s mover, as :meth:`greedy_actions` scores them
         (empty when the game is over): ``baselines.greedy_scores`` compiled, for tests and inspection."""
         if not 0 <= row < state.phase.shape[0]:
@@ -1827,7 +1208,7 @@ class BattleSheepBatch(BatchedGame):
         return actions[order], scores[order]
 
     @staticmethod
-    def _greedy_fields(s: SheepBatchState) -> tuple:
+    def _greedy_fields(s: BattleSheepBatchedState) -> tuple:
         return (
             s.cells,
             s.heights,
@@ -1842,7 +1223,7 @@ class BattleSheepBatch(BatchedGame):
         )
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
-    def to_reference(self, state: SheepBatchState, row: int) -> SheepState:
+    def to_reference(self, state: BattleSheepBatchedState, row: int) -> SheepState:
         """Row ``row`` as a ``rules.SheepState`` (its generator is not carried over)."""
         n = self.num_players
         s = SheepState(n, self.num_cells)
@@ -1862,7 +1243,7 @@ class BattleSheepBatch(BatchedGame):
         s.border = tuple(int(c) for c in np.flatnonzero(state.on_border[row])) if s.phase != BUILD else ()
         return s
 
-    def from_reference(self, reference_state: SheepState, state: SheepBatchState, row: int) -> None:
+    def from_reference(self, reference_state: SheepState, state: BattleSheepBatchedState, row: int) -> None:
         """Write a ``rules.SheepState`` into row ``row`` (its generator kept)."""
         ref, s = self.reference, reference_state
         state.phase[row] = s.phase
@@ -1885,26 +1266,3 @@ class BattleSheepBatch(BatchedGame):
             state.on_border[row, list(ref.outer_border(s) if not s.border else s.border)] = True
         state.plies[row] = s.plies
         state.last_action[row] = s.last_action
-
-
-class MirrorRng:
-    """A stand-in for the numpy generator that ``rules.BattleSheepGame.initial_state`` takes, drawing a batched
-    row's random pasture: ``integers(count)`` answers ``below(count)`` from a copy of the row's generator state, the
-    draw the batched kernel makes over the same legal tiles (the reference lists them in id order, as the kernel
-    does). ``state``: the generator state afterwards."""
-
-    def __init__(self, rng_state: int | np.uint64):
-        self._rng = np.array([rng_state], dtype=np.uint64)
-
-    @property
-    def state(self) -> int:
-        """The generator's current 64-bit state."""
-        return int(self._rng[0])
-
-    def integers(self, low: int, high: int | None = None) -> int:
-        if high is not None:
-            raise AssertionError("the reference drew integers(low, high): a draw MirrorRng does not mirror")
-        return int(below(self._rng, 0, int(low)))
-
-    def __getattr__(self, name: str) -> Any:
-        raise AssertionError(f"the reference engine drew {name}: a chance event MirrorRng does not mirror")

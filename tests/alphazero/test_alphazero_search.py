@@ -9,7 +9,8 @@ import pytest
 from solver import action_bounds, action_values, wins_at_once
 from tiny_games import DiceDuel, ExactRaceEvaluator, Race, TicTacToe, solve_tictactoe
 
-from envs.battle_sheep.rules import BattleSheepGame, board_from_text
+from envs.battle_sheep.render import board_from_text
+from envs.battle_sheep.rules import BattleSheepGame
 from envs.common.game import TERMINAL
 from training.alphazero.search import (
     BatchedSearch,

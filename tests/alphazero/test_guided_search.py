@@ -12,7 +12,6 @@ import pytest
 import envs
 from envs.battle_sheep.baselines import move_candidates
 from envs.battle_sheep.rules import MOVE
-from envs.beasty_borders.baselines import EVAL_SCALE
 from envs.common.game import TERMINAL
 from envs.common.policies import decision_from_state, make_baseline
 from training.alphazero.guided import GuidedSearchError, GuidedSearchPolicy, parse_guided_spec
@@ -60,13 +59,8 @@ def test_battle_sheep_search_keeps_to_the_given_root_moves():
         others = [int(a) for a in legal if int(a) not in candidates]
         given = np.array((others[:1] + [int(a) for a in legal if int(a) in candidates][:2]), dtype=np.int64)
         outside += bool(others)
-        fast, rows = search.fast, search._rows
-        fast.from_reference(decision.info_state, rows, 0)
-        rows.rng[1] = 7
-        visits = np.zeros(fast.num_actions, dtype=np.int64)
-        action = fast.search(
-            rows, decision.action_mask.astype(bool), 120, search.exploration, root_visits=visits, root_actions=given
-        )
+        visits = np.zeros(decision.game.num_actions, dtype=np.int64)
+        action = search.compiled(decision.info_state, np.random.default_rng(7), given, 120, visits)
         assert action in given
         assert set(np.flatnonzero(visits)) == set(given.tolist())
         assert visits.sum() == 120
@@ -74,12 +68,10 @@ def test_battle_sheep_search_keeps_to_the_given_root_moves():
         assert single == given[0]
     assert outside > 0  # some positions tried a move outside the candidates
     with pytest.raises(ValueError, match="root actions"):
-        search.fast.search(
-            search._rows,
-            decisions[0].action_mask.astype(bool),
-            10,
-            1.4,
-            root_actions=np.zeros(3 * search.fast.num_cells + 1, dtype=np.int64),
+        search.compiled(
+            decisions[0].info_state,
+            np.random.default_rng(0),
+            root_actions=np.zeros(3 * search.compiled.engine.num_cells + 1, dtype=np.int64),
         )
 
 
@@ -129,20 +121,8 @@ def test_beasty_borders_search_keeps_to_the_given_root_moves():
     search = make_baseline("beasty_borders", "search:40", seed=0)
     for decision in positions("beasty_borders", 10, seed=6):
         legal = decision.legal_actions()  # more than three: all four
-        fast, rows = search.fast, search._rows
-        fast.from_reference(decision.info_state, rows, 0)
-        rows.rng[1] = 11
-        visits = np.zeros(fast.num_actions, dtype=np.int64)
-        action = fast.search(
-            rows,
-            decision.action_mask.astype(bool),
-            40,
-            search.exploration,
-            search.margin_weight,
-            EVAL_SCALE,
-            root_visits=visits,
-            root_actions=legal[1:3],
-        )
+        visits = np.zeros(decision.game.num_actions, dtype=np.int64)
+        action = search.compiled(decision.info_state, np.random.default_rng(11), legal[1:3], 40, visits)
         assert action in legal[1:3] and set(np.flatnonzero(visits)) == set(legal[1:3].tolist())
         assert search.act_among(decision, legal[3:], budget=5) == legal[3]
 

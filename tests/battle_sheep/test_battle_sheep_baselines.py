@@ -1,7 +1,8 @@
 """Battle Sheep baselines: legal, reproducible, and greedy takes the obviously best move."""
 
 from envs.battle_sheep.baselines import GreedyPolicy, search_policy
-from envs.battle_sheep.rules import BattleSheepGame, board_from_text
+from envs.battle_sheep.render import board_from_text
+from envs.battle_sheep.rules import BattleSheepGame
 from envs.common.policies import decision_from_state
 from training.arena.tournament import play_game
 

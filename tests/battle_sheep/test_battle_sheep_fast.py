@@ -1,7 +1,7 @@
 """The batched compiled engine (envs/battle_sheep/fast.py) against the reference rules.py, game for game.
 
 Both engines are driven with the same actions. The only chance, ``pasture="random"``'s build, is drawn by the
-batched engine's generators and fed to the reference through :class:`~envs.battle_sheep.fast.MirrorRng` (the same
+batched engine's generators and fed to the reference through :class:`~envs.common.fastrng.MirrorRng` (the same
 ``below(count)`` draws over the same legal tiles). After every decision both must agree on everything a player or a
 trainer sees: the legal mask (against the readable ``legal_mask_python``), every seat's observation, the seat to
 move, rewards, truncation, shaping potential and the whole state (through ``to_reference``). The batched
@@ -20,9 +20,11 @@ import numpy as np
 import pytest
 
 from envs import battle_sheep_v0
-from envs.battle_sheep.fast import BattleSheepBatch, MirrorRng
-from envs.battle_sheep.rules import BattleSheepGame, board_from_text
-from envs.common.fastrng import seed_states
+from envs.battle_sheep.fast import BattleSheepBatched
+from envs.battle_sheep.render import board_from_text
+from envs.battle_sheep.rules import BattleSheepGame
+from envs.battle_sheep.search import playout
+from envs.common.fastrng import MirrorRng, seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
 from envs.common.testing import check_from_reference_games, differential_sweep
 
@@ -54,7 +56,7 @@ def reference_start(ref: BattleSheepGame, rng_state: np.uint64):
 
 def assert_same(
     ref: BattleSheepGame,
-    fast: BattleSheepBatch,
+    fast: BattleSheepBatched,
     ref_state,
     state,
     b: int,
@@ -83,7 +85,7 @@ def run_differential(options: dict, games: int, seed: int, batch: int = 24) -> i
     random ply, so that the engine also continues from positions it did not reach itself; every third decision
     writes the mask into a fresh array (a whole write) instead of the previous one (an update in place)."""
     ref = BattleSheepGame(**options)
-    fast = BattleSheepBatch(**options)
+    fast = BattleSheepBatched(**options)
     n = ref.num_players
     rng = np.random.default_rng(seed)
     checked = 0
@@ -135,7 +137,7 @@ def test_from_reference_matches_the_reference_games(options):
     """Positions of games the reference engine plays with its own generator (its own random pastures), copied into
     a batch row at every decision."""
     ref = BattleSheepGame(**options)
-    fast = BattleSheepBatch(**options)
+    fast = BattleSheepBatched(**options)
     check_from_reference_games(
         ref,
         fast,
@@ -180,7 +182,7 @@ def test_hand_made_positions_match_the_reference(players, end_rule, text, to_mov
     """The rule tests' boards (holes, ties broken by herds, draws, blocked seats, splits), copied into a row and
     played out with every legal action in turn."""
     ref = BattleSheepGame(num_players=players, end_rule=end_rule)
-    fast = BattleSheepBatch(num_players=players, end_rule=end_rule)
+    fast = BattleSheepBatched(num_players=players, end_rule=end_rule)
     start = board_from_text(ref, text, to_move=to_move)
     state = fast.new_state(1)
     mask = np.zeros((1, fast.num_actions), dtype=bool)
@@ -205,7 +207,7 @@ def test_hand_made_positions_match_the_reference(players, end_rule, text, to_mov
 def test_mask_written_whole_or_in_place_is_the_same():
     """The mask updated in place (the previous call's array) equals one written whole, step after step, and an array
     changed by another call in between is written whole again."""
-    fast = BattleSheepBatch(num_players=3, pasture="random")
+    fast = BattleSheepBatched(num_players=3, pasture="random")
     state = fast.new_state(16)
     state.rng[:] = seed_states(5, 16)
     fast.reset_rows(state, np.arange(16))
@@ -318,7 +320,7 @@ def test_same_seed_same_games(pasture):
 
 
 def test_random_pastures_differ_between_games_and_are_legal_builds():
-    fast = BattleSheepBatch(pasture="random")
+    fast = BattleSheepBatched(pasture="random")
     state = fast.new_state(40)
     state.rng[:] = seed_states(8, 40)
     fast.reset_rows(state, np.arange(40))
@@ -382,16 +384,16 @@ def test_bad_options_raise_the_references_config_error():
 @pytest.mark.parametrize("options", [OPTION_SETS[0], OPTION_SETS[5], OPTION_SETS[7]], ids=[IDS[0], IDS[5], IDS[7]])
 def test_playout_plays_games_to_a_consistent_end(options):
     ref = BattleSheepGame(**options)
-    fast = BattleSheepBatch(**options)
+    fast = BattleSheepBatched(**options)
     state = fast.new_state(4)
     state.rng[:] = seed_states(2, 4)
     fast.reset_rows(state, np.arange(4))
-    plies = fast.playout(state, 0, max_depth=3)
+    plies = playout(fast, state, 0, max_depth=3)
     assert plies == 3 and state.plies[0] == 3
     lengths = set()
     for b in range(4):
         start = int(state.plies[b])
-        lengths.add(start + fast.playout(state, b))
+        lengths.add(start + playout(fast, state, b))
         s = fast.to_reference(state, b)
         snapshot = ref.state_to_json(s)
         s2 = ref.state_from_json(snapshot)  # the snapshot checks sizes and owners
@@ -404,7 +406,7 @@ def test_playout_plays_games_to_a_consistent_end(options):
 def test_playout_draws_every_legal_action_uniformly():
     """From one position, the first playout move is each legal action about equally often."""
     ref = BattleSheepGame()
-    fast = BattleSheepBatch()
+    fast = BattleSheepBatched()
     s = board_from_text(
         ref,
         """
@@ -419,7 +421,7 @@ def test_playout_draws_every_legal_action_uniformly():
         fast.from_reference(s, state, b)
     state.rng[:] = seed_states(4, rows)
     for b in range(rows):
-        fast.playout(state, b, max_depth=1)
+        playout(fast, state, b, max_depth=1)
     firsts = state.last_action
     counts = np.array([(firsts == a).sum() for a in legal])
     assert counts.sum() == rows and counts.min() > 0
@@ -431,10 +433,10 @@ def test_search_candidates_are_the_references():
     """The tree's candidate actions (compiled) are baselines.move_candidates, in order, on random positions of every
     phase: checked through a budget-1 search per position, whose one expansion is drawn from the candidates."""
     from envs.battle_sheep.baselines import move_candidates
-    from envs.battle_sheep.fast import _candidates
+    from envs.battle_sheep.search import _candidates
 
     ref = BattleSheepGame(num_players=3)
-    fast = BattleSheepBatch(num_players=3)
+    fast = BattleSheepBatched(num_players=3)
     rng = np.random.default_rng(5)
     state = fast.new_state(1)
     t = fast.tables
@@ -508,12 +510,8 @@ def test_compiled_search_visits_like_the_reference_search():
             for a, child in roots[0].children.items():
                 reference[a] += child.visits
             policy = search_policy(game, seed=seed, budget=300)
-            policy.fast.from_reference(decision.info_state, policy._rows, 0)
-            policy._rows.rng[1] = seed
             visits = np.zeros(game.num_actions, dtype=np.int64)
-            action = policy.fast.search(
-                policy._rows, decision.action_mask.astype(bool), 300, policy.exploration, root_visits=visits
-            )
+            action = policy.compiled(decision.info_state, np.random.default_rng(seed), root_visits=visits)
             assert decision.action_mask[action] and visits[action] == visits.max() and visits.sum() == 300
             compiled += visits
         assert set(np.flatnonzero(compiled)) == set(np.flatnonzero(reference))

@@ -1,7 +1,7 @@
-"""The compiled greedy (``BattleSheepBatch.greedy_actions``) against the Python ``GreedyPolicy``, move by move.
+"""The compiled greedy (``BattleSheepBatched.greedy_actions``) against the Python ``GreedyPolicy``, move by move.
 
 Random games are played in the batched engine; at every decision of every row the compiled scores
-(``BattleSheepBatch.greedy_scores``) must equal the Python greedy's (``baselines.greedy_scores`` on the row's
+(``BattleSheepBatched.greedy_scores``) must equal the Python greedy's (``baselines.greedy_scores`` on the row's
 reference state) exactly, and the compiled choice must be one of the best-scoring actions, the very action where
 only one scores best. The two draw their tie-breaks from different generators, so only the set is
 compared where several tie. Every phase is covered: build (``pasture="build"``), stack placement and moves, 2-4
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from envs.battle_sheep.baselines import GreedyPolicy, greedy_scores
-from envs.battle_sheep.fast import BattleSheepBatch
+from envs.battle_sheep.fast import BattleSheepBatched
 from envs.battle_sheep.rules import BUILD, MOVE, OVER, PLACE
 from envs.common.fastrng import seed_states
 from envs.common.policies import Decision
@@ -42,7 +42,7 @@ def compare_games(options: dict, rows: int, seed: int, greedy_rows: float = 0.5)
     """Play ``rows`` games (each ply a random legal action, or, in about ``greedy_rows`` of the decisions, the
     compiled greedy's, so that greedy positions are reached too) and check the compiled greedy at every decision;
     returns the decisions checked per phase and how many had a unique best."""
-    fast = BattleSheepBatch(**options)
+    fast = BattleSheepBatched(**options)
     ref = fast.reference
     state = fast.new_state(rows)
     state.rng[:] = seed_states(seed, rows)
@@ -99,7 +99,7 @@ def test_ties_are_drawn_from_the_rows_generator():
     """A tie (the first tile: 3 orientations, all scoring 0) is broken by the row's generator: each tied action
     comes up, the same generator state gives the same action, and the generator advances; without a tie it does
     not."""
-    fast = BattleSheepBatch(num_players=2)
+    fast = BattleSheepBatched(num_players=2)
     rows = 64
     state = fast.new_state(rows)
     fast.reset_rows(state, np.arange(rows))
@@ -116,7 +116,7 @@ def test_ties_are_drawn_from_the_rows_generator():
 
 
 def test_bad_buffers_are_refused():
-    fast = BattleSheepBatch(num_players=2)
+    fast = BattleSheepBatched(num_players=2)
     state = fast.new_state(2)
     fast.reset_rows(state, np.arange(2))
     with pytest.raises(ValueError, match="out must be"):
@@ -130,7 +130,7 @@ def test_bad_buffers_are_refused():
 def speed(seconds: float = 2.0, rows: int = 64, seed: int = 0) -> None:
     """Moves/s of the Python GreedyPolicy and the compiled greedy on the same positions, per phase (2 players:
     every position of ``rows`` random games), printed."""
-    fast = BattleSheepBatch(num_players=2)
+    fast = BattleSheepBatched(num_players=2)
     ref = fast.reference
     state = fast.new_state(rows)
     state.rng[:] = seed_states(seed, rows)

@@ -1,9 +1,10 @@
-"""Battle Sheep rules, one by one, on hand-made positions (text boards: see rules.board_from_text)."""
+"""Battle Sheep rules, one by one, on hand-made positions (text boards: see render.board_from_text)."""
 
 import numpy as np
 import pytest
 
 from envs.battle_sheep.actions import MAX_MOVE
+from envs.battle_sheep.render import board_from_text
 from envs.battle_sheep.rules import (
     BUILD,
     EMPTY,
@@ -12,7 +13,6 @@ from envs.battle_sheep.rules import (
     OVER,
     PLACE,
     BattleSheepGame,
-    board_from_text,
 )
 from envs.common.game import ConfigError, IllegalActionError
 from envs.common.hexgrid import DIRECTION_NAMES, hex_distance

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from envs.common.game import Game
-from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid
+from envs.common.hexgrid import HexGrid
 
 Json = dict[str, Any]
 
@@ -94,8 +94,8 @@ def _hex_grid(radius: int) -> HexGrid:
 
 
 # ----- Battle Sheep -------------------------------------------------------------------------------------------------
-class BattleSheepView(_LegacyView):
-    """Hex pastures with stacks. Cells are axial ``(q, r)`` on the canvas of ``state_to_json``'s cell order."""
+class BattleSheepView(GameView):
+    """Hex pastures with stacks, axial ``(q, r)`` cells: ``envs/battle_sheep/render.py``."""
 
     game_name = "battle_sheep"
     title = "Battle Sheep"
@@ -105,106 +105,6 @@ class BattleSheepView(_LegacyView):
         {"name": "end_rule", "label": "end rule", "choices": ["battle_sheep", "splits"], "default": "battle_sheep"},
     ]
     browser_test_options = {"num_players": 2}
-    LETTERS = "ABCD"
-
-    def seat_names(self, game: Game) -> list[str]:
-        return [f"{self.LETTERS[i]}" for i in range(game.num_players)]
-
-    def result_note(self, game: Game, final_state: Any) -> str | None:
-        """Which rule decided: the player who could not move (splits), or the largest herd among the players tied
-        on pastures (RULES.md: most pastures; tie: largest herd; still tied: shared)."""
-        if game.options().get("end_rule") == "splits":
-            return f"player_{final_state.to_move} could not move, and loses."
-        keys = [game.rank_key(final_state, s) for s in range(game.num_players)]
-        top = max(k[0] for k in keys)
-        tied = [s for s, k in enumerate(keys) if k[0] == top]
-        if len(tied) < 2:
-            return None
-        herds = ", ".join(f"player_{s} {keys[s][1]}" for s in tied)
-        best = max(keys[s][1] for s in tied)
-        if sum(keys[s][1] == best for s in tied) > 1:
-            return f"Tied on pastures ({top}) and on the largest herd ({herds}): shared."
-        return f"Tied on pastures ({top}): the largest herd decided ({herds})."
-
-    def board(self, game: Game, view_state: Any, viewer: int | None) -> Json:
-        data = game.state_to_json(view_state)
-        grid = _hex_grid(game.options()["canvas_radius"])
-        cells = []
-        owner_at: dict[tuple[int, int], int] = {}
-        for i, owner in enumerate(data["cells"]):
-            if owner == -2:  # not pasture
-                continue
-            q, r = grid.coords[i]
-            cells.append([q, r, owner, data["heights"][i] if owner >= 0 else 0])
-            owner_at[(q, r)] = owner
-        n = game.num_players
-        pastures = [sum(1 for o in owner_at.values() if o == s) for s in range(n)]
-        herds = [_largest_group([c for c, o in owner_at.items() if o == s]) for s in range(n)]
-        return {
-            "kind": "battle_sheep",
-            "radius": grid.radius,
-            "phase": data["phase"],
-            "to_move": data["to_move"],
-            "cells": cells,
-            "tiles_left": data["tiles_left"],
-            "can_move": data["can_move"],
-            "pastures": pastures,
-            "herds": herds,
-            "directions": list(DIRECTION_NAMES),
-            "direction_vectors": [list(d) for d in DIRECTIONS],
-        }
-
-    def move(self, game: Game, view_state: Any, board: Json, action: int, text: str) -> Json:
-        from envs.battle_sheep.actions import MOVE_RE, STACK_RE, TILE_RE
-
-        if m := TILE_RE.match(text):
-            q, r, o = int(m.group(1)), int(m.group(2)), int(m.group(3))
-            # RULES.md: tile = a, a + dir[o], a + dir[o - 1], a + dir[o + 1]
-            cells = [[q, r]] + [[q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]] for d in (o, (o - 1) % 6, (o + 1) % 6)]
-            return {"id": action, "text": text, "kind": "tile", "cells": cells}
-        if m := STACK_RE.match(text):
-            return {"id": action, "text": text, "kind": "stack", "cell": [int(m.group(1)), int(m.group(2))]}
-        if m := MOVE_RE.match(text):
-            q, r = int(m.group(1)), int(m.group(2))
-            d = DIRECTION_NAMES.index(m.group(3).upper())
-            return {
-                "id": action,
-                "text": text,
-                "kind": "move",
-                "from": [q, r],
-                "dir": d,
-                "to": _slide(board, q, r, d),
-                "count": int(m.group(4)),
-            }
-        raise ValueError(f"unexpected Battle Sheep notation {text!r}")
-
-
-def _largest_group(cells: list[tuple[int, int]]) -> int:
-    """Size of the largest edge-connected group of hex cells."""
-    left = set(cells)
-    best = 0
-    while left:
-        stack = [left.pop()]
-        size = 0
-        while stack:
-            q, r = stack.pop()
-            size += 1
-            for dq, dr in DIRECTIONS:
-                c = (q + dq, r + dr)
-                if c in left:
-                    left.remove(c)
-                    stack.append(c)
-        best = max(best, size)
-    return best
-
-
-def _slide(board: Json, q: int, r: int, d: int) -> list[int]:
-    """Where sheep from (q, r) sliding in direction d stop: the last free pasture cell before anything else."""
-    free = {(c[0], c[1]) for c in board["cells"] if c[2] == -1}
-    dq, dr = DIRECTIONS[d]
-    while (q + dq, r + dr) in free:
-        q, r = q + dq, r + dr
-    return [q, r]
 
 
 # ----- Bestiarium ---------------------------------------------------------------------------------------------------

@@ -1,30 +1,54 @@
-"""Battle Sheep's compiled per-position kernels: observation, legal mask, slides, herds, the outer border, the frame.
+"""What a Battle Sheep seat sees and may do: the observation planes (layout in RULES.md) and the legal mask, the
+readable definitions and the compiled kernels that build them, the symmetries of the canvas, and the action
+layout and cell graph that networks read.
 
-A position is a few flat arrays: ``cells`` (int8 per canvas cell: ``NO_PASTURE``, ``EMPTY`` or the seat whose
-stack stands there) and ``heights`` (int8), read with the canvas's tables (:class:`GridTables`). The AEC env's
-``observation``, ``legal_mask`` and ``outer_border`` (``rules.BattleSheepGame``) call these on the reference state's
-arrays, and the batched engine (``fast.py``) calls them on each row of its state. ``rules.py`` keeps the readable
-definitions (``observation_numpy``, ``legal_mask_python``, ``HexGrid.outer_border``); the tests check that both
-agree.
+The compiled per-position kernels (observation, legal mask, slides, herds, the outer border, the frame) are shared
+by the AEC engine (``rules.BattleSheepGame``) and the batched engine (``fast.py``). A position is a few flat arrays:
+``cells`` (int8 per canvas cell: ``NO_PASTURE``, ``EMPTY`` or the seat whose stack stands there) and ``heights``
+(int8), read with the canvas's tables (:class:`GridTables`). The readable definitions (:func:`observation_numpy`,
+:func:`legal_mask_python`, ``HexGrid.outer_border``) are tested equal to the compiled ones.
 
 numba's on-disk cache watches only the file of the function it compiled: the constants below are frozen into it,
 and ``fast.py``'s cached kernels, which call these, do not notice edits here (after editing this file, touch
-``fast.py`` or clear ``envs/battle_sheep/__pycache__``).
+``fast.py`` and ``search.py`` or clear ``envs/battle_sheep/__pycache__``).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
-from envs.common.hexgrid import HexGrid
+from envs.battle_sheep.actions import (
+    BUILD,
+    EMPTY,
+    MAX_MOVE,
+    MOVE,
+    NO_PASTURE,
+    OVER,
+    PLACE,
+    SHEEP_PER_PLAYER,
+    TILES_PER_PLAYER,
+)
+from envs.common.game import CellGraph, Symmetry
+from envs.common.hexgrid import DIRECTIONS, HexGrid, transforms
 
-NO_PASTURE = -2
-EMPTY = -1
-BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
-SHEEP_PER_PLAYER = 16
-TILES_PER_PLAYER = 4
-MAX_MOVE = 15
+_SYMMETRIES: dict[tuple[int, int], tuple[Symmetry, ...]] = {}
+"""``symmetries`` per (num_players, canvas_radius), built on first use."""
+
+
+def arrays_of(state: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``state.cells`` and ``state.heights`` as int8 numpy arrays sharing their memory (for the compiled kernels),
+    kept on the state: made again only when those arrays were replaced (or the state was copied or unpickled,
+    which copies the views apart from the arrays)."""
+    views = state._views
+    if views is not None:
+        cells, heights = views[0].base, views[1].base
+        if cells is not None and heights is not None and cells.obj is state.cells and heights.obj is state.heights:
+            return views
+    views = state._views = (np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8))
+    return views
 
 
 class GridTables:
@@ -356,3 +380,205 @@ def hexagon_centre(q0, q1, r0, r1, s0, s1):
                 best_q = cq
                 best_r = cr
     return best_q, best_r
+
+
+# ----- the observation and the mask, readable and compiled -----------------------------------------------------
+def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+    """The planes of :meth:`observation_numpy`, built by a compiled kernel (``observe_into``); the tests
+    check that both agree."""
+    out = np.empty(game._obs_planes, dtype=np.float32)
+    t = game.tables
+    cells, heights = arrays_of(state)
+    tiles_left = game._tiles_left_arrays.get(tuple(state.tiles_left))
+    if tiles_left is None:
+        tiles_left = np.array(state.tiles_left, dtype=np.int8)
+    observe_into(
+        cells,
+        heights,
+        tiles_left,
+        state.phase,
+        seat,
+        game.num_players,
+        t.all_cells,
+        t.num_cells,
+        t.square,
+        t.canvas,
+        t.nbr,
+        game._liberties,
+        out,
+    )
+    return out.reshape(game.observation_shape)
+
+
+def observation_numpy(game: Any, state: Any, seat: int) -> np.ndarray:
+    """Planes on the square embedding (see RULES.md), seats rotated so that ``seat`` comes first."""
+    n = game.num_players
+    obs = game._obs_template.copy()
+    sq = game.grid.square_index
+    cells = np.array(state.cells)
+    obs[1, sq] = cells != NO_PASTURE
+    obs[2, sq] = cells == EMPTY
+    occ = cells >= 0
+    if occ.any():
+        where = sq[occ]
+        rel = (cells[occ] - seat) % n
+        obs[3 + rel, where] = 1.0
+        obs[3 + n + rel, where] = np.array(state.heights)[occ] * (1.0 / SHEEP_PER_PLAYER)
+    for s in range(n):
+        if state.tiles_left[s]:
+            obs[3 + 2 * n + (s - seat) % n] = state.tiles_left[s] / TILES_PER_PLAYER
+    if state.phase != OVER:
+        obs[3 + 3 * n + state.phase] = 1.0
+    if state.phase != BUILD:
+        derived_planes(game, state, seat, cells, obs[6 + 3 * n :])
+    return obs.reshape(game.observation_shape)
+
+
+def derived_planes(game: Any, state: Any, seat: int, cells: np.ndarray, planes: np.ndarray) -> None:
+    """Fill the derived planes (RULES.md): what a slide leads to, so that a network need not trace rays
+    across the board before it can judge a move."""
+    sq = game.grid.square_index
+    free = np.append(cells == EMPTY, False)
+    liberties = free[game.grid.neighbors_padded].sum(axis=1)
+    pasture = cells != NO_PASTURE
+    planes[0, sq[pasture]] = liberties[pasture] * (1.0 / 6.0)
+    for s in range(game.num_players):
+        moves = game.legal_moves(state, seat=s)
+        if not moves:
+            continue
+        source, direction, dest, _ = np.array(moves, dtype=np.int64).T
+        if s == seat:
+            planes[1 + direction, sq[source]] = (1.0 + liberties[dest]) * (1.0 / 7.0)
+            planes[7, sq[dest]] = 1.0
+        else:
+            planes[8, sq[dest]] = 1.0
+
+
+def symmetries(game: Any, state: Any) -> tuple[Symmetry, ...]:
+    """The 12 rotations and reflections of the canvas about its centre, in the move phase only.
+
+    The rules are symmetric there (the canvas is a hexagon round the centre). The build phase is not (the
+    first tile covers the centre in 3 orientations and the frame's tie-break is not symmetric, RULES.md);
+    stack placement is, but averaging a policy over the symmetries in the set-up phases measured worse
+    against greedy (RULES.md, "Symmetries").
+    """
+    if state.phase != MOVE:
+        return ()
+    key = (game.num_players, game.canvas_radius)
+    if key not in _SYMMETRIES:  # shared by every engine of this shape: the harness builds one per game
+        tile_by_cells = {frozenset(t): i for i, t in enumerate(game.tile_cells) if t is not None}
+        _SYMMETRIES[key] = tuple(symmetry(game, t, tile_by_cells) for t in transforms("free"))
+    return _SYMMETRIES[key]
+
+
+def symmetry(game: Any, point_map: Any, tile_by_cells: dict[frozenset[int], int]) -> Symmetry:
+    grid, n, codec = game.grid, game.num_players, game.codec
+    cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
+    dir_map = np.array([DIRECTIONS.index(point_map(DIRECTIONS[d])) for d in range(6)], dtype=np.int64)
+    side = grid.square_shape[0] * grid.square_shape[1]
+    square_map = np.arange(side)
+    square_map[grid.square_index] = grid.square_index[cell_map]
+    channel_map = np.arange(game.num_channels)
+    first_direction_plane = 7 + 3 * n
+    channel_map[first_direction_plane : first_direction_plane + 6] = first_direction_plane + dir_map
+    source = np.empty(game.num_channels * side, dtype=np.int64)
+    target = (channel_map[:, None] * side + square_map[None, :]).ravel()
+    source[target] = np.arange(game.num_channels * side)
+    actions = np.arange(game.num_actions)
+    for i, t in enumerate(game.tile_cells):
+        if t is not None:
+            actions[i] = tile_by_cells[frozenset(int(cell_map[c]) for c in t)]
+    actions[codec.stack_base : codec.move_base] = codec.stack_base + cell_map
+    cell, direction, count = np.meshgrid(
+        np.arange(grid.num_cells), np.arange(6), np.arange(1, MAX_MOVE + 1), indexing="ij"
+    )
+    actions[codec.move(cell, direction, count)] = codec.move(cell_map[cell], dir_map[direction], count)
+    source.setflags(write=False)  # shared between engines (_SYMMETRIES)
+    actions.setflags(write=False)
+    return Symmetry(observation_source=source, actions=actions)
+
+
+def cell_graph(game: Any) -> CellGraph:
+    """The canvas cells on the square embedding with their six hex neighbours (E NE NW W SW SE). The support
+    is the pasture (plane 1); in the build phase (plane ``3 + 3n``) also the canvas centre and every cell
+    within two steps of the pasture: a legal tile touches the pasture, and its anchor (the action's cell) is
+    next to each of its other three cells, so the anchor is at most two steps from a pasture hex (the first
+    tile's anchor is the centre). Stack placements and moves start on pasture hexes."""
+    grid = game.grid
+    square = grid.square_index
+    neighbours = np.full((grid.square_shape[0] * grid.square_shape[1], 6), -1, dtype=np.int64)
+    neighbours[square] = np.where(grid.neighbors >= 0, square[np.maximum(grid.neighbors, 0)], -1)
+    return CellGraph(
+        neighbours=neighbours,
+        cell_plane=1,
+        grow_plane=3 + 3 * game.num_players,
+        grow_steps=2,
+        seed_cell=int(square[game.center]),
+    )
+
+
+def action_layout(game: Any) -> np.ndarray:
+    """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves
+    ``(6c + d) * 15 + k - 1`` on channels ``4 + 15d + k - 1``; cells as in the observation planes."""
+    ids = np.arange(game.num_actions)
+    cell = np.empty_like(ids)
+    channel = np.empty_like(ids)
+    tiles = ids < game.codec.stack_base
+    cell[tiles], channel[tiles] = ids[tiles] // 3, ids[tiles] % 3
+    stacks = (ids >= game.codec.stack_base) & (ids < game.codec.move_base)
+    cell[stacks], channel[stacks] = ids[stacks] - game.codec.stack_base, 3
+    moves = ids >= game.codec.move_base
+    rest = ids[moves] - game.codec.move_base
+    cell[moves], channel[moves] = rest // (6 * MAX_MOVE), 4 + rest % (6 * MAX_MOVE)
+    return np.stack([game.grid.square_index[cell], channel], axis=1)
+
+
+def legal_mask(game: Any, state: Any) -> np.ndarray:
+    """The mover's int8 mask, built by a compiled kernel (``legal_mask_into``); the readable
+    definition is :meth:`legal_mask_python`, and the tests check that both agree."""
+    mask = np.empty(game.num_actions, dtype=np.int8)
+    on_border = game._no_border
+    if state.phase == PLACE:
+        border, on_border = game._border_mask
+        if state.border is not border and state.border != border:
+            on_border = np.zeros(game.grid.num_cells, dtype=np.bool_)
+            on_border[list(state.border)] = True
+            game._border_mask = (state.border, on_border)
+    t = game.tables
+    cells, heights = arrays_of(state)
+    legal_mask_into(
+        cells,
+        heights,
+        state.phase,
+        state.to_move,
+        state.num_pasture,
+        on_border,
+        t.all_cells,
+        t.num_cells,
+        t.tiles,
+        t.cell_tiles,
+        t.nbr,
+        t.centre,
+        game._code,
+        game._near,
+        mask,
+    )
+    return mask
+
+
+def legal_mask_python(game: Any, state: Any) -> np.ndarray:
+    """The mover's int8 mask: tiles from :meth:`legal_tiles`, stacks on the free outer border, and every count
+    of every move of :meth:`legal_moves`."""
+    if state.phase == OVER:
+        return game._all_zero_mask.copy()
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    if state.phase == BUILD:
+        mask[: game.codec.stack_base] = game.legal_tiles(state)
+    elif state.phase == PLACE:
+        mask[[game.codec.stack_base + c for c in game.legal_stack_cells(state)]] = 1
+    else:
+        base = game.codec.move_base
+        for c, d, _, k in game.legal_moves(state):
+            start = base + (c * 6 + d) * MAX_MOVE
+            mask[start : start + k] = 1
+    return mask
