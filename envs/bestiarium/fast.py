@@ -450,7 +450,7 @@ def _observe_row(st, b, seat, out, tab, work):
         tab.tr,
         tab.stride,
         tab.single_shape_max,
-        tab.square_cell,
+        tab.cell_square,
         out,
         work,
     )
