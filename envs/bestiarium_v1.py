@@ -23,7 +23,7 @@ def vector_env(num_envs: int, **options):
     an eating chain), ``info["action_mask"]`` bool, per-seat rewards ``(num_envs, 2)`` paid at the end, same-step
     auto-reset with ``info["final_obs"]``, truncation at the ply cap (20 x cells plies) as ``env()`` applies it.
     """
-    from envs.bestiarium.fast import FastBestiarium
+    from envs.bestiarium.fast import BestiariumBatched
     from envs.common.vector import VectorEnv
 
-    return VectorEnv(FastBestiarium(**options), num_envs)
+    return VectorEnv(BestiariumBatched(**options), num_envs)

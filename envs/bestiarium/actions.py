@@ -26,8 +26,15 @@ Notation: a placement is the cell name (``e5``), a growth is ``+`` and the cell 
 
 from __future__ import annotations
 
+from typing import Any
+
 from envs.common.hexgrid import HexGrid
 
+PLACE, GROW = 0, 1
+PHASE_NAMES = ("place", "grow")
+SEAT_NAMES = ("Black", "White")
+STONE_CHARS = ".XO"
+"""Text boards: ``.`` empty, ``X`` Black, ``O`` White (lower case ``x``/``o``: the creature that must grow)."""
 PASS_TEXT = "pass"
 GROW_PREFIX = "+"
 
@@ -53,13 +60,17 @@ class ActionCodec:
         self.names = cell_names(grid)
         self.index = {name: i for i, name in enumerate(self.names)}
 
-    def to_str(self, action: int, growing: bool) -> str:
-        """Notation of ``action``; ``growing`` says whether the phase is the growth phase."""
+    def decode(self, action: int) -> tuple[str, int]:
+        """``("cell", cell)`` (place or grow there, as the phase says) or ``("pass", 0)``."""
+        return ("pass", 0) if action == self.pass_action else ("cell", action)
+
+    def to_str(self, state: Any, action: int) -> str:
+        """Notation of ``action`` in ``state``: ``e5`` (place), ``+e5`` (grow: mid eating chain) or ``pass``."""
         if action == self.pass_action:
             return PASS_TEXT
-        return (GROW_PREFIX if growing else "") + self.names[action]
+        return (GROW_PREFIX if state.phase == GROW else "") + self.names[action]
 
-    def parse(self, text: str) -> int | None:
+    def parse(self, state: Any, text: str) -> int | None:
         """Action id of a notation (``e5``, ``+e5`` or ``pass``, any case), or None if it is not notation."""
         t = text.strip().lower()
         if t == PASS_TEXT:

@@ -82,14 +82,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.bestiarium import features
+from envs.bestiarium import observation
 from envs.bestiarium.observation import NUM_PLANES
 from envs.bestiarium.rules import BestiariumGame
 from envs.common.aec import BarnyardAECEnv
 
 _LOW = np.zeros((NUM_PLANES, 1, 1), dtype=np.float32)
-_LOW[features.MY_VALUE :] = -1.0  # the value, comparison and verdict planes are signed
-_LOW[features.DECIDING_SIZE] = 0.0
+_LOW[observation.MY_VALUE :] = -1.0  # the value, comparison and verdict planes are signed
+_LOW[observation.DECIDING_SIZE] = 0.0
 
 
 class raw_env(BarnyardAECEnv):  # noqa: N801 - PettingZoo naming

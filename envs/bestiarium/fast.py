@@ -4,7 +4,7 @@
 it move by move (legal masks, both seats' observations, rewards, ends). The public face is
 ``envs.bestiarium_v1.vector_env(num_envs, **options)`` (:class:`~envs.common.vector.VectorEnv`).
 
-State, one row per game (:class:`BestiariumBatch`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
+State, one row per game (:class:`BestiariumBatchedState`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
 per seat and cell whether that seat may place there (kept up to date around each change, as ``rules.py`` does).
 Creatures never merge and never split (see ``rules.py``), so a creature is a linked list of its cells and is named
 by its **slot**: the cell where it was born. That cell stays in the creature for its whole life (stones leave a
@@ -22,7 +22,7 @@ with a single shape skip the work: size 1 always, size 2 unless ``"fixed"``. The
 ``hexgrid.canonical_shape`` on random polyhexes and count every polyhex up to size 6 under each equivalence.
 
 Chance: Bestiarium has none. Each row still carries a SplitMix64 generator (``rng``, :mod:`envs.common.fastrng`,
-not numpy's streams), used by the compiled search baseline's random choices (:class:`CompiledSearch`).
+not numpy's streams), used by the compiled search baseline's random choices (``search.py``).
 """
 
 from __future__ import annotations
@@ -32,10 +32,9 @@ from typing import Any, NamedTuple
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-from envs.bestiarium.features import SCRATCH_ROWS, canonical_form, score_planes
-from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE
-from envs.bestiarium.rules import GROW, PLACE, STONE_CHARS, BestiariumGame, BestiariumState
-from envs.common.fastrng import below
+from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
+from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
+from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.game import TERMINAL
 from envs.common.hexgrid import transforms
 from envs.common.vector import BatchedGame
@@ -43,7 +42,7 @@ from envs.common.vector import BatchedGame
 _BIG = 1 << 30
 
 
-class BestiariumBatch(NamedTuple):
+class BestiariumBatchedState(NamedTuple):
     """B Bestiarium games (first axis = game). A creature is named by its slot, the cell it was born on."""
 
     color: np.ndarray
@@ -385,7 +384,7 @@ def _mask_kernel(st, out, nbrs):
 @njit(cache=True)
 def _observe_row(st, b, seat, out, tab, work):
     """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as ``observation.py`` builds them
-    (``work``: :func:`~envs.bestiarium.features.score_planes`' work array)."""
+    (``work``: :func:`~envs.bestiarium.observation.score_planes`' work array)."""
     me = seat + 1
     grow = st.phase[b] == GROW and not st.over[b]
     chain = st.chain[b] if grow else -2
@@ -617,179 +616,8 @@ def _shape_form_kernel(cells, tab, out):
     _canonical(cells, cells.shape[0], tab, out, work)
 
 
-# ----- the search baseline, compiled ---------------------------------------------------------------------------
-@njit(cache=True)
-def _copy_row(st, src, dst):
-    """Row ``src`` into row ``dst`` (all but the generator)."""
-    st.color[dst, :] = st.color[src, :]
-    st.cid[dst, :] = st.cid[src, :]
-    st.link[dst, :] = st.link[src, :]
-    st.head[dst, :] = st.head[src, :]
-    st.size[dst, :] = st.size[src, :]
-    st.legal[dst, :, :] = st.legal[src, :, :]
-    st.to_move[dst] = st.to_move[src]
-    st.phase[dst] = st.phase[src]
-    st.chain[dst] = st.chain[src]
-    st.passes[dst] = st.passes[src]
-    st.first_passer[dst] = st.first_passer[src]
-    st.plies[dst] = st.plies[src]
-    st.over[dst] = st.over[src]
-
-
-@njit(cache=True)
-def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
-    """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
-    moves (``st.rng[b]``) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
-    ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade values differ
-    by d (0 when none does): ``baselines.cascade_value``."""
-    n_cells = st.color.shape[1]
-    out[0] = 0.0
-    out[1] = 0.0
-    steps = 0
-    while True:
-        if st.over[b]:
-            winner = _winner_row(st, b, tab, sc, values)
-            out[winner] = 1.0
-            out[1 - winner] = -1.0
-            return
-        if st.plies[b] >= max_plies:
-            return
-        if steps >= depth:
-            break
-        k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
-        for a in range(n_cells + 1):
-            if mask[a]:
-                if k == 0:
-                    _step_row(st, b, a, tab, sc)
-                    break
-                k -= 1
-        steps += 1
-    top = _size_values_row(st, b, tab, sc, values)
-    for s in range(top, 0, -1):
-        d = values[0, s] - values[1, s]
-        if d != 0:
-            x = np.tanh(d / (scale * s * s))
-            out[0] = x
-            out[1] = -x
-            return
-
-
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed):
-    """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
-    choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
-    without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
-    descend by ``value/visits + exploration * sqrt(log(avail) / visits)`` (the player to move's value; ties to
-    the lowest action), value the leaf with :func:`_leaf_value`, add it along the path. The answer is the most
-    visited root child, ties to the one expanded first (with a budget near the number of legal moves most
-    children tie; a fixed order such as the lowest action would skew play towards one corner of the board).
-    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps."""
-    n_actions = st.color.shape[1] + 1
-    # the two rows as run-time values: a literal row number would make numba compile every callee once more
-    work = st.color.shape[0] - 1
-    root = work - 1
-    nodes = budget + 1
-    children = np.full((nodes, n_actions), -1, dtype=np.int64)
-    visits = np.zeros(nodes, dtype=np.int64)
-    avail = np.zeros(nodes, dtype=np.int64)
-    value = np.zeros((nodes, 2), dtype=np.float64)
-    path = np.empty(nodes + 1, dtype=np.int64)
-    untried = np.empty(n_actions, dtype=np.int64)
-    mask = np.zeros(n_actions, dtype=np.bool_)
-    values = np.zeros((2, n_actions), dtype=np.int64)
-    leaf = np.zeros(2, dtype=np.float64)
-    used = 1
-    for _ in range(budget):
-        _copy_row(st, root, work)
-        node = 0
-        path[0] = 0
-        plen = 1
-        while not st.over[work] and st.plies[work] < max_plies:
-            player = st.to_move[work]
-            _mask_row(st, work, mask, tab.nbrs)
-            if node == 0:
-                mask &= root_allowed
-            n_untried = 0
-            for a in range(n_actions):
-                if mask[a]:
-                    child = children[node, a]
-                    if child >= 0:
-                        avail[child] += 1
-                    else:
-                        untried[n_untried] = a
-                        n_untried += 1
-            if n_untried > 0:
-                a = untried[below(st.rng, work, n_untried)]
-                children[node, a] = used
-                avail[used] = 1
-                _step_row(st, work, a, tab, sc)
-                path[plen] = used
-                plen += 1
-                used += 1
-                break
-            best = -1
-            best_score = -np.inf
-            for a in range(n_actions):
-                if mask[a]:
-                    child = children[node, a]
-                    score = value[child, player] / visits[child] + exploration * np.sqrt(
-                        np.log(avail[child]) / visits[child]
-                    )
-                    if score > best_score:
-                        best = a
-                        best_score = score
-            _step_row(st, work, best, tab, sc)
-            node = children[node, best]
-            path[plen] = node
-            plen += 1
-        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
-        for i in range(plen):
-            visits[path[i]] += 1
-            value[path[i], 0] += leaf[0]
-            value[path[i], 1] += leaf[1]
-    _mask_row(st, root, mask, tab.nbrs)
-    best = -1
-    most = -1
-    first = nodes
-    for a in range(n_actions):  # ties go to the child expanded first, as MCTSPolicy's max over its children dict
-        child = children[0, a]
-        if mask[a] and child >= 0 and (visits[child] > most or (visits[child] == most and child < first)):
-            best = a
-            most = visits[child]
-            first = child
-    return best
-
-
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
-    """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
-    on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing
-    it, each leaf valued as the search's (:func:`_leaf_value`: up to ``depth`` uniform random plies, then the
-    cascade). Illegal actions get NaN."""
-    n_actions = st.color.shape[1] + 1
-    work = st.color.shape[0] - 1
-    root = work - 1
-    root_mask = np.zeros(n_actions, dtype=np.bool_)
-    mask = np.zeros(n_actions, dtype=np.bool_)
-    values = np.zeros((2, n_actions), dtype=np.int64)
-    leaf = np.zeros(2, dtype=np.float64)
-    player = st.to_move[root]
-    _mask_row(st, root, root_mask, tab.nbrs)
-    for a in range(n_actions):
-        out[a] = np.nan
-        if not root_mask[a]:
-            continue
-        total = 0.0
-        for _ in range(rollouts):
-            _copy_row(st, root, work)
-            _step_row(st, work, a, tab, sc)
-            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
-            total += leaf[player]
-        out[a] = total / rollouts
-
-
 # ----- the Python face ------------------------------------------------------------------------------------------
-class FastBestiarium(BatchedGame):
+class BestiariumBatched(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
 
     name = "bestiarium"
@@ -831,10 +659,10 @@ class FastBestiarium(BatchedGame):
         return self.reference.options()
 
     # ----- BatchedGame ------------------------------------------------------------------------------------
-    def new_state(self, batch: int) -> BestiariumBatch:
+    def new_state(self, batch: int) -> BestiariumBatchedState:
         """Zeroed state for ``batch`` games (``reset_rows`` starts them)."""
         n = self.num_cells
-        return BestiariumBatch(
+        return BestiariumBatchedState(
             color=np.zeros((batch, n), dtype=np.uint8),
             cid=np.full((batch, n), -1, dtype=np.int16),
             link=np.full((batch, n), -1, dtype=np.int16),
@@ -851,19 +679,19 @@ class FastBestiarium(BatchedGame):
             rng=np.zeros(batch, dtype=np.uint64),
         )
 
-    def reset_rows(self, state: BestiariumBatch, rows: np.ndarray) -> None:
+    def reset_rows(self, state: BestiariumBatchedState, rows: np.ndarray) -> None:
         """The empty board, Black to place, in each of ``rows`` (no chance: the generators are not drawn from)."""
         _reset_kernel(state, np.asarray(rows, dtype=np.int64))
 
-    def legal_mask(self, state: BestiariumBatch, out: np.ndarray) -> None:
+    def legal_mask(self, state: BestiariumBatchedState, out: np.ndarray) -> None:
         """The mover's mask per row into ``out`` (B, N + 1) bool; all False for a finished game."""
         _mask_kernel(state, out, self.tables.nbrs)
 
-    def apply(self, state: BestiariumBatch, actions: np.ndarray) -> None:
+    def apply(self, state: BestiariumBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row."""
         _apply_kernel(state, np.asarray(actions, dtype=np.int64), self.tables, self._scratch)
 
-    def observe(self, state: BestiariumBatch, seats: np.ndarray, out: np.ndarray) -> None:
+    def observe(self, state: BestiariumBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s planes from ``seats[b]``'s view into ``out[b]`` (B, 56, S, S) float32."""
         if not out.flags.c_contiguous:
             raise ValueError("observe needs a C-contiguous output array")
@@ -877,28 +705,28 @@ class FastBestiarium(BatchedGame):
         else:
             _observe_kernel(state, seats, flat, self.tables)
 
-    def current_player(self, state: BestiariumBatch) -> np.ndarray:
+    def current_player(self, state: BestiariumBatchedState) -> np.ndarray:
         """Seat to move per row, TERMINAL where the game is over (the eater keeps the turn through a chain)."""
         return np.where(state.over, TERMINAL, state.to_move.astype(np.int64))
 
-    def returns(self, state: BestiariumBatch) -> np.ndarray:
+    def returns(self, state: BestiariumBatchedState) -> np.ndarray:
         """(B, 2) float64: +1 / -1 for finished games (the cascade, then the first of the final passes), else 0."""
         out = np.zeros((state.color.shape[0], 2), dtype=np.float64)
         if state.over.any():
             _returns_kernel(state, self.tables, self._scratch, out)
         return out
 
-    def truncated(self, state: BestiariumBatch) -> np.ndarray:
+    def truncated(self, state: BestiariumBatchedState) -> np.ndarray:
         """(B,) bool: the ply cap (20 x cells plies, the reference's ``max_game_length``) reached unfinished."""
         return ~state.over & (state.plies >= self.max_game_length)
 
-    def scores(self, state: BestiariumBatch) -> np.ndarray:
+    def scores(self, state: BestiariumBatchedState) -> np.ndarray:
         """(B, 2) float64: the cascade values at the first size where the players differ (0, 0 if none does)."""
         out = np.zeros((state.color.shape[0], 2), dtype=np.float64)
         _scores_kernel(state, self.tables, self._scratch, out)
         return out
 
-    def shaping_potential(self, state: BestiariumBatch) -> np.ndarray:
+    def shaping_potential(self, state: BestiariumBatchedState) -> np.ndarray:
         """(B, 2) as the reference's ``shaping_potential`` (its ``scores``)."""
         return self.scores(state)
 
@@ -912,7 +740,7 @@ class FastBestiarium(BatchedGame):
         return tuple(out.tolist())
 
     # ----- the bridge to rules.py --------------------------------------------------------------------------
-    def to_reference(self, state: BestiariumBatch, row: int) -> BestiariumState:
+    def to_reference(self, state: BestiariumBatchedState, row: int) -> BestiariumState:
         """Row ``row`` as a reference state (through the reference's own snapshot loader)."""
         color = state.color[row]
         chain: list[int] = []
@@ -930,7 +758,7 @@ class FastBestiarium(BatchedGame):
         }
         return self.reference.state_from_json(data)
 
-    def from_reference(self, reference_state: BestiariumState, state: BestiariumBatch, row: int) -> None:
+    def from_reference(self, reference_state: BestiariumState, state: BestiariumBatchedState, row: int) -> None:
         """Write a reference state into row ``row`` (creatures and legality rebuilt; the row's generator kept)."""
         s = reference_state
         grow = s.phase == GROW and not s.over
@@ -948,87 +776,3 @@ class FastBestiarium(BatchedGame):
             s.over,
             self.tables.nbrs,
         )
-
-
-class CompiledSearch:
-    """The ``search`` baseline's whole decision in one kernel call (:func:`_search_kernel`): the position is
-    loaded into a two-game batch (row 0 the root, row 1 each simulation's copy) and searched with the algorithm,
-    budget, playouts and leaf values of ``MCTSPolicy`` + ``baselines.cascade_value``. Random choices come from a
-    SplitMix64 stream seeded by one draw from the caller's generator per decision: a seeded search is
-    deterministic, but draws other moves than the Python search with the same seed."""
-
-    def __init__(self, game: BestiariumGame, budget: int, exploration: float, depth: int, scale: float):
-        self.engine = FastBestiarium(**game.options())
-        self.budget = int(budget)
-        self.exploration = float(exploration)
-        self.depth = int(depth)
-        self.scale = float(scale)
-        self._state = self.engine.new_state(2)
-        self._every_action = np.ones(self.engine.num_actions, dtype=np.bool_)
-
-    def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
-        """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
-        self.engine.from_reference(state, self._state, 1)
-        self._state.rng[1] = np.uint64(seed)
-        n = self.engine.num_cells
-        out = np.zeros(2, dtype=np.float64)
-        _leaf_value(
-            self._state,
-            1,
-            self.depth if depth is None else depth,
-            self.engine.max_game_length,
-            self.scale,
-            self.engine.tables,
-            self.engine._scratch,
-            np.zeros(n + 1, dtype=np.bool_),
-            np.zeros((2, n + 1), dtype=np.int64),
-            out,
-        )
-        return out
-
-    def __call__(
-        self,
-        state: BestiariumState,
-        rng: np.random.Generator,
-        root_actions: np.ndarray | None = None,
-        budget: int | None = None,
-    ) -> int:
-        """The most visited root action after ``budget`` (default: the search's) simulations from ``state``
-        (unchanged); ``root_actions`` (legal ids), when given, are the root's only children."""
-        self.engine.from_reference(state, self._state, 0)
-        self._state.rng[1] = np.uint64(rng.integers(1 << 63))
-        allowed = self._every_action
-        if root_actions is not None:
-            allowed = np.zeros(self.engine.num_actions, dtype=np.bool_)
-            allowed[np.asarray(root_actions, dtype=np.int64)] = True
-        return int(
-            _search_kernel(
-                self._state,
-                self.budget if budget is None else int(budget),
-                self.exploration,
-                self.depth,
-                self.engine.max_game_length,
-                self.scale,
-                self.engine.tables,
-                self.engine._scratch,
-                allowed,
-            )
-        )
-
-    def action_values(self, state: BestiariumState, rng: np.random.Generator, rollouts: int) -> np.ndarray:
-        """Flat Monte Carlo value of every action for the player to move (:func:`_action_values_kernel`:
-        ``rollouts`` of the search's playouts after each legal action; NaN where illegal), float64 (A,)."""
-        self.engine.from_reference(state, self._state, 0)
-        self._state.rng[1] = np.uint64(rng.integers(1 << 63))
-        out = np.empty(self.engine.num_actions, dtype=np.float64)
-        _action_values_kernel(
-            self._state,
-            int(rollouts),
-            self.depth,
-            self.engine.max_game_length,
-            self.scale,
-            self.engine.tables,
-            self.engine._scratch,
-            out,
-        )
-        return out

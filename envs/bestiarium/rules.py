@@ -16,15 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from envs.bestiarium import features
-from envs.bestiarium.actions import ActionCodec
-from envs.bestiarium.observation import ObservationEncoder, _observation_kernel
+from envs.bestiarium import observation, render
+from envs.bestiarium.actions import GROW, PLACE, ActionCodec
+from envs.bestiarium.observation import NUM_GLOBAL_PLANES, ObservationEncoder
 from envs.common.game import (
     TERMINAL,
     ConfigError,
     Game,
     IllegalActionError,
-    SnapshotError,
     Symmetry,
     check_choice,
     check_int_range,
@@ -34,16 +33,8 @@ from envs.common.hexgrid import HexGrid, transforms
 
 BOARD_SIZES = (5, 6, 7)
 SHAPE_EQUIVALENCES = ("free", "one_sided", "fixed")
-PLACE, GROW = 0, 1
-PHASE_NAMES = ("place", "grow")
-SEAT_NAMES = ("Black", "White")
-STONE_CHARS = ".XO"
-"""Text boards: ``.`` empty, ``X`` Black, ``O`` White (lower case ``x``/``o``: the creature that must grow)."""
 PLY_CAP_PER_CELL = 20
 """The ply cap is ``PLY_CAP_PER_CELL * cells`` (1820 plies on side 6; random games take 0.7 to 2 x cells)."""
-
-_SYMMETRIES: dict[int, tuple[Symmetry, ...]] = {}
-"""``BestiariumGame.symmetries`` per board size, built on first use and shared read-only."""
 
 _SHAPE_CACHE_LIMIT = 500_000
 _PASS = b"\x01"
@@ -115,6 +106,56 @@ class BestiariumState:
         return s
 
 
+class ShapeNames:
+    """Names the shapes of sets of cells of one board up to a shape equivalence: :meth:`shape_id` is an int per
+    shape, shared by every board of the equivalence (cached per board radius and equivalence)."""
+
+    def __init__(self, grid: HexGrid, shape_equivalence: str):
+        radius = grid.radius
+        # Shape keys: a stride wide enough that translation-normalised offsets decode uniquely.
+        stride = 4 * radius + 3
+        self._skey = tuple((r + radius) * stride + (q + radius) for q, r in grid.coords)
+        self._shape_keys = _SHAPE_KEYS.setdefault((radius, shape_equivalence), {})
+        self._shape_ids = _SHAPE_IDS.setdefault(shape_equivalence, {})
+        self._cell_images = tuple(
+            (tuple(f(c)[0] for c in grid.coords), tuple(f(c)[1] for c in grid.coords))
+            for f in transforms(shape_equivalence)
+        )
+        """Per symmetry of the shape equivalence: every cell's image (q per cell, r per cell)."""
+
+    def shape_id(self, cells: list[int]) -> int:
+        """An int naming the shape of a set of cells up to the configured equivalence (cached)."""
+        skey = self._skey
+        vals = sorted([skey[c] for c in cells])
+        m = vals[0]
+        key = tuple([v - m for v in vals])
+        sid = self._shape_keys.get(key)
+        if sid is None:
+            form = self.canonical_shape(cells)
+            ids = self._shape_ids
+            sid = ids.get(form)
+            if sid is None:
+                sid = ids[form] = len(ids)
+            if len(self._shape_keys) >= _SHAPE_CACHE_LIMIT:
+                self._shape_keys.clear()
+            self._shape_keys[key] = sid
+        return sid
+
+    def canonical_shape(self, cells: list[int]) -> tuple[tuple[int, int], ...]:
+        """``hexgrid.canonical_shape`` of the cells (the same tuple), from each symmetry's image of every cell
+        computed once per board (a cache miss of :meth:`shape_id` cost about 0.5 ms through the symmetry maps)."""
+        best = None
+        for qs, rs in self._cell_images:
+            q = [qs[c] for c in cells]
+            r = [rs[c] for c in cells]
+            mq = min(q)
+            mr = min(r)
+            form = sorted(zip([v - mq for v in q], [v - mr for v in r]))
+            if best is None or form < best:
+                best = form
+        return tuple(best) if best is not None else ()
+
+
 class BestiariumGame(Game[BestiariumState]):
     """Bestiarium for two players on a hexhex board of ``board_size`` cells a side.
 
@@ -147,21 +188,11 @@ class BestiariumGame(Game[BestiariumState]):
         self.pass_action = n
         self.encoder = ObservationEncoder(grid, shape_equivalence)
         self.observation_shape = self.encoder.shape
-        self.global_planes = features.NUM_GLOBAL_PLANES
+        self.global_planes = NUM_GLOBAL_PLANES
         """The observation's last 38 planes are constants (the scoring cascade): networks may read them as a
         vector (``training.networks``)."""
         self.max_game_length = PLY_CAP_PER_CELL * n
-        radius = grid.radius
-        # Shape keys: a stride wide enough that translation-normalised offsets decode uniquely.
-        stride = 4 * radius + 3
-        self._skey = tuple((r + radius) * stride + (q + radius) for q, r in grid.coords)
-        self._shape_keys = _SHAPE_KEYS.setdefault((radius, shape_equivalence), {})
-        self._shape_ids = _SHAPE_IDS.setdefault(shape_equivalence, {})
-        self._cell_images = tuple(
-            (tuple(f(c)[0] for c in grid.coords), tuple(f(c)[1] for c in grid.coords))
-            for f in transforms(shape_equivalence)
-        )
-        """Per symmetry of the shape equivalence: every cell's image (q per cell, r per cell)."""
+        self.shapes = ShapeNames(grid, shape_equivalence)
         self._empty_legal = bytes([1]) * n
         self._single_shape_max = 1 if shape_equivalence == "fixed" else 2
         """Sizes up to this have a single shape (one cell; two cells unless rotations are told apart)."""
@@ -179,36 +210,8 @@ class BestiariumGame(Game[BestiariumState]):
 
     # ----- shapes and creatures --------------------------------------------------------------------
     def shape_id(self, cells: list[int]) -> int:
-        """An int naming the shape of a set of cells up to the configured equivalence (cached)."""
-        skey = self._skey
-        vals = sorted([skey[c] for c in cells])
-        m = vals[0]
-        key = tuple([v - m for v in vals])
-        sid = self._shape_keys.get(key)
-        if sid is None:
-            form = self._canonical_shape(cells)
-            ids = self._shape_ids
-            sid = ids.get(form)
-            if sid is None:
-                sid = ids[form] = len(ids)
-            if len(self._shape_keys) >= _SHAPE_CACHE_LIMIT:
-                self._shape_keys.clear()
-            self._shape_keys[key] = sid
-        return sid
-
-    def _canonical_shape(self, cells: list[int]) -> tuple[tuple[int, int], ...]:
-        """``hexgrid.canonical_shape`` of the cells (the same tuple), from each symmetry's image of every cell
-        computed once per board (a cache miss of :meth:`shape_id` cost about 0.5 ms through the symmetry maps)."""
-        best = None
-        for qs, rs in self._cell_images:
-            q = [qs[c] for c in cells]
-            r = [rs[c] for c in cells]
-            mq = min(q)
-            mr = min(r)
-            form = sorted(zip([v - mq for v in q], [v - mr for v in r]))
-            if best is None or form < best:
-                best = form
-        return tuple(best) if best is not None else ()
+        """An int naming the shape of a set of cells up to the configured equivalence (:class:`ShapeNames`)."""
+        return self.shapes.shape_id(cells)
 
     def _shape_of(self, state: BestiariumState, c: int) -> int:
         sid = state.shape.get(c)
@@ -226,7 +229,7 @@ class BestiariumGame(Game[BestiariumState]):
         """Whether two cell sets have the same shape under the configured equivalence."""
         return len(a) == len(b) and self.shape_id(a) == self.shape_id(b)
 
-    def _legal_at(self, state: BestiariumState, j: int, col: int) -> int:
+    def legal_at(self, state: BestiariumState, j: int, col: int) -> int:
         """1 if empty cell ``j`` touches at most one creature of colour ``col``."""
         color = state.color
         cid = state.cid
@@ -262,7 +265,7 @@ class BestiariumGame(Game[BestiariumState]):
         leg = state.legal[seat]
         for j in self.nbrs[x]:
             if color[j] == 0 and leg[j]:
-                leg[j] = self._legal_at(state, j, col)
+                leg[j] = self.legal_at(state, j, col)
 
     def _eat_and_continue(self, state: BestiariumState, seat: int, c: int) -> None:
         """After C grew (placement or growth): eat if it can and enter the grow phase, else end the turn.
@@ -306,8 +309,8 @@ class BestiariumGame(Game[BestiariumState]):
                 state.shape.pop(e, None)
             for j in touched:
                 if color[j] == 0:
-                    legal0[j] = self._legal_at(state, j, 1)
-                    legal1[j] = self._legal_at(state, j, 2)
+                    legal0[j] = self.legal_at(state, j, 1)
+                    legal1[j] = self.legal_at(state, j, 2)
             state.phase = GROW
             state.chain = c
             return
@@ -479,65 +482,31 @@ class BestiariumGame(Game[BestiariumState]):
         """An independent copy."""
         return state.clone()
 
+    def blank_state(self) -> BestiariumState:
+        """An empty board, Black to place (to be filled in by snapshots and text boards)."""
+        return BestiariumState(self.num_cells)
+
     # ----- observation, notation -----------------------------------------------------------------
     def observation(self, state: BestiariumState, seat: int) -> np.ndarray:
-        """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view; see ``observation.py`` and ``features.py``."""
-        grow = state.phase == GROW and not state.over
-        legal = state.legal
-        enc = self.encoder
-        return _observation_kernel(  # one compiled call with few arguments: the AEC env builds one a step
-            state.color,
-            legal[0],
-            legal[1],
-            seat | state.to_move << 1 | grow << 2 | (state.passes == 1) << 3,
-            state.members[state.chain][0] if grow else -1,
-            enc.tables,
-            enc.size_plane,
-        )
+        """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view (``observation.py``)."""
+        return observation.observe(self, state, seat)
 
     has_symmetries = True
 
     def symmetries(self, state: BestiariumState) -> tuple[Symmetry, ...]:
-        """The 12 rotations and reflections of the hexhex board about its centre cell, in every position.
-
-        The rules never refer to a direction: legality, eating and scoring compare creatures' sizes and whether
-        two shapes are equal, and a turn of the whole board keeps both (under every ``shape_equivalence``: two
-        creatures equal up to translation, rotation or reflection stay so when both are turned). Every
-        observation plane is per cell or constant, so a symmetry moves the cells of every plane alike; the pass
-        stays the pass.
-        """
-        if self.board_size not in _SYMMETRIES:  # shared by every engine of this size
-            _SYMMETRIES[self.board_size] = tuple(self._symmetry(t) for t in transforms("free"))
-        return _SYMMETRIES[self.board_size]
-
-    def _symmetry(self, point_map: Any) -> Symmetry:
-        grid = self.grid
-        cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
-        side = grid.square_shape[0] * grid.square_shape[1]
-        square_map = np.arange(side)
-        square_map[grid.square_index] = grid.square_index[cell_map]
-        channels = self.observation_shape[0]
-        source = np.empty(channels * side, dtype=np.int64)
-        source[(np.arange(channels)[:, None] * side + square_map[None, :]).ravel()] = np.arange(channels * side)
-        actions = np.append(cell_map, self.pass_action)
-        source.setflags(write=False)
-        actions.setflags(write=False)
-        return Symmetry(observation_source=source, actions=actions)
+        """The 12 rotations and reflections of the board, in every position (:func:`observation.symmetries`)."""
+        return observation.symmetries(self, state)
 
     def action_layout(self) -> np.ndarray:
-        """Cell actions on their square of the observation planes (one channel: the phase plane says whether
-        it places or grows); the pass belongs to no cell (row ``(-1, 0)``)."""
-        cells = np.stack([self.grid.square_index, np.zeros(self.num_cells, dtype=np.int64)], axis=1)
-        return np.concatenate([cells, [[-1, 0]]]).astype(np.int64)
+        return observation.action_layout(self)
 
     def action_to_str(self, state: BestiariumState, action: int) -> str:
         """``e5`` (place), ``+e5`` (grow) or ``pass``."""
-        a = self.check_action_range(action)
-        return self.codec.to_str(a, state.phase == GROW)
+        return self.codec.to_str(state, self.check_action_range(action))
 
     def str_to_action(self, state: BestiariumState, text: str) -> int:
         """Parse ``e5`` / ``+e5`` / ``pass`` (or a plain action id); legality is checked by ``apply``."""
-        a = self.codec.parse(text)
+        a = self.codec.parse(state, text)
         if a is None:
             t = text.strip()
             if t.isdigit() and int(t) < self.num_actions:
@@ -546,194 +515,23 @@ class BestiariumGame(Game[BestiariumState]):
         return a
 
     # ----- text boards ---------------------------------------------------------------------------
-    def _rows(self) -> list[list[int]]:
-        rows: list[list[int]] = [[] for _ in range(2 * self.grid.radius + 1)]
-        for i, (_, r) in enumerate(self.grid.coords):
-            rows[r + self.grid.radius].append(i)
-        return rows
-
     def board_text(self, state: BestiariumState, labels: bool = True) -> str:
-        """The board as hexagon-shaped text rows (``.`` ``X`` ``O``; ``x``/``o`` = the creature that must grow)."""
-        radius = self.grid.radius
-        grow = state.phase == GROW and not state.over
-        lines = []
-        for k, row in enumerate(self._rows()):
-            chars = []
-            for i in row:
-                ch = STONE_CHARS[state.color[i]]
-                if grow and state.cid[i] == state.chain:
-                    ch = ch.lower()
-                chars.append(ch)
-            pad = " " * abs(k - radius)
-            lines.append((f"{chr(ord('a') + k)} " if labels else "") + pad + " ".join(chars))
-        return "\n".join(lines)
+        return render.board_text(self, state, labels)
 
     def state_from_text(self, text: str, to_move: int = 0, passes: int = 0, plies: int = 0) -> BestiariumState:
-        """A position from a text board (as :meth:`board_text` writes it; row labels optional).
-
-        ``.`` empty, ``X``/``B`` Black, ``O``/``W`` White; lower-case ``x``/``o`` mark the creature that must grow
-        (the position is then in the grow phase and they must be one creature of ``to_move``). ``passes`` = 1
-        means ``1 - to_move`` has just passed. Raises ValueError for a malformed board.
-        """
-        rows = self._rows()
-        lines = [ln.split() for ln in text.strip("\n").splitlines() if ln.strip()]
-        if len(lines) != len(rows):
-            raise ValueError(f"expected {len(rows)} rows, got {len(lines)}")
-        color = bytearray(self.num_cells)
-        marked = []
-        for k, (tokens, row) in enumerate(zip(lines, rows)):
-            if tokens and tokens[0] == chr(ord("a") + k):
-                tokens = tokens[1:]
-            if len(tokens) != len(row):
-                raise ValueError(f"row {k} needs {len(row)} cells, got {len(tokens)}: {tokens}")
-            for tok, i in zip(tokens, row):
-                if tok in (".",):
-                    continue
-                if tok in ("X", "B", "x"):
-                    color[i] = 1
-                elif tok in ("O", "W", "o"):
-                    color[i] = 2
-                else:
-                    raise ValueError(f"unknown cell token {tok!r}")
-                if tok in ("x", "o"):
-                    marked.append(i)
-        return self._build(color, to_move, marked, passes, 1 - to_move if passes == 1 else -1, plies, False)
-
-    def _build(
-        self,
-        color: bytearray,
-        to_move: int,
-        chain_cells: list[int],
-        passes: int,
-        first_passer: int,
-        plies: int,
-        over: bool,
-    ) -> BestiariumState:
-        """A consistent state from a colour vector (creatures, legality recomputed); ValueError if inconsistent."""
-        s = BestiariumState(self.num_cells)
-        s.color = bytearray(color)
-        for col in (1, 2):
-            members = [color[i] == col for i in range(self.num_cells)]
-            for comp in self.grid.components(members):
-                c = s.next_id
-                s.next_id += 1
-                s.members[c] = sorted(comp)
-                for i in comp:
-                    s.cid[i] = c
-        for i in range(self.num_cells):
-            if color[i] == 0:
-                s.legal[0][i] = self._legal_at(s, i, 1)
-                s.legal[1][i] = self._legal_at(s, i, 2)
-        s.to_move = to_move
-        s.passes = passes
-        s.first_passer = first_passer
-        s.plies = plies
-        s.over = over
-        if chain_cells:
-            c = s.cid[chain_cells[0]]
-            if c < 0 or sorted(chain_cells) != s.members[c]:
-                raise ValueError("the marked cells must be exactly one whole creature")
-            if color[chain_cells[0]] != to_move + 1:
-                raise ValueError("the creature that must grow belongs to the player to move")
-            s.phase = GROW
-            s.chain = c
-        return s
+        """A position from a text board (:func:`render.state_from_text`)."""
+        return render.state_from_text(self, text, to_move, passes, plies)
 
     # ----- snapshots -----------------------------------------------------------------------------
     def state_to_json(self, state: BestiariumState) -> dict[str, Any]:
-        """Exact JSON form: the board string, the chain creature's cells, turn and pass books."""
-        return {
-            "board": "".join(STONE_CHARS[v] for v in state.color),
-            "to_move": state.to_move,
-            "phase": PHASE_NAMES[state.phase],
-            "chain": sorted(state.members[state.chain]) if state.phase == GROW else [],
-            "passes": state.passes,
-            "first_passer": state.first_passer,
-            "plies": state.plies,
-            "over": state.over,
-        }
+        return render.state_to_json(self, state)
 
     def state_from_json(self, data: dict[str, Any]) -> BestiariumState:
-        """Inverse of :meth:`state_to_json`; SnapshotError for damaged data."""
-        try:
-            board = data["board"]
-            if not isinstance(board, str) or len(board) != self.num_cells or set(board) - set(STONE_CHARS):
-                raise SnapshotError(f"bad board {board!r}")
-            to_move, passes, first, plies = data["to_move"], data["passes"], data["first_passer"], data["plies"]
-            for name, v, lo, hi in (
-                ("to_move", to_move, 0, 1),
-                ("passes", passes, 0, 2),
-                ("first_passer", first, -1, 1),
-                ("plies", plies, 0, 10**9),
-            ):
-                if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-                    raise SnapshotError(f"bad {name} {v!r}")
-            over = data["over"]
-            phase = data["phase"]
-            chain = data["chain"]
-            if not isinstance(over, bool) or phase not in PHASE_NAMES or not isinstance(chain, list):
-                raise SnapshotError("bad over/phase/chain")
-            if (phase == "grow") != bool(chain) or (over and (phase == "grow" or passes != 2)):
-                raise SnapshotError("inconsistent phase, chain and end of game")
-            if over != (passes == 2) or (passes == 0) != (first == -1):
-                raise SnapshotError("inconsistent passes and first_passer")
-            if passes and first != (1 - to_move if passes == 1 else to_move):
-                raise SnapshotError("first_passer does not fit the turn")
-            if any(isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.num_cells for i in chain):
-                raise SnapshotError(f"bad chain cells {chain!r}")
-            color = bytearray(STONE_CHARS.index(ch) for ch in board)
-            return self._build(color, to_move, chain, passes, first, plies, over)
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError) as err:
-            raise SnapshotError(f"damaged Bestiarium state: {err!r}") from err
+        return render.state_from_json(self, data)
 
     # ----- pictures --------------------------------------------------------------------------------
-    def status_lines(self, state: BestiariumState) -> list[str]:
-        """Who is to do what, passes, ply, and the scoring cascade's first rows."""
-        if state.over:
-            w = self.winner(state)
-            head = f"Game over after {state.plies} plies: {SEAT_NAMES[w]} wins"
-        elif self.is_truncated(state):
-            head = f"Truncated at the ply cap ({state.plies} plies)"
-        elif state.phase == GROW:
-            c = state.chain
-            head = (
-                f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) must grow its creature of size "
-                f"{len(state.members[c])} (ply {state.plies})"
-            )
-        else:
-            head = f"{SEAT_NAMES[state.to_move]} ({STONE_CHARS[state.to_move + 1]}) to place (ply {state.plies})"
-        lines = [head]
-        if state.passes == 1 and not state.over:
-            lines.append(f"{SEAT_NAMES[state.first_passer]} passed; another pass ends the game")
-        rows = [row for row in self.cascade(state) if row[1] or row[2]][:4]
-        if rows:
-            lines.append("cascade size:Black/White  " + "  ".join(f"{s}:{b}/{w}" for s, b, w in rows))
-        return lines
-
     def render_ansi(self, state: BestiariumState) -> str:
-        """The text board (X Black, O White, lower case = the creature that must grow) and status lines."""
-        return self.board_text(state) + "\n" + "\n".join(self.status_lines(state))
+        return render.render_ansi(self, state)
 
     def render_rgb(self, state: BestiariumState) -> np.ndarray:
-        """Hexes (dark = Black, light = White, labelled with their creature's size) over a status panel."""
-        from envs.common import render as rd
-
-        fills = []
-        labels = []
-        grow = state.phase == GROW and not state.over
-        for i in range(self.num_cells):
-            v = state.color[i]
-            if v == 0:
-                fills.append(rd.EMPTY)
-                labels.append("")
-                continue
-            chain = grow and state.cid[i] == state.chain
-            if v == 1:
-                fills.append((150, 40, 40) if chain else (30, 30, 30))
-            else:
-                fills.append((255, 200, 200) if chain else (250, 250, 250))
-            labels.append(str(len(state.members[state.cid[i]])))
-        board = rd.hex_board(self.grid, list(range(self.num_cells)), fills, labels, size=16.0)
-        return rd.stack_vertical([board, rd.text_panel(self.status_lines(state), width=board.shape[1])])
+        return render.render_rgb(self, state)

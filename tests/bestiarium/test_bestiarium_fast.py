@@ -16,9 +16,8 @@ import numpy as np
 import pytest
 
 from envs import bestiarium_v1
-from envs.bestiarium.fast import FastBestiarium
-from envs.bestiarium.features import score_planes_reference
-from envs.bestiarium.observation import NUM_STONE_PLANES
+from envs.bestiarium.fast import BestiariumBatched
+from envs.bestiarium.observation import NUM_STONE_PLANES, score_planes_reference
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
@@ -29,17 +28,19 @@ OPTION_SETS = [(size, eq) for size in (5, 6, 7) for eq in ("free", "one_sided", 
 GAMES_PER_SET = {5: 150, 6: 100, 7: 60}
 """Random games per option set in the suite (a few seconds each); the sweep script plays thousands."""
 
-_ENGINES: dict[tuple[int, str], FastBestiarium] = {}
+_ENGINES: dict[tuple[int, str], BestiariumBatched] = {}
 
 
-def engine(size: int = 6, eq: str = "free") -> FastBestiarium:
+def engine(size: int = 6, eq: str = "free") -> BestiariumBatched:
     key = (size, eq)
     if key not in _ENGINES:
-        _ENGINES[key] = FastBestiarium(board_size=size, shape_equivalence=eq)
+        _ENGINES[key] = BestiariumBatched(board_size=size, shape_equivalence=eq)
     return _ENGINES[key]
 
 
-def pick_actions(fg: FastBestiarium, state, mask: np.ndarray, rows: list[int], rng: np.random.Generator) -> np.ndarray:
+def pick_actions(
+    fg: BestiariumBatched, state, mask: np.ndarray, rows: list[int], rng: np.random.Generator
+) -> np.ndarray:
     """Uniform random legal actions in even rows; in odd rows a 'grower' that mostly places next to its own
     stones (bigger creatures, more eating chains, larger shapes to compare)."""
     actions = np.zeros(mask.shape[0], dtype=np.int64)
@@ -57,7 +58,7 @@ def pick_actions(fg: FastBestiarium, state, mask: np.ndarray, rows: list[int], r
     return actions
 
 
-def play_differential(fg: FastBestiarium, games: int, seed: int) -> dict[str, int]:
+def play_differential(fg: BestiariumBatched, games: int, seed: int) -> dict[str, int]:
     """Play ``games`` random games in both engines at once, comparing everything every ply until each game ends
     (its final position included); returns counters of what the games went through."""
     ref: BestiariumGame = fg.reference
@@ -461,7 +462,7 @@ def random_positions(game: BestiariumGame, count: int, seed: int) -> list:
 
 def test_compiled_leaf_value_at_depth_zero_is_cascade_value():
     from envs.bestiarium.baselines import EVAL_SCALE, cascade_value
-    from envs.bestiarium.fast import CompiledSearch
+    from envs.bestiarium.search import CompiledSearch
 
     for size, eq in [(5, "fixed"), (6, "free"), (7, "one_sided")]:
         game = BestiariumGame(board_size=size, shape_equivalence=eq)
@@ -478,7 +479,7 @@ def test_compiled_leaf_value_at_depth_zero_is_cascade_value():
 def test_compiled_playouts_score_like_the_python_playouts():
     """The mean leaf value of 20 random plies then the cascade, compiled vs MCTSPolicy's Python playout."""
     from envs.bestiarium.baselines import EVAL_SCALE, ROLLOUT_DEPTH, search_policy
-    from envs.bestiarium.fast import CompiledSearch
+    from envs.bestiarium.search import CompiledSearch
 
     game = BestiariumGame(board_size=5)
     python = search_policy(game, seed=0, compiled=False)
@@ -549,7 +550,7 @@ def test_action_values_at_depth_zero_are_the_childrens_cascade_values():
     """Flat Monte Carlo with no random plies: each legal action's value is the cascade of the position after it,
     for the player who moved (exact), and NaN where the action is illegal."""
     from envs.bestiarium.baselines import EVAL_SCALE, cascade_value
-    from envs.bestiarium.fast import CompiledSearch
+    from envs.bestiarium.search import CompiledSearch
 
     game = BestiariumGame(board_size=5)
     search = CompiledSearch(game, budget=1, exploration=1.4, depth=0, scale=EVAL_SCALE)
@@ -569,7 +570,7 @@ def test_action_values_at_depth_zero_are_the_childrens_cascade_values():
 
 def test_action_values_average_the_search_playouts_and_are_seeded():
     from envs.bestiarium.baselines import EVAL_SCALE, ROLLOUT_DEPTH
-    from envs.bestiarium.fast import CompiledSearch
+    from envs.bestiarium.search import CompiledSearch
 
     game = BestiariumGame(board_size=5)
     search = CompiledSearch(game, budget=1, exploration=1.4, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.bestiarium import features as F
+from envs.bestiarium import observation as F
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.game import TERMINAL
 from tests.bestiarium.test_bestiarium_fast import random_positions

@@ -4,7 +4,7 @@ planes equal to their readable definitions on many random positions.
 The golden digests below were taken from the observations of the slower build that first shipped v1 (commit
 6b4f9ec: both seats' observations, every ply of seeded games, through ``env()``); the faster kernels must give
 the same bytes. The differential tests compare the compiled planes (AEC ``env()`` and the batched engine) with
-``ObservationEncoder.encode_numpy`` (planes 0-9) and ``features.score_planes_reference`` (planes 10-55) on random
+``ObservationEncoder.encode_numpy`` (planes 0-9) and ``observation.score_planes_reference`` (planes 10-55) on random
 positions from games that mostly grow their creatures (so that they eat, chain and compare many shapes).
 """
 
@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from envs import bestiarium_v1
-from envs.bestiarium.features import score_planes_reference
-from envs.bestiarium.observation import NUM_STONE_PLANES
+from envs.bestiarium.observation import NUM_STONE_PLANES, score_planes_reference
 from envs.bestiarium.rules import GROW, BestiariumGame
 
 GOLDEN = {
@@ -87,9 +86,9 @@ def readable_observation(game: BestiariumGame, state, seat: int) -> np.ndarray:
     flat[NUM_STONE_PLANES:, game.grid.square_index] = score_planes_reference(game, state, seat)
     constant = flat[NUM_STONE_PLANES:, game.grid.square_index[0]]  # the constant planes cover the corners too
     off = np.setdiff1d(np.arange(flat.shape[1]), game.grid.square_index)
-    from envs.bestiarium import features
+    from envs.bestiarium import observation
 
-    flat[features.MY_VALUE :, off] = constant[features.MY_VALUE - NUM_STONE_PLANES :, None]
+    flat[observation.MY_VALUE :, off] = constant[observation.MY_VALUE - NUM_STONE_PLANES :, None]
     return out
 
 
@@ -100,9 +99,9 @@ def test_compiled_planes_equal_the_readable_ones_on_random_games(size, eq):
     """Both engines' compiled observations (both seats, every ply) against the readable definitions, on games
     played in both engines with the same moves (the batched engine's creatures keep the cell they were born on
     as their key, which need not be their first cell: its own bookkeeping is what its kernel reads)."""
-    from envs.bestiarium.fast import FastBestiarium
+    from envs.bestiarium.fast import BestiariumBatched
 
-    fg = FastBestiarium(board_size=size, shape_equivalence=eq)
+    fg = BestiariumBatched(board_size=size, shape_equivalence=eq)
     game = fg.reference
     games = 6
     state = fg.new_state(games)
@@ -143,7 +142,7 @@ def test_rules_shape_forms_are_hexgrids_canonical_shapes(eq):
     count = 0
     for s in random_positions(game, 60, seed=4):
         for cells in s.members.values():
-            assert game._canonical_shape(cells) == canonical_shape([game.grid.coords[c] for c in cells], eq)
+            assert game.shapes.canonical_shape(cells) == canonical_shape([game.grid.coords[c] for c in cells], eq)
             count += 1
     assert count > 500
 

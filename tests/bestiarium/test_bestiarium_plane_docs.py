@@ -1,6 +1,6 @@
 """The observation's plane table on the spec pages (RULES.md and the env docstring) says what the code does.
 
-Both tables are read from the docs and checked against ``envs.bestiarium.features``' plane constants and against
+Both tables are read from the docs and checked against ``envs.bestiarium.observation``' plane constants and against
 an observation: the plane the docs name for "the opponent's stones that some stone of mine could eat" must hold
 exactly those stones on a hand-played position."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import envs.bestiarium.env as spec_page
-from envs.bestiarium import features as F
+from envs.bestiarium import observation as F
 from envs.bestiarium.rules import BestiariumGame
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,7 +83,7 @@ def test_the_documented_prey_planes_hold_those_stones(where):
     r = game.board_size - 1
     white = set()
     for name in ("e5", "e6"):
-        q, row = game.grid.coords[game.codec.parse(name)]
+        q, row = game.grid.coords[game.codec.parse(state, name)]
         white.add((row + r, q + r))
     assert {(int(i), int(j)) for i, j in zip(*np.nonzero(obs[opp_prey]))} == white
     assert all(obs[1][cell] == 1 for cell in white)  # White's stones

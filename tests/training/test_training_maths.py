@@ -185,7 +185,7 @@ def test_masked_distribution_equals_the_dense_masked_softmax():
 def test_conv_net_reads_the_global_planes_into_its_value_head():
     """Bestiarium's spec asks for its 38 constant planes as a vector; with the trunk silenced, the value still
     follows them (the head reads them directly), and a spec without the key (older checkpoints) has none."""
-    from envs.bestiarium.features import NUM_GLOBAL_PLANES, VERDICT
+    from envs.bestiarium.observation import NUM_GLOBAL_PLANES, VERDICT
     from envs.bestiarium.rules import BestiariumGame
     from training.config import make_config
     from training.networks import build_network, network_spec

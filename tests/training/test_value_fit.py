@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from envs.bestiarium import features
+from envs.bestiarium import observation
 from training.measure import value_fit
 
 
@@ -15,7 +15,7 @@ def test_positions_are_labelled_from_the_movers_view():
     n = data["obs"].shape[0]
     assert data["obs"].shape[1:] == (56, 11, 11) and data["result"].shape == data["score_now"].shape == (n,)
     assert set(np.unique(data["result"]).tolist()) <= {-1.0, 1.0}
-    assert np.array_equal(data["score_now"], data["obs"][:, features.VERDICT, 0, 0])
+    assert np.array_equal(data["score_now"], data["obs"][:, observation.VERDICT, 0, 0])
     for g in np.unique(data["game"]):  # one game: the movers' results are +1 for one seat, -1 for the other
         rows = data["game"] == g
         assert set(data["result"][rows].tolist()) == {-1.0, 1.0}

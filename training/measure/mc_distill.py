@@ -13,7 +13,7 @@ one game result (one bit for ~90 positions) or one chosen move.
    each other position with probability ``--label-fraction``; positions with one legal action are skipped.
    ``--workers`` processes play ``--games`` games in all (``--minutes``, when set, stops them earlier). The
    teacher's results against each opponent are printed: they measure the target's strength.
-2. **Labels.** :meth:`envs.bestiarium.fast.CompiledSearch.action_values`: for each legal action, the mean over
+2. **Labels.** :meth:`envs.bestiarium.search.CompiledSearch.action_values`: for each legal action, the mean over
    ``--rollouts`` playouts of the mover's leaf value after it (the ``search`` baseline's leaf: up to 20 uniform
    random plies, then ``tanh(d / (2 s^2))`` of the cascade).
 3. **Fit.** The project's network for Bestiarium (:func:`training.networks.network_spec` of the game's PPO
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.bestiarium.fast import CompiledSearch
+from envs.bestiarium.search import CompiledSearch
 from envs.bestiarium.rules import BestiariumGame
 from envs.common.policies import decision_from_state, make_baseline
 

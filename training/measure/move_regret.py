@@ -4,7 +4,7 @@ Why: :mod:`training.measure.mc_distill` fits a network to per-action values; thi
 the players at all. Positions are sampled from games of the ``search`` baseline against itself (the first
 ``--random-plies`` plies uniformly random; each later position kept with probability 1/4, one-action positions
 skipped). At each kept position two independent value maps ``A`` and ``B`` are drawn
-(:meth:`envs.bestiarium.fast.CompiledSearch.action_values`, ``--rollouts`` playouts per legal action each), and
+(:meth:`envs.bestiarium.search.CompiledSearch.action_values`, ``--rollouts`` playouts per legal action each), and
 every policy in ``--policies`` chooses a move. Reported per policy, over the positions:
 
 * ``gain``: ``B[move] - mean(B over the legal moves)``, the move's value above a uniformly random move's. ``B``
@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.bestiarium.fast import CompiledSearch
+from envs.bestiarium.search import CompiledSearch
 from envs.bestiarium.rules import BestiariumGame
 from envs.common.policies import decision_from_state, make_baseline
 from training.arena.players import make_policy

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.bestiarium import features
+from envs.bestiarium import observation
 from envs.bestiarium.observation import NUM_STONE_PLANES
 from envs.bestiarium.rules import BestiariumGame
 from envs.common.policies import decision_from_state, make_baseline
@@ -42,8 +42,8 @@ from training.networks import ConvNet, action_layout
 
 ENCODINGS: dict[str, tuple[int, int]] = {
     "v0": (NUM_STONE_PLANES, 0),
-    "v1-planes": (NUM_STONE_PLANES + features.NUM_SCORE_PLANES, 0),
-    "v1": (NUM_STONE_PLANES + features.NUM_SCORE_PLANES, features.NUM_GLOBAL_PLANES),
+    "v1-planes": (NUM_STONE_PLANES + observation.NUM_SCORE_PLANES, 0),
+    "v1": (NUM_STONE_PLANES + observation.NUM_SCORE_PLANES, observation.NUM_GLOBAL_PLANES),
 }
 """Encoding name -> (observation planes used, trailing constant planes read as a vector)."""
 TARGETS = ("result", "score-now")
@@ -67,7 +67,7 @@ def search_positions(
             obs.append(o)
             index.append(g)
             mover.append(seat)
-            verdict.append(float(o[features.VERDICT, 0, 0]))
+            verdict.append(float(o[observation.VERDICT, 0, 0]))
             if state.plies < random_plies:
                 action = int(rng.choice(game.legal_actions(state)))
             else:

@@ -1,23 +1,23 @@
 """What the web page is sent about a position: the board as JSON, the legal moves with click geometry, log text.
 
 Everything here reads a *view state*: ``game.information_state(state, seat)`` for a player's seat (hidden parts
-already replaced by placeholders), or the full state for the spectator view. The board JSON is built from
-``game.state_to_json(view_state)`` (plus fixed geometry from the game's options), so a player's page can only be
-sent what that seat may know. The legal moves come with their notation (``game.action_to_str``) and enough
+already replaced by placeholders), or the full state for the spectator view. What is sent is built by the game's own
+``envs/<game>/render.py`` (``board_data`` from ``game.state_to_json(view_state)`` and the game's geometry, so a
+player's page can only be sent what that seat may know; ``move_data`` from the codec's ``decode``), so this module
+holds no rules and parses no notation. The legal moves come with their notation (``game.action_to_str``) and enough
 geometry for the page to map clicks to them: the page never decides legality itself.
 
-One :class:`GameView` per game; :func:`view_for` picks it. No web framework is imported here.
+One :class:`GameView` per game (title, the new-game form); :func:`view_for` picks it. No web framework is imported
+here.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any
 
 from envs.common.game import Game
-from envs.common.hexgrid import HexGrid
 
 Json = dict[str, Any]
 
@@ -71,28 +71,6 @@ class GameView:
         return self.render.events(game, public_before, public_after)
 
 
-class _LegacyView(GameView):
-    """Views not yet drawn by their game's render.py: the old defaults."""
-
-    def hidden_from(self, game: Game, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
-        return False
-
-    def hidden_text(self, game: Game, view_before: Any, actor: int, action: int) -> str:
-        return "moves (hidden)"
-
-    def result_note(self, game: Game, final_state: Any) -> str | None:
-        return None
-
-    def events(self, game: Game, public_before: Json | None, public_after: Json) -> list[str]:
-        return []
-
-
-@lru_cache(maxsize=16)
-def _hex_grid(radius: int) -> HexGrid:
-    """The hexagon of cells in the engines' cell order (shared: read only)."""
-    return HexGrid(radius)
-
-
 # ----- Battle Sheep -------------------------------------------------------------------------------------------------
 class BattleSheepView(GameView):
     """Hex pastures with stacks, axial ``(q, r)`` cells: ``envs/battle_sheep/render.py``."""
@@ -108,8 +86,9 @@ class BattleSheepView(GameView):
 
 
 # ----- Bestiarium ---------------------------------------------------------------------------------------------------
-class BestiariumView(_LegacyView):
-    """The hexhex board with its creatures (connected stones of one colour), sizes and the scoring cascade."""
+class BestiariumView(GameView):
+    """The hexhex board with its creatures (connected stones of one colour), sizes and the scoring cascade:
+    ``envs/bestiarium/render.py``."""
 
     game_name = "bestiarium"
     title = "Bestiarium"
@@ -123,66 +102,6 @@ class BestiariumView(_LegacyView):
         },
     ]
     browser_test_options = {"board_size": 5}
-
-    def seat_names(self, game: Game) -> list[str]:
-        return ["Black", "White"]
-
-    def board(self, game: Game, view_state: Any, viewer: int | None) -> Json:
-        from envs.bestiarium.actions import cell_names
-
-        data = game.state_to_json(view_state)
-        grid = _hex_grid(game.options()["board_size"] - 1)
-        names = cell_names(grid)
-        stones = [".XO".index(ch) - 1 for ch in data["board"]]
-        creature = [-1] * grid.num_cells
-        sizes: list[int] = []
-        for start in range(grid.num_cells):
-            if stones[start] < 0 or creature[start] >= 0:
-                continue
-            cid = len(sizes)
-            creature[start] = cid
-            stack, members = [start], 0
-            while stack:
-                c = stack.pop()
-                members += 1
-                for j in grid.neighbor_lists[c]:
-                    if stones[j] == stones[start] and creature[j] < 0:
-                        creature[j] = cid
-                        stack.append(j)
-            sizes.append(members)
-        chain = set(data["chain"])
-        cells = [
-            {
-                "q": q,
-                "r": r,
-                "name": names[i],
-                "stone": stones[i],
-                "creature": creature[i],
-                "size": sizes[creature[i]] if creature[i] >= 0 else 0,
-                "chain": i in chain,
-            }
-            for i, (q, r) in enumerate(grid.coords)
-        ]
-        cascade = [list(row) for row in game.cascade(view_state) if row[1] or row[2]]
-        return {
-            "kind": "bestiarium",
-            "radius": grid.radius,
-            "cells": cells,
-            "phase": data["phase"],
-            "to_move": data["to_move"],
-            "passes": data["passes"],
-            "first_passer": data["first_passer"],
-            "plies": data["plies"],
-            "over": data["over"],
-            "cascade": cascade,
-        }
-
-    def move(self, game: Game, view_state: Any, board: Json, action: int, text: str) -> Json:
-        cells = board["cells"]
-        if action < len(cells):  # RULES.md: ids 0..N-1 are cells, N is pass
-            c = cells[action]
-            return {"id": action, "text": text, "kind": "cell", "cell": action, "q": c["q"], "r": c["r"]}
-        return {"id": action, "text": text, "kind": "pass"}
 
 
 # ----- Beasty Borders -----------------------------------------------------------------------------------------------
