@@ -1,4 +1,27 @@
-"""Compiled pieces that the games' compiled UCT searches share (``envs/<game>/fast.py``)."""
+"""The compiled search baselines: their one interface, and the compiled pieces they share.
+
+Every game's ``envs/<game>/search.py`` runs its ``search`` baseline's whole decision in numba over rows of the
+game's batched engine (``fast.py``) and offers it as one class with one interface::
+
+    search = CompiledSearch(game, budget, exploration, **parameters)   # parameters: the game's own, by keyword
+    action = search(state, rng, root_actions=None, budget=None, root_visits=None)
+
+* ``game``: the reference engine (``rules.py``) whose options the batched engine copies; ``budget``: simulations
+  per decision; ``exploration``: the UCT constant. The game's other parameters (playout rule, leaf values) follow
+  by keyword.
+* ``state``: the position for the player to move, as that player knows it (``game.information_state``; a plain
+  state in the perfect-information games), left unchanged.
+* ``rng``: the caller's ``np.random.Generator``. One draw from it per decision seeds the search's own SplitMix64
+  stream (:mod:`envs.common.fastrng`), so a seeded caller gets the same decisions every run (not the draws of the
+  same search on ``rules.py``).
+* ``root_actions`` (legal action ids): when given, the root's only children; ``budget``: this decision's
+  simulations instead of the search's; ``root_visits`` (int64, one per action): when given, receives the root
+  children's visit counts. A search that has no such root (Boaring's determinized search keeps none to restrict,
+  Bestiarium's counts none for the caller) raises NotImplementedError for what it cannot do, never ignores it.
+* Returns the chosen legal action (the most visited root child), or -1 when the search found none.
+
+The baselines (``envs/<game>/baselines.py``) build one per policy and call it on each decision.
+"""
 
 from __future__ import annotations
 

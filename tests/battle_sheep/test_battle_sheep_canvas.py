@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs import battle_sheep_v0
-from envs.battle_sheep.canvas_stats import edge_losses
 from envs.battle_sheep.rules import (
     BUILD,
     EMPTY,
@@ -18,10 +17,11 @@ from envs.battle_sheep.rules import (
     NO_PASTURE,
     BattleSheepGame,
 )
-from envs.battle_sheep.stuck_search import AnyCanvasGame
 from envs.common.game import ConfigError, SnapshotError
 from envs.common.hexgrid import enclosing_hexagon, hex_distance
 from envs.common.testing import random_playout
+from training.measure.canvas_stats import edge_losses
+from training.measure.stuck_search import AnyCanvasGame
 
 
 # ----- the smallest enclosing hexagon ---------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_issue_sizes_that_got_stuck_are_refused():
 
 
 STUCK_BUILDS = {
-    # (radius, tiles) found by `python -m envs.battle_sheep.stuck_search` in the re-centred frame
+    # (radius, tiles) found by `python -m training.measure.stuck_search` in the re-centred frame
     4: "T 0,0/2; T 2,1/1; T 3,0/0; T 2,-2/2; T -3,2/0; T 0,3/2; T 0,-3/0",
     5: ("T 0,0/0; T 0,-2/1; T 0,-4/0; T 0,5/2; T -3,4/2; T -4,2/1; T -3,0/2; T 2,-3/2; T 1,0/0; T 3,0/0; T 3,-3/0"),
 }

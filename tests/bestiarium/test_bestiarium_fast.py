@@ -7,7 +7,8 @@ gets its own checks: the compiled canonical forms count every polyhex up to size
 with ``hexgrid.canonical_shape`` on random polyhexes and their images, and eating decisions against rotated and
 mirrored rivals match the reference. Bestiarium has no chance and no hidden information (both seats see the
 whole board), so there is nothing to copy between the engines and no hidden-information check to make.
-A longer sweep: ``python tests/bestiarium/fast_sweep.py --games 2000``.
+A longer sweep: ``python tests/bestiarium/test_bestiarium_fast.py --games 2000`` (that many random games per option set,
+all nine, with these checks every ply).
 """
 
 from __future__ import annotations
@@ -592,3 +593,33 @@ def test_action_values_average_the_search_playouts_and_are_seeded():
     leaves = np.array([search.leaf_value(child, seed=k)[mover] for k in range(1500)])
     se = np.sqrt(2 * leaves.var() / 1500)
     assert abs(many - leaves.mean()) < 4.5 * se + 1e-9, (many, leaves.mean(), se)
+
+
+def main() -> None:
+    """The longer differential sweep (module docstring): every option set, ``--games`` games in chunks played side
+    by side, printing what they went through."""
+    import argparse
+    import time
+
+    parser = argparse.ArgumentParser(description="Longer differential sweep of the batched engine.")
+    parser.add_argument("--games", type=int, default=2000, help="games per option set")
+    parser.add_argument("--chunk", type=int, default=100, help="games played side by side")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    for size, eq in OPTION_SETS:
+        fg = engine(size, eq)
+        totals: dict[str, int] = {}
+        start = time.perf_counter()
+        for k in range(0, args.games, args.chunk):
+            seen = play_differential(fg, min(args.chunk, args.games - k), seed=args.seed * 1_000_003 + 7919 * k + size)
+            for key, v in seen.items():
+                totals[key] = max(totals.get(key, 0), v) if key == "max_size" else totals.get(key, 0) + v
+        print(
+            f"board_size={size} shape_equivalence={eq}: {args.games} games identical, {totals}, "
+            f"{time.perf_counter() - start:.0f} s",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

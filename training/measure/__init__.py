@@ -10,7 +10,11 @@ are recorded in ``checkpoints/README.md`` and the docs.
 * ``mc_distill`` - Bestiarium's network fitted to flat Monte Carlo action values; a supervised fit that writes a
   checkpoint (``"algo": "mc_distill"``) loadable like any other;
 * ``move_regret`` - how much each player's Bestiarium move gains over a random one, scored by flat Monte Carlo
-  action values from two independent value maps.
+  action values from two independent value maps;
+* ``search_speed`` - seconds per move of a game's ``search`` baseline, compiled and on ``rules.py``;
+* ``canvas_stats`` - whether Battle Sheep's canvas edge ever binds in random builds (RULES.md, "Canvas size");
+* ``stuck_search`` - adversarial search for Battle Sheep builds that get stuck, per canvas radius (the smallest
+  accepted canvases).
 
 May import: the shared top-level modules, :mod:`training.run`, :mod:`training.ppo`, :mod:`training.alphazero`,
 :mod:`training.arena` and the ``train`` command (:mod:`training.train_cli`). It does not import

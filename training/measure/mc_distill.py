@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.bestiarium.search import CompiledSearch
 from envs.bestiarium.rules import BestiariumGame
+from envs.bestiarium.search import CompiledSearch
 from envs.common.policies import decision_from_state, make_baseline
 
 OPPONENTS = (("random", 0.3), ("greedy", 0.3), ("teacher", 0.4))

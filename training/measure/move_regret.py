@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from envs.bestiarium.search import CompiledSearch
 from envs.bestiarium.rules import BestiariumGame
+from envs.bestiarium.search import CompiledSearch
 from envs.common.policies import decision_from_state, make_baseline
 from training.arena.players import make_policy
 

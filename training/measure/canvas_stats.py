@@ -1,4 +1,4 @@
-"""Does the canvas edge ever bind? ``python -m envs.battle_sheep.canvas_stats [--games N] [--players 2 3 4]``.
+"""Does the canvas edge ever bind? ``python -m training.measure.canvas_stats [--games N] [--players 2 3 4]``.
 
 Plays random builds (every legal tile placement equally likely, as ``pasture="random"`` does: the most sprawling
 play there is) and, before every placement after the first, counts the placements that the edgeless rules
@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.battle_sheep.rules import BUILD, BattleSheepGame, tile_geometry
+from envs.battle_sheep.actions import BUILD
+from envs.battle_sheep.rules import BattleSheepGame, tile_geometry
 from envs.common.hexgrid import HexGrid, enclosing_hexagon
 
 
