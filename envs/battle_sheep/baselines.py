@@ -25,12 +25,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.battle_sheep.rules import BUILD, EMPTY, MOVE, NO_PASTURE, OVER, PLACE, BattleSheepGame, SheepState
+from envs.battle_sheep.rules import BUILD, EMPTY, MOVE, NO_PASTURE, OVER, PLACE, BattleSheepGame, BattleSheepState
 from envs.common.mcts import MCTSPolicy
 from envs.common.policies import Decision, SeededPolicy
 
 
-def live_sheep(game: BattleSheepGame, state: SheepState, seat: int) -> tuple[int, int]:
+def live_sheep(game: BattleSheepGame, state: BattleSheepState, seat: int) -> tuple[int, int]:
     """(sheep that can still move, open (stack, direction) pairs) of a seat."""
     cells, heights, nbrs = state.cells, state.heights, game.grid.neighbors
     live = opens = 0
@@ -45,7 +45,7 @@ def live_sheep(game: BattleSheepGame, state: SheepState, seat: int) -> tuple[int
     return live, opens
 
 
-def position_value(game: BattleSheepGame, state: SheepState, seat: int) -> float:
+def position_value(game: BattleSheepGame, state: BattleSheepState, seat: int) -> float:
     """Heuristic value of a position for ``seat`` (higher is better)."""
     if state.phase == OVER:
         return 1000.0 * float(game.returns(state)[seat])
@@ -61,7 +61,7 @@ def position_value(game: BattleSheepGame, state: SheepState, seat: int) -> float
     return 10.0 * (pastures + mine_live - other_live) + (mine_open - other_open)
 
 
-def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
+def _ray_reach(game: BattleSheepGame, state: BattleSheepState, cell: int) -> int:
     """Free pasture cells reachable in straight lines from ``cell`` (a stack placement's prospects)."""
     total = 0
     for ray in game.grid.rays[cell]:
@@ -73,7 +73,7 @@ def _ray_reach(game: BattleSheepGame, state: SheepState, cell: int) -> int:
 
 
 def greedy_scores(
-    game: BattleSheepGame, state: SheepState, seat: int, legal: list[int] | np.ndarray | None = None
+    game: BattleSheepGame, state: BattleSheepState, seat: int, legal: list[int] | np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """(legal actions, their greedy scores) of ``seat`` to move in ``state``: what :class:`GreedyPolicy` picks
     among (one of the best, at random); ``legal`` defaults to the engine's legal actions. The compiled greedy
@@ -105,7 +105,7 @@ class GreedyPolicy(SeededPolicy):
         return int(legal[best[self.rng.integers(best.size)]])
 
 
-def move_candidates(game: BattleSheepGame, state: SheepState) -> list[int]:
+def move_candidates(game: BattleSheepGame, state: BattleSheepState) -> list[int]:
     """Search's pruning: per (stack, direction) only 1, half, and all-but-one sheep; other phases unpruned."""
     if state.phase != MOVE:
         return game.legal_actions(state)

@@ -59,7 +59,7 @@ from envs.battle_sheep.observation import (
     stack_can_move,
     zero,
 )
-from envs.battle_sheep.rules import BattleSheepGame, SheepState
+from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
@@ -1223,10 +1223,10 @@ class BattleSheepBatched(BatchedGame):
         )
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
-    def to_reference(self, state: BattleSheepBatchedState, row: int) -> SheepState:
-        """Row ``row`` as a ``rules.SheepState`` (its generator is not carried over)."""
+    def to_reference(self, state: BattleSheepBatchedState, row: int) -> BattleSheepState:
+        """Row ``row`` as a ``rules.BattleSheepState`` (its generator is not carried over)."""
         n = self.num_players
-        s = SheepState(n, self.num_cells)
+        s = BattleSheepState(n, self.num_cells)
         s.phase = int(state.phase[row])
         s.to_move = int(state.to_move[row])
         s.cells = array("b", state.cells[row].tobytes())
@@ -1243,8 +1243,8 @@ class BattleSheepBatched(BatchedGame):
         s.border = tuple(int(c) for c in np.flatnonzero(state.on_border[row])) if s.phase != BUILD else ()
         return s
 
-    def from_reference(self, reference_state: SheepState, state: BattleSheepBatchedState, row: int) -> None:
-        """Write a ``rules.SheepState`` into row ``row`` (its generator kept)."""
+    def from_reference(self, reference_state: BattleSheepState, state: BattleSheepBatchedState, row: int) -> None:
+        """Write a ``rules.BattleSheepState`` into row ``row`` (its generator kept)."""
         ref, s = self.reference, reference_state
         state.phase[row] = s.phase
         state.to_move[row] = s.to_move

@@ -1,6 +1,6 @@
 """Battle Sheep rule engine: pasture building, stack placement, split-and-slide moves, scoring.
 
-Pure rules over a mutable :class:`SheepState`; no PettingZoo inside. The pasture lies on a hexagonal canvas
+Pure rules over a mutable :class:`BattleSheepState`; no PettingZoo inside. The pasture lies on a hexagonal canvas
 whose frame follows it: after every tile placement the pasture is translated so that its smallest enclosing
 hexagon is centred (RULES.md, "The frame"; radius per player count and the smallest allowed: "Canvas size").
 Cells are indexed as in :class:`HexGrid`.
@@ -63,7 +63,7 @@ def _load_kernels(game: BattleSheepGame) -> None:
     first game is built, so that a game's first step is not the one that waits for them."""
     global _KERNELS_LOADED
     if not _KERNELS_LOADED:
-        state = SheepState(game.num_players, game.grid.num_cells)
+        state = BattleSheepState(game.num_players, game.grid.num_cells)
         game.observation(state, 0)
         game.legal_mask(state)
         game.outer_border(state)
@@ -76,7 +76,7 @@ def _hexagon_centre(extent: tuple[int, int, int, int, int, int]) -> tuple[int, i
     return hexagon_around(*extent)[0]
 
 
-class SheepState:
+class BattleSheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`.
 
     ``cells`` and ``heights`` are ``array('b')`` (signed bytes): they read and write like lists of
@@ -133,8 +133,8 @@ class SheepState:
         self._views: tuple[np.ndarray, np.ndarray] | None = None
         """numpy views of ``cells`` and ``heights`` for the compiled kernels (:func:`arrays_of`)."""
 
-    def clone(self) -> SheepState:
-        other = SheepState.__new__(SheepState)
+    def clone(self) -> BattleSheepState:
+        other = BattleSheepState.__new__(BattleSheepState)
         other.phase = self.phase
         other.to_move = self.to_move
         other.cells = self.cells[:]
@@ -206,7 +206,7 @@ class PastureBuild:
         self._tile_extents: dict[int, tuple[int, int, int, int, int, int]] = {}
         self._shifts: dict[tuple[int, int], list[int | None]] = {}
 
-    def legal_tiles(self, state: SheepState) -> np.ndarray:
+    def legal_tiles(self, state: BattleSheepState) -> np.ndarray:
         """Boolean vector over tile actions: on canvas, no overlap, sharing an edge with the pasture."""
         ok = np.zeros(len(self.tile_cells), dtype=bool)
         if state.num_pasture == 0:
@@ -217,7 +217,7 @@ class PastureBuild:
         ok[self.tile_ids[state.tile_touch & ~state.tile_blocked]] = True
         return ok
 
-    def init_tile_arrays(self, state: SheepState) -> None:
+    def init_tile_arrays(self, state: BattleSheepState) -> None:
         """Build the incremental tile-legality arrays from scratch (new game, or a state read from JSON/text)."""
         if state.num_pasture == 0:
             state.tile_blocked = np.zeros(len(self.tile_ids), dtype=bool)
@@ -228,7 +228,7 @@ class PastureBuild:
         state.tile_blocked[np.concatenate([self.tiles_covering[c] for c in state.pasture])] = True
         state.tile_touch[np.concatenate([self.tiles_around[c] for c in state.pasture])] = True
 
-    def tile_ok(self, state: SheepState, action: int) -> bool:
+    def tile_ok(self, state: BattleSheepState, action: int) -> bool:
         """One tile placement's legality (same rule as :meth:`legal_tiles`, without the full vector)."""
         tile = self.tile_cells[action]
         if tile is None:
@@ -246,7 +246,7 @@ class PastureBuild:
                     return True
         return False
 
-    def place_tile(self, state: SheepState, action: int) -> None:
+    def place_tile(self, state: BattleSheepState, action: int) -> None:
         """Lay tile ``action`` (legal) on the pasture and re-centre the frame."""
         tile = self.tile_cells[action]
         for c in tile:
@@ -284,7 +284,7 @@ class PastureBuild:
         (cq, cr), _ = hexagon_around(*self.extent(pasture))
         return -cq, -cr
 
-    def recentre(self, state: SheepState) -> None:
+    def recentre(self, state: BattleSheepState) -> None:
         """Translate the pasture so that its enclosing hexagon is centred (RULES.md, "The frame"). A translation
         keeps every adjacency; the pasture still fits, as it fitted where it was and the centred hexagon is
         the smallest one."""
@@ -310,7 +310,7 @@ class PastureBuild:
         state.tile_blocked = state.tile_touch = None  # rebuilt from the moved pasture when next needed
 
 
-class BattleSheepGame(Game[SheepState]):
+class BattleSheepGame(Game[BattleSheepState]):
     """Battle Sheep for 2-4 players. Options: num_players, pasture, end_rule, canvas_radius."""
 
     name = "battle_sheep"
@@ -386,8 +386,8 @@ class BattleSheepGame(Game[SheepState]):
         }
 
     # ----- set-up ---------------------------------------------------------------------------------
-    def initial_state(self, rng: np.random.Generator) -> SheepState:
-        state = SheepState(self.num_players, self.grid.num_cells)
+    def initial_state(self, rng: np.random.Generator) -> BattleSheepState:
+        state = BattleSheepState(self.num_players, self.grid.num_cells)
         if self.pasture_mode == "random":
             # The same tiles as in the rulebook, placed by uniform random legal placements.
             while state.phase == BUILD:
@@ -397,22 +397,22 @@ class BattleSheepGame(Game[SheepState]):
             state.last_action = -1
         return state
 
-    def clone(self, state: SheepState) -> SheepState:
+    def clone(self, state: BattleSheepState) -> BattleSheepState:
         return state.clone()
 
-    def blank_state(self) -> SheepState:
+    def blank_state(self) -> BattleSheepState:
         """A state with an empty canvas, no tile laid yet (to be filled in by snapshots and text boards)."""
-        return SheepState(self.num_players, self.grid.num_cells)
+        return BattleSheepState(self.num_players, self.grid.num_cells)
 
-    def current_player(self, state: SheepState) -> int:
+    def current_player(self, state: BattleSheepState) -> int:
         return TERMINAL if state.phase == OVER else state.to_move
 
     # ----- legal actions ------------------------------------------------------------------------------
-    def legal_tiles(self, state: SheepState) -> np.ndarray:
+    def legal_tiles(self, state: BattleSheepState) -> np.ndarray:
         """Boolean vector over tile actions: on canvas, no overlap, sharing an edge with the pasture."""
         return self.build.legal_tiles(state)
 
-    def outer_border(self, state: SheepState) -> tuple[int, ...]:
+    def outer_border(self, state: BattleSheepState) -> tuple[int, ...]:
         """Pasture cells touching the unbounded exterior (not only an interior hole): ``HexGrid.outer_border`` of
         the pasture, computed by a compiled flood fill (``observation.outer_border``, tested equal)."""
         n = self.grid.num_cells
@@ -422,12 +422,12 @@ class BattleSheepGame(Game[SheepState]):
         )
         return tuple(np.flatnonzero(border).tolist())
 
-    def legal_stack_cells(self, state: SheepState) -> list[int]:
+    def legal_stack_cells(self, state: BattleSheepState) -> list[int]:
         """Unoccupied pasture cells on the outside border."""
         cells = state.cells
         return [i for i in state.border if cells[i] == EMPTY]
 
-    def legal_moves(self, state: SheepState, seat: int | None = None) -> list[tuple[int, int, int, int]]:
+    def legal_moves(self, state: BattleSheepState, seat: int | None = None) -> list[tuple[int, int, int, int]]:
         """Moves of ``seat`` (default: the mover) as ``(cell, direction, destination, max_count)``."""
         if seat is None or seat == state.to_move:
             if state._moves is None:
@@ -435,7 +435,7 @@ class BattleSheepGame(Game[SheepState]):
             return state._moves
         return self._compute_moves(state, seat)
 
-    def _compute_moves(self, state: SheepState, seat: int) -> list[tuple[int, int, int, int]]:
+    def _compute_moves(self, state: BattleSheepState, seat: int) -> list[tuple[int, int, int, int]]:
         cells, heights, rays = state.cells, state.heights, self.grid.rays
         out = []
         for c in state.stacks[seat]:
@@ -452,15 +452,15 @@ class BattleSheepGame(Game[SheepState]):
                     out.append((c, d, dest, h - 1))
         return out
 
-    def legal_mask(self, state: SheepState) -> np.ndarray:
+    def legal_mask(self, state: BattleSheepState) -> np.ndarray:
         """The mover's int8 mask, built by a compiled kernel (:func:`observation.legal_mask`)."""
         return observation.legal_mask(self, state)
 
-    def legal_mask_python(self, state: SheepState) -> np.ndarray:
+    def legal_mask_python(self, state: BattleSheepState) -> np.ndarray:
         """The readable definition of :meth:`legal_mask` (:func:`observation.legal_mask_python`)."""
         return observation.legal_mask_python(self, state)
 
-    def legal_actions(self, state: SheepState) -> list[int]:
+    def legal_actions(self, state: BattleSheepState) -> list[int]:
         if state.phase == MOVE:
             base = self.codec.move_base
             out = []
@@ -476,7 +476,7 @@ class BattleSheepGame(Game[SheepState]):
         return []
 
     # ----- applying actions -----------------------------------------------------------------------
-    def apply(self, state: SheepState, action: int, rng: np.random.Generator | None = None) -> None:
+    def apply(self, state: BattleSheepState, action: int, rng: np.random.Generator | None = None) -> None:
         if type(action) is not int or not 0 <= action < self.num_actions:
             action = self.check_action_range(action)
         if state.phase == OVER:
@@ -547,7 +547,7 @@ class BattleSheepGame(Game[SheepState]):
     def frame_shift(self, pasture: list[int]) -> tuple[int, int]:
         return self.build.shift(pasture)
 
-    def _advance_mover(self, state: SheepState, first: int) -> None:
+    def _advance_mover(self, state: BattleSheepState, first: int) -> None:
         """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can."""
         n = self.num_players
         state._moves = None
@@ -568,7 +568,7 @@ class BattleSheepGame(Game[SheepState]):
             state.can_move[seat] = False
         state.phase = OVER
 
-    def has_move(self, state: SheepState, seat: int) -> bool:
+    def has_move(self, state: BattleSheepState, seat: int) -> bool:
         """Whether ``seat`` can move: one of its stacks has 2 sheep or more and a free pasture next to it."""
         cells, heights, nbrs = state.cells, state.heights, self.grid.neighbor_lists
         for c in state.stacks[seat]:
@@ -578,7 +578,7 @@ class BattleSheepGame(Game[SheepState]):
                         return True
         return False
 
-    def slide(self, state: SheepState, cell: int, direction: int) -> int:
+    def slide(self, state: BattleSheepState, cell: int, direction: int) -> int:
         """Where sheep leaving ``cell`` in ``direction`` stop (the last free pasture before another stack, a
         non-pasture cell or the canvas edge); -1 if the first cell that way is not free."""
         cells = state.cells
@@ -590,7 +590,7 @@ class BattleSheepGame(Game[SheepState]):
         return dest
 
     # ----- scoring --------------------------------------------------------------------------------
-    def largest_herd(self, state: SheepState, seat: int) -> int:
+    def largest_herd(self, state: BattleSheepState, seat: int) -> int:
         """Size of the seat's largest group of occupied pastures on adjacent cells, counted by a compiled flood
         fill (``observation.largest_herd``); the readable definition is :meth:`largest_herd_python`, tested equal."""
         n = self.grid.num_cells
@@ -600,21 +600,21 @@ class BattleSheepGame(Game[SheepState]):
             )
         )
 
-    def largest_herd_python(self, state: SheepState, seat: int) -> int:
+    def largest_herd_python(self, state: BattleSheepState, seat: int) -> int:
         """Size of the seat's largest group of occupied pastures on adjacent cells."""
         mine = [c == seat for c in state.cells]
         comps = self.grid.components(mine, state.stacks[seat])
         return max((len(c) for c in comps), default=0)
 
-    def rank_key(self, state: SheepState, seat: int) -> tuple[int, int]:
+    def rank_key(self, state: BattleSheepState, seat: int) -> tuple[int, int]:
         """(pastures occupied, largest herd): the rulebook's winner and its tie-break, compared in order."""
         return (len(state.stacks[seat]), self.largest_herd(state, seat))
 
-    def scores(self, state: SheepState) -> np.ndarray:
+    def scores(self, state: BattleSheepState) -> np.ndarray:
         """Pastures occupied per seat."""
         return np.array([len(s) for s in state.stacks], dtype=np.float64)
 
-    def movable_sheep(self, state: SheepState, seat: int) -> int:
+    def movable_sheep(self, state: BattleSheepState, seat: int) -> int:
         """Sheep of ``seat`` that could still leave their pasture: all but one of every stack of two or more
         with a free neighbouring pasture."""
         cells, heights, nbrs = state.cells, state.heights, self.grid.neighbor_lists
@@ -624,7 +624,7 @@ class BattleSheepGame(Game[SheepState]):
                 total += heights[c] - 1
         return total
 
-    def shaping_potential(self, state: SheepState) -> np.ndarray:
+    def shaping_potential(self, state: BattleSheepState) -> np.ndarray:
         """Pastures occupied + :meth:`movable_sheep` per seat: the pastures a seat could still reach at most.
         A split that strands sheep (a stack closed in, a single sheep sent off) lowers it at once, where the
         score shows the loss only when the seat runs out of moves."""
@@ -632,7 +632,7 @@ class BattleSheepGame(Game[SheepState]):
             [len(state.stacks[s]) + self.movable_sheep(state, s) for s in range(self.num_players)], dtype=np.float64
         )
 
-    def returns(self, state: SheepState) -> np.ndarray:
+    def returns(self, state: BattleSheepState) -> np.ndarray:
         if state.phase != OVER:
             return np.zeros(self.num_players)
         if self.end_rule == "splits":
@@ -642,17 +642,17 @@ class BattleSheepGame(Game[SheepState]):
         return pairwise_rewards([self.rank_key(state, s) for s in range(self.num_players)])
 
     # ----- observation ------------------------------------------------------------------------------
-    def observation(self, state: SheepState, seat: int) -> np.ndarray:
+    def observation(self, state: BattleSheepState, seat: int) -> np.ndarray:
         """The planes of :meth:`observation_numpy`, built by a compiled kernel (:func:`observation.observe`)."""
         return observation.observe(self, state, seat)
 
-    def observation_numpy(self, state: SheepState, seat: int) -> np.ndarray:
+    def observation_numpy(self, state: BattleSheepState, seat: int) -> np.ndarray:
         """The readable definition of :meth:`observation` (:func:`observation.observation_numpy`)."""
         return observation.observation_numpy(self, state, seat)
 
     has_symmetries = True
 
-    def symmetries(self, state: SheepState) -> tuple[Symmetry, ...]:
+    def symmetries(self, state: BattleSheepState) -> tuple[Symmetry, ...]:
         """The 12 rotations and reflections of the canvas, in the move phase only (:func:`observation.symmetries`)."""
         return observation.symmetries(self, state)
 
@@ -663,10 +663,10 @@ class BattleSheepGame(Game[SheepState]):
         return observation.action_layout(self)
 
     # ----- notation ---------------------------------------------------------------------------------
-    def action_to_str(self, state: SheepState, action: int) -> str:
+    def action_to_str(self, state: BattleSheepState, action: int) -> str:
         return self.codec.to_str(state, self.check_action_range(action))
 
-    def str_to_action(self, state: SheepState, text: str) -> int:
+    def str_to_action(self, state: BattleSheepState, text: str) -> int:
         action = self.codec.parse(state, text)
         if action is None:
             raise IllegalActionError(
@@ -676,15 +676,15 @@ class BattleSheepGame(Game[SheepState]):
         return action
 
     # ----- snapshots ------------------------------------------------------------------------------------
-    def state_to_json(self, state: SheepState) -> dict[str, Any]:
+    def state_to_json(self, state: BattleSheepState) -> dict[str, Any]:
         return render.state_to_json(self, state)
 
-    def state_from_json(self, data: dict[str, Any]) -> SheepState:
+    def state_from_json(self, data: dict[str, Any]) -> BattleSheepState:
         return render.state_from_json(self, data)
 
     # ----- pictures -------------------------------------------------------------------------------------
-    def render_ansi(self, state: SheepState) -> str:
+    def render_ansi(self, state: BattleSheepState) -> str:
         return render.render_ansi(self, state)
 
-    def render_rgb(self, state: SheepState) -> np.ndarray:
+    def render_rgb(self, state: BattleSheepState) -> np.ndarray:
         return render.render_rgb(self, state)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.battle_sheep.rules import MOVE, BattleSheepGame, SheepState
+from envs.battle_sheep.rules import MOVE, BattleSheepGame, BattleSheepState
 from envs.common.game import Symmetry
 from envs.common.policies import decision_from_state
 from training.arena.players import UnknownPolicyError, make_policy
@@ -24,7 +24,7 @@ def _cell_map(game: BattleSheepGame, sym: Symmetry) -> np.ndarray:
     return sym.actions[base : base + game.grid.num_cells] - base
 
 
-def _turned(game: BattleSheepGame, state: SheepState, sym: Symmetry) -> SheepState:
+def _turned(game: BattleSheepGame, state: BattleSheepState, sym: Symmetry) -> BattleSheepState:
     """``state`` with every cell moved by the symmetry (built by hand, independently of ``Symmetry``'s maps)."""
     cell_map = _cell_map(game, sym)
     out = state.clone()
@@ -37,7 +37,7 @@ def _turned(game: BattleSheepGame, state: SheepState, sym: Symmetry) -> SheepSta
     return out
 
 
-def _to_move_phase(game: BattleSheepGame, rng: np.random.Generator) -> SheepState:
+def _to_move_phase(game: BattleSheepGame, rng: np.random.Generator) -> BattleSheepState:
     state = game.initial_state(rng)
     while state.phase != MOVE:
         game.apply(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))

@@ -18,7 +18,7 @@ import argparse
 import numpy as np
 
 from envs.battle_sheep.actions import BUILD
-from envs.battle_sheep.rules import BattleSheepGame, SheepState
+from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.hexgrid import enclosing_hexagon
 
 
@@ -38,9 +38,9 @@ def beam_search(
     """``(tiles placed, actions)`` of the first stuck build the search reaches, or None."""
     game = AnyCanvasGame(num_players=4, canvas_radius=radius)
     rng = np.random.default_rng(seed)
-    layer: list[tuple[SheepState, list[int]]] = [(game.initial_state(rng), [])]
+    layer: list[tuple[BattleSheepState, list[int]]] = [(game.initial_state(rng), [])]
     for placed in range(1, max_tiles + 1):
-        children: dict[frozenset[int], tuple[float, SheepState, list[int]]] = {}
+        children: dict[frozenset[int], tuple[float, BattleSheepState, list[int]]] = {}
         for state, actions in layer:
             for action in game.legal_actions(state):
                 child = state.clone()
