@@ -126,7 +126,7 @@ def table(seconds: float, num_envs: int) -> str:
             raise SystemExit("connect four needs pygame: pip install pygame")
         wrapped = bench_aec(mod.env, seconds)[0]
         batched = bench_batched(lambda b: mod.vector_env(b), num_envs, seconds)[0]
-        players = mod.raw_env().game.num_players
+        players = envs.make_game(game).num_players
         rows.append(
             f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
             f"{wrapped / c4:.1f}x | {batched:,.0f} |"
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         print("connect_four_v3 env():", "not installed (pip install pygame)" if c4 is None else f"{c4:,.0f} steps/s")
     wrapped, g1 = bench_aec(lambda: mod.env(**options), args.seconds)
     raw, g2 = bench_aec(lambda: mod.raw_env(**options), args.seconds)
-    engine, g3 = bench_engine(mod.raw_env(**options).game, args.seconds)
+    engine, g3 = bench_engine(envs.make_game(args.game, **options), args.seconds)
     print(f"{args.game} {options or ''}")
     print(f"  AEC env()     : {wrapped:10,.0f} steps/s  ({g1} games)")
     print(f"  AEC raw_env() : {raw:10,.0f} steps/s  ({g2} games)")

@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.alphazero.search import SearchError, check_searchable
 
         try:
-            check_searchable(envs.module(config.game).raw_env(**config.env_options).game)
+            check_searchable(envs.make_game(config.game, **config.env_options))
         except SearchError as err:
             raise SystemExit(f"--algo alphazero: {err}") from None
         if config.search not in ("gumbel", "puct"):

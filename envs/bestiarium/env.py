@@ -80,12 +80,15 @@ Version history
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.bestiarium import features
 from envs.bestiarium.observation import NUM_PLANES
 from envs.bestiarium.rules import BestiariumGame
 from envs.common.aec import BarnyardAECEnv
+from envs.common.game import Game
 
 _LOW = np.zeros((NUM_PLANES, 1, 1), dtype=np.float32)
 _LOW[features.MY_VALUE :] = -1.0  # the value, comparison and verdict planes are signed
@@ -98,8 +101,10 @@ class raw_env(BarnyardAECEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**BarnyardAECEnv.metadata, "name": "bestiarium_v1"}
     game_class = BestiariumGame
 
-    def _observation_low(self) -> np.ndarray:
-        return np.broadcast_to(_LOW, self.game.observation_shape).copy()
+    @classmethod
+    def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
+        """The value, comparison and verdict planes are signed ([-1, 1]); the others lie in [0, 1]."""
+        return np.broadcast_to(_LOW, game.observation_shape).copy(), 1.0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation, built when it is read and at most once per position and seat (every read gets

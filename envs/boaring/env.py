@@ -70,12 +70,11 @@ v0       unreleased  ``state()`` returns the privileged global state (it raised 
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import numpy as np
+from typing import Any, ClassVar
 
 from envs.boaring.rules import BoaringGame
 from envs.common.aec import BarnyardAECEnv
+from envs.common.game import Game
 
 
 class raw_env(BarnyardAECEnv):
@@ -84,8 +83,7 @@ class raw_env(BarnyardAECEnv):
     metadata: ClassVar[dict] = {**BarnyardAECEnv.metadata, "name": "boaring_v0"}
     game_class = BoaringGame
 
-    def _observation_low(self) -> np.ndarray:
-        return self.game.layout.low
-
-    def _observation_high(self) -> np.ndarray:
-        return self.game.layout.high
+    @classmethod
+    def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
+        """Each entry's bounds as the observation layout scales it."""
+        return game.layout.low, game.layout.high  # type: ignore[attr-defined]

@@ -69,7 +69,7 @@ def play(
     delay: float = 0.0,
 ) -> GameRecord | None:
     """Play one game; seat specs are ``"human"`` or policy specs. Returns the record, or None if quit."""
-    game = envs.module(game_name).raw_env(**options).game
+    game = envs.make_game(game_name, **options)
     if len(seats) != game.num_players:
         raise ValueError(f"{game_name} with these options has {game.num_players} seats, got {len(seats)} players")
     policies: list[Policy | None] = [
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
     options = parse_options(args.env_option)
     try:
-        n = envs.module(args.game).raw_env(**options).game.num_players
+        n = envs.make_game(args.game, **options).num_players
         if args.watch:
             seats = args.policies or [args.opponent] * n
             if len(seats) == 1:
