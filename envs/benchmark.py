@@ -16,27 +16,13 @@ game's ``env()`` and its batched engine one after the other, and prints one mark
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from typing import Any
 
 import numpy as np
 
 import envs
-
-
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    """``key=value`` strings to options; values parsed as JSON where possible (numbers), else strings."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise SystemExit(f"option {pair!r} must look like key=value")
-        key, value = pair.split("=", 1)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+from envs.common.game import ConfigError
+from envs.common.options import parse_options
 
 
 def bench_aec(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
@@ -148,7 +134,10 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("'all' measures every game at its default options; give no key=value options")
         print(table(args.seconds, args.num_envs))
         return
-    options = parse_options(args.options)
+    try:
+        options = parse_options(args.options, args.game)
+    except ConfigError as err:
+        parser.error(str(err))
     mod = envs.module(args.game)
     if args.connect_four:
         c4 = bench_connect_four(args.seconds)

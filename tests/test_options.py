@@ -69,6 +69,11 @@ def test_parse_options_reads_each_value_as_its_options_type():
         parse_options(["num_players=7"], TOY)
     with pytest.raises(UnknownOptionError, match="no option 'colour'"):
         parse_options(["colour=red"], TOY)
+    assert parse_options(["num_players=3"], "boaring") == {"num_players": 3}  # a game id: its table
+    with pytest.raises(UnknownOptionError, match="bestiarium has no option 'num_players'; its options: board_size"):
+        parse_options(["num_players=3"], "bestiarium")
+    with pytest.raises(ValueError, match="unknown game 'chess'"):
+        parse_options([], "chess")
     with pytest.raises(ConfigError, match="key=value"):
         parse_options(["num_players"], TOY)
     # without a table: JSON where it parses, else the text
@@ -130,3 +135,26 @@ def test_make_game_passes_options_and_refuses_unknown_games_and_options():
         envs.make_game("bestiarium", num_players=2)
     with pytest.raises(ConfigError, match="num_players=11 is not valid; allowed: an integer from 2 to 10"):
         envs.make_game("boaring", num_players=11)
+
+
+# ----- the command lines read the table ----------------------------------------------------------------------
+def test_the_train_command_reads_env_options_by_the_games_table():
+    from training.train_cli import build_parser, config_from_args
+
+    args = build_parser().parse_args(
+        ["--game", "boaring", "--env-option", "num_players=3", "--env-option", "reward=score"]
+    )
+    assert config_from_args(args).env_options == {"num_players": 3, "reward": "score"}
+    for bad, fragment in (("num_players=11", "from 2 to 10"), ("board_size=5", "boaring has no option 'board_size'")):
+        args = build_parser().parse_args(["--game", "boaring", "--env-option", bad])
+        with pytest.raises(SystemExit, match=fragment):
+            config_from_args(args)
+
+
+def test_the_benchmark_and_demo_commands_refuse_a_bad_option(capsys):
+    from envs import benchmark, demo
+
+    for main in (benchmark.main, demo.main):
+        with pytest.raises(SystemExit):
+            main(["bestiarium", "board_size=8"])
+        assert "board_size=8 is not valid; allowed: 5, 6, 7" in capsys.readouterr().err

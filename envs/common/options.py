@@ -193,10 +193,16 @@ class OptionTable:
 
 
 # ----- command lines -------------------------------------------------------------------------------------------
-def parse_options(pairs: Sequence[str], table: OptionTable | None = None, game: str = "this game") -> dict[str, Any]:
-    """``key=value`` strings (``--env-option`` and the like) to options. With a game's ``table``, each key must be
-    one of its options and each value is read as that option's type and checked (:class:`ConfigError` otherwise);
-    without one, values are read as JSON where they parse (numbers), else kept as strings."""
+def parse_options(pairs: Sequence[str], game: str | OptionTable | None = None) -> dict[str, Any]:
+    """``key=value`` strings (``--env-option`` and the like) to options. With a game (its id, or its table), each key
+    must be one of its options and each value is read as that option's type and checked (:class:`ConfigError`
+    otherwise: the message says what is allowed); without one, values are read as JSON where they parse (numbers),
+    else kept as strings."""
+    table, name = game, "this game"
+    if isinstance(game, str):
+        import envs
+
+        table, name = envs.game_options(game), game
     out: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
@@ -209,7 +215,7 @@ def parse_options(pairs: Sequence[str], table: OptionTable | None = None, game: 
             except json.JSONDecodeError:
                 out[key] = value
         else:
-            table.check_names({key: None}, game)
+            table.check_names({key: None}, name)
             out[key] = table[key].parse(value)
     return out
 

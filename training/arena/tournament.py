@@ -452,7 +452,7 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m training evaluate``: run a tournament and print / save the tables."""
     import argparse
 
-    from envs.benchmark import parse_options
+    from envs.common.options import parse_options
 
     parser = argparse.ArgumentParser(
         prog="python -m training evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -485,7 +485,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         result = run_tournament(
             args.game,
-            parse_options(args.env_option),
+            parse_options(args.env_option, args.game),
             args.policies,
             args.games,
             args.seed,

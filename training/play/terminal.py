@@ -111,7 +111,7 @@ def play(
 
 
 def main(argv: list[str] | None = None) -> None:
-    from envs.benchmark import parse_options
+    from envs.common.options import parse_options
 
     parser = argparse.ArgumentParser(
         prog="python -m training play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -134,8 +134,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
-    options = parse_options(args.env_option)
     try:
+        options = parse_options(args.env_option, args.game)
         n = envs.make_game(args.game, **options).num_players
         if args.watch:
             seats = args.policies or [args.opponent] * n
