@@ -58,8 +58,9 @@ OPTIONS = OptionTable(
         "variant",
         str,
         "main",
-        '"main": 9 tiles, a 6 x 9 landscape, 3 animal types, the D8 decides the steps and a pass lets the roller '
-        'roll again; "without_luck": 6 tiles, a 4 x 9 landscape, 2 types offered through a bidding row of 28 '
+        '"main": 9 tiles, a 6 x 9 landscape with 42 green spaces, 3 animal types of 8, 7, 5 per player, the D8 '
+        'decides the steps and a pass lets the roller roll again; "without_luck": 6 tiles (3 wide, 2 tall), a 4 x 9 '
+        "landscape with 27 to 30 green spaces, 2 types of 8, 6 per player offered through a bidding row of 28 "
         "figures, the roll alternates strictly.",
         choices=VARIANTS,
     ),
@@ -67,8 +68,8 @@ OPTIONS = OptionTable(
         "path_order",
         str,
         "typewriter",
-        '"typewriter": every row west to east, then the next row up; "snake": rows alternate east and west (the '
-        "signpost's row runs east).",
+        '"typewriter": every row west to east, then the west end of the row below (the bottom row wraps to the '
+        'top); "snake": rows alternate east and west (the signpost\'s row runs east).',
         choices=PATH_ORDERS,
         label="path",
     ),

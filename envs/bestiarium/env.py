@@ -3,10 +3,13 @@
 Rules as implemented, and every reading where the rulebook is silent: ``envs/bestiarium/RULES.md``.
 
 Options
-    ``board_size``: 5, 6 (default) or 7 cells a side (61 / 91 / 127 cells); anything else is a ConfigError.
-    ``shape_equivalence``: ``"free"`` (default: shapes equal up to rotation and reflection, the 12 symmetries
-    of the hex grid), ``"one_sided"`` (rotations only) or ``"fixed"`` (translation only).
-    ``render_mode``: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
+    .. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit
+    ``board_size``: ``5`` | ``6`` | ``7``; default ``6``. Cells a side of the hexhex board (61, 91, 127 cells).
+    ``shape_equivalence``: ``"free"`` | ``"one_sided"`` | ``"fixed"``; default ``"free"``. When two creatures have the
+        same shape: "free" up to rotation and reflection (the 12 symmetries of the hex grid), "one_sided" up to
+        rotation, "fixed" up to translation only.
+    ``render_mode`` (the env only): ``None`` (default) | ``"human"`` | ``"ansi"`` | ``"rgb_array"``.
+    .. end of options
 
 Agents
     ``player_0`` = Black (moves first), ``player_1`` = White. During an eating chain the eater keeps

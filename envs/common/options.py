@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,16 +124,21 @@ class Option:
     # ----- documentation -------------------------------------------------------------------------------------
     def values_markdown(self) -> str:
         if self.choices is not None:
-            return ", ".join(_literal(c) for c in self.choices)
+            return ", ".join(_md(c) for c in self.choices)
         return f"{self.low} .. {self.high}"
 
     def default_markdown(self) -> str:
-        return self.default_text if self.default is None else _literal(self.default)
+        return self.default_text if self.default is None else _md(self.default)
 
 
 def _literal(value: Any) -> str:
     """A value as the docs write it: ``"build"`` for strings, ``6`` for numbers."""
     return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def _md(value: Any) -> str:
+    """A value in a markdown table: strings as code (`` `"build"` ``), numbers plain."""
+    return f"`{_literal(value)}`" if isinstance(value, str) else _literal(value)
 
 
 class OptionTable:
@@ -225,20 +231,35 @@ BEGIN = "<!-- options: generated from OPTIONS in rules.py by `python -m envs.com
 END = "<!-- end of options -->"
 DOC_BEGIN = ".. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit"
 DOC_END = ".. end of options"
+LINE_WIDTH = 120
+"""The project's line length (ruff's ``line-length`` in pyproject.toml): generated docstring lines stay within it."""
 
 
 def docstring_section(table: OptionTable, indent: str = "    ") -> str:
-    """The spec page's (``env.py`` docstring's) options lines, one per option plus ``render_mode``."""
-    lines = [DOC_BEGIN]
+    """The spec page's (``env.py`` docstring's) options lines, one entry per option plus ``render_mode``, wrapped
+    at the project's line length."""
+    entries = []
     for o in table:
-        values = (
-            " | ".join(f"``{_literal(c)}``" for c in o.choices) if o.choices is not None else f"{o.low} .. {o.high}"
-        )
-        lines.append(f"``{o.name}``: {values}; default ``{o.default_markdown()}``. {o.help}")
+        if o.choices is not None:
+            values = " | ".join(f"``{_literal(c)}``" for c in o.choices)
+        else:
+            values = f"{o.low} .. {o.high}"
+        default = o.default_text if o.default is None else f"``{_literal(o.default)}``"
+        entries.append(f"``{o.name}``: {values}; default {default}. {o.help}")
     modes = " | ".join(f'``"{m}"``' for m in RENDER_MODES)
-    lines.append(f"``render_mode`` (the env only): ``None`` (default) | {modes}.")
-    lines.append(DOC_END)
-    return "\n".join(indent + line for line in lines)
+    entries.append(f"``render_mode`` (the env only): ``None`` (default) | {modes}.")
+    lines = [indent + DOC_BEGIN]
+    for entry in entries:
+        lines += textwrap.wrap(
+            entry,
+            width=LINE_WIDTH,
+            initial_indent=indent,
+            subsequent_indent=indent + "    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    lines.append(indent + DOC_END)
+    return "\n".join(lines)
 
 
 def _replace_between(text: str, begin: str, end: str, body: str, where: str) -> str:
