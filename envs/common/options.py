@@ -204,11 +204,13 @@ def parse_options(pairs: Sequence[str], game: str | OptionTable | None = None) -
     must be one of its options and each value is read as that option's type and checked (:class:`ConfigError`
     otherwise: the message says what is allowed); without one, values are read as JSON where they parse (numbers),
     else kept as strings."""
-    table, name = game, "this game"
+    table: OptionTable | None
     if isinstance(game, str):
         import envs
 
         table, name = envs.game_options(game), game
+    else:
+        table, name = game, "this game"
     out: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
