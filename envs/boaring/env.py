@@ -28,8 +28,9 @@ Global state           ``env.state()`` (AEC and Parallel; ``state_space``): **pr
 Options
     .. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit
     ``num_players``: 2 .. 10; default ``4``. Players, in clockwise order.
-    ``reward``: ``"pairwise"`` | ``"score"``; default ``"pairwise"``. "pairwise": (seats beaten - seats beating) / (n -
-        1) over the rank keys (score, savanna boars, lions, hyenas); "score": final score minus the mean score.
+    ``reward``: ``"pairwise"`` | ``"score"``; default ``"pairwise"``. "pairwise": each seat gets (seats it beats - seats
+        that beat it) / (n-1) over the rank keys (score, savanna boars, lions, hyenas); "score": final score minus the
+        mean score.
     ``render_mode`` (the env only): ``None`` (default) | ``"human"`` | ``"ansi"`` | ``"rgb_array"``.
     .. end of options
 

@@ -54,8 +54,8 @@ OPTIONS = OptionTable(
         "reward",
         str,
         "pairwise",
-        '"pairwise": (seats beaten - seats beating) / (n - 1) over the rank keys (score, savanna boars, lions, '
-        'hyenas); "score": final score minus the mean score.',
+        '"pairwise": each seat gets (seats it beats - seats that beat it) / (n-1) over the rank keys (score, '
+        'savanna boars, lions, hyenas); "score": final score minus the mean score.',
         choices=REWARD_SCHEMES,
     ),
 )
