@@ -55,7 +55,7 @@ from envs.common.vector import batched_game_class, sample_legal
 from training.distribution import LegalActions, masked_policy
 from training.ppo.buffer import RolloutBuffer, Transition, pack_masks, unpack_masks
 from training.run.opponents import SCRIPTED_KINDS, available_kinds, make_scripted, outcome
-from training.workers import PipeWorker, usable_cores
+from training.workers import PipeWorker, usable_cores, use_one_core
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -737,7 +737,7 @@ class LocalHandle:
 
 def _worker(conn: Any, engine: str, args: tuple) -> None:
     """Worker process: serve commands on a :func:`make_slots` group until ``close``."""
-    torch.set_num_threads(1)
+    use_one_core()
     slots = make_slots(engine, args)
     try:
         while True:
