@@ -22,9 +22,6 @@ import numpy as np
 
 from envs.common.game import ConfigError
 
-RENDER_MODES: tuple[str, ...] = ("human", "ansi", "rgb_array")
-"""The AEC envs' render modes (``render_mode`` is an option of the env, not of the engine)."""
-
 
 class UnknownOptionError(ConfigError, TypeError):
     """An option the game does not have (a :class:`ConfigError`, and a ``TypeError`` like any unexpected keyword
@@ -248,7 +245,9 @@ def docstring_section(table: OptionTable, indent: str = "    ") -> str:
             values = f"{o.low} .. {o.high}"
         default = o.default_text if o.default is None else f"``{_literal(o.default)}``"
         entries.append(f"``{o.name}``: {values}; default {default}. {o.help}")
-    modes = " | ".join(f'``"{m}"``' for m in RENDER_MODES)
+    from envs.common.aec import BarnyardAECEnv  # render_mode is an option of the env, not of the engine
+
+    modes = " | ".join(f'``"{m}"``' for m in BarnyardAECEnv.metadata["render_modes"])
     entries.append(f"``render_mode`` (the env only): ``None`` (default) | {modes}.")
     lines = [indent + DOC_BEGIN]
     for entry in entries:
