@@ -151,7 +151,7 @@ def test_ppo_loss_clips_the_surrogate_and_the_value():
 def test_battle_sheep_per_cell_layout_matches_the_codec():
     from training.networks import action_layout
 
-    game = envs.module("battle_sheep").raw_env(canvas_radius=7).game
+    game = envs.make_game("battle_sheep", canvas_radius=7)
     layout = action_layout(game)
     assert layout.shape == (game.num_actions, 2)
     pairs = layout[:, 1] * 10_000 + layout[:, 0]
@@ -247,5 +247,5 @@ def test_conv_net_reads_the_global_planes_into_its_value_head():
     assert build_network(old, game).global_planes == 0
     with pytest.raises(ValueError, match="global_planes"):
         build_network({**spec, "global_planes": 99}, game)
-    sheep = envs.module("battle_sheep").raw_env().game
+    sheep = envs.make_game("battle_sheep")
     assert "global_planes" not in network_spec(make_config("battle_sheep"), sheep)
