@@ -55,7 +55,7 @@ def check_invariants(game: BattleSheepGame, state) -> None:
         assert np.array_equal(game.legal_tiles(fresh), game.legal_tiles(state))
     live = state.phase != OVER
     assert bool(game.legal_mask(state).any()) == live  # mask never empty while the game is live
-    # the compiled observation, mask and outer border (kernels.py) equal their readable definitions
+    # the compiled observation, mask and outer border (observation.py) equal their readable definitions
     pasture = [c != NO_PASTURE for c in state.cells]
     assert game.outer_border(state) == tuple(np.flatnonzero(game.grid.outer_border(pasture)).tolist())
     if state.phase != BUILD:

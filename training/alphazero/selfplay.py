@@ -633,7 +633,7 @@ def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
 
     if config.algo != "alphazero":
         raise ValueError(f"training.alphazero trains algo='alphazero', not {config.algo!r}")
-    game = envs.module(config.game).raw_env(**config.env_options).game
+    game = envs.make_game(config.game, **config.env_options)
     check_searchable(game)
     spec = network_spec(config, game, value_outputs=value_outputs(game))
     net = build_network(spec, game)

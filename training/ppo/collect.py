@@ -514,7 +514,7 @@ class BatchedSlots(_Slots):
     def reference_game(self) -> Any:
         """The reference engine's ``Game`` with these options (for the greedy policy's decisions)."""
         if self._reference_game is None:
-            self._reference_game = envs.module(self.game_name).raw_env(**self.options).game
+            self._reference_game = envs.make_game(self.game_name, **self.options)
         return self._reference_game
 
     # ----- commands -----------------------------------------------------------------------------------

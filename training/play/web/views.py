@@ -17,6 +17,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+from envs import game_options
 from envs.common.game import Game
 
 Json = dict[str, Any]
@@ -30,7 +31,8 @@ class GameView:
     hidden_information = False
     """Whether a player's view differs from the spectator's (hidden hands)."""
     options_form: list[Json] = []
-    """The new-game form: ``{"name", "label", "choices", "default"}`` per option (the engine checks values)."""
+    """The new-game form: ``{"name", "label", "choices", "default"}`` per option, from the game's options table
+    (``OPTIONS`` in ``envs/<game>/rules.py``; the engine checks values)."""
     browser_test_options: Json = {}
 
     @property
@@ -77,11 +79,7 @@ class BattleSheepView(GameView):
 
     game_name = "battle_sheep"
     title = "Battle Sheep"
-    options_form = [
-        {"name": "num_players", "label": "players", "choices": [2, 3, 4], "default": 2},
-        {"name": "pasture", "label": "pasture", "choices": ["build", "random"], "default": "build"},
-        {"name": "end_rule", "label": "end rule", "choices": ["battle_sheep", "splits"], "default": "battle_sheep"},
-    ]
+    options_form = game_options("battle_sheep").form()
     browser_test_options = {"num_players": 2}
 
 
@@ -92,15 +90,7 @@ class BestiariumView(GameView):
 
     game_name = "bestiarium"
     title = "Bestiarium"
-    options_form = [
-        {"name": "board_size", "label": "board side", "choices": [5, 6, 7], "default": 6},
-        {
-            "name": "shape_equivalence",
-            "label": "same shape",
-            "choices": ["free", "one_sided", "fixed"],
-            "default": "free",
-        },
-    ]
+    options_form = game_options("bestiarium").form()
     browser_test_options = {"board_size": 5}
 
 
@@ -111,10 +101,7 @@ class BeastyBordersView(GameView):
 
     game_name = "beasty_borders"
     title = "Beasty Borders"
-    options_form = [
-        {"name": "variant", "label": "variant", "choices": ["main", "without_luck"], "default": "main"},
-        {"name": "path_order", "label": "path", "choices": ["typewriter", "snake"], "default": "typewriter"},
-    ]
+    options_form = game_options("beasty_borders").form()
     browser_test_options = {"variant": "main"}
 
 
@@ -126,10 +113,7 @@ class BoaringView(GameView):
     game_name = "boaring"
     title = "Boaring"
     hidden_information = True
-    options_form = [
-        {"name": "num_players", "label": "players", "choices": list(range(2, 11)), "default": 4},
-        {"name": "reward", "label": "reward", "choices": ["pairwise", "score"], "default": "pairwise"},
-    ]
+    options_form = game_options("boaring").form()
     browser_test_options = {"num_players": 2}
 
 
