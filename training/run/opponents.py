@@ -45,7 +45,7 @@ def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = N
             raise ValueError("opponent kind 'policy' needs a policy spec (config opponent_policy)")
         from envs.common.gym_view import resolve_policy
 
-        return resolve_policy(spec, game, engine.options if engine is not None else None, seed=seed)
+        return resolve_policy(spec, game, engine.options() if engine is not None else None, seed=seed)
     if kind == "random":
         return RandomPolicy(seed)
     if kind == "greedy":
