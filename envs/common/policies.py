@@ -128,5 +128,5 @@ def make_baseline(
     if engine is None:
         import envs
 
-        engine = envs.module(game).raw_env(**(options or {})).game
+        engine = envs.make_game(game, **(options or {}))
     return table[name](engine, seed=seed, **({"budget": int(budget)} if budget else {}))

@@ -55,7 +55,7 @@ from envs.common.vector import batched_game_class, sample_legal
 from training.distribution import LegalActions, masked_policy
 from training.ppo.buffer import RolloutBuffer, Transition, pack_masks, unpack_masks
 from training.run.opponents import POLICY, SCRIPTED_KINDS, available_kinds, make_scripted, outcome
-from training.workers import PipeWorker, usable_cores
+from training.workers import PipeWorker, usable_cores, use_one_core
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -527,7 +527,7 @@ class BatchedSlots(_Slots):
     def reference_game(self) -> Any:
         """The reference engine's ``Game`` with these options (for the greedy policy's decisions)."""
         if self._reference_game is None:
-            self._reference_game = envs.module(self.game_name).raw_env(**self.options).game
+            self._reference_game = envs.make_game(self.game_name, **self.options)
         return self._reference_game
 
     # ----- commands -----------------------------------------------------------------------------------
@@ -750,7 +750,7 @@ class LocalHandle:
 
 def _worker(conn: Any, engine: str, args: tuple) -> None:
     """Worker process: serve commands on a :func:`make_slots` group until ``close``."""
-    torch.set_num_threads(1)
+    use_one_core()
     slots = make_slots(engine, args)
     try:
         while True:
@@ -814,7 +814,7 @@ class SelfPlayCollector:
                 config.game,
                 POLICY,
                 seed=0,
-                engine=envs.module(config.game).raw_env(**config.env_options).game,
+                engine=envs.make_game(config.game, **config.env_options),
                 spec=opponent_policy,
             )
         self.num_workers = resolve_workers(config.num_workers, self.engine)

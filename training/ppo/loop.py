@@ -83,7 +83,7 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
     rollout_threads, update_threads = thread_counts(config.torch_threads)
     device = resolve_device(config.device)
     run_dir = run_directory(config)
-    game = envs.module(config.game).raw_env(**config.env_options).game
+    game = envs.make_game(config.game, **config.env_options)
     seed_everything(config.seed)
     spec = network_spec(config, game)
     net = build_network(spec, game)
