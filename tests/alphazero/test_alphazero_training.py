@@ -83,13 +83,14 @@ def play_from_openings(game, first, second, openings: int, seed: int) -> float:
 
 def test_a_tiny_run_beats_its_untrained_network(runs):
     """The network-guided search (8 simulations) over the trained network against the same search over the
-    untrained one (its value head says 0 everywhere; its prior is the initialisation's), from 10 random
-    openings with both seatings. (After so few positions the network alone still plays about as badly as
-    the untrained one: that takes longer runs.)"""
+    untrained one (its value head says 0 everywhere; its prior is the initialisation's), from 20 random
+    openings with both seatings; parity is 0.5. (Over training seeds 5-8 this run scored 0.55-1.0 from 10
+    openings, so 10 were too few to tell a change in the network from the noise. After so few positions the
+    network alone still plays about as badly as the untrained one: that takes longer runs.)"""
     game = envs.make_game("bestiarium", **OPTIONS)
     trained = make_policy(f"mcts:{runs['trained']}:8", "bestiarium", OPTIONS, seed=1)
     fresh = make_policy(f"mcts:{runs['fresh']}:8", "bestiarium", OPTIONS, seed=1)
-    assert play_from_openings(game, trained, fresh, openings=10, seed=0) >= 0.75
+    assert play_from_openings(game, trained, fresh, openings=20, seed=0) >= 0.7
 
 
 def test_the_run_writes_logs_checkpoints_and_its_algorithm(runs):

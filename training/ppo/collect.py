@@ -54,7 +54,7 @@ from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
 from training.distribution import LegalActions, masked_policy
 from training.ppo.buffer import RolloutBuffer, Transition, pack_masks, unpack_masks
-from training.run.opponents import SCRIPTED_KINDS, available_kinds, make_scripted, outcome
+from training.run.opponents import POLICY, SCRIPTED_KINDS, available_kinds, make_scripted, outcome
 from training.workers import PipeWorker, usable_cores, use_one_core
 
 LEARNER = "learner"
@@ -68,7 +68,7 @@ def parse_mix(text: str, game: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         kind, _, w = part.partition(":")
         if kind not in (SNAPSHOT, *SCRIPTED_KINDS):
-            raise ValueError(f"opponent_mix: unknown kind {kind!r}; allowed: snapshot, random, greedy")
+            raise ValueError(f"opponent_mix: unknown kind {kind!r}; allowed: snapshot, random, greedy, policy")
         weights[kind] = float(w) if w else 1.0
     weights = {k: w for k, w in weights.items() if w > 0 and k in available_kinds(game, [k])}
     total = sum(weights.values())
@@ -287,9 +287,12 @@ class GameSlots(_Slots):
         opponent_fraction: float = 0.0,
         opponent_mix: dict[str, float] | None = None,
         score_shaping: float = 0.0,
+        opponent_policy: str = "",
         make_env: Any = None,
     ):
+        """``opponent_policy``: the spec of the ``policy`` opponent kind (config ``opponent_policy``)."""
         make_env = make_env or envs.module(game).raw_env
+        self.opponent_policy = opponent_policy
         self.envs = [make_env(**options) for _ in seeds]
         self.game = self.envs[0].game
         self.policies: list[dict[str, Policy]] = [{} for _ in seeds]
@@ -345,7 +348,9 @@ class GameSlots(_Slots):
         if seed is not None:
             kind = next(c for c in controllers if c != LEARNER)
             if kind not in self.policies[i]:
-                self.policies[i][kind] = make_scripted(self.game_name, kind, engine=self.game)
+                self.policies[i][kind] = make_scripted(
+                    self.game_name, kind, engine=self.game, spec=self.opponent_policy
+                )
             self.policies[i][kind].reset(seed)
 
     def _potential(self, env: Any) -> np.ndarray:
@@ -425,7 +430,11 @@ class GameSlots(_Slots):
             env.restore(snap)
         for i, states in enumerate(state["policies"]):
             for kind, rng_state in states.items():
-                policy = self.policies[i].setdefault(kind, make_scripted(self.game_name, kind, engine=self.game))
+                if kind not in self.policies[i]:
+                    self.policies[i][kind] = make_scripted(
+                        self.game_name, kind, engine=self.game, spec=self.opponent_policy
+                    )
+                policy = self.policies[i][kind]
                 if rng_state is not None:
                     policy.rng.bit_generator.state = rng_state
         self._set_common_state(state)
@@ -483,9 +492,13 @@ class BatchedSlots(_Slots):
         opponent_fraction: float = 0.0,
         opponent_mix: dict[str, float] | None = None,
         score_shaping: float = 0.0,
+        opponent_policy: str = "",
         make_engine: Any = None,
     ):
-        """``make_engine``: a factory ``(**options) -> BatchedGame`` to use instead of the game's (tests)."""
+        """``make_engine``: a factory ``(**options) -> BatchedGame`` to use instead of the game's (tests).
+        ``opponent_policy`` must be empty: the ``policy`` kind plays on the reference engine only."""
+        if POLICY in (opponent_mix or {}) or opponent_policy:
+            raise ValueError("the 'policy' opponent kind plays on the reference engine only: set engine 'reference'")
         if make_engine is None:
             make_engine = batched_game_class(game)
             if make_engine is None:
@@ -791,6 +804,19 @@ class SelfPlayCollector:
             hooks = {"make_engine": make_engine}
         seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(config.seed).spawn(config.num_envs)]
         mix = parse_mix(config.opponent_mix, config.game)
+        opponent_policy = getattr(config, "opponent_policy", "") if POLICY in mix else ""
+        if POLICY in mix:
+            # a frozen policy is asked one decision at a time on a reference state: the reference engine
+            if self.engine == "batched" and engine is None and make_engine is None and config.engine == "auto":
+                self.engine = "reference"
+            # a bad spec fails here, with its message, rather than in a worker
+            make_scripted(
+                config.game,
+                POLICY,
+                seed=0,
+                engine=envs.make_game(config.game, **config.env_options),
+                spec=opponent_policy,
+            )
         self.num_workers = resolve_workers(config.num_workers, self.engine)
         groups = max(1, self.num_workers)
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
@@ -803,6 +829,7 @@ class SelfPlayCollector:
                 config.opponent_fraction,
                 mix,
                 config.score_shaping,
+                opponent_policy,
             )
             if self.num_workers > 0 and not hooks:
                 self.handles.append(RemoteHandle(self.engine, args))

@@ -116,7 +116,9 @@ def train(config: Any, resume: str | Path | None = None) -> Path:
 
     log = RunLog(
         run_dir,
-        PPO_COLUMNS + evaluation_columns(evaluation_kinds(config)),
+        PPO_COLUMNS
+        + (["train_win_policy"] if config.opponent_policy else [])
+        + evaluation_columns(evaluation_kinds(config)),
         resumed=resume is not None,
         texts={
             "config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
