@@ -971,7 +971,7 @@ def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Sheep
     All tiles count as placed. ``to_move`` is the seat to act; the game ends at once if nobody can move.
     """
     entries = []
-    for r, line in enumerate(l for l in textwrap.dedent(text).splitlines() if l.strip()):
+    for r, line in enumerate(ln for ln in textwrap.dedent(text).splitlines() if ln.strip()):
         for col, tok in enumerate(line.split()):
             q = col - (r - (r & 1)) // 2
             entries.append((q, r, tok))

@@ -72,7 +72,9 @@ def animal_worth(game: BoaringGame, state: BoaringState, seat: int) -> float:
     """What winning the animal on the table is worth to ``seat``: 2 plus the eat bonus."""
     n = game.num_players
     w = 2.0
-    if state.animal == HYENA and any(state.graveyard[seat]) or state.animal == LION and any(any(state.savanna[s]) for s in range(n) if s != seat):
+    if (state.animal == HYENA and any(state.graveyard[seat])) or (
+        state.animal == LION and any(any(state.savanna[s]) for s in range(n) if s != seat)
+    ):
         w += 1.0
     return w
 

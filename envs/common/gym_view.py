@@ -30,7 +30,8 @@ a :class:`~envs.common.policies.Policy` or a spec string: ``"random"``, a script
 (``"greedy"``, ``"search"``, ``"search:200"``) or a checkpoint path. Other specs go to the resolvers installed
 under the ``barnyard.policy_specs`` entry-point group: this package's ``training`` installs
 ``training.arena.players:make_policy`` there (checkpoints, ``sym:`` and network-guided search specs), so ``envs``
-never imports ``training`` (or torch) itself. A single Policy *object* given for several seats is shared by them; pass strings to get one per seat.
+never imports ``training`` (or torch) itself. A single Policy *object* given for
+several seats is shared by them; pass strings to get one per seat.
 
 Seeding: ``reset(seed=s)`` re-seeds the view's generator, from which each game draws the env's seed, the
 opponents' seeds and (with ``learner_seat="random"``) the learner's seat; resets without a seed continue that
@@ -151,7 +152,7 @@ class SingleAgentEnv(gymnasium.Env):
             if self.learner_seat_option == "random":
                 self.learner_seat = int(rng.integers(n))
             self._policy_at = {(self.learner_seat + 1 + k) % n: p for k, p in enumerate(self.opponents)}
-            for k, p in enumerate(self.opponents):
+            for p in self.opponents:
                 p.reset(int(rng.integers(_MAX_SEED)))
             self.aec.reset(seed=int(rng.integers(_MAX_SEED)))
             self._done = False

@@ -1,5 +1,5 @@
-"""Search-guided self-play end to end (training/alphazero/selfplay.py): a tiny Bestiarium run beats its untrained network,
-the same seed gives the same run, a resumed run continues exactly, checkpoints play as ``PATH`` (the network
+"""Search-guided self-play end to end (training/alphazero/selfplay.py): a tiny Bestiarium run beats its untrained
+network, the same seed gives the same run, a resumed run continues exactly, checkpoints play as ``PATH`` (the network
 alone) and ``mcts:PATH:N`` (the network-guided search), and the command line refuses what it cannot do."""
 
 from __future__ import annotations
@@ -345,7 +345,7 @@ def test_an_expert_baseline_plays_and_sets_one_hot_targets(tmp_path: Path):
     twin = SelfPlay(game, config, evaluator=None, seed=4)
     first = selfplay.play(100)
     assert first["samples"], "100 moves in each of 3 side-5 games finish some games"
-    for obs, actions, policy, value, _ in first["samples"]:
+    for _obs, actions, policy, value, _ in first["samples"]:
         assert policy.sum() == 1.0 and set(np.unique(policy)) == {0.0, 1.0}
         assert len(actions) == len(policy) and value.shape == (1,) and value[0] in (-1.0, 0.0, 1.0)
     # same seed, same games and targets; a restored state continues them exactly

@@ -7,12 +7,12 @@ Read top to bottom:
 2. :class:`ReplayBuffer` - searched positions: observation (float16), the legal actions with the search's improved
    policy over them (the policy target), the value target per seat (observer-relative, as the network gives it),
    and whether the board's symmetries hold there; minibatches turned by a random symmetry each.
-3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one :class:`~training.alphazero.search.BatchedSearch`
-   over all their positions (one forward pass per simulation step); the search's choice is played, its improved
-   policy is the position's policy target, and when a game ends the result (optionally mixed with the search's
-   value) becomes the value target of each of its positions. Forced moves (one legal action) are played without
-   search or sample. With ``config.expert`` (:func:`make_expert`) a scripted baseline plays instead and its
-   move is the (one-hot) policy target.
+3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one
+   :class:`~training.alphazero.search.BatchedSearch` over all their positions (one forward pass per simulation
+   step); the search's choice is played, its improved policy is the position's policy target, and when a game
+   ends the result (optionally mixed with the search's value) becomes the value target of each of its positions.
+   Forced moves (one legal action) are played without search or sample. With ``config.expert``
+   (:func:`make_expert`) a scripted baseline plays instead and its move is the (one-hot) policy target.
 4. :func:`alphazero_loss` - cross-entropy to the improved policy over the legal actions + ``vf_coef`` x squared
    error of ``tanh(value)`` to the value target.
 5. :func:`train` - iterations of ``iteration_moves`` self-play moves per game and the gradient steps owed for the

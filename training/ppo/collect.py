@@ -618,7 +618,7 @@ class BatchedSlots(_Slots):
             if over[i]:
                 self.acc[i] += returns[i]
                 self.ep_return[i] += returns[i]
-            self._end_game(i, bool(cut[i]), self.plies[i], lambda: cuts[i])
+            self._end_game(i, bool(cut[i]), self.plies[i], lambda i=i: cuts[i])
         eng.reset_rows(state, rows)  # each row's generator runs on: a new, different game
         for i in rows.tolist():
             self._begin(i)
