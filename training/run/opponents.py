@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -23,6 +23,12 @@ from training.distribution import masked_policy
 SCRIPTED_KINDS = ("random", "greedy")
 
 
+class ScriptedPolicy(Policy, Protocol):
+    """A scripted :class:`~envs.common.policies.Policy` with its own seeded generator (a run saves its state)."""
+
+    rng: np.random.Generator
+
+
 # ----- scripted opponents ---------------------------------------------------------------------------------
 def greedy_class(game: str) -> type | None:
     """``envs.<game>.baselines.GreedyPolicy`` if the game has one, else None."""
@@ -32,7 +38,7 @@ def greedy_class(game: str) -> type | None:
         return None
 
 
-def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = None) -> Policy:
+def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = None) -> ScriptedPolicy:
     """A scripted policy of ``kind`` (``random`` or ``greedy``) for ``game`` (``engine``: its Game object)."""
     if kind == "random":
         return RandomPolicy(seed)
