@@ -16,6 +16,8 @@ import pytest
 from training.arena.records import save_records
 from training.arena.tournament import play_game, run_tournament, save_result
 
+pytestmark = pytest.mark.xdist_group("machine")  # chromium and a live server: one worker runs these, one at a time
+
 # small options keep a game to seconds: Bestiarium side 5, two-player Boaring
 PLAY = {
     "battle_sheep": ({"num_players": 2, "pasture": "build"}, ["human", "random"]),
