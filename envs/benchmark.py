@@ -16,27 +16,13 @@ game's ``env()`` and its batched engine one after the other, and prints one mark
 from __future__ import annotations
 
 import argparse
-import json
 import time
-from typing import Any
 
 import numpy as np
 
 import envs
-
-
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    """``key=value`` strings to options; values parsed as JSON where possible (numbers), else strings."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise SystemExit(f"option {pair!r} must look like key=value")
-        key, value = pair.split("=", 1)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
+from envs.common.game import ConfigError
+from envs.common.options import parse_options
 
 
 def bench_aec(make_env, seconds: float, seed: int = 0) -> tuple[float, int]:
@@ -126,7 +112,7 @@ def table(seconds: float, num_envs: int) -> str:
             raise SystemExit("connect four needs pygame: pip install pygame")
         wrapped = bench_aec(mod.env, seconds)[0]
         batched = bench_batched(mod.vector_env, num_envs, seconds)[0]
-        players = mod.raw_env().game.num_players
+        players = envs.make_game(game).num_players
         rows.append(
             f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
             f"{wrapped / c4:.1f}x | {batched:,.0f} |"
@@ -148,14 +134,17 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit("'all' measures every game at its default options; give no key=value options")
         print(table(args.seconds, args.num_envs))
         return
-    options = parse_options(args.options)
+    try:
+        options = parse_options(args.options, args.game)
+    except ConfigError as err:
+        parser.error(str(err))
     mod = envs.module(args.game)
     if args.connect_four:
         c4 = bench_connect_four(args.seconds)
         print("connect_four_v3 env():", "not installed (pip install pygame)" if c4 is None else f"{c4:,.0f} steps/s")
     wrapped, g1 = bench_aec(lambda: mod.env(**options), args.seconds)
     raw, g2 = bench_aec(lambda: mod.raw_env(**options), args.seconds)
-    engine, g3 = bench_engine(mod.raw_env(**options).game, args.seconds)
+    engine, g3 = bench_engine(envs.make_game(args.game, **options), args.seconds)
     print(f"{args.game} {options or ''}")
     print(f"  AEC env()     : {wrapped:10,.0f} steps/s  ({g1} games)")
     print(f"  AEC raw_env() : {raw:10,.0f} steps/s  ({g2} games)")

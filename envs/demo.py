@@ -7,7 +7,8 @@ import argparse
 import numpy as np
 
 import envs
-from envs.benchmark import parse_options
+from envs.common.game import ConfigError
+from envs.common.options import parse_options
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -18,7 +19,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--png", help="also save the final board as a PNG picture")
     parser.add_argument("--quiet", action="store_true", help="print only the final position")
     args = parser.parse_args(argv)
-    env = envs.module(args.game).env(render_mode="ansi", **parse_options(args.options))
+    try:
+        options = parse_options(args.options, args.game)
+    except ConfigError as err:
+        parser.error(str(err))
+    env = envs.module(args.game).env(render_mode="ansi", **options)
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     moves = 0

@@ -27,7 +27,7 @@ def test_every_game_is_covered():
     "game_id, options", CASES, ids=[f"{g}-" + "-".join(str(v) for v in o.values()) for g, o in CASES]
 )
 def test_legal_actions_are_ascending_and_equal_the_mask(game_id, options):
-    game = envs.module(game_id).raw_env(**options).game
+    game = envs.make_game(game_id, **options)
     checked = [0]
 
     def check(state):

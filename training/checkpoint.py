@@ -142,13 +142,11 @@ def load_network(
         raise CheckpointError(f"{weights} is not a Barnyard checkpoint (format {FORMAT})")
     if data.get("game") != name or data.get("spaces") != meta.get("spaces"):
         raise CheckpointError(f"{weights} and its sidecar disagree on the game or the spaces")
-    try:
-        module = envs.module(name)
-    except ValueError as err:
-        raise CheckpointError(f"{weights}: {err}") from err
+    if name not in envs.GAMES:
+        raise CheckpointError(f"{weights}: unknown game {name!r}; available: {', '.join(envs.GAMES)}")
     wanted = meta.get("options", {}) if options is None else options
     try:
-        the_game = module.raw_env(**wanted).game
+        the_game = envs.make_game(name, **wanted)
     except (TypeError, ValueError) as err:
         raise CheckpointError(f"{weights}: options {wanted!r} are not valid for {name}: {err}") from err
     normal = json.loads(json.dumps(the_game.options()))
@@ -305,7 +303,7 @@ def load_resume(path: str | Path, config: TrainConfig, game: Game) -> dict[str, 
     saved = data["config"]
     if saved.get("game") != config.game:
         raise CheckpointError(f"{path} resumes a {saved.get('game')!r} run, not {config.game!r}")
-    saved_game = envs.module(config.game).raw_env(**saved.get("env_options", {})).game
+    saved_game = envs.make_game(config.game, **saved.get("env_options", {}))
     if saved_game.options() != game.options():
         raise CheckpointError(f"{path} was trained with options {saved_game.options()!r}, not {game.options()!r}")
     return data

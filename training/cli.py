@@ -1,15 +1,17 @@
-"""The ``barnyard`` command (also ``python -m training``): train, evaluate, play, replay, serve, bench.
+"""The ``barnyard`` command (also ``python -m training``): train, evaluate, exploit, play, replay, serve, bench.
 
 Commands:
   train      self-play training on one game      (barnyard train --game battle_sheep)
   evaluate   a tournament between policies       (barnyard evaluate --game battle_sheep --policies random greedy)
+  exploit    train a learner against a policy and measure how often it beats it
+             (barnyard exploit --game boaring --policy greedy --minutes 15)
   play       play against a policy, or --watch   (barnyard play --game bestiarium --opponent greedy)
   replay     replay a saved game, or make a GIF  (barnyard replay game.json --gif game.gif)
   serve      a local web page to play, watch and replay  (barnyard serve --port 8000)
   bench      speed of random legal play          (barnyard bench all --seconds 3; same as python -m envs.benchmark)
   bench train  training speed per game, PPO against the network alone and sb3  (barnyard bench train --seconds 60)
 
-`barnyard COMMAND --help` lists a command's options. train, evaluate, play and replay need the `train` extra
+`barnyard COMMAND --help` lists a command's options. train, evaluate, exploit, play and replay need the `train` extra
 (torch), serve the `web` extra; bench needs only the environments.
 """
 
@@ -21,6 +23,7 @@ import sys
 COMMANDS: dict[str, str] = {
     "train": "training.train_cli",
     "evaluate": "training.arena.tournament",
+    "exploit": "training.measure.exploit",
     "play": "training.play.terminal",
     "replay": "training.arena.records",
     "serve": "training.play.web.serve",

@@ -127,7 +127,12 @@ class TrainConfig:
     """Fraction of games in which only one seat is the learner and the others are opponents."""
     opponent_mix: str = "snapshot:0.6,random:0.2,greedy:0.2"
     """Weights of the opponent kinds for those games: ``snapshot`` (a past policy from the pool), ``random``
-    (``RandomPolicy``), ``greedy`` (``envs.<game>.baselines.GreedyPolicy``; dropped if the game has none)."""
+    (``RandomPolicy``), ``greedy`` (``envs.<game>.baselines.GreedyPolicy``; dropped if the game has none),
+    ``policy`` (the frozen policy of ``opponent_policy``)."""
+    opponent_policy: str = ""
+    """The policy of the ``policy`` opponent kind (in ``opponent_mix`` and ``eval_opponents``): any spec the arena
+    seats (a checkpoint path, ``greedy``, ``search:N``, ``guided:PATH``, ``first``). It plays on the reference
+    engine (``engine`` ``auto`` picks it), one decision at a time; ``barnyard exploit`` trains against it."""
     snapshot_every: int = 10
     """Updates between snapshots of the learner added to the opponent pool."""
     pool_size: int = 8
@@ -202,7 +207,8 @@ class TrainConfig:
     """Games per baseline in each evaluation (the learner takes every seat in turn; all games run in lockstep
     with batched forward passes: about 4 s for 100 Battle Sheep games against random)."""
     eval_opponents: str = "random,greedy"
-    """Baselines the periodic evaluation plays against (``greedy`` is skipped if the game has none)."""
+    """Baselines the periodic evaluation plays against (``greedy`` is skipped if the game has none; ``policy``:
+    ``opponent_policy``)."""
     keep_checkpoints: bool = False
     """Also keep every evaluated policy as ``checkpoints/policy-<update>.pt`` (+ sidecar with its evaluation), so
     that a run whose strength swings between evaluations can be re-measured at any of them."""

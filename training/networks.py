@@ -103,10 +103,20 @@ class ConvLayer(nn.Module):
         self.pool_bias = layer_init(nn.Linear(channels, channels), std=1.0)
         self.residual = in_channels == channels
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = torch.relu(self.conv(x))
-        h = h + self.pool_bias(h.mean(dim=(2, 3)))[:, :, None, None]
-        return x + h if self.residual else h
+    def forward(self, x: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+        """``x`` (B, C, H, W) in channels-last memory, the result likewise; ``bias`` (B, channels) is added to every
+        cell before the ReLU. The per-cell adds and the pooling run on ``(B, H*W, C)`` views of that memory: CPU
+        elementwise kernels are several times faster on them than on broadcasts over channels-last NCHW tensors."""
+        pre = self.conv(x)
+        batch, channels, height, width = pre.shape
+        cells = pre.permute(0, 2, 3, 1).reshape(batch, height * width, channels)
+        if bias is not None:
+            cells = cells + bias[:, None, :]
+        cells = torch.relu(cells)
+        cells = cells + self.pool_bias(cells.mean(dim=1))[:, None, :]
+        if self.residual:
+            cells = x.permute(0, 2, 3, 1).reshape(batch, height * width, channels) + cells
+        return cells.view(batch, height, width, channels).permute(0, 3, 1, 2)
 
 
 class ConvNet(nn.Module):
@@ -122,6 +132,7 @@ class ConvNet(nn.Module):
         layout: np.ndarray | None = None,
         value_outputs: int = 1,
         global_planes: int = 0,
+        global_input: str = "conv",
     ):
         super().__init__()
         c_in, height, width = obs_shape
@@ -129,7 +140,17 @@ class ConvNet(nn.Module):
         self.global_planes = int(global_planes)
         """The observation's last ``global_planes`` planes are constants (a game's global features, e.g.
         Bestiarium's scoring cascade): read as one vector, they go straight into the value head and the global
-        (pass) logits beside the pooled trunk features, as well as through the trunk's convolutions."""
+        (pass) logits beside the pooled trunk features, and into the trunk (``global_input``)."""
+        if global_input not in ("conv", "bias"):
+            raise ValueError(f"global_input={global_input!r}; allowed: 'conv', 'bias'")
+        self.global_bias = None
+        """``global_input="bias"``: the global vector enters the trunk through one linear map added to every cell
+        of the first layer (what a 3x3 conv of a constant plane computes away from the border), and the first
+        convolution reads only the per-cell planes: Bestiarium's 38 constant planes of 56 were most of its first
+        layer's work. ``"conv"`` (specs without the key): every plane through the first convolution."""
+        if global_input == "bias" and self.global_planes:
+            c_in -= self.global_planes
+            self.global_bias = layer_init(nn.Linear(self.global_planes, channels))
         pooled_width = 2 * channels + self.global_planes
         self.trunk = nn.Sequential(*[ConvLayer(c_in if i == 0 else channels, channels) for i in range(layers)])
         self.per_cell = layout is not None
@@ -167,10 +188,19 @@ class ConvNet(nn.Module):
 
         The trunk runs in channels-last memory order: oneDNN's convolutions (forward and backward) are about
         twice as fast on CPU that way for these small channel counts."""
-        h = self.trunk(obs.contiguous(memory_format=torch.channels_last))
-        parts = [h.mean(dim=(2, 3)), h.amax(dim=(2, 3))]
-        if self.global_planes:
-            parts.append(obs[:, -self.global_planes :].mean(dim=(2, 3)))
+        glob = obs[:, -self.global_planes :].mean(dim=(2, 3)) if self.global_planes else None
+        bias = None
+        if self.global_bias is not None:
+            obs, bias = obs[:, : -self.global_planes], self.global_bias(glob)
+        h = obs.contiguous(memory_format=torch.channels_last)
+        for i, layer in enumerate(self.trunk):
+            h = layer(h, bias if i == 0 else None)
+        cells = h.permute(0, 2, 3, 1).flatten(1, 2)  # (B, H*W, C): a view of the channels-last trunk output
+        # max over cells by index (its gradient goes to one cell per channel): amax's gradient, shared among tied
+        # cells, cost several full-size passes over the trunk's output
+        parts = [cells.mean(dim=1), cells.max(dim=1).values]
+        if glob is not None:
+            parts.append(glob)
         pooled = torch.cat(parts, dim=1)
         value = _values(self.value(pooled), self.value_outputs)
         if not self.per_cell:
@@ -502,6 +532,7 @@ def _architecture(config: TrainConfig, game: Game) -> dict[str, Any]:
     global_planes = int(getattr(game, "global_planes", 0))
     if global_planes:
         spec["global_planes"] = global_planes  # absent in older specs: no global vector
+        spec["global_input"] = "bias"  # absent in older specs: "conv"
     return spec
 
 
@@ -548,6 +579,7 @@ def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
             layout=layout,
             value_outputs=value_outputs,
             global_planes=global_planes,
+            global_input=str(spec.get("global_input", "conv")),
         )
     raise ValueError(f"unknown network kind {spec.get('kind')!r}")
 

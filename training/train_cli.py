@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from training.config import TrainConfig, make_config
 
@@ -35,14 +33,12 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
 
-def _env_option(text: str) -> tuple[str, Any]:
+def _env_option(text: str) -> str:
+    """A ``key=value`` game option, kept as text: its value is read by the game's options table once the game is
+    known (:func:`envs.common.options.parse_options`)."""
     if "=" not in text:
         raise argparse.ArgumentTypeError(f"env option {text!r} must look like key=value")
-    key, value = text.split("=", 1)
-    try:
-        return key.strip(), json.loads(value)
-    except json.JSONDecodeError:
-        return key.strip(), value
+    return text
 
 
 SPECIAL = {"game", "env_options", "seed", "total_steps", "out"}
@@ -131,7 +127,13 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
             saved["out"] = str(path if path.is_dir() else path.parent)
         return TrainConfig.from_dict(saved)
     game = args.game or "battle_sheep"
-    return make_config(game, env_options=dict(args.env_option), **overrides)
+    from envs.common.options import parse_options
+
+    try:
+        env_options = parse_options(args.env_option, game) if args.env_option else {}
+    except ValueError as err:  # an unknown game or option, a bad value (ConfigError)
+        raise SystemExit(f"--env-option: {err}") from None
+    return make_config(game, env_options=env_options, **overrides)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -151,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.alphazero.search import SearchError, check_searchable
 
         try:
-            check_searchable(envs.module(config.game).raw_env(**config.env_options).game)
+            check_searchable(envs.make_game(config.game, **config.env_options))
         except SearchError as err:
             raise SystemExit(f"--algo alphazero: {err}") from None
         if config.search not in ("gumbel", "puct"):

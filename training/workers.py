@@ -37,6 +37,16 @@ def set_threads(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
+def use_one_core() -> None:
+    """One thread for torch and for numba's parallel kernels (e.g. Bestiarium's batched observation): a worker
+    process shares the machine with the trainer and the other workers."""
+    import numba
+    import torch
+
+    torch.set_num_threads(1)
+    numba.set_num_threads(1)
+
+
 class PipeWorker:
     """``target(conn, *args)`` in a spawned daemon process; ``send`` returns at once, ``recv`` waits for an answer,
     ``close`` asks the process to stop and ends it if it does not within 5 s."""

@@ -3,13 +3,18 @@
 ``from envs import battle_sheep_v0; env = battle_sheep_v0.env(num_players=2)``
 
 Options
-    ``num_players`` 2-4 (default 2); ``pasture`` ``"build"`` (default: players build the pasture from their 4 tiles
-    each, as in the rulebook) or ``"random"`` (the env builds a legal random pasture from the same tiles, seeded,
-    and the game starts with stack placement); ``end_rule`` ``"battle_sheep"`` (default: blocked players are
-    skipped, the game ends when nobody can move, most pastures wins, tie: largest herd, still tied: draw) or
-    ``"splits"`` (2 players only: the first player unable to move loses); ``canvas_radius`` (default 11, 13, 15 for
-    2, 3, 4 players; at least 6, 7, 7, at most 16): the radius of the hexagonal canvas the pasture is built on.
-    Its frame follows the pasture: after every tile placement the pasture is re-centred (RULES.md).
+    .. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit
+    ``num_players``: 2 .. 4; default ``2``. Players, in clockwise turn order.
+    ``pasture``: ``"build"`` | ``"random"``; default ``"build"``. "build": the players build the pasture from their 4
+        tiles each (the rulebook); "random": the env lays a legal random pasture from the same tiles (seeded) and the
+        game starts with stack placement.
+    ``end_rule``: ``"battle_sheep"`` | ``"splits"``; default ``"battle_sheep"``. "battle_sheep": blocked players are
+        skipped, the game ends when nobody can move, most pastures wins (tie: largest herd; still tied: draw); "splits"
+        (2 players only): the first player unable to move loses.
+    ``canvas_radius``: 6 .. 16; default 11, 13, 15 for 2, 3, 4 players. Radius of the hexagonal canvas the pasture is
+        built on, at least 6, 7, 7 for 2, 3, 4 players; its frame follows the pasture (RULES.md, 'Canvas size').
+    ``render_mode`` (the env only): ``None`` (default) | ``"human"`` | ``"ansi"`` | ``"rgb_array"``.
+    .. end of options
 
 Agents
     ``player_0 .. player_{n-1}`` in clockwise turn order; ``player_0`` places the first tile and the first stack,

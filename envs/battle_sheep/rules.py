@@ -26,11 +26,11 @@ from envs.common.game import (
     IllegalActionError,
     SnapshotError,
     Symmetry,
-    check_choice,
     check_int_range,
     pairwise_rewards,
 )
 from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid, enclosing_hexagon, hexagon_around, transforms
+from envs.common.options import Option, OptionTable
 
 BUILD, PLACE, MOVE, OVER = 0, 1, 2, 3
 PHASE_NAMES = ("build", "place", "move", "over")
@@ -51,6 +51,38 @@ NUM_DERIVED_PLANES = 9
 """Observation planes derived from the others (RULES.md): free neighbours, slide destinations per direction,
 where the observer / the others can slide to."""
 
+OPTIONS = OptionTable(
+    Option("num_players", int, 2, "Players, in clockwise turn order.", low=2, high=4, label="players"),
+    Option(
+        "pasture",
+        str,
+        "build",
+        '"build": the players build the pasture from their 4 tiles each (the rulebook); "random": the env lays '
+        "a legal random pasture from the same tiles (seeded) and the game starts with stack placement.",
+        choices=("build", "random"),
+    ),
+    Option(
+        "end_rule",
+        str,
+        "battle_sheep",
+        '"battle_sheep": blocked players are skipped, the game ends when nobody can move, most pastures wins '
+        '(tie: largest herd; still tied: draw); "splits" (2 players only): the first player unable to move loses.',
+        choices=("battle_sheep", "splits"),
+        label="end rule",
+    ),
+    Option(
+        "canvas_radius",
+        int,
+        None,
+        "Radius of the hexagonal canvas the pasture is built on, at least 6, 7, 7 for 2, 3, 4 players; its frame "
+        "follows the pasture (RULES.md, 'Canvas size').",
+        low=min(MIN_CANVAS_RADIUS.values()),
+        high=MAX_CANVAS_RADIUS,
+        default_text="11, 13, 15 for 2, 3, 4 players",
+        in_form=False,
+    ),
+)
+"""Battle Sheep's options (:mod:`envs.common.options`): what the engine checks, the docs and the forms show."""
 
 _KERNELS_LOADED = False
 
@@ -209,9 +241,9 @@ class BattleSheepGame(Game[SheepState]):
         end_rule: str = "battle_sheep",
         canvas_radius: int | None = None,
     ):
-        self.num_players = check_int_range("num_players", num_players, 2, 4)
-        check_choice("pasture", pasture, ("build", "random"))
-        check_choice("end_rule", end_rule, ("battle_sheep", "splits"))
+        self.num_players = OPTIONS["num_players"].check(num_players)
+        OPTIONS["pasture"].check(pasture)
+        OPTIONS["end_rule"].check(end_rule)
         if end_rule == "splits" and self.num_players != 2:
             raise ConfigError("end_rule='splits' is the original 2-player game; it needs num_players=2")
         self.pasture_mode = pasture
@@ -229,7 +261,8 @@ class BattleSheepGame(Game[SheepState]):
                 f"stuck with no room for a tile; allowed: an integer from {smallest} to {MAX_CANVAS_RADIUS} "
                 "(RULES.md, 'Canvas size')"
             )
-        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, smallest, MAX_CANVAS_RADIUS)
+        # the table's range, narrowed to the smallest canvas of this player count
+        self.canvas_radius = check_int_range("canvas_radius", canvas_radius, smallest, OPTIONS["canvas_radius"].high)
         self.grid = grid = HexGrid(self.canvas_radius)
         n = grid.num_cells
         self.center = grid.index[(0, 0)]

@@ -3,13 +3,16 @@
 ``from envs import beasty_borders_v0; env = beasty_borders_v0.env(variant="main", path_order="typewriter")``
 
 Options
-    ``variant``: ``"main"`` (default; 9 tiles, 6 x 9 landscape with 42 green spaces, 3 animal types of 8/7/5
-    per player, the D8 decides the step count and a pass lets the roller roll again) or ``"without_luck"``
-    (6 tiles in 3 wide x 2 tall, 4 x 9 landscape with 27..30 green spaces depending on the tiles drawn, 2 types
-    of 8/6 per player offered through a bidding row of 28 figures, the roll alternates strictly).
-    ``path_order``: ``"typewriter"`` (default; every row west -> east, then the next row below, bottom row ->
-    top row) or ``"snake"`` (rows alternate east / west; the signpost's row runs east).
-    ``render_mode``: None, ``"human"``, ``"ansi"``, ``"rgb_array"``.
+    .. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit
+    ``variant``: ``"main"`` | ``"without_luck"``; default ``"main"``. "main": 9 tiles, a 6 x 9 landscape with 42 green
+        spaces, 3 animal types of 8, 7, 5 per player, the D8 decides the steps and a pass lets the roller roll again;
+        "without_luck": 6 tiles (3 wide, 2 tall), a 4 x 9 landscape with 27 to 30 green spaces, 2 types of 8, 6 per
+        player offered through a bidding row of 28 figures, the roll alternates strictly.
+    ``path_order``: ``"typewriter"`` | ``"snake"``; default ``"typewriter"``. "typewriter": every row west to east, then
+        the west end of the row below (the bottom row wraps to the top); "snake": rows alternate east and west (the
+        signpost's row runs east).
+    ``render_mode`` (the env only): ``None`` (default) | ``"human"`` | ``"ansi"`` | ``"rgb_array"``.
+    .. end of options
 
 Agents
     ``player_0`` = seat 0 = the farm player (A B C), the start player; ``player_1`` = seat 1 = the wild player

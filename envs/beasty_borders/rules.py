@@ -42,9 +42,9 @@ from envs.common.game import (
     Game,
     IllegalActionError,
     SnapshotError,
-    check_choice,
     pairwise_rewards,
 )
+from envs.common.options import Option, OptionTable
 
 VARIANTS = ("main", "without_luck")
 PATH_ORDERS = ("typewriter", "snake")
@@ -52,6 +52,29 @@ SIDE_NAMES = ("farm", "wild")
 ROW_NAMES = "abcdef"
 LAKE_FILL = (185, 220, 245)
 """Pale water, so that lakes never look like the wild player's blue animals."""
+
+OPTIONS = OptionTable(
+    Option(
+        "variant",
+        str,
+        "main",
+        '"main": 9 tiles, a 6 x 9 landscape with 42 green spaces, 3 animal types of 8, 7, 5 per player, the D8 '
+        'decides the steps and a pass lets the roller roll again; "without_luck": 6 tiles (3 wide, 2 tall), a 4 x 9 '
+        "landscape with 27 to 30 green spaces, 2 types of 8, 6 per player offered through a bidding row of 28 "
+        "figures, the roll alternates strictly.",
+        choices=VARIANTS,
+    ),
+    Option(
+        "path_order",
+        str,
+        "typewriter",
+        '"typewriter": every row west to east, then the west end of the row below (the bottom row wraps to the '
+        'top); "snake": rows alternate east and west (the signpost\'s row runs east).',
+        choices=PATH_ORDERS,
+        label="path",
+    ),
+)
+"""Beasty Borders' options (:mod:`envs.common.options`): what the engine checks, the docs and the forms show."""
 
 
 _KERNELS_LOADED = False
@@ -80,8 +103,8 @@ class BeastyBordersGame(Game[BeastyBordersState]):
     num_players = 2
 
     def __init__(self, variant: str = "main", path_order: str = "typewriter"):
-        check_choice("variant", variant, VARIANTS)
-        check_choice("path_order", path_order, PATH_ORDERS)
+        OPTIONS["variant"].check(variant)
+        OPTIONS["path_order"].check(path_order)
         self.variant = variant
         self.path_order = path_order
         self.luck = variant == "main"

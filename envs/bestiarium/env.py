@@ -3,10 +3,13 @@
 Rules as implemented, and every reading where the rulebook is silent: ``envs/bestiarium/RULES.md``.
 
 Options
-    ``board_size``: 5, 6 (default) or 7 cells a side (61 / 91 / 127 cells); anything else is a ConfigError.
-    ``shape_equivalence``: ``"free"`` (default: shapes equal up to rotation and reflection, the 12 symmetries
-    of the hex grid), ``"one_sided"`` (rotations only) or ``"fixed"`` (translation only).
-    ``render_mode``: None, ``"human"``, ``"ansi"`` or ``"rgb_array"``.
+    .. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit
+    ``board_size``: ``5`` | ``6`` | ``7``; default ``6``. Cells a side of the hexhex board (61, 91, 127 cells).
+    ``shape_equivalence``: ``"free"`` | ``"one_sided"`` | ``"fixed"``; default ``"free"``. When two creatures have the
+        same shape: "free" up to rotation and reflection (the 12 symmetries of the hex grid), "one_sided" up to
+        rotation, "fixed" up to translation only.
+    ``render_mode`` (the env only): ``None`` (default) | ``"human"`` | ``"ansi"`` | ``"rgb_array"``.
+    .. end of options
 
 Agents
     ``player_0`` = Black (moves first), ``player_1`` = White. During an eating chain the eater keeps
@@ -80,12 +83,15 @@ Version history
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from envs.bestiarium import features
 from envs.bestiarium.observation import NUM_PLANES
 from envs.bestiarium.rules import BestiariumGame
 from envs.common.aec import BarnyardAECEnv
+from envs.common.game import Game
 
 _LOW = np.zeros((NUM_PLANES, 1, 1), dtype=np.float32)
 _LOW[features.MY_VALUE :] = -1.0  # the value, comparison and verdict planes are signed
@@ -98,8 +104,10 @@ class raw_env(BarnyardAECEnv):  # noqa: N801 - PettingZoo naming
     metadata = {**BarnyardAECEnv.metadata, "name": "bestiarium_v1"}
     game_class = BestiariumGame
 
-    def _observation_low(self) -> np.ndarray:
-        return np.broadcast_to(_LOW, self.game.observation_shape).copy()
+    @classmethod
+    def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
+        """The value, comparison and verdict planes are signed ([-1, 1]); the others lie in [0, 1]."""
+        return np.broadcast_to(_LOW, game.observation_shape).copy(), 1.0
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation, built when it is read and at most once per position and seat (every read gets

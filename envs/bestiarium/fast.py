@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import get_num_threads, njit, prange
 
 from envs.bestiarium.features import SCRATCH_ROWS, canonical_form, score_planes
 from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE
@@ -450,7 +450,7 @@ def _observe_row(st, b, seat, out, tab, work):
         tab.tr,
         tab.stride,
         tab.single_shape_max,
-        tab.square_cell,
+        tab.cell_square,
         out,
         work,
     )
@@ -461,6 +461,17 @@ def _observe_kernel(st, seats, out, tab):
     work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
     for b in range(st.color.shape[0]):
         _observe_row(st, b, seats[b], out[b], tab, work)
+
+
+@njit(cache=True, parallel=True)
+def _observe_kernel_threads(st, seats, out, tab, blocks):
+    """:func:`_observe_kernel` with the rows split into ``blocks`` contiguous blocks run on numba's threads. The
+    rows are independent, so the result does not depend on the block count."""
+    rows = st.color.shape[0]
+    for t in prange(blocks):
+        work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
+        for b in range(t * rows // blocks, (t + 1) * rows // blocks):
+            _observe_row(st, b, seats[b], out[b], tab, work)
 
 
 @njit(cache=True)
@@ -857,7 +868,14 @@ class FastBestiarium(BatchedGame):
         if not out.flags.c_contiguous:
             raise ValueError("observe needs a C-contiguous output array")
         flat = out.reshape(out.shape[0], NUM_PLANES, self._side * self._side)
-        _observe_kernel(state, np.asarray(seats, dtype=np.int64), flat, self.tables)
+        seats = np.asarray(seats, dtype=np.int64)
+        # the score planes are most of a step's work in this engine: a large batch is split into one block of
+        # rows per numba thread (``numba.set_num_threads(1)`` keeps it on one core; so does a batch under 128)
+        blocks = min(get_num_threads(), out.shape[0] // 64)
+        if blocks > 1:
+            _observe_kernel_threads(state, seats, flat, self.tables, blocks)
+        else:
+            _observe_kernel(state, seats, flat, self.tables)
 
     def current_player(self, state: BestiariumBatch) -> np.ndarray:
         """Seat to move per row, TERMINAL where the game is over (the eater keeps the turn through a chain)."""

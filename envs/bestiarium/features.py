@@ -120,7 +120,7 @@ def _value_entry(v, s):
     return np.float32(max(-1.0, min(1.0, v / (s * s) * VALUE_SCALE)))
 
 
-SCRATCH_ROWS = 39
+SCRATCH_ROWS = 31
 """Rows of the int64 work array (``SCRATCH_ROWS``, N + 1) that :func:`score_planes` uses (:func:`new_scratch`)."""
 
 
@@ -191,7 +191,7 @@ def score_planes(
     tr,
     stride,
     single_shape_max,
-    square_cell,
+    cell_square,
     out,
     sc,
 ):
@@ -201,22 +201,22 @@ def score_planes(
     a key, one of its own cells (``comp[key] == key``; ``comp`` per cell, -1 empty), with ``size[key]`` stones
     listed from ``first[key]`` along ``link`` (per cell, -1 ends); ``legal0`` / ``legal1`` (N,) each seat's
     placement bytes; ``chain_root`` the key of the creature that must grow (grow phase), else -1;
-    ``square_cell`` (S*S,) each square's cell (-1 off the hexagon); ``sc`` a work array of :func:`new_scratch`.
+    ``cell_square`` (N,) each cell's square in the planes; ``sc`` a work array of :func:`new_scratch`.
 
     Shapes are compared only where an answer depends on them: canonical forms are computed once per creature and
     only for sizes with several shapes, in groups of two or more creatures of one colour and size (fauna, twins)
     or as the prey of a possible eat; a stone added next to a creature of size m - 1 is looked at only if the
     enemy has a creature of size m."""
     n = len(color)
-    nsq = out.shape[1]
     zero = np.float32(0.0)
     one = np.float32(1.0)
     roots, gnext, off, label, pool, newc = sc[0], sc[1], sc[2], sc[3], sc[4], sc[5]
     newform, work, cand, mark, in_new, cells = sc[6], sc[7], sc[8], sc[9], sc[10], sc[11]
     ghead, count, kinds, value = sc[12:14], sc[14:16], sc[16:18], sc[18:20]
     seen, gone, xs, eat, inv = sc[20], sc[21], sc[22], sc[23], sc[24]
-    cellv = sc[25:33]  # planes FIRST.. per cell, written into ``out`` at the end in plane order (one pass)
-    box = sc[33:39]  # per creature: the least and the largest q, r and q + r of its cells
+    box = sc[25:31]  # per creature: the least and the largest q, r and q + r of its cells
+    for pl in range(FIRST, FIRST + 8):  # the per-cell planes: set below where they are not 0
+        out[pl, :] = zero
     for i in range(n + 1):
         mark[i] = 0
         in_new[i] = 0
@@ -228,8 +228,6 @@ def score_planes(
         kinds[1, i] = 0
         value[0, i] = 0
         value[1, i] = 0
-        for pl in range(8):
-            cellv[pl, i] = 0
     off[n] = 0
     # the creatures, grouped by colour and size (each group's list in key order)
     nroots = 0
@@ -325,9 +323,9 @@ def score_planes(
                     y = first[r]
                     while y >= 0:
                         if fauna:
-                            cellv[(MY_FAUNA if mine else OPP_FAUNA) - FIRST, y] = 1
+                            out[MY_FAUNA if mine else OPP_FAUNA, cell_square[y]] = one
                         if twin:
-                            cellv[(MY_TWIN if mine else OPP_TWIN) - FIRST, y] = 1
+                            out[MY_TWIN if mine else OPP_TWIN, cell_square[y]] = one
                         y = link[y]
                 r = gnext[r]
     # eats: for each seat, every cell where one stone of it could be added now, and what that stone would eat. A
@@ -480,24 +478,15 @@ def score_planes(
                         stones += size[e]
                         y = first[e]
                         while y >= 0:
-                            cellv[prey_plane - FIRST, y] = 1
+                            out[prey_plane, cell_square[y]] = one
                             y = link[y]
-                    cellv[eats_plane - FIRST, x] = stones
+                    out[eats_plane, cell_square[x]] = min(np.float32(stones * EAT_SCALE), one)
                 for k in range(ne):
                     gone[eat[k]] = 0
                 for k in range(m):
                     in_new[newc[k]] = 0
             for k in range(na):
                 mark[cand[k]] = 0
-    for pl in range(8):
-        eats = pl == MY_EAT - FIRST or pl == OPP_EAT - FIRST
-        for k in range(nsq):
-            x = square_cell[k]
-            v = cellv[pl, x] if x >= 0 else 0
-            if eats:
-                out[FIRST + pl, k] = min(np.float32(v * EAT_SCALE), one)
-            else:
-                out[FIRST + pl, k] = one if v else zero
     # constant planes: each value once, then the plane filled with it
     mine_col = seat
     theirs_col = 1 - seat

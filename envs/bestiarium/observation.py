@@ -288,7 +288,7 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
         tr,
         stride,
         single_shape_max,
-        square_cell,
+        cell_square,
         out,
         sc,
     )

@@ -21,19 +21,37 @@ from envs.bestiarium.actions import ActionCodec
 from envs.bestiarium.observation import ObservationEncoder, _observation_kernel
 from envs.common.game import (
     TERMINAL,
-    ConfigError,
     Game,
     IllegalActionError,
     SnapshotError,
     Symmetry,
-    check_choice,
-    check_int_range,
     pairwise_rewards,
 )
 from envs.common.hexgrid import HexGrid, transforms
+from envs.common.options import Option, OptionTable
 
 BOARD_SIZES = (5, 6, 7)
 SHAPE_EQUIVALENCES = ("free", "one_sided", "fixed")
+OPTIONS = OptionTable(
+    Option(
+        "board_size",
+        int,
+        6,
+        "Cells a side of the hexhex board (61, 91, 127 cells).",
+        choices=BOARD_SIZES,
+        label="board side",
+    ),
+    Option(
+        "shape_equivalence",
+        str,
+        "free",
+        'When two creatures have the same shape: "free" up to rotation and reflection (the 12 symmetries of the '
+        'hex grid), "one_sided" up to rotation, "fixed" up to translation only.',
+        choices=SHAPE_EQUIVALENCES,
+        label="same shape",
+    ),
+)
+"""Bestiarium's options (:mod:`envs.common.options`): what the engine checks, the docs and the forms show."""
 PLACE, GROW = 0, 1
 PHASE_NAMES = ("place", "grow")
 SEAT_NAMES = ("Black", "White")
@@ -128,14 +146,8 @@ class BestiariumGame(Game[BestiariumState]):
     observation_dtype = np.float32
 
     def __init__(self, board_size: int = 6, shape_equivalence: str = "free"):
-        size = check_int_range("board_size", board_size, BOARD_SIZES[0], BOARD_SIZES[-1])
-        check_choice("board_size", size, BOARD_SIZES)
-        if not isinstance(shape_equivalence, str):
-            raise ConfigError(
-                f"shape_equivalence={shape_equivalence!r} is not valid; allowed: "
-                + ", ".join(repr(a) for a in SHAPE_EQUIVALENCES)
-            )
-        check_choice("shape_equivalence", shape_equivalence, SHAPE_EQUIVALENCES)
+        size = OPTIONS["board_size"].check(board_size)
+        OPTIONS["shape_equivalence"].check(shape_equivalence)
         self.board_size = size
         self.shape_equivalence = shape_equivalence
         self.grid = HexGrid(size - 1)

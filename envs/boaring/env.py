@@ -3,8 +3,7 @@
 =====================  ==========================================================================================
 Import                 ``from envs import boaring_v0``; ``boaring_v0.env(num_players=4)``; the parallel view
                        ``boaring_v0.parallel_env(num_players=4)`` (one step = one simultaneous bid)
-Options                ``num_players`` 2-10 (default 4); ``reward`` ``"pairwise"`` (default) or ``"score"``;
-                       ``render_mode`` None / "human" / "ansi" / "rgb_array"
+Options                ``num_players``, ``reward``, ``render_mode``: the Options section below
 Agents                 ``player_0 .. player_{n-1}`` in clockwise order; ``player_0`` is the first active player
 Action space           ``Discrete(14 + 3 (n - 1))``: 0-9 play food value 1-10; 10 do not eat; 11-13 a living
                        hyena eats a boar / hyena / lion from its owner's graveyard; 14 + 3 (o - 1) + t a living
@@ -25,6 +24,15 @@ Global state           ``env.state()`` (AEC and Parallel; ``state_space``): **pr
                        critics only: player_0's observation, a one-hot of the seat to move, every seat's hand
                        (n x 10, / 7) and face-down card of the round (n x 10 one-hot); float32[68 + 43 n]
 =====================  ==========================================================================================
+
+Options
+    .. options: generated from OPTIONS in rules.py by ``python -m envs.common.options``; do not edit
+    ``num_players``: 2 .. 10; default ``4``. Players, in clockwise order.
+    ``reward``: ``"pairwise"`` | ``"score"``; default ``"pairwise"``. "pairwise": each seat gets (seats it beats - seats
+        that beat it) / (n-1) over the rank keys (score, savanna boars, lions, hyenas); "score": final score minus the
+        mean score.
+    ``render_mode`` (the env only): ``None`` (default) | ``"human"`` | ``"ansi"`` | ``"rgb_array"``.
+    .. end of options
 
 The observation's blocks, in order (relative seat k is the player k seats after the observer, clockwise; the
 details and scales in ``envs/boaring/observation.py``):
@@ -70,12 +78,11 @@ v0       unreleased  ``state()`` returns the privileged global state (it raised 
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-import numpy as np
+from typing import Any, ClassVar
 
 from envs.boaring.rules import BoaringGame
 from envs.common.aec import BarnyardAECEnv
+from envs.common.game import Game
 
 
 class raw_env(BarnyardAECEnv):
@@ -84,8 +91,7 @@ class raw_env(BarnyardAECEnv):
     metadata: ClassVar[dict] = {**BarnyardAECEnv.metadata, "name": "boaring_v0"}
     game_class = BoaringGame
 
-    def _observation_low(self) -> np.ndarray:
-        return self.game.layout.low
-
-    def _observation_high(self) -> np.ndarray:
-        return self.game.layout.high
+    @classmethod
+    def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
+        """Each entry's bounds as the observation layout scales it."""
+        return game.layout.low, game.layout.high  # type: ignore[attr-defined]

@@ -27,10 +27,9 @@ from envs.common.game import (
     Game,
     IllegalActionError,
     SnapshotError,
-    check_choice,
-    check_int_range,
     pairwise_rewards,
 )
+from envs.common.options import Option, OptionTable
 from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
 
 ANIMAL_COUNTS: tuple[int, int, int] = (30, 4, 4)
@@ -48,6 +47,19 @@ UNKNOWN = -1
 """Placeholder in an information state: an unknown card (hand count, pending card, pile or deck entry)."""
 
 REWARD_SCHEMES = ("pairwise", "score")
+
+OPTIONS = OptionTable(
+    Option("num_players", int, 4, "Players, in clockwise order.", low=2, high=10, label="players"),
+    Option(
+        "reward",
+        str,
+        "pairwise",
+        '"pairwise": each seat gets (seats it beats - seats that beat it) / (n-1) over the rank keys (score, '
+        'savanna boars, lions, hyenas); "score": final score minus the mean score.',
+        choices=REWARD_SCHEMES,
+    ),
+)
+"""Boaring's options (:mod:`envs.common.options`): what the engine checks, the docs and the forms show."""
 
 
 class BoaringState:
@@ -177,8 +189,8 @@ class BoaringGame(Game[BoaringState]):
     privileged_global_state = True
 
     def __init__(self, num_players: int = 4, reward: str = "pairwise"):
-        self.num_players = n = check_int_range("num_players", num_players, 2, 10)
-        check_choice("reward", reward, REWARD_SCHEMES)
+        self.num_players = n = OPTIONS["num_players"].check(num_players)
+        OPTIONS["reward"].check(reward)
         self.reward = reward
         self.num_actions = A.num_actions(n)
         # "2-6 players: Every player receives 10 food cards ... >6 players: The food cards are evenly

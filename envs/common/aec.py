@@ -63,13 +63,14 @@ class BarnyardAECEnv(AECEnv):
         game = self.game
         self.possible_agents = [agent_name(i) for i in range(game.num_players)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.observation_bounds(game)
         self._names = tuple(self.possible_agents)
         """Agent name per seat (``possible_agents`` as it was built, whatever a caller does to that list)."""
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    low=self._observation_low(),
-                    high=self._observation_high(),
+                    low=low,
+                    high=high,
                     shape=game.observation_shape,
                     dtype=game.observation_dtype,
                 ),
@@ -80,9 +81,9 @@ class BarnyardAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self._zero_mask = np.zeros(game.num_actions, dtype=np.int8)
         if game.perfect_information or game.privileged_global_state:
-            low, high = game.global_state_bounds(self._observation_low(), self._observation_high())
+            state_low, state_high = game.global_state_bounds(low, high)
             self.state_space = spaces.Box(
-                low=low, high=high, shape=game.global_state_shape, dtype=game.observation_dtype
+                low=state_low, high=state_high, shape=game.global_state_shape, dtype=game.observation_dtype
             )
             """The space of :meth:`state` (games that offer a global state)."""
         self.np_random, self.np_random_seed = seeding.np_random(None)
@@ -90,12 +91,12 @@ class BarnyardAECEnv(AECEnv):
         """The engine's state of the current game (every hidden card included; None before reset()). Tools
         read it; agents get :meth:`observe`."""
 
-    # Observation bounds: games may override for tighter boxes.
-    def _observation_low(self) -> float:
-        return 0.0
-
-    def _observation_high(self) -> float:
-        return 1.0
+    @classmethod
+    def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
+        """The (low, high) of the observation Box for an engine (scalars, or arrays of its observation shape): [0, 1]
+        here; envs with signed or wider planes override it. A classmethod, so that the batched ``VectorEnv`` reads
+        the same bounds from the engine without building an AEC env."""
+        return 0.0, 1.0
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]

@@ -39,14 +39,9 @@ class SnapshotError(ValueError):
 S = TypeVar("S")
 
 
-def check_choice(name: str, value: Any, allowed: Sequence[Any]) -> None:
-    """Raise :class:`ConfigError` unless ``value`` is one of ``allowed``."""
-    if value not in allowed:
-        raise ConfigError(f"{name}={value!r} is not valid; allowed: {', '.join(repr(a) for a in allowed)}")
-
-
 def check_int_range(name: str, value: Any, low: int, high: int) -> int:
-    """Raise :class:`ConfigError` unless ``value`` is an int in ``[low, high]``."""
+    """Raise :class:`ConfigError` unless ``value`` is an int in ``[low, high]`` (options are checked by their table,
+    :mod:`envs.common.options`; this is for a range that depends on another option)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
         raise ConfigError(f"{name}={value!r} is not valid; allowed: an integer from {low} to {high}")
     return int(value)

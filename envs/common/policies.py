@@ -88,6 +88,25 @@ class RandomPolicy:
         return int(legal[self.rng.integers(legal.size)])
 
 
+class FirstLegalPolicy:
+    """Always the lowest legal action id: a policy that is exploitable by construction (it never adapts and
+    ignores the position), the yardstick of ``barnyard exploit``'s tests. Spec ``first``."""
+
+    name = "first"
+
+    def __init__(self, seed: int | None = None):
+        del seed  # deterministic: nothing to seed
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, decision: Decision) -> int:
+        legal = decision.legal_actions()
+        if legal.size == 0:
+            raise ValueError("no legal action to choose from")
+        return int(legal[0])
+
+
 def baseline_policies(game: str) -> dict[str, Any]:
     """The scripted baselines of ``game`` by name, ``envs/<game>/baselines.py``'s ``POLICIES`` (``random`` is not
     among them: it is :class:`RandomPolicy` for every game); empty for a game without that module."""
@@ -109,5 +128,5 @@ def make_baseline(
     if engine is None:
         import envs
 
-        engine = envs.module(game).raw_env(**(options or {})).game
+        engine = envs.make_game(game, **(options or {}))
     return table[name](engine, seed=seed, **({"budget": int(budget)} if budget else {}))

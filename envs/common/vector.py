@@ -218,15 +218,21 @@ class VectorEnv:
 
     @staticmethod
     def _aec_observation_space(game: BatchedGame) -> spaces.Box:
-        """The AEC env's observation Box for the same options (the same encoding, so the same bounds); a plain
+        """The AEC env's observation Box for the same options, without building an AEC env: the engine's bounds as
+        the env class gives them (``raw_env.observation_bounds``; the same encoding, so the same bounds). A plain
         [0, 1] Box for a game that is not one of the registered envs (tests' toy games)."""
         import envs
 
         if game.name not in envs.GAMES:
             return spaces.Box(0.0, 1.0, shape=tuple(game.observation_shape), dtype=np.float32)
-        aec = envs.module(game.name).raw_env(**game.options())
-        box = aec.observation_space(aec.possible_agents[0])["observation"]
-        return spaces.Box(box.low, box.high, dtype=np.float32)
+        engine = getattr(game, "reference", None)  # the batched engines keep their rule engine
+        if engine is None:
+            engine = envs.make_game(game.name, **game.options())
+        low, high = envs.module(game.name).raw_env.observation_bounds(engine)
+        shape = tuple(engine.observation_shape)
+        return spaces.Box(
+            np.full(shape, low, dtype=np.float32), np.full(shape, high, dtype=np.float32), dtype=np.float32
+        )
 
     # ----- Gymnasium's vector API -------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:

@@ -51,7 +51,6 @@ its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`). Returns 
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -202,22 +201,19 @@ def _engine_class(game: str) -> type[Game]:
 
 
 def _default_options(spec: BridgeSpec) -> dict[str, Any]:
-    """Every engine option as an OpenSpiel parameter with its default (``None`` defaults as ``spec.none_options``
-    says). An option that OpenSpiel cannot carry is an error here, so that every option of the spec page stays
-    passable."""
-    signature = inspect.signature(_engine_class(spec.game).__init__)
+    """Every engine option as an OpenSpiel parameter with its default, from the game's options table (``OPTIONS``
+    in ``envs/<game>/rules.py``; ``None`` defaults as ``spec.none_options`` says). An option that OpenSpiel cannot
+    carry is an error here, so that every option of the spec page stays passable."""
     stand_ins = dict(spec.none_options)
     out = {}
-    for name, p in signature.parameters.items():
-        if name == "self":
-            continue
-        if p.default is None and name in stand_ins:
-            out[name] = stand_ins[name]
-        elif isinstance(p.default, (bool, int, float, str)):
-            out[name] = p.default
+    for option in envs.game_options(spec.game):
+        if option.default is None and option.name in stand_ins:
+            out[option.name] = stand_ins[option.name]
+        elif isinstance(option.default, (bool, int, float, str)):
+            out[option.name] = option.default
         else:
             raise TypeError(
-                f"{spec.short_name}: engine option {name}={p.default!r} has no OpenSpiel parameter type; "
+                f"{spec.short_name}: engine option {option.name}={option.default!r} has no OpenSpiel parameter type; "
                 "give it a stand-in in BridgeSpec.none_options"
             )
     return out
@@ -230,7 +226,7 @@ def _engine(game: str, options_json: str) -> Game:
     """One shared engine per (game, options): engines are immutable tables, states are separate values."""
     engine = _ENGINES.get((game, options_json))
     if engine is None:
-        engine = _ENGINES[(game, options_json)] = _engine_class(game)(**json.loads(options_json))
+        engine = _ENGINES[(game, options_json)] = envs.make_game(game, **json.loads(options_json))
     return engine
 
 

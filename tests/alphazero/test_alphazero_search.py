@@ -317,7 +317,7 @@ def test_search_refuses_finished_games_and_hidden_information():
     game = TicTacToe()
     with pytest.raises(SearchError, match="finished"):
         search_one(game, game.from_text("XXX/OO./..."), "gumbel", 4)
-    boaring = envs.module("boaring").raw_env().game
+    boaring = envs.make_game("boaring")
     with pytest.raises(SearchError, match="hidden information"):
         BatchedSearch(boaring, UniformEvaluator(4), SearchConfig(), np.random.default_rng(0))
     with pytest.raises(SearchError, match="search kind"):

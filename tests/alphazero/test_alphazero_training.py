@@ -83,13 +83,14 @@ def play_from_openings(game, first, second, openings: int, seed: int) -> float:
 
 def test_a_tiny_run_beats_its_untrained_network(runs):
     """The network-guided search (8 simulations) over the trained network against the same search over the
-    untrained one (its value head says 0 everywhere; its prior is the initialisation's), from 10 random
-    openings with both seatings. (After so few positions the network alone still plays about as badly as
-    the untrained one: that takes longer runs.)"""
-    game = envs.module("bestiarium").raw_env(**OPTIONS).game
+    untrained one (its value head says 0 everywhere; its prior is the initialisation's), from 20 random
+    openings with both seatings; parity is 0.5. (Over training seeds 5-8 this run scored 0.55-1.0 from 10
+    openings, so 10 were too few to tell a change in the network from the noise. After so few positions the
+    network alone still plays about as badly as the untrained one: that takes longer runs.)"""
+    game = envs.make_game("bestiarium", **OPTIONS)
     trained = make_policy(f"mcts:{runs['trained']}:8", "bestiarium", OPTIONS, seed=1)
     fresh = make_policy(f"mcts:{runs['fresh']}:8", "bestiarium", OPTIONS, seed=1)
-    assert play_from_openings(game, trained, fresh, openings=10, seed=0) >= 0.75
+    assert play_from_openings(game, trained, fresh, openings=20, seed=0) >= 0.7
 
 
 def test_the_run_writes_logs_checkpoints_and_its_algorithm(runs):
@@ -161,7 +162,7 @@ def test_checkpoints_play_alone_and_with_the_search(runs):
 def test_a_ppo_checkpoint_can_be_searched_too():
     path = Path(__file__).resolve().parents[2] / "checkpoints" / "bestiarium" / "policy.pt"
     policy = make_policy(f"mcts:{path}:4", "bestiarium", seed=0)
-    game = envs.module("bestiarium").raw_env().game
+    game = envs.make_game("bestiarium")
     state = game.initial_state()
     decision = decision_from_state(game, state)
     assert decision.action_mask[policy.act(decision)] == 1
@@ -228,7 +229,7 @@ def test_the_loss_matches_a_hand_computed_example():
 
 
 def test_replay_buffer_turns_positions_by_the_board_symmetries():
-    game = envs.module("bestiarium").raw_env(**OPTIONS).game
+    game = envs.make_game("bestiarium", **OPTIONS)
     rng = np.random.default_rng(0)
     state = game.initial_state()
     for _ in range(6):
@@ -337,7 +338,7 @@ def test_an_expert_baseline_plays_and_sets_one_hot_targets(tmp_path: Path):
     from training.alphazero.selfplay import SelfPlay, make_expert
 
     config = tiny(tmp_path, "expert", expert="search:20", num_envs=3)
-    game = envs.module("bestiarium").raw_env(**OPTIONS).game
+    game = envs.make_game("bestiarium", **OPTIONS)
     selfplay = SelfPlay(game, config, evaluator=None, seed=4)
     twin = SelfPlay(game, config, evaluator=None, seed=4)
     first = selfplay.play(100)

@@ -27,7 +27,7 @@ BESTIARIUM = ROOT / "checkpoints" / "bestiarium" / "policy.pt"
 
 def positions(game_name: str, count: int, seed: int, keep=lambda game, state: True) -> list:
     """``count`` decisions with more than one legal action from random games."""
-    game = envs.module(game_name).raw_env().game
+    game = envs.make_game(game_name)
     rng = np.random.default_rng(seed)
     out = []
     while len(out) < count:

@@ -114,4 +114,4 @@ def test_sym_spec_plays_legal_games_and_bad_specs_are_clear_errors():
     other = CHECKPOINT.parents[1] / "beasty_borders" / "policy.pt"
     with pytest.raises(CheckpointError, match="no symmetries"):
         make_policy(f"sym:{other}", "beasty_borders")
-    assert not envs.module("beasty_borders").raw_env().game.has_symmetries
+    assert not envs.make_game("beasty_borders").has_symmetries

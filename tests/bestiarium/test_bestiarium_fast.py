@@ -326,6 +326,32 @@ def test_same_seed_same_games():
     assert not all(np.array_equal(x, y) for x, y in zip(a, c))
 
 
+def test_threaded_observation_equals_the_one_thread_rows():
+    """A large batch's planes are built in blocks of rows on numba's threads: any block count gives the rows of the
+    one-thread kernel (both seats' views, positions from random play, rows split unevenly)."""
+    from envs.bestiarium import fast
+
+    num = 200
+    venv = bestiarium_v1.vector_env(num)
+    _, info = venv.reset(seed=3)
+    rng = seed_states(3, num)
+    actions = np.empty(num, dtype=np.int64)
+    for _ in range(40):
+        sample_legal(info["action_mask"], rng, actions)
+        _, _, _, _, info = venv.step(actions)
+    game, state = venv.game, venv.state
+    shape = (num, *game.observation_shape)
+    for seat in (0, 1):
+        seats = np.full(num, seat, dtype=np.int64)
+        one = np.zeros(shape, dtype=np.float32).reshape(num, shape[1], -1)
+        fast._observe_kernel(state, seats, one, game.tables)
+        for blocks in (2, 3, 7):
+            split = np.full_like(one, np.nan)
+            fast._observe_kernel_threads(state, seats, split, game.tables, blocks)
+            assert np.array_equal(split, one), blocks
+        assert np.array_equal(venv.observe(seats).reshape(one.shape), one)  # the public path, either kernel
+
+
 def test_illegal_action_is_refused_and_changes_nothing():
     venv = bestiarium_v1.vector_env(3)
     _, info = venv.reset(seed=0)

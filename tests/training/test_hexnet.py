@@ -158,11 +158,11 @@ def test_a_non_symmetric_cell_graph_is_refused():
 
 
 def test_battle_sheep_networks_default_to_hex_and_conv_stays_available():
-    game = envs.module("battle_sheep").raw_env().game
+    game = envs.make_game("battle_sheep")
     assert isinstance(game.cell_graph(), CellGraph)
     assert network_spec(make_config("battle_sheep"), game)["kind"] == "hex"
     assert network_spec(make_config("battle_sheep", network="conv"), game)["kind"] == "conv"
-    bestiarium = envs.module("bestiarium").raw_env().game
+    bestiarium = envs.make_game("bestiarium")
     assert network_spec(make_config("bestiarium"), bestiarium)["kind"] == "conv"
     with pytest.raises(ValueError, match="cell graph"):
         network_spec(make_config("bestiarium", network="hex"), bestiarium)

@@ -31,9 +31,9 @@ def test_shipped_checkpoint_loads_and_plays(path: Path):
     sidecar = read_sidecar(path)
     assert sidecar["game"] == game
     # shipped at default options: the sidecar's options are what the env uses without any
-    assert sidecar["options"] == envs.module(game).raw_env().game.options()
+    assert sidecar["options"] == envs.make_game(game).options()
     policy = load_policy(path, seed=0)
-    n = envs.module(game).raw_env().game.num_players
+    n = envs.make_game(game).num_players
     seats = ["random"] * n
     seats[0] = "checkpoint"
     record = play_game(game, {}, seats, seed=3, policies=[policy] + [_random(i) for i in range(1, n)])

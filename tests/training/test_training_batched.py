@@ -113,7 +113,7 @@ def collector_pair(game: str, cap: int | None = None, **overrides: Any) -> tuple
             **overrides,
         },
     )
-    reference_game = envs.module(game).raw_env(**config.env_options).game
+    reference_game = envs.make_game(game, **config.env_options)
     pair = []
     for hooks in ({"make_env": shadow_env(game, cap)}, {"make_engine": batched_engine(game, cap, False)}):
         torch.manual_seed(0)

@@ -151,7 +151,7 @@ def test_ppo_loss_clips_the_surrogate_and_the_value():
 def test_battle_sheep_per_cell_layout_matches_the_codec():
     from training.networks import action_layout
 
-    game = envs.module("battle_sheep").raw_env(canvas_radius=7).game
+    game = envs.make_game("battle_sheep", canvas_radius=7)
     layout = action_layout(game)
     assert layout.shape == (game.num_actions, 2)
     pairs = layout[:, 1] * 10_000 + layout[:, 0]
@@ -182,6 +182,42 @@ def test_masked_distribution_equals_the_dense_masked_softmax():
     assert (logits.grad[~mask] == 0).all()  # illegal logits get no gradient
 
 
+def test_global_planes_as_a_first_layer_bias_equal_their_convolution_inside_the_border():
+    """``global_input="bias"`` feeds the constant planes to the first layer through one linear map: with its weights
+    set to the 3x3 sums of a ``"conv"`` net's weights on those planes, the first layer's pre-activations agree on
+    every square off the plane's border (where the convolution's zero padding does not reach), on real positions;
+    and a spec without the key (older checkpoints) keeps every plane in the convolution."""
+    from envs.bestiarium.rules import BestiariumGame
+    from training.config import make_config
+    from training.networks import build_network, network_spec
+
+    game = BestiariumGame()
+    spec = network_spec(make_config("bestiarium"), game)
+    g = spec["global_planes"]
+    by_conv = build_network({**spec, "global_input": "conv"}, game)
+    by_bias = build_network(spec, game)
+    old = build_network({k: v for k, v in spec.items() if k != "global_input"}, game)
+    assert by_bias.global_bias is not None and by_conv.global_bias is None and old.global_bias is None
+    assert old.trunk[0].conv.in_channels == game.observation_shape[0] == by_bias.trunk[0].conv.in_channels + g
+    rng = np.random.default_rng(0)
+    state, positions = game.initial_state(), []
+    for _ in range(30):
+        positions.append(game.observation(state, game.current_player(state)))
+        game.apply(state, int(rng.choice(game.legal_actions(state))), rng)
+    obs = torch.from_numpy(np.stack(positions))
+    conv = by_conv.trunk[0].conv
+    with torch.no_grad():
+        by_bias.trunk[0].conv.weight.copy_(conv.weight[:, :-g])
+        by_bias.trunk[0].conv.bias.copy_(conv.bias)
+        by_bias.global_bias.weight.copy_(conv.weight[:, -g:].sum(dim=(2, 3)))
+        by_bias.global_bias.bias.zero_()
+        full = conv(obs)
+        split = by_bias.trunk[0].conv(obs[:, :-g]) + by_bias.global_bias(obs[:, -g:].mean(dim=(2, 3)))[:, :, None, None]
+    inside = (slice(None), slice(None), slice(1, -1), slice(1, -1))
+    assert torch.allclose(full[inside], split[inside], atol=1e-4)
+    assert not torch.allclose(full, split, atol=1e-4)  # the border differs: the padding's zeros are not constants
+
+
 def test_conv_net_reads_the_global_planes_into_its_value_head():
     """Bestiarium's spec asks for its 38 constant planes as a vector; with the trunk silenced, the value still
     follows them (the head reads them directly), and a spec without the key (older checkpoints) has none."""
@@ -193,8 +229,11 @@ def test_conv_net_reads_the_global_planes_into_its_value_head():
     game = BestiariumGame(board_size=5)
     spec = network_spec(make_config("bestiarium"), game)
     assert spec["global_planes"] == NUM_GLOBAL_PLANES == 38
+    assert spec["global_input"] == "bias"
     net = build_network(spec, game)
     with torch.no_grad():
+        net.global_bias.weight.zero_()
+        net.global_bias.bias.zero_()
         for layer in net.trunk:
             layer.conv.weight.zero_()
             layer.conv.bias.zero_()
@@ -204,9 +243,9 @@ def test_conv_net_reads_the_global_planes_into_its_value_head():
     obs[1, VERDICT] = 1.0
     _, value, _ = net.scores(obs)
     assert value[0] != value[1]
-    old = {k: v for k, v in spec.items() if k != "global_planes"}
+    old = {k: v for k, v in spec.items() if k not in ("global_planes", "global_input")}
     assert build_network(old, game).global_planes == 0
     with pytest.raises(ValueError, match="global_planes"):
         build_network({**spec, "global_planes": 99}, game)
-    sheep = envs.module("battle_sheep").raw_env().game
+    sheep = envs.make_game("battle_sheep")
     assert "global_planes" not in network_spec(make_config("battle_sheep"), sheep)

@@ -86,7 +86,7 @@ def test_tiny_run_writes_logs_and_a_checkpoint(run: Path):
 def test_checkpoint_is_a_policy_that_plays_legal_moves(run: Path):
     policy = load_policy(run / "policy.pt", game="battle_sheep", options={"canvas_radius": 6}, seed=1)
     sampled = load_policy(run / "policy.json", greedy=False, seed=1)
-    game = envs.module("battle_sheep").raw_env(canvas_radius=6).game
+    game = envs.make_game("battle_sheep", canvas_radius=6)
     rng = np.random.default_rng(0)
     state = game.initial_state(rng)
     while not game.is_terminal(state):
@@ -218,7 +218,7 @@ def test_one_tiny_update_on_every_other_game(game: str, tmp_path: Path):
     )
     path = train(config)
     policy = load_policy(path, game=game)
-    engine = envs.module(game).raw_env().game
+    engine = envs.make_game(game)
     rng = np.random.default_rng(0)
     state = engine.initial_state(rng)
     decision = decision_from_state(engine, state)

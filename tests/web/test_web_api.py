@@ -138,7 +138,7 @@ def play_to_end(client, game_id, seat, rng, check=None, headers=None):
 
 @pytest.mark.parametrize("game", list(GAMES))
 def test_every_game_plays_to_the_end_against_random(client, game):
-    n = envs.module(game).raw_env(**GAMES[game]).game.num_players
+    n = envs.make_game(game, **GAMES[game]).num_players
     start = new_game(client, game, GAMES[game], ["human"] + ["random"] * (n - 1))
     assert start["seed"] is None  # hidden while a human plays: it would tell the deal
     final = play_to_end(client, start["id"], 0, np.random.default_rng(0), check=check_geometry, headers=auth(start, 0))
@@ -164,14 +164,14 @@ def test_the_human_gets_exactly_the_legal_moves_in_notation(client):
 @pytest.mark.parametrize("game", list(GAMES))
 def test_an_illegal_move_is_refused_and_changes_nothing(client, game):
     options = {"variant": "without_luck"} if game == "beasty_borders" else GAMES[game]  # main: all 4 legal at first
-    n = envs.module(game).raw_env(**options).game.num_players
+    n = envs.make_game(game, **options).num_players
     start = new_game(client, game, options, ["human"] + ["random"] * (n - 1))
     gid = start["id"]
     client.headers.update(auth(start, 0))
     before = client.get(f"/api/games/{gid}", params={"seat": 0}).json()
     assert before["status"] == "your_turn"
     legal = {m["id"] for m in before["moves"]}
-    num_actions = envs.module(game).raw_env(**options).game.num_actions
+    num_actions = envs.make_game(game, **options).num_actions
     illegal = next(a for a in range(num_actions) if a not in legal)
     for body, status in [
         ({"seat": 0, "action": illegal}, 400),
@@ -267,7 +267,7 @@ def test_a_human_seat_never_gets_the_spectator_view(client):
 def _boaring_pair(seed_from: int = 0):
     """Two 3-player Boaring starts that differ only in one card of seat 0's hand (its highest, swapped for a
     higher card from the bottom of the food pile), and that seed."""
-    game = envs.module("boaring").raw_env(num_players=3).game
+    game = envs.make_game("boaring", num_players=3)
     for seed in range(seed_from, seed_from + 200):
         state = game.initial_state(np.random.default_rng(seed))
         hand = state.hands[0]

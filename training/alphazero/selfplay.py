@@ -517,8 +517,10 @@ def _serve(selfplay: SelfPlay, net: nn.Module | None, command: str, data: Any) -
 
 
 def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
-    """Worker process: a :class:`SelfPlay` over its own copy of the network, one torch thread."""
-    torch.set_num_threads(1)
+    """Worker process: a :class:`SelfPlay` over its own copy of the network, one thread (torch and numba)."""
+    from training.workers import use_one_core
+
+    use_one_core()
     config = TrainConfig.from_dict(config_data)
     game, _, net = build(config)
     net.eval()
@@ -633,7 +635,7 @@ def build(config: TrainConfig) -> tuple[Game, dict[str, Any], nn.Module]:
 
     if config.algo != "alphazero":
         raise ValueError(f"training.alphazero trains algo='alphazero', not {config.algo!r}")
-    game = envs.module(config.game).raw_env(**config.env_options).game
+    game = envs.make_game(config.game, **config.env_options)
     check_searchable(game)
     spec = network_spec(config, game, value_outputs=value_outputs(game))
     net = build_network(spec, game)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from envs.common.policies import Policy, RandomPolicy, baseline_policies, make_baseline
+from envs.common.policies import FirstLegalPolicy, Policy, RandomPolicy, baseline_policies, make_baseline
 
 
 class UnknownPolicyError(ValueError):
@@ -24,16 +24,19 @@ def baseline_names(game: str) -> list[str]:
 
 
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
-    """A policy from a spec: ``random``, a baseline name (``greedy``, ``search``, ``search:400`` for a budget),
-    the path of a trained checkpoint (its network alone: the argmax of its policy), ``sym:PATH`` (that checkpoint
-    averaged over the game's symmetries), ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that
-    checkpoint, N simulations a decision; default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
+    """A policy from a spec: ``random``, ``first`` (always the lowest legal action: exploitable by construction),
+    a baseline name (``greedy``, ``search``, ``search:400`` for a budget), the path of a trained checkpoint (its
+    network alone: the argmax of its policy), ``sym:PATH`` (that checkpoint averaged over the game's symmetries),
+    ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that checkpoint, N simulations a decision;
+    default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
     compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
     :mod:`training.alphazero.guided`). Raises :class:`UnknownPolicyError` with the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
     if name == "random":
         return RandomPolicy(seed)
+    if spec == "first":
+        return FirstLegalPolicy(seed)
     if name == "mcts":
         checkpoint, _, count = arg.rpartition(":")
         if not count.isdigit():
@@ -67,5 +70,5 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
 
         return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric)
     raise UnknownPolicyError(
-        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))} or a checkpoint path"
+        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))}, first or a checkpoint path"
     )

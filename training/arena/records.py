@@ -67,7 +67,7 @@ def replay(record: dict[str, Any]) -> Iterator[tuple[Game, Any, int | None]]:
     """Yield ``(game, state, action_just_played)`` for the start and after every action of a record."""
     try:
         game_name, options, seed, actions = record["game"], record["options"], record["seed"], record["actions"]
-        game = envs.module(game_name).raw_env(**options).game
+        game = envs.make_game(game_name, **options)
     except (KeyError, TypeError) as err:
         raise RecordError(f"damaged game record: {err!r}") from err
     rng = np.random.default_rng(seed)

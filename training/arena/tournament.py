@@ -68,8 +68,7 @@ def play_game(
 
     Raises :class:`PolicyError` naming the policy if one returns an illegal action or crashes.
     """
-    env = envs.module(game).raw_env(**options)
-    engine: Game = env.game
+    engine: Game = envs.make_game(game, **options)
     if policies is None:
         policies = [make_policy(spec, game, options, seed=seed * 101 + i) for i, spec in enumerate(seats)]
     for i, p in enumerate(policies):
@@ -153,7 +152,7 @@ def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int
 def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, GameRecord]:
     game, options, specs, task = args
     a, b = task.pair
-    n = envs.module(game).raw_env(**options).game.num_players
+    n = envs.make_game(game, **options).num_players
     seats = [specs[b]] * n
     seats[task.hero_seat] = specs[a]
     return task, play_game(game, options, seats, task.seed)
@@ -293,7 +292,7 @@ def summarise(
 ) -> TournamentResult:
     """Turn finished games into pair statistics and ratings."""
     results = sorted(results, key=lambda t: t[0].index)
-    n_players = envs.module(game).raw_env(**options).game.num_players
+    n_players = envs.make_game(game, **options).num_players
     pairs = []
     comparisons: list[tuple[int, int, float]] = []
     think: dict[str, float] = {s: 0.0 for s in specs}
@@ -378,10 +377,9 @@ def run_tournament(
         raise ValueError("each policy may appear only once in a tournament")
     if len(specs) < 2:
         raise ValueError("a tournament needs at least two policies")
-    envs.module(game).raw_env(**options)  # options are checked before any worker starts
+    n_players = envs.make_game(game, **options).num_players  # options are checked before any worker starts
     for s in specs:
         make_policy(s, game, options, seed=0)  # unknown names, missing or foreign checkpoints fail here
-    n_players = envs.module(game).raw_env(**options).game.num_players
     tasks = schedule(len(specs), n_players, games, seed, versus)
     jobs = [(game, options, specs, t) for t in tasks]
     bar = None
@@ -454,7 +452,7 @@ def main(argv: list[str] | None = None) -> None:
     """``python -m training evaluate``: run a tournament and print / save the tables."""
     import argparse
 
-    from envs.benchmark import parse_options
+    from envs.common.options import parse_options
 
     parser = argparse.ArgumentParser(
         prog="python -m training evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -487,7 +485,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         result = run_tournament(
             args.game,
-            parse_options(args.env_option),
+            parse_options(args.env_option, args.game),
             args.policies,
             args.games,
             args.seed,

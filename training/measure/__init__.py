@@ -1,6 +1,12 @@
 """Measurements and offline experiments: scripts run by hand (``python -m training.measure.NAME``) to measure a
-design choice or try a training target outside the two learners. None is a ``barnyard`` command; their numbers
-are recorded in ``checkpoints/README.md`` and the docs.
+design choice or try a training target outside the two learners. Two are ``barnyard`` commands as well
+(``exploit``, ``bench train``: :data:`training.cli.COMMANDS`); the numbers are recorded in ``checkpoints/README.md``
+and the docs.
+
+* ``exploit`` - ``barnyard exploit``: a fresh PPO learner trained against a frozen policy, then a seeded match
+  against it: the policy's approximate exploitability;
+* ``exploit_table`` - ``exploit`` against every shipped checkpoint, ``greedy`` and ``search``, as a markdown table;
+* ``train_speed`` - ``barnyard bench train``: training speed per game;
 
 * ``shaping_gap`` - how far the trainer's score shaping is from exact potential-based shaping (PPO's collector);
 * ``benchmark_search`` - where search-guided self-play spends its time (AlphaZero's self-play);

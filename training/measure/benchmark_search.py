@@ -82,7 +82,7 @@ def measure(
 
 
 def main(argv: list[str] | None = None) -> None:
-    from envs.benchmark import parse_options
+    from envs.common.options import parse_options
     from training.train_cli import build_parser as train_parser
 
     parser = argparse.ArgumentParser(
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     for key, value in vars(parsed).items():
         if value is not None and key not in ("resume", "env_option", "game"):
             overrides[key] = value
-    options = parse_options(args.env_option)
+    options = parse_options(args.env_option, args.game)
     variants: list[dict[str, Any]] = [{}]
     if args.compare:
         field, _, values = args.compare.partition("=")

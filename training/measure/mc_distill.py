@@ -159,7 +159,7 @@ def fit(
 
     torch.set_num_threads(torch_threads)
     torch.manual_seed(seed)
-    game = envs.module("bestiarium").raw_env().game
+    game = envs.make_game("bestiarium")
     overrides = {k: v for k, v in (("conv_channels", channels), ("conv_layers", layers)) if v is not None}
     spec = network_spec(make_config("bestiarium", **overrides), game)
     net = build_network(spec, game)
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     import envs
     from training.checkpoint import save_checkpoint
 
-    game = envs.module("bestiarium").raw_env().game
+    game = envs.make_game("bestiarium")
     best = min(log, key=lambda r: r["regret"])
     save_checkpoint(
         out / "policy",

@@ -111,7 +111,7 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
     threads = torch.get_num_threads()
     rollout_threads, update_threads = thread_counts(config.torch_threads)
     torch.manual_seed(0)
-    engine = envs.module(game).raw_env(**config.env_options).game
+    engine = envs.make_game(game, **config.env_options)
     net = build_network(network_spec(config, engine), engine).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
     obs_np, masks = random_positions(config, config.batch_size)

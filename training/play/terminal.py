@@ -69,7 +69,7 @@ def play(
     delay: float = 0.0,
 ) -> GameRecord | None:
     """Play one game; seat specs are ``"human"`` or policy specs. Returns the record, or None if quit."""
-    game = envs.module(game_name).raw_env(**options).game
+    game = envs.make_game(game_name, **options)
     if len(seats) != game.num_players:
         raise ValueError(f"{game_name} with these options has {game.num_players} seats, got {len(seats)} players")
     policies: list[Policy | None] = [
@@ -111,7 +111,7 @@ def play(
 
 
 def main(argv: list[str] | None = None) -> None:
-    from envs.benchmark import parse_options
+    from envs.common.options import parse_options
 
     parser = argparse.ArgumentParser(
         prog="python -m training play", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -134,9 +134,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
-    options = parse_options(args.env_option)
     try:
-        n = envs.module(args.game).raw_env(**options).game.num_players
+        options = parse_options(args.env_option, args.game)
+        n = envs.make_game(args.game, **options).num_players
         if args.watch:
             seats = args.policies or [args.opponent] * n
             if len(seats) == 1:

@@ -50,13 +50,13 @@ from torch import nn
 import envs
 from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL
-from envs.common.policies import Decision
+from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
 from training.config import TrainConfig
 from training.distribution import LegalActions, masked_policy
 from training.ppo.buffer import RolloutBuffer, Transition, pack_masks, unpack_masks
-from training.run.opponents import SCRIPTED_KINDS, ScriptedPolicy, available_kinds, make_scripted, outcome
-from training.workers import PipeWorker, usable_cores
+from training.run.opponents import POLICY, SCRIPTED_KINDS, available_kinds, make_scripted, outcome
+from training.workers import PipeWorker, usable_cores, use_one_core
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -69,7 +69,7 @@ def parse_mix(text: str, game: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         kind, _, w = part.partition(":")
         if kind not in (SNAPSHOT, *SCRIPTED_KINDS):
-            raise ValueError(f"opponent_mix: unknown kind {kind!r}; allowed: snapshot, random, greedy")
+            raise ValueError(f"opponent_mix: unknown kind {kind!r}; allowed: snapshot, random, greedy, policy")
         weights[kind] = float(w) if w else 1.0
     weights = {k: w for k, w in weights.items() if w > 0 and k in available_kinds(game, [k])}
     total = sum(weights.values())
@@ -288,12 +288,15 @@ class GameSlots(_Slots):
         opponent_fraction: float = 0.0,
         opponent_mix: dict[str, float] | None = None,
         score_shaping: float = 0.0,
+        opponent_policy: str = "",
         make_env: Any = None,
     ):
+        """``opponent_policy``: the spec of the ``policy`` opponent kind (config ``opponent_policy``)."""
         make_env = make_env or envs.module(game).raw_env
+        self.opponent_policy = opponent_policy
         self.envs = [make_env(**options) for _ in seeds]
         self.game = self.envs[0].game
-        self.policies: list[dict[str, ScriptedPolicy]] = [{} for _ in seeds]
+        self.policies: list[dict[str, Policy]] = [{} for _ in seeds]
         super().__init__(game, self.game.num_players, seeds, opponent_fraction, opponent_mix, score_shaping)
 
     # ----- commands -----------------------------------------------------------------------------------
@@ -346,7 +349,9 @@ class GameSlots(_Slots):
         if seed is not None:
             kind = next(c for c in controllers if c != LEARNER)
             if kind not in self.policies[i]:
-                self.policies[i][kind] = make_scripted(self.game_name, kind, engine=self.game)
+                self.policies[i][kind] = make_scripted(
+                    self.game_name, kind, engine=self.game, spec=self.opponent_policy
+                )
             self.policies[i][kind].reset(seed)
 
     def _potential(self, env: Any) -> np.ndarray:
@@ -426,15 +431,27 @@ class GameSlots(_Slots):
             env.restore(snap)
         for i, states in enumerate(state["policies"]):
             for kind, rng_state in states.items():
-                policy = self.policies[i].setdefault(kind, make_scripted(self.game_name, kind, engine=self.game))
+                if kind not in self.policies[i]:
+                    self.policies[i][kind] = make_scripted(
+                        self.game_name, kind, engine=self.game, spec=self.opponent_policy
+                    )
+                policy = self.policies[i][kind]
                 if rng_state is not None:
-                    policy.rng.bit_generator.state = rng_state
+                    _rng_of(policy).bit_generator.state = rng_state
         self._set_common_state(state)
         return self._build_report()
 
     def close(self, _: Any = None) -> None:
         for env in self.envs:
             env.close()
+
+
+def _rng_of(policy: Policy) -> np.random.Generator:
+    """The seeded generator of a scripted policy (``random`` and ``greedy`` keep one; a run saves its state)."""
+    rng = getattr(policy, "rng", None)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"policy {policy.name!r} has no seeded generator to save or restore")
+    return rng
 
 
 def check_engine_state(state: dict[str, Any], engine: str) -> None:
@@ -484,9 +501,13 @@ class BatchedSlots(_Slots):
         opponent_fraction: float = 0.0,
         opponent_mix: dict[str, float] | None = None,
         score_shaping: float = 0.0,
+        opponent_policy: str = "",
         make_engine: Any = None,
     ):
-        """``make_engine``: a factory ``(**options) -> BatchedGame`` to use instead of the game's (tests)."""
+        """``make_engine``: a factory ``(**options) -> BatchedGame`` to use instead of the game's (tests).
+        ``opponent_policy`` must be empty: the ``policy`` kind plays on the reference engine only."""
+        if POLICY in (opponent_mix or {}) or opponent_policy:
+            raise ValueError("the 'policy' opponent kind plays on the reference engine only: set engine 'reference'")
         if make_engine is None:
             make_engine = batched_game_class(game)
             if make_engine is None:
@@ -503,7 +524,7 @@ class BatchedSlots(_Slots):
         """Greedy seats play the engine's compiled ``greedy_actions`` (else the Python ``GreedyPolicy``)."""
         self.greedy_rng = np.zeros(e, dtype=np.uint64)
         """Per env: the generator of its compiled ``greedy`` seats in the current game."""
-        self.greedy: list[ScriptedPolicy | None] = [None] * e
+        self.greedy: list[Policy | None] = [None] * e
         self.plies = np.zeros(e, dtype=np.int64)
         """Per env: plies played in the current game (an episode's ``length``)."""
         self._reference_game: Any = None
@@ -515,7 +536,7 @@ class BatchedSlots(_Slots):
     def reference_game(self) -> Any:
         """The reference engine's ``Game`` with these options (for the greedy policy's decisions)."""
         if self._reference_game is None:
-            self._reference_game = envs.module(self.game_name).raw_env(**self.options).game
+            self._reference_game = envs.make_game(self.game_name, **self.options)
         return self._reference_game
 
     # ----- commands -----------------------------------------------------------------------------------
@@ -676,7 +697,7 @@ class BatchedSlots(_Slots):
             "greedy_rng": _encode_array(self.greedy_rng),
             "plies": self.plies.tolist(),
             "kind_codes": self.kind_codes.tolist(),
-            "greedy": [None if p is None else p.rng.bit_generator.state for p in self.greedy],
+            "greedy": [None if p is None else _rng_of(p).bit_generator.state for p in self.greedy],
             **self._common_state(),
         }
         return json.loads(json.dumps(state, default=int))
@@ -708,7 +729,7 @@ class BatchedSlots(_Slots):
                 self.greedy[i] = None
                 continue
             policy = self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
-            policy.rng.bit_generator.state = rng_state
+            _rng_of(policy).bit_generator.state = rng_state
         self._set_common_state(state)
         return self._build_report()
 
@@ -741,7 +762,7 @@ class LocalHandle:
 
 def _worker(conn: Any, engine: str, args: tuple) -> None:
     """Worker process: serve commands on a :func:`make_slots` group until ``close``."""
-    torch.set_num_threads(1)
+    use_one_core()
     slots = make_slots(engine, args)
     try:
         while True:
@@ -795,6 +816,19 @@ class SelfPlayCollector:
             hooks = {"make_engine": make_engine}
         seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(config.seed).spawn(config.num_envs)]
         mix = parse_mix(config.opponent_mix, config.game)
+        opponent_policy = getattr(config, "opponent_policy", "") if POLICY in mix else ""
+        if POLICY in mix:
+            # a frozen policy is asked one decision at a time on a reference state: the reference engine
+            if self.engine == "batched" and engine is None and make_engine is None and config.engine == "auto":
+                self.engine = "reference"
+            # a bad spec fails here, with its message, rather than in a worker
+            make_scripted(
+                config.game,
+                POLICY,
+                seed=0,
+                engine=envs.make_game(config.game, **config.env_options),
+                spec=opponent_policy,
+            )
         self.num_workers = resolve_workers(config.num_workers, self.engine)
         groups = max(1, self.num_workers)
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
@@ -807,6 +841,7 @@ class SelfPlayCollector:
                 config.opponent_fraction,
                 mix,
                 config.score_shaping,
+                opponent_policy,
             )
             if self.num_workers > 0 and not hooks:
                 self.handles.append(RemoteHandle(self.engine, args))

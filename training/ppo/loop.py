@@ -84,7 +84,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     rollout_threads, update_threads = thread_counts(config.torch_threads)
     device = resolve_device(config.device)
     run_dir = run_directory(config)
-    game = envs.module(config.game).raw_env(**config.env_options).game
+    game = envs.make_game(config.game, **config.env_options)
     seed_everything(config.seed)
     spec = network_spec(config, game)
     net = build_network(spec, game)
@@ -117,7 +117,9 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
 
     log = RunLog(
         run_dir,
-        PPO_COLUMNS + evaluation_columns(evaluation_kinds(config)),
+        PPO_COLUMNS
+        + (["train_win_policy"] if config.opponent_policy else [])
+        + evaluation_columns(evaluation_kinds(config)),
         resumed=resume is not None,
         texts={
             "config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",

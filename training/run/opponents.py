@@ -1,7 +1,8 @@
 """The scripted opponents a training run plays, and the evaluation games against them.
 
-* :data:`SCRIPTED_KINDS`, :func:`make_scripted`, :func:`available_kinds` - ``random`` and the game's ``greedy``
-  baseline (``envs.<game>.baselines.GreedyPolicy``), as opponents in PPO's opponent mix and in evaluation;
+* :data:`SCRIPTED_KINDS`, :func:`make_scripted`, :func:`available_kinds` - ``random``, the game's ``greedy``
+  baseline (``envs.<game>.baselines.GreedyPolicy``) and ``policy`` (a frozen policy given by its spec: a
+  checkpoint, ``search:N``, ...), as opponents in PPO's opponent mix and in evaluation;
 * :func:`outcome` - one game's result for one seat (1 win, 0.5 shared first place, 0 otherwise);
 * :func:`play_against` - a network (argmax over legal actions) against a scripted opponent in every other seat,
   the games in lockstep with batched forward passes: the periodic evaluation of both learners.
@@ -10,7 +11,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
@@ -20,13 +21,9 @@ import envs
 from envs.common.policies import Decision, Policy, RandomPolicy
 from training.distribution import masked_policy
 
-SCRIPTED_KINDS = ("random", "greedy")
-
-
-class ScriptedPolicy(Policy, Protocol):
-    """A scripted :class:`~envs.common.policies.Policy` with its own seeded generator (a run saves its state)."""
-
-    rng: np.random.Generator
+POLICY = "policy"
+"""The opponent kind of a frozen policy named by a spec (config ``opponent_policy``): anything the arena seats."""
+SCRIPTED_KINDS = ("random", "greedy", POLICY)
 
 
 # ----- scripted opponents ---------------------------------------------------------------------------------
@@ -38,8 +35,17 @@ def greedy_class(game: str) -> type | None:
         return None
 
 
-def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = None) -> ScriptedPolicy:
-    """A scripted policy of ``kind`` (``random`` or ``greedy``) for ``game`` (``engine``: its Game object)."""
+def make_scripted(game: str, kind: str, seed: int | None = None, engine: Any = None, spec: str = "") -> Policy:
+    """A scripted policy of ``kind`` (``random``, ``greedy`` or ``policy``) for ``game`` (``engine``: its Game
+    object). ``policy``: the frozen policy of ``spec`` (``random``, a baseline, a checkpoint path, ``search:N``,
+    ``guided:...``: resolved by :func:`envs.common.gym_view.resolve_policy`, which hands checkpoint specs to the
+    arena through the ``barnyard.policy_specs`` entry point); ValueError without a spec."""
+    if kind == POLICY:
+        if not spec:
+            raise ValueError("opponent kind 'policy' needs a policy spec (config opponent_policy)")
+        from envs.common.gym_view import resolve_policy
+
+        return resolve_policy(spec, game, engine.options() if engine is not None else None, seed=seed)
     if kind == "random":
         return RandomPolicy(seed)
     if kind == "greedy":
@@ -66,16 +72,26 @@ def outcome(returns: np.ndarray, seat: int) -> float:
 # ----- evaluation games ------------------------------------------------------------------------------------
 @torch.no_grad()
 def play_against(
-    net: nn.Module, game: str, options: dict[str, Any], opponent: str, games: int, seed: int, greedy: bool = True
+    net: nn.Module,
+    game: str,
+    options: dict[str, Any],
+    opponent: str,
+    games: int,
+    seed: int,
+    greedy: bool = True,
+    spec: str = "",
 ) -> dict[str, float]:
     """Play ``games`` games of ``net`` (argmax over legal actions) against a scripted ``opponent`` in every
     other seat, the learner taking seat ``g % n`` in game ``g``; all games run in lockstep with batched
-    forward passes. Returns ``{"games", "win_rate" (shared first counts half), "mean_reward"}``."""
+    forward passes. ``spec``: the policy of the ``policy`` kind. Returns ``{"games", "win_rate" (shared first
+    counts half), "mean_reward"}``."""
     module = envs.module(game)
     env_list = [module.raw_env(**options) for _ in range(games)]
     n = env_list[0].game.num_players
     gen = torch.Generator().manual_seed(seed)
-    opponents = [make_scripted(game, opponent, seed + 7919 * (g + 1), engine=env_list[g].game) for g in range(games)]
+    opponents = [
+        make_scripted(game, opponent, seed + 7919 * (g + 1), engine=env_list[g].game, spec=spec) for g in range(games)
+    ]
     returns = np.zeros((games, n))
     for g, env in enumerate(env_list):
         env.reset(seed=seed + g)

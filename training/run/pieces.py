@@ -110,7 +110,15 @@ def evaluate(net: nn.Module, config: TrainConfig, seed: int) -> dict[str, dict[s
     """The greedy network against each baseline of :func:`evaluation_kinds` (``eval_games`` games each):
     ``{kind: {"games", "win_rate", "mean_reward"}}``. ``net`` is any :mod:`training.networks` network."""
     return {
-        k: play_against(net, config.game, config.env_options, k, config.eval_games, seed)
+        k: play_against(
+            net,
+            config.game,
+            config.env_options,
+            k,
+            config.eval_games,
+            seed,
+            spec=getattr(config, "opponent_policy", ""),
+        )
         for k in evaluation_kinds(config)
     }
 

@@ -247,7 +247,7 @@ def _build_game(game_name: Any, options: Any) -> Game:
     if "render_mode" in options:
         raise WebError(400, "render_mode is not a game option here")
     try:
-        return envs.module(game_name).raw_env(**options).game
+        return envs.make_game(game_name, **options)
     except (ConfigError, TypeError, ValueError) as err:
         raise WebError(400, f"bad options for {game_name}: {err}") from None
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
+from envs import game_options
 from envs.common.game import Game
 from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, HexGrid
 
@@ -29,7 +30,8 @@ class GameView:
     hidden_information = False
     """Whether a player's view differs from the spectator's (hidden hands)."""
     options_form: list[Json] = []
-    """The new-game form: ``{"name", "label", "choices", "default"}`` per option (the engine checks values)."""
+    """The new-game form: ``{"name", "label", "choices", "default"}`` per option, from the game's options table
+    (``OPTIONS`` in ``envs/<game>/rules.py``; the engine checks values)."""
     browser_test_options: Json = {}
 
     def seat_names(self, game: Game) -> list[str]:
@@ -77,11 +79,7 @@ class BattleSheepView(GameView):
 
     game_name = "battle_sheep"
     title = "Battle Sheep"
-    options_form = [
-        {"name": "num_players", "label": "players", "choices": [2, 3, 4], "default": 2},
-        {"name": "pasture", "label": "pasture", "choices": ["build", "random"], "default": "build"},
-        {"name": "end_rule", "label": "end rule", "choices": ["battle_sheep", "splits"], "default": "battle_sheep"},
-    ]
+    options_form = game_options("battle_sheep").form()
     browser_test_options = {"num_players": 2}
     LETTERS = "ABCD"
 
@@ -191,15 +189,7 @@ class BestiariumView(GameView):
 
     game_name = "bestiarium"
     title = "Bestiarium"
-    options_form = [
-        {"name": "board_size", "label": "board side", "choices": [5, 6, 7], "default": 6},
-        {
-            "name": "shape_equivalence",
-            "label": "same shape",
-            "choices": ["free", "one_sided", "fixed"],
-            "default": "free",
-        },
-    ]
+    options_form = game_options("bestiarium").form()
     browser_test_options = {"board_size": 5}
 
     def seat_names(self, game: Game) -> list[str]:
@@ -269,10 +259,7 @@ class BeastyBordersView(GameView):
 
     game_name = "beasty_borders"
     title = "Beasty Borders"
-    options_form = [
-        {"name": "variant", "label": "variant", "choices": ["main", "without_luck"], "default": "main"},
-        {"name": "path_order", "label": "path", "choices": ["typewriter", "snake"], "default": "typewriter"},
-    ]
+    options_form = game_options("beasty_borders").form()
     browser_test_options = {"variant": "main"}
 
     def seat_names(self, game: Game) -> list[str]:
@@ -345,10 +332,7 @@ class BoaringView(GameView):
     game_name = "boaring"
     title = "Boaring"
     hidden_information = True
-    options_form = [
-        {"name": "num_players", "label": "players", "choices": list(range(2, 11)), "default": 4},
-        {"name": "reward", "label": "reward", "choices": ["pairwise", "score"], "default": "pairwise"},
-    ]
+    options_form = game_options("boaring").form()
     browser_test_options = {"num_players": 2}
     ANIMALS = ("boar", "hyena", "lion")
 
