@@ -27,12 +27,13 @@ from pettingzoo import register
 if TYPE_CHECKING:
     from envs.common.game import Game
 
-GAMES: tuple[str, ...] = ("battle_sheep", "bestiarium", "boaring", "beasty_borders")
-"""Every game id; ``envs.<game>_v<N>`` is its public module (N: :data:`VERSIONS`)."""
-
 VERSIONS: dict[str, int] = {"battle_sheep": 0, "bestiarium": 1, "boaring": 0, "beasty_borders": 0}
-"""The current version of each env (PettingZoo's convention: a change of observation, action or reward is a new
-version; an older version's module raises ``DeprecatedEnv``). Each spec page has the version history."""
+"""Every game id and the current version of its env: registering a game is its entry here (docs/adding_a_game.md).
+PettingZoo's convention: a change of observation, action or reward is a new version; an older version's module
+raises ``DeprecatedEnv``. Each spec page has the version history."""
+
+GAMES: tuple[str, ...] = tuple(VERSIONS)
+"""Every game id; ``envs.<game>_v<N>`` is its public module (N: :data:`VERSIONS`)."""
 
 MODULES: dict[str, str] = {game: f"{game}_v{VERSIONS[game]}" for game in GAMES}
 """The public module name of each game (``envs.<name>``)."""
@@ -40,13 +41,8 @@ MODULES: dict[str, str] = {game: f"{game}_v{VERSIONS[game]}" for game in GAMES}
 ENV_IDS: dict[str, str] = {game: f"barnyard/{game}-v{VERSIONS[game]}" for game in GAMES}
 """PettingZoo registry id of each game."""
 
-ENGINES: dict[str, str] = {
-    "battle_sheep": "BattleSheepGame",
-    "bestiarium": "BestiariumGame",
-    "boaring": "BoaringGame",
-    "beasty_borders": "BeastyBordersGame",
-}
-"""The rule engine's class of each game, in ``envs/<game>/rules.py`` (beside its ``OPTIONS`` table)."""
+ENGINES: dict[str, str] = {game: "".join(part.title() for part in game.split("_")) + "Game" for game in GAMES}
+"""The rule engine's class of each game, ``<Game>Game`` in ``envs/<game>/rules.py`` (beside its ``OPTIONS`` table)."""
 
 PARALLEL_GAMES: tuple[str, ...] = ("boaring",)
 """Games whose public module also offers ``parallel_env`` (registered in PettingZoo's parallel registry)."""

@@ -3,13 +3,15 @@ Spec: envs/battle_sheep/env.py."""
 
 from typing import Any
 
+from pettingzoo import AECEnv
+
 from envs.battle_sheep.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.battle_sheep.env import raw_env
 from envs.common.aec import wrap_standard
 from envs.common.vector import VectorEnv
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Battle Sheep with PettingZoo's standard wrappers (an illegal move ends the game, -1 to the mover)."""
     return wrap_standard(raw_env(**kwargs))
 

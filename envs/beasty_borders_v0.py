@@ -3,17 +3,20 @@ Spec: envs/beasty_borders/env.py."""
 
 from typing import Any
 
+from pettingzoo import AECEnv
+
 from envs.beasty_borders.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.beasty_borders.env import raw_env
 from envs.common.aec import wrap_standard
+from envs.common.vector import VectorEnv
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Beasty Borders with PettingZoo's standard wrappers (an illegal move ends the game, -1 to the mover)."""
     return wrap_standard(raw_env(**kwargs))
 
 
-def vector_env(num_envs: int, **options: Any):
+def vector_env(num_envs: int, **options: Any) -> VectorEnv:
     """``num_envs`` Beasty Borders games stepped together by the compiled engine (``envs/beasty_borders/fast.py``).
 
     Options as :func:`env` (``variant``, ``path_order``; a bad one raises the same ``ConfigError``); the
@@ -24,7 +27,6 @@ def vector_env(num_envs: int, **options: Any):
     games.
     """
     from envs.beasty_borders.fast import BeastyBordersBatched
-    from envs.common.vector import VectorEnv
 
     return VectorEnv(BeastyBordersBatched(**options), num_envs)
 

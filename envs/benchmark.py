@@ -111,7 +111,7 @@ def table(seconds: float, num_envs: int) -> str:
         if c4 is None:
             raise SystemExit("connect four needs pygame: pip install pygame")
         wrapped = bench_aec(mod.env, seconds)[0]
-        batched = bench_batched(lambda b: mod.vector_env(b), num_envs, seconds)[0]
+        batched = bench_batched(mod.vector_env, num_envs, seconds)[0]
         players = envs.make_game(game).num_players
         rows.append(
             f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "

@@ -1,19 +1,24 @@
 """Bestiarium, the public module: ``env()`` (standard wrappers), ``raw_env`` and ``vector_env`` (the batched,
 compiled engine). Spec: ``envs/bestiarium/env.py``."""
 
+from typing import Any
+
+from pettingzoo import AECEnv
+
 from envs.bestiarium.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.bestiarium.env import raw_env
 from envs.common.aec import wrap_standard
+from envs.common.vector import VectorEnv
 
 __all__ = ["env", "raw_env", "vector_env"]
 
 
-def env(**kwargs):
+def env(**kwargs: Any) -> AECEnv:
     """Bestiarium with PettingZoo's standard wrappers (an illegal move ends the game, -1 to the mover)."""
     return wrap_standard(raw_env(**kwargs))
 
 
-def vector_env(num_envs: int, **options):
+def vector_env(num_envs: int, **options: Any) -> VectorEnv:
     """``num_envs`` Bestiarium games stepped together by the compiled engine (``envs/bestiarium/fast.py``).
 
     Same options as ``env()`` (``board_size``, ``shape_equivalence``; a bad one raises the same ConfigError) and
@@ -24,6 +29,5 @@ def vector_env(num_envs: int, **options):
     auto-reset with ``info["final_obs"]``, truncation at the ply cap (20 x cells plies) as ``env()`` applies it.
     """
     from envs.bestiarium.fast import BestiariumBatched
-    from envs.common.vector import VectorEnv
 
     return VectorEnv(BestiariumBatched(**options), num_envs)

@@ -3,13 +3,15 @@
 
 from typing import Any
 
+from pettingzoo import AECEnv
+
 from envs.boaring.env import BoaringParallelEnv, raw_env
 from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.common.aec import wrap_standard
 from envs.common.vector import VectorEnv
 
 
-def env(**kwargs: Any):
+def env(**kwargs: Any) -> AECEnv:
     """The Boaring AEC env with PettingZoo's standard wrappers."""
     return wrap_standard(raw_env(**kwargs))
 

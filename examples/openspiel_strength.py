@@ -3,7 +3,7 @@
     python examples/openspiel_strength.py mcts GAME GAMES SIMULATIONS   # MCTSBot vs uniform random, seats alternating
     python examples/openspiel_strength.py mccfr ITERATIONS              # outcome-sampling MCCFR, 2-player Boaring
     python examples/openspiel_strength.py ismcts GAMES SIMULATIONS      # IS-MCTS vs uniform random, 2-player Boaring
-    python examples/openspiel_strength.py infostate GAMES               # information-state string sizes, 2-player Boaring
+    python examples/openspiel_strength.py infostate GAMES               # information-state string sizes, 2p Boaring
 
 Bestiarium is measured on ``board_size=5``. Needs the openspiel extra (``pip install -e ".[openspiel]"``).
 """

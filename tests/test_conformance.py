@@ -210,7 +210,7 @@ def doc_tables(doc: str) -> list[tuple[list[str], list[list[str]]]]:
             continue
         starts = [m.start() for m in re.finditer(r"=+", lines[k])]
 
-        def cells(line: str) -> list[str]:
+        def cells(line: str, starts: list[int] = starts) -> list[str]:
             return [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
 
         header = cells(lines[k + 1])

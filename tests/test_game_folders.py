@@ -18,6 +18,7 @@ import pytest
 import envs
 from envs.common.aec import BarnyardAECEnv
 from envs.common.game import Game
+from envs.common.options import OptionTable
 from envs.common.vector import BatchedGame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,6 +86,7 @@ def test_each_room_provides_the_same_public_names(game):
     camel = CAMEL[game]
     rules = importlib.import_module(f"envs.{game}.rules")
     assert issubclass(getattr(rules, f"{camel}Game"), Game)
+    assert isinstance(rules.OPTIONS, OptionTable) and len(rules.OPTIONS) > 0
     assert inspect.isclass(getattr(rules, f"{camel}State"))
 
     actions = importlib.import_module(f"envs.{game}.actions")

@@ -149,11 +149,13 @@ def test_the_import_graph_of_envs_and_training_has_no_cycles():
 
 
 def test_the_ppo_maths_import_no_other_training_module():
-    """The maths modules import no loop: ``ppo.maths`` needs only the masked distribution; rollouts, buffer and
-    checkpoints use them."""
+    """The maths modules import no loop: ``ppo.maths`` needs only the masked distribution and the type of the
+    run's settings (``training.config``, a leaf); rollouts, buffer and checkpoints use them."""
     graph = import_graph()
-    assert {m for m in graph["training.ppo.maths"] if m.startswith("training")} == {"training.distribution"}
-    assert not {m for m in graph["training.distribution"] if m.startswith("training")}
+    maths_deps = {m for m in graph["training.ppo.maths"] if m.startswith("training")}
+    assert maths_deps == {"training.distribution", "training.config"}
+    for leaf in ("training.distribution", "training.config"):
+        assert not {m for m in graph[leaf] if m.startswith("training")}
     for user in ("training.ppo.buffer", "training.ppo.collect", "training.checkpoint"):
         assert "training.ppo.loop" not in graph[user]
 

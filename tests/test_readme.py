@@ -141,3 +141,15 @@ def test_python_blocks_run(path, capsys):
             exec(compile(block, f"{path.name} block", "exec"), namespace)
             ran += 1
     assert ran > 0
+
+
+def test_the_ids_in_the_readme_are_registered():
+    """Every ``barnyard/<game>-v<N>`` id README.md names is one that ``import envs`` registers."""
+    named = set(re.findall(r"barnyard/[a-z_]+-v\d+", (ROOT / "README.md").read_text()))
+    assert named, "README names no id"
+    assert named <= set(envs.ENV_IDS.values()), sorted(named - set(envs.ENV_IDS.values()))
+
+
+def test_the_readme_stays_short():
+    """README.md is the front page: at most 10,000 characters, the detail in docs/."""
+    assert len((ROOT / "README.md").read_text()) <= 10_000

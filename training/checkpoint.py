@@ -31,6 +31,7 @@ from torch import nn
 import envs
 from envs.common.game import Game, Symmetry
 from envs.common.policies import Decision
+from training.config import TrainConfig
 from training.distribution import masked_policy
 
 FORMAT = 1
@@ -67,7 +68,7 @@ def save_checkpoint(
     net: nn.Module,
     spec: dict[str, Any],
     game: Game,
-    config: Any,
+    config: TrainConfig,
     steps: int,
     updates: int,
     evaluation: dict[str, Any] | None = None,
@@ -296,7 +297,7 @@ def _read_resume(path: str | Path) -> tuple[Path, dict[str, Any]]:
     return path, data
 
 
-def load_resume(path: str | Path, config: Any, game: Game) -> dict[str, Any]:
+def load_resume(path: str | Path, config: TrainConfig, game: Game) -> dict[str, Any]:
     """A resume file (or a run directory holding ``resume.pt``), checked against ``config``'s game/options."""
     path, data = _read_resume(path)
     saved = data["config"]

@@ -240,7 +240,8 @@ class TrainConfig:
 
 
 GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    # Hex canvas (C, 23, 23) (canvas radius 11; the runs quoted below used radius 9, (C, 19, 19)), 94 actions per cell: conv trunk with a per-cell head; ~27 decisions a game.
+    # Hex canvas (C, 23, 23) (canvas radius 11; the runs quoted below used radius 9, (C, 19, 19)), 94 actions per
+    # cell: conv trunk with a per-cell head; ~27 decisions a game.
     # Batches of ~1k at lr 5e-4 learned faster per sample than 2k at 3e-4 in 30k-sample trial runs.
     # The update (convolutions' backward pass) dominates the time: two torch threads (the env workers idle
     # while it runs: 107 against 77 samples/s) and two epochs per batch (fresher samples for the same compute).

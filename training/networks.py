@@ -28,6 +28,7 @@ import torch
 from torch import nn
 
 from envs.common.game import Game
+from training.config import TrainConfig
 
 
 def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Module:
@@ -475,7 +476,7 @@ class HexNet(nn.Module):
 
 
 # ----- choosing and rebuilding --------------------------------------------------------------------------
-def network_spec(config: Any, game: Game, value_outputs: int = 1) -> dict[str, Any]:
+def network_spec(config: TrainConfig, game: Game, value_outputs: int = 1) -> dict[str, Any]:
     """The architecture for ``game`` under ``config`` (network, action_head, sizes) as a JSON-safe dict.
 
     ``value_outputs``: 1 (a scalar value, PPO's) or one value per seat (search-guided training with more than two
@@ -487,7 +488,7 @@ def network_spec(config: Any, game: Game, value_outputs: int = 1) -> dict[str, A
     return spec
 
 
-def _architecture(config: Any, game: Game) -> dict[str, Any]:
+def _architecture(config: TrainConfig, game: Game) -> dict[str, Any]:
     shape = tuple(game.observation_shape)
     kind = config.network
     if kind == "auto":

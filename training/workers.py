@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 from collections.abc import Callable
@@ -64,10 +65,8 @@ class PipeWorker:
         return self.conn.recv()
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrokenPipeError, OSError):
             self.conn.send(("close", None))
-        except (BrokenPipeError, OSError):
-            pass
         self.process.join(timeout=5)
         if self.process.is_alive():
             self.process.terminate()

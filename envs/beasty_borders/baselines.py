@@ -20,13 +20,6 @@ So a lone animal is placed by the roller only with >= 3 open neighbours, by the 
 space where the opponent would gain >= 1 vp is filled. 'Without luck' variant: the same value picks the type;
 the figure is the lowest legal one of that type, or the roller's highest one when the space is worth >= 2.
 
-Greedy tuning (greedy vs greedy, 400 games each, seats alternated; share of the variant against the baseline
-(DENY, POTENTIAL, PASS_BELOW) = (1, 0.25, 0.3) with one threshold for both roles): PASS_BELOW 0.8 -> 0.67,
-0.6 -> 0.69, 1.0 -> 0.58, 1.3 -> 0.30, -1 (never pass) -> 0.19; POTENTIAL 0 -> 0.39, 0.5 -> 0.37. Then per role
-against (1, 0.25, 0.6, 0.6): responder threshold 0.3 -> 0.64, roller 0.3 -> 0.27, roller 1.1 -> 0.03; against
-(1, 0.25, 0.6, 0.3): DENY 0.5 -> 0.56, responder always placing -> 0.40, POTENTIAL 0.3 -> 0.24. Final
-(0.5, 0.25, 0.6, 0.3); further changes stayed within noise. Greedy beats random 40/40 (main and variant).
-
 Search: :class:`BordersMCTS`, an :class:`~envs.common.mcts.MCTSPolicy` on the engine (UCT, open loop). The D8 is
 rolled inside ``apply`` with the search's generator, so every simulation samples the dice (no hidden
 information: ``determinize`` is a clone). Default: ``SEARCH_BUDGET = 120`` simulations per decision, exploration
@@ -34,23 +27,12 @@ information: ``determinize`` is a clone). Default: ``SEARCH_BUDGET = 120`` simul
 valued by ``tanh(final vp margin / 4)`` instead of the bare +1/0/-1 (``MARGIN_WEIGHT = 1``; lower variance).
 Variant: the tree considers per type only the lowest and highest legal figure, plus pass.
 
-Search tuning against the tuned greedy (games per setting, seats alternated; s/move on the shared 2 CPUs):
-uniformly random playouts lose badly (budget 50: 0.10, 20 games; with the first, weaker greedy, random playouts
-at budget 200 still won 37/40); greedy playouts, result value: budget 50 -> 0.48 (20 games, 0.06 s/move),
-budget 100 -> 0.25 (harness, 40 games, earlier rollout without greedy pass rules); playouts cut after 10 / 20
-plies and valued by tanh(vp lead / 4): budget 50 -> 0.22 / 0.30, budget 100 depth 10 -> 0.57 (30 games);
-full playouts valued by the margin: budget 50 -> 0.52, 50 % margin + 50 % result -> 0.47, exploration 0.5 ->
-0.28; budget 100 -> 0.70 (0.087 s/move), budget 150 -> 0.80 (0.125 s/move) (30 games each). 120 keeps the
-200-game greedy-vs-search run near 10 minutes at --workers 1 on shared CPUs.
-
-Final ladder (harness, 200 games per pair, --seed 1): greedy vs random 200-0; search vs greedy win share 0.657
-(129 wins, 5 draws, 66 losses; 95% interval [0.589, 0.720]), search 0.112 s/move.
-
 Compiled search (the default; ``compiled=False`` runs the same search on ``rules.py``, decision for decision the
 search above): :class:`BordersMCTS` hands the whole search to ``search.CompiledSearch`` (``search.py``), the
-same UCT, candidates, greedy playouts and values in numba, with its own random numbers. Same harness command on a
-busy machine: compiled 0.613 [0.543, 0.677] at 0.017 s/move, on ``rules.py`` 0.627 [0.559, 0.692] at 0.253 s/move;
-compiled over 1000 games (--seed 2) 0.621 [0.591, 0.651]. Root visit shares of the two agree (a test).
+same UCT, candidates, greedy playouts and values in numba, with its own random numbers. Root visit shares of the
+two agree (a test).
+
+How the weights, thresholds and search settings were tuned, and the measured strength: docs/baselines.md.
 """
 
 from __future__ import annotations

@@ -395,13 +395,16 @@ def _search_kernel(
     for a in range(actions):
         child = children[0, a]
         root_visits[a] = visits[child] if child >= 0 else 0
-        if child >= 0 and root_legal[a]:
-            if (
+        if (
+            child >= 0
+            and root_legal[a]
+            and (
                 best < 0
                 or visits[child] > visits[children[0, best]]
                 or (visits[child] == visits[children[0, best]] and child < children[0, best])
-            ):
-                best = a
+            )
+        ):
+            best = a
     return best
 
 

@@ -7,7 +7,7 @@ game is decided at the end: the largest size where the players differ counts fir
 ties. Every legal action is tried on a copy of the position; a placement that starts an eating chain is
 followed to the end of the chain, each growth cell chosen by the same key (so growth-cell choices are scored
 too, and a grow-phase decision is scored the same way). Ties, frequent among quiet placements, are broken at
-random with the policy's seeded generator. About 1-2 ms a move on side 6.
+random with the policy's seeded generator.
 
 Search is :class:`envs.common.mcts.MCTSPolicy` (UCT, exploration 1.4, all legal actions, no pruning) with
 uniform random playouts cut after ``rollout_depth`` = 20 plies and scored by :func:`cascade_value`: the
@@ -18,36 +18,8 @@ game). Bestiarium has no chance and no hidden information, so every simulation s
 By default the whole search runs compiled (:class:`CompiledSearchPolicy` over
 :class:`envs.bestiarium.search.CompiledSearch`): the same algorithm, budget, playouts and leaf values in one numba
 kernel per decision, with its random draws from a SplitMix64 stream seeded by the policy's generator (seeded
-searches stay deterministic; the moves differ from the Python search's). Same run, the same 64 positions from
-random side-6 games, 60 simulations, alternating: 21.6 ms a move in Python, 2.0 ms compiled (10.5x). Against
-greedy (``python -m training evaluate --game bestiarium --policies search greedy --games 100 --seed 1 --versus
---workers 1``): Python search 95 of 100 (0.950 [0.888, 0.978]), compiled search 98 of 100 (0.980 [0.930,
-0.994]). ``search_policy(game, compiled=False)`` is the Python search.
-
-Tuning (side 6, free shapes; 40 games per setting vs greedy, seats alternated; s / move measured on a shared
-2-core machine, so only roughly comparable):
-
-| search setting                            | win rate vs greedy | s / move |
-|-------------------------------------------|--------------------|----------|
-| 15 sims, full random playouts             | 0.800              | 0.017    |
-| 30 sims, full random playouts             | 0.950              | 0.034    |
-| 60 sims, full random playouts             | 0.975              | 0.100    |
-| 250 sims, depth 0 + hard (+-1) cascade    | 0.600 (10 games)   | 0.035    |
-| 60 sims, depth 10 + hard cascade          | 0.875              | 0.024    |
-| 60 sims, depth 10 + tanh cascade          | 0.875              | 0.019    |
-| 60 sims, depth 20 + hard cascade          | 0.975              | 0.039    |
-| 40 sims, depth 20 + tanh cascade          | 0.950              | 0.023    |
-| **60 sims, depth 20 + tanh cascade**      | **0.975**          | 0.041    |
-
-Random playouts on side 6 run ~90 plies from the empty board but the engine does one in ~1.5 ms, so full
-playouts already work; evaluating the position at once (depth 0) is poor because the cascade of a half-filled
-board says little about the final one, and 20 random plies then the cascade matched the full-playout strength
-at a lower cost. Greedy vs random: 30-34 of 40 (0.75-0.85).
-
-Final ladder (``python -m training evaluate --game bestiarium --policies random greedy --games 200 --workers 1
---seed 1``, and the same for ``greedy search``): greedy beats random 159 of 200 (0.795, 95% [0.734, 0.845]);
-search beats greedy 194 of 200 (0.970, 95% [0.936, 0.986]); search 0.041 s / move, greedy 0.003-0.004 s / move.
-The compiled search, same command: 194 of 200 (0.970, 95% [0.936, 0.986]), 0.0019 s / move (greedy 0.0019).
+searches stay deterministic; the moves differ from the Python search's). ``search_policy(game, compiled=False)``
+is the Python search. How the settings were chosen, and the measured strength and speed: docs/baselines.md.
 """
 
 from __future__ import annotations

@@ -344,9 +344,8 @@ class BestiariumGame(Game[BestiariumState]):
                 if cj == 0:
                     if leg[j]:
                         return True
-                elif cj != own and cid[j] in gone:
-                    if all(color[k] != own or cid[k] == c for k in nbrs[j]):
-                        return True
+                elif cj != own and cid[j] in gone and all(color[k] != own or cid[k] == c for k in nbrs[j]):
+                    return True
         return False
 
     def growth_cells(self, state: BestiariumState) -> list[int]:

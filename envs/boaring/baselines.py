@@ -26,26 +26,10 @@ and on eat decisions, while the other seats' bids in the tree and all playout mo
 only, never from other players' pending cards); playouts are cut after ``rollout_depth`` = 5 plies (the rest
 of the round) and scored by :func:`evaluate`: mean over rivals of tanh((strength difference) / 3), strength =
 score + 0.3 x food value in hand (exact returns at the end). By default the simulations run compiled
-(:class:`CompiledBoaringSearch`: the same algorithm in one numba kernel, envs/boaring/fast.py, about 20x fewer
-seconds per move); ``search_policy(..., compiled=False)`` gives this pure-Python :class:`BoaringSearch`.
+(:class:`CompiledBoaringSearch`: the same algorithm in one numba kernel, envs/boaring/fast.py);
+``search_policy(..., compiled=False)`` gives this pure-Python :class:`BoaringSearch`.
 
-Tuning (4 players; one tuned seat against three others, seats rotated, mean pairwise return +- 95%, win share):
-- greedy card cost vs a field of card cost 0.1 (200 games each): 0.0: -0.38, share 0.07; 0.05: -0.05, 0.23;
-  0.2: +0.40, 0.46; 0.3: +0.72, 0.69; 0.5: +0.45, 0.51; 0.8: +0.10, 0.23. Against a 0.3 field: 0.2: -0.46,
-  0.06; 0.4: +0.43, 0.49; 0.6: +0.59, 0.60 (the best cost depends on the field). Against random (200 games):
-  0.1: +0.62, 0.65; 0.3: +0.58, 0.61; 0.6: +0.32, 0.43; 1.0: +0.22, 0.39. Chosen: 0.3.
-- search vs three greedy: plain MCTS (uniform playouts cut at 20 plies, score-only evaluation, budget 100,
-  60 games): -0.34 +- 0.16, share 0.07 (random playouts do not value keeping high cards); with a uniform
-  random single opponent bid in the tree: -0.31, 0.13. Greedy playouts + hand-value evaluation, budget 50,
-  depth 8 (40 games): full tree +0.08 +- 0.22, share 0.25; opponent-model tree +0.30 +- 0.21, 0.375 (but
-  ~0.25 s/move with sampled greedy). Closed-form model, budget 50, depth 5 (80 games): full tree +0.03 +- 0.16,
-  share 0.24; opponent-model tree +0.28 +- 0.15, share 0.375, about 0.02 s/move: the default.
-
-Final harness runs (200 games, seed 1, 4 players, parity 0.25): random alone vs 3 greedy: random share 0.090
-[0.058, 0.138]; greedy alone vs 3 random: 0.580 [0.511, 0.646]; greedy alone vs 3 search: 0.230 [0.177, 0.293];
-search alone vs 3 greedy: 0.305 [0.245, 0.372] (Bradley-Terry +36 +- 14 Elo), about 0.01 s/move. With 600
-games (seed 1, seats rotated; search alone vs three greedy) the share is 0.305 [0.269, 0.343]: above parity.
-Budget 200 did not help (0.325 [0.241, 0.422] over 100 games).
+How the card cost and the search were tuned, and the measured strength: docs/baselines.md.
 """
 
 from __future__ import annotations
@@ -72,11 +56,8 @@ def animal_worth(game: BoaringGame, state: BoaringState, seat: int) -> float:
     """What winning the animal on the table is worth to ``seat``: 2 plus the eat bonus."""
     n = game.num_players
     w = 2.0
-    if (
-        state.animal == HYENA
-        and any(state.graveyard[seat])
-        or state.animal == LION
-        and any(any(state.savanna[s]) for s in range(n) if s != seat)
+    if (state.animal == HYENA and any(state.graveyard[seat])) or (
+        state.animal == LION and any(any(state.savanna[s]) for s in range(n) if s != seat)
     ):
         w += 1.0
     return w

@@ -607,9 +607,10 @@ def _eat_choice(s, b: int, seat: int, n: int) -> int:
     best = -1
     for o in range(1, n):
         p = _seat(seat + o, n)
-        if savanna[b, p, 0] + savanna[b, p, 1] + savanna[b, p, 2] > 0:
-            if best < 0 or _rank_key_greater(savanna, graveyard, b, p, _seat(seat + best, n)):
-                best = o
+        if savanna[b, p, 0] + savanna[b, p, 1] + savanna[b, p, 2] > 0 and (
+            best < 0 or _rank_key_greater(savanna, graveyard, b, p, _seat(seat + best, n))
+        ):
+            best = o
     if best < 0:
         return NO_EAT
     p = _seat(seat + best, n)
@@ -795,7 +796,7 @@ class BoaringBatched(BatchedGame):
     def __init__(self, num_players: int = 4, reward: str = "pairwise"):
         ref = BoaringGame(num_players=num_players, reward=reward)  # validates the options
         self.reference = ref
-        self.num_players = n = ref.num_players
+        self.num_players = ref.num_players
         self.reward = ref.reward
         self.num_actions = ref.num_actions
         self.observation_shape = ref.observation_shape

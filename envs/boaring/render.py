@@ -132,15 +132,14 @@ def check_consistent(game: Any, state: Any) -> None:
             raise SnapshotError("pending cards do not match the commit order")
         if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
             raise SnapshotError("pending cards do not match the commit order")
-    if state.phase == EAT:
-        if not (
-            0 <= state.eater < n
-            and state.current == state.eater
-            and state.ncommitted == n
-            and all(state.pending)
-            and state.animal in (HYENA, LION)
-        ):
-            raise SnapshotError("inconsistent eat phase")
+    if state.phase == EAT and not (
+        0 <= state.eater < n
+        and state.current == state.eater
+        and state.ncommitted == n
+        and all(state.pending)
+        and state.animal in (HYENA, LION)
+    ):
+        raise SnapshotError("inconsistent eat phase")
     tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
     if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
         raise SnapshotError("negative card or animal count")

@@ -17,6 +17,7 @@ move ends the game, -1 to the mover), ``AssertOutOfBoundsWrapper`` and ``OrderEn
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import gymnasium
@@ -46,6 +47,9 @@ class BarnyardAECEnv(AECEnv):
         "render_fps": 2,
     }
     game_class: ClassVar[type[Game]]
+    action_spaces: dict[str, spaces.Space[Any]]
+    infos: dict[str, dict[str, Any]]
+    _mask: np.ndarray | None
 
     def __init__(self, render_mode: str | None = None, **options: Any):
         super().__init__()
@@ -282,7 +286,7 @@ def render_game(
     return text
 
 
-def _jsonable_rng_state(state: dict[str, Any]) -> dict[str, Any]:
+def _jsonable_rng_state(state: Mapping[str, Any]) -> dict[str, Any]:
     """numpy's bit-generator state with numpy ints turned into Python ints (JSON-safe, exact)."""
     return json.loads(json.dumps(state, default=int))
 

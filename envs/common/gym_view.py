@@ -30,7 +30,8 @@ a :class:`~envs.common.policies.Policy` or a spec string: ``"random"``, a script
 (``"greedy"``, ``"search"``, ``"search:200"``) or a checkpoint path. Other specs go to the resolvers installed
 under the ``barnyard.policy_specs`` entry-point group: this package's ``training`` installs
 ``training.arena.players:make_policy`` there (checkpoints, ``sym:`` and network-guided search specs), so ``envs``
-never imports ``training`` (or torch) itself. A single Policy *object* given for several seats is shared by them; pass strings to get one per seat.
+never imports ``training`` (or torch) itself. A single Policy *object* given for
+several seats is shared by them; pass strings to get one per seat.
 
 Seeding: ``reset(seed=s)`` re-seeds the view's generator, from which each game draws the env's seed, the
 opponents' seeds and (with ``learner_seat="random"``) the learner's seat; resets without a seed continue that
@@ -92,6 +93,8 @@ class SingleAgentEnv(gymnasium.Env):
     """One seat of a Barnyard game as a Gymnasium env; the other seats are played by ``opponents``."""
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
+    observation_space: spaces.Box
+    action_space: spaces.Discrete
 
     def __init__(
         self,
@@ -119,17 +122,20 @@ class SingleAgentEnv(gymnasium.Env):
         ):
             raise ConfigError(f"learner_seat={learner_seat!r} is not valid; allowed: 'random' or 0..{n - 1}")
         self.learner_seat_option = learner_seat
+        specs: list[Policy | str]
         if opponents is None:
-            opponents = ["random"]
+            specs = ["random"]
         elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
-            opponents = [opponents]
-        if len(opponents) == 1:
-            opponents = list(opponents) * (n - 1)
-        if len(opponents) != n - 1:
+            specs = [opponents]
+        else:
+            specs = list(opponents)
+        if len(specs) == 1:
+            specs = specs * (n - 1)
+        if len(specs) != n - 1:
             raise ConfigError(
-                f"{game} with these options has {n} seats: give {n - 1} opponents or one, not {len(opponents)}"
+                f"{game} with these options has {n} seats: give {n - 1} opponents or one, not {len(specs)}"
             )
-        self.opponent_specs = list(opponents)
+        self.opponent_specs = specs
         self.opponents: list[Policy] = [resolve_policy(s, game, self.options) for s in self.opponent_specs]
         self.observation_space = self.aec.observation_spaces[agent_name(0)]["observation"]
         self.action_space = spaces.Discrete(self.game.num_actions)
@@ -151,7 +157,7 @@ class SingleAgentEnv(gymnasium.Env):
             if self.learner_seat_option == "random":
                 self.learner_seat = int(rng.integers(n))
             self._policy_at = {(self.learner_seat + 1 + k) % n: p for k, p in enumerate(self.opponents)}
-            for k, p in enumerate(self.opponents):
+            for p in self.opponents:
                 p.reset(int(rng.integers(_MAX_SEED)))
             self.aec.reset(seed=int(rng.integers(_MAX_SEED)))
             self._done = False
@@ -194,7 +200,7 @@ class SingleAgentEnv(gymnasium.Env):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self.aec.legal_mask().astype(bool)
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]  # gymnasium's RenderFrame is unbound
         return self.aec.render()
 
     def close(self) -> None:
@@ -253,6 +259,8 @@ class MaskInObservation(gymnasium.ObservationWrapper):
     boxes only for a few image sizes; an MLP over the flat vector works for every game).
     """
 
+    env: SingleAgentEnv
+
     def __init__(
         self, env: SingleAgentEnv, obs_key: str = "observations", mask_key: str = "action_mask", flatten: bool = False
     ):
@@ -262,10 +270,10 @@ class MaskInObservation(gymnasium.ObservationWrapper):
             inner = spaces.Box(
                 low=np.broadcast_to(inner.low, inner.shape).reshape(-1),
                 high=np.broadcast_to(inner.high, inner.shape).reshape(-1),
-                dtype=inner.dtype,
+                dtype=inner.dtype,  # type: ignore[arg-type]  # Box takes a numpy dtype (its stub says a type)
             )
         self.obs_key, self.mask_key, self.flatten = obs_key, mask_key, flatten
-        n = env.action_space.n
+        n = int(env.action_space.n)
         self.observation_space = spaces.Dict(
             {obs_key: inner, mask_key: spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32)}
         )
@@ -273,7 +281,7 @@ class MaskInObservation(gymnasium.ObservationWrapper):
     def observation(self, observation: np.ndarray) -> dict[str, np.ndarray]:
         if self.flatten:
             observation = observation.reshape(-1)
-        return {self.obs_key: observation, self.mask_key: self.env.action_masks().astype(np.float32)}
+        return {self.obs_key: observation, self.mask_key: self.action_masks().astype(np.float32)}
 
     def action_masks(self) -> np.ndarray:
         """The wrapped view's bool mask (so sb3-contrib works through this wrapper too)."""

@@ -162,7 +162,7 @@ class HexGrid:
         """Flat index of each cell in the (2R+1)^2 square embedding."""
 
     def _ray(self, i: int, d: int) -> tuple[int, ...]:
-        out = []
+        out: list[int] = []
         c = self.coords[i]
         while True:
             c = neighbor(c, d)

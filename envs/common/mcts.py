@@ -120,6 +120,7 @@ class MCTSPolicy(SeededPolicy):
                     )
                     if score > best_score:
                         best, best_score = a, score
+                assert best is not None, "a node with untried-free children has visited children"
                 game.apply(state, best, rng)
                 node = node.children[best]
                 path.append(node)

@@ -90,7 +90,7 @@ class Option:
         if self.choices is not None:
             if value not in self.choices:
                 raise self._fail(value)
-        elif not self.low <= value <= self.high:  # type: ignore[operator]
+        elif not self.low <= value <= self.high:
             raise self._fail(value)
         return value
 

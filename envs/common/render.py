@@ -34,7 +34,7 @@ INK: RGB = (20, 20, 20)
 WHITE: RGB = (255, 255, 255)
 
 
-def font() -> ImageFont.ImageFont:
+def font() -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
     """Pillow's built-in font (no font files needed)."""
     return ImageFont.load_default()
 

@@ -69,10 +69,10 @@ def check_mask_matches_apply(
     if illegal.size > max_illegal:
         illegal = rng.choice(illegal, max_illegal, replace=False)
     before = state_key(game, state)
-    for a in legal:
+    for a in legal.tolist():
         trial = game.clone(state)
         game.apply(trial, int(a), np.random.default_rng(0))
-    for a in list(illegal) + [-1, game.num_actions]:
+    for a in [*illegal.tolist(), -1, game.num_actions]:
         trial = game.clone(state)
         try:
             game.apply(trial, int(a), np.random.default_rng(0))

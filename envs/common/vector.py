@@ -199,7 +199,7 @@ class VectorEnv:
         self.num_actions = game.num_actions
         single = self._aec_observation_space(game)
         self.single_observation_space = single
-        self.single_action_space = spaces.Discrete(game.num_actions)
+        self.single_action_space: spaces.Discrete = spaces.Discrete(game.num_actions)
         self.observation_space = spaces.Box(
             np.broadcast_to(single.low, (self.num_envs, *single.shape)),
             np.broadcast_to(single.high, (self.num_envs, *single.shape)),

@@ -181,7 +181,7 @@ def test_battle_sheep_blocks_a_win_in_one(kind: str):
     good = [a for a, v in values.items() if v == max(values.values())]
     assert len(good) == 1 and len(values) == 5 and values[good[0]] == 0.0
     threats = 0
-    for a, v in values.items():  # the other moves let B win at once
+    for a in values:  # the other moves let B win at once
         if a in good:
             continue
         child = game.clone(state)

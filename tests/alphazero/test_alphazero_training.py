@@ -1,5 +1,5 @@
-"""Search-guided self-play end to end (training/alphazero/selfplay.py): a tiny Bestiarium run beats its untrained network,
-the same seed gives the same run, a resumed run continues exactly, checkpoints play as ``PATH`` (the network
+"""Search-guided self-play end to end (training/alphazero/selfplay.py): a tiny Bestiarium run beats its untrained
+network, the same seed gives the same run, a resumed run continues exactly, checkpoints play as ``PATH`` (the network
 alone) and ``mcts:PATH:N`` (the network-guided search), and the command line refuses what it cannot do."""
 
 from __future__ import annotations
@@ -119,18 +119,15 @@ def test_the_same_seed_gives_the_same_run_and_resume_continues_exactly(tmp_path:
     assert any(not torch.equal(v, weights(other)[k]) for k, v in weights(first).items())
 
     whole = train(tiny(tmp_path, "whole", total_steps=600, seed=2, eval_every=2, anneal_lr=False))
-    part = tiny(tmp_path, "part", total_steps=300, seed=2, eval_every=2, anneal_lr=False)
-    train(part)
-    resumed = train(
-        tiny(tmp_path, "part", total_steps=600, seed=2, eval_every=2, anneal_lr=False), resume=tmp_path / "part"
-    )
+    # the first run is the whole run's first half: resumed to 600 steps, it must end where the whole run does
+    resumed = train(tiny(tmp_path, "a", total_steps=600, seed=2, eval_every=2, anneal_lr=False), resume=tmp_path / "a")
     for k, v in weights(whole).items():
         assert torch.equal(v, weights(resumed)[k]), k
     in_worker = train(tiny(tmp_path, "worker", total_steps=600, seed=2, eval_every=2, anneal_lr=False, num_workers=1))
     for k, v in weights(whole).items():  # the games searched in a worker process: the same run
         assert torch.equal(v, weights(in_worker)[k]), k
     log_whole = (tmp_path / "whole" / "log.csv").read_text().splitlines()
-    log_resumed = (tmp_path / "part" / "log.csv").read_text().splitlines()
+    log_resumed = (tmp_path / "a" / "log.csv").read_text().splitlines()
     column = log_whole[0].split(",").index("gradient_steps")
     assert [r.split(",")[column] for r in log_whole] == [r.split(",")[column] for r in log_resumed]
 
@@ -346,7 +343,7 @@ def test_an_expert_baseline_plays_and_sets_one_hot_targets(tmp_path: Path):
     twin = SelfPlay(game, config, evaluator=None, seed=4)
     first = selfplay.play(100)
     assert first["samples"], "100 moves in each of 3 side-5 games finish some games"
-    for obs, actions, policy, value, _ in first["samples"]:
+    for _obs, actions, policy, value, _ in first["samples"]:
         assert policy.sum() == 1.0 and set(np.unique(policy)) == {0.0, 1.0}
         assert len(actions) == len(policy) and value.shape == (1,) and value[0] in (-1.0, 0.0, 1.0)
     # same seed, same games and targets; a restored state continues them exactly

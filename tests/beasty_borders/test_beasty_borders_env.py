@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
@@ -137,8 +139,8 @@ def test_env_plays_exactly_as_recorded(options, observed, last_only):
     """Observations, masks, rewards, terminations, truncations and infos of seeded random games through ``env()``
     and ``raw_env()`` are bit for bit those recorded before the speed-up (same seeds, same actions)."""
     for make in (beasty_borders_v0.env, beasty_borders_v0.raw_env):
-        assert play_fingerprint(lambda: make(**options), range(4), observe_all=True) == observed
-        assert play_fingerprint(lambda: make(**options), range(4, 8), observe_all=False) == last_only
+        assert play_fingerprint(functools.partial(make, **options), range(4), observe_all=True) == observed
+        assert play_fingerprint(functools.partial(make, **options), range(4, 8), observe_all=False) == last_only
 
 
 @pytest.mark.parametrize("opts", OPTION_SETS, ids=IDS)

@@ -46,7 +46,7 @@ def env_digest(size: int, eq: str, games: int, seed: int) -> str:
     h = hashlib.sha256()
     for g in range(games):
         env.reset(seed=seed + g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             for other in env.possible_agents:
                 o = env.observe(other)
                 h.update(o["observation"].tobytes())

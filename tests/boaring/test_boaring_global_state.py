@@ -50,7 +50,7 @@ def test_global_state_through_the_envs_is_bounded_and_all_zero_to_move_at_the_en
     rng = np.random.default_rng(5)
     space = env.unwrapped.state_space
     assert space.shape == (env.unwrapped.game.layout.size + N * 21,)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         state = env.state()
         assert space.contains(state)
         raw = env.unwrapped

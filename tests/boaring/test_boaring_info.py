@@ -60,10 +60,10 @@ def test_later_committers_see_that_not_what():
     """Seat 3 commits last: seats 0-2's cards are in, but swapping them for other cards changes nothing it sees."""
     g = BoaringGame(num_players=4)
     s = g.make_state([[2, 9], [3, 8], [4, 7], [5, 6]], "boar", 5, active=0)
-    for seat, v in ((0, 2), (1, 3), (2, 4)):
+    for _seat, v in ((0, 2), (1, 3), (2, 4)):
         g.apply(s, A.play_action(v), RNG)
     t = g.make_state([[2, 9], [3, 8], [4, 7], [5, 6]], "boar", 5, active=0)
-    for seat, v in ((0, 9), (1, 8), (2, 7)):
+    for _seat, v in ((0, 9), (1, 8), (2, 7)):
         g.apply(t, A.play_action(v), RNG)
     assert g.current_player(s) == g.current_player(t) == 3
     for seat in range(4):

@@ -18,6 +18,8 @@ import envs  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_scale.py"
 
+pytestmark = pytest.mark.xdist_group("machine")  # a local Ray cluster: one worker runs these, one at a time
+
 
 @pytest.fixture(scope="module", autouse=True)
 def ray_session():

@@ -220,7 +220,6 @@ def test_information_state_tensor_and_string_are_compact_and_hide_the_other_hand
     for p in range(2):
         # the same information state after the hidden cards are dealt again: same string, same tensor
         sample = state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(7, 0.0, 1.0))
-        other = 1 - p
         assert sample.engine_state.hands[p] == state.engine_state.hands[p]
         assert sample.information_state_string(p) == state.information_state_string(p)
         assert sample.information_state_tensor(p) == state.information_state_tensor(p)

@@ -24,7 +24,7 @@ def random_positions(num_players: int, games: int, seed: int, canvas_radius: int
     obs, masks, phases = [], [], []
     for g in range(games):
         env.reset(seed=seed * 1000 + g)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             o, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

@@ -16,6 +16,8 @@ import pytest
 from training.arena.records import save_records
 from training.arena.tournament import play_game, run_tournament, save_result
 
+pytestmark = pytest.mark.xdist_group("machine")  # chromium and a live server: one worker runs these, one at a time
+
 # small options keep a game to seconds: Bestiarium side 5, two-player Boaring
 PLAY = {
     "battle_sheep": ({"num_players": 2, "pasture": "build"}, ["human", "random"]),
@@ -625,7 +627,7 @@ def test_beasty_borders_signpost_covers_no_animal(page, server, artifacts, tmp_p
         page.wait_for_selector(".replay-link")
 
 
-# ----- the tournament heat map with realistic checkpoint names (issue 39 item 10) --------------------------------------
+# ----- the tournament heat map with realistic checkpoint names (issue 39 item 10) -------------------------------------
 HEAT_TEXTS = """() => {
   const svg = document.getElementById('tournament-heatmap').getBoundingClientRect();
   const texts = [...document.querySelectorAll('#tournament-heatmap text')].map(n => {
@@ -714,7 +716,7 @@ def test_heat_map_labels_fit_and_stay_apart_with_checkpoint_names(page, server, 
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 1280
 
 
-# ----- the searches' warm-up (issue 39 item 1's "or say so on the page") -----------------------------------------------
+# ----- the searches' warm-up (issue 39 item 1's "or say so on the page") ----------------------------------------------
 def test_the_page_says_the_first_search_move_compiles_while_the_catalogue_says_so(page, server):
     """While /api/catalogue answers search_ready false (here rewritten by the browser: the test server's own
     warm-up may be over), the form says a search seat's first move may take half a minute, and a search bot's

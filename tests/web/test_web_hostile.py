@@ -263,6 +263,7 @@ def _record_file(games: int, seed: int = 1) -> bytes:
     return json.dumps([record] * games).encode()
 
 
+@pytest.mark.timing
 def test_bodies_are_bounded_in_size_and_in_work(client):
     import time
 
@@ -454,6 +455,7 @@ def test_battle_sheep_result_says_the_tie_break_that_decided_it():
 
 
 # ----- issue 39 -----------------------------------------------------------------------------------------------------
+@pytest.mark.timing
 def test_empty_arrays_count_like_objects_and_are_refused_before_parsing(client):
     from training.play.web.app import MAX_FILE_BODY, MAX_FILE_OBJECTS
 

@@ -15,7 +15,7 @@ import pytest
 
 from training.play.web.sessions import MAX_NETWORK_SIMULATIONS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.timing]  # latencies: run alone (pytest -m timing)
 
 REQUESTS = 400
 """At most this many timed requests to the other game, and at most ``SECONDS`` of them."""

@@ -671,18 +671,6 @@ class SearchPolicy:
         return self.search(decision).action
 
 
-def evaluation_config(config: SearchConfig, simulations: int | None = None) -> SearchConfig:
-    """``config`` without root noise (and with ``simulations`` if given): the search as a player."""
-    from dataclasses import replace
-
-    return replace(
-        config,
-        gumbel_scale=0.0,
-        dirichlet_fraction=0.0,
-        simulations=config.simulations if simulations is None else simulations,
-    )
-
-
 # ----- a checkpoint's search, as a player ---------------------------------------------------------------------
 def load_search_policy(
     path: str | Path,

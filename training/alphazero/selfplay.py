@@ -7,12 +7,12 @@ Read top to bottom:
 2. :class:`ReplayBuffer` - searched positions: observation (float16), the legal actions with the search's improved
    policy over them (the policy target), the value target per seat (observer-relative, as the network gives it),
    and whether the board's symmetries hold there; minibatches turned by a random symmetry each.
-3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one :class:`~training.alphazero.search.BatchedSearch`
-   over all their positions (one forward pass per simulation step); the search's choice is played, its improved
-   policy is the position's policy target, and when a game ends the result (optionally mixed with the search's
-   value) becomes the value target of each of its positions. Forced moves (one legal action) are played without
-   search or sample. With ``config.expert`` (:func:`make_expert`) a scripted baseline plays instead and its
-   move is the (one-hot) policy target.
+3. :class:`SelfPlay` - ``num_envs`` games played together: every move, one
+   :class:`~training.alphazero.search.BatchedSearch` over all their positions (one forward pass per simulation
+   step); the search's choice is played, its improved policy is the position's policy target, and when a game
+   ends the result (optionally mixed with the search's value) becomes the value target of each of its positions.
+   Forced moves (one legal action) are played without search or sample. With ``config.expert``
+   (:func:`make_expert`) a scripted baseline plays instead and its move is the (one-hot) policy target.
 4. :func:`alphazero_loss` - cross-entropy to the improved policy over the legal actions + ``vf_coef`` x squared
    error of ``tanh(value)`` to the value target.
 5. :func:`train` - iterations of ``iteration_moves`` self-play moves per game and the gradient steps owed for the
@@ -51,13 +51,14 @@ from training.alphazero.search import (
     check_searchable,
     to_relative,
 )
+from training.config import TrainConfig
 from training.distribution import action_positions
 from training.run.pieces import resolve_device
 from training.workers import PipeWorker, set_threads, thread_counts
 
 
 # ----- 1. the search --------------------------------------------------------------------------------------------
-def search_config(config: Any, evaluation: bool = False, simulations: int | None = None) -> SearchConfig:
+def search_config(config: TrainConfig, evaluation: bool = False, simulations: int | None = None) -> SearchConfig:
     """The search of ``config`` (``evaluation``: without root noise, as a player)."""
     return SearchConfig(
         kind=config.search,
@@ -255,7 +256,7 @@ class SelfPlay:
     """``config.num_envs`` games searched together (see the module docstring). :meth:`play` returns the positions
     of the games that ended; a game's positions wait in :attr:`pending` until its result is known."""
 
-    def __init__(self, game: Game, config: Any, evaluator: Any, seed: int):
+    def __init__(self, game: Game, config: TrainConfig, evaluator: Any, seed: int):
         check_searchable(game)
         self.game = game
         self.config = config
@@ -486,7 +487,7 @@ class LocalActor:
     """Self-play in this process, behind the same ``send``/``recv`` interface as :class:`RemoteActor`: ``send``
     does the work at once with the network as it is then (the trainer's own)."""
 
-    def __init__(self, game: Game, config: Any, net: nn.Module, device: Any, seed: int):
+    def __init__(self, game: Game, config: TrainConfig, net: nn.Module, device: Any, seed: int):
         self.selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players, device), seed)
         self._answer: Any = None
 
@@ -517,7 +518,6 @@ def _serve(selfplay: SelfPlay, net: nn.Module | None, command: str, data: Any) -
 
 def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
     """Worker process: a :class:`SelfPlay` over its own copy of the network, one thread (torch and numba)."""
-    from training.config import TrainConfig
     from training.workers import use_one_core
 
     use_one_core()
@@ -541,7 +541,7 @@ class RemoteActor(PipeWorker):
     """Self-play in a worker process (``send`` returns at once, ``recv`` waits), so that the games are searched
     on one core while the trainer takes gradient steps on the other. Each ``play`` carries the weights to use."""
 
-    def __init__(self, config: Any, seed: int):
+    def __init__(self, config: TrainConfig, seed: int):
         super().__init__(_actor_process, (config.to_dict(), seed))
 
 
@@ -579,7 +579,9 @@ def alphazero_loss(net: nn.Module, batch: TrainingBatch, vf_coef: float = 1.0) -
     return loss, stats
 
 
-def train_step(net: nn.Module, optimizer: torch.optim.Optimizer, batch: TrainingBatch, config: Any) -> dict[str, float]:
+def train_step(
+    net: nn.Module, optimizer: torch.optim.Optimizer, batch: TrainingBatch, config: TrainConfig
+) -> dict[str, float]:
     """One gradient step on ``batch``; returns the loss diagnostics and the gradient norm."""
     loss, stats = alphazero_loss(net, batch, config.vf_coef)
     optimizer.zero_grad()
@@ -623,7 +625,7 @@ network's evaluations; backup and select: the tree bookkeeping; with ``config.ex
 time choosing its moves and forward and backup stay 0), gradient steps and evaluation."""
 
 
-def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
+def build(config: TrainConfig) -> tuple[Game, dict[str, Any], nn.Module]:
     """The game, network spec and fresh network of ``config`` (refuses hidden-information games).
 
     The value head's last layer starts at zero: every position is then worth 0 to every seat until the results
@@ -648,7 +650,7 @@ def build(config: Any) -> tuple[Game, dict[str, Any], nn.Module]:
     return game, spec, net
 
 
-def train(config: Any, resume: str | Path | None = None) -> Path:
+def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     """Run search-guided self-play for ``config``; returns the path of the final policy checkpoint.
 
     Same seed, same run (for ``total_steps``; a ``time_budget_min`` stops wherever the clock says). With

@@ -25,12 +25,12 @@ import torch
 
 from training.alphazero.search import NetworkEvaluator
 from training.alphazero.selfplay import ReplayBuffer, SelfPlay, build, train_step, value_outputs
-from training.config import make_config
+from training.config import TrainConfig, make_config
 from training.workers import set_threads, thread_counts
 
 
 def measure(
-    config: Any, moves: int, train_steps: int, checkpoint: str | None = None, profile: bool = False
+    config: TrainConfig, moves: int, train_steps: int, checkpoint: str | None = None, profile: bool = False
 ) -> dict[str, float]:
     """One measurement: self-play seconds by part, positions per second, seconds per gradient step."""
     set_threads(thread_counts(config.torch_threads)[1])

@@ -92,7 +92,7 @@ def random_positions(config: TrainConfig, count: int, seed: int = 0) -> tuple[np
     while len(obs) < count:
         env.reset(seed=game_seed)
         game_seed += 1
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             seen, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

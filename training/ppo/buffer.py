@@ -48,13 +48,8 @@ class Transition:
     """The game was cut by a ply cap before the seat decided again (not an end: ``done`` stays false)."""
 
 
-def pack_mask(mask: np.ndarray) -> np.ndarray:
-    """Bit-pack an int8/bool legal-action mask."""
-    return np.packbits(mask.astype(bool, copy=False))
-
-
 def pack_masks(masks: np.ndarray) -> np.ndarray:
-    """Bit-pack each row of ``(B, A)`` int8/bool masks (row ``k`` is ``pack_mask(masks[k])``)."""
+    """Bit-pack each row of ``(B, A)`` int8/bool legal-action masks into ``(B, ceil(A / 8))`` uint8."""
     return np.packbits(masks.astype(bool, copy=False), axis=1)
 
 

@@ -52,6 +52,7 @@ from envs.common.fastrng import seed_states
 from envs.common.game import TERMINAL
 from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
+from training.config import TrainConfig
 from training.distribution import LegalActions, masked_policy
 from training.ppo.buffer import RolloutBuffer, Transition, pack_masks, unpack_masks
 from training.run.opponents import POLICY, SCRIPTED_KINDS, available_kinds, make_scripted, outcome
@@ -436,13 +437,21 @@ class GameSlots(_Slots):
                     )
                 policy = self.policies[i][kind]
                 if rng_state is not None:
-                    policy.rng.bit_generator.state = rng_state
+                    _rng_of(policy).bit_generator.state = rng_state
         self._set_common_state(state)
         return self._build_report()
 
     def close(self, _: Any = None) -> None:
         for env in self.envs:
             env.close()
+
+
+def _rng_of(policy: Policy) -> np.random.Generator:
+    """The seeded generator of a scripted policy (``random`` and ``greedy`` keep one; a run saves its state)."""
+    rng = getattr(policy, "rng", None)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"policy {policy.name!r} has no seeded generator to save or restore")
+    return rng
 
 
 def check_engine_state(state: dict[str, Any], engine: str) -> None:
@@ -589,9 +598,10 @@ class BatchedSlots(_Slots):
         elif self.compiled_greedy:
             self.greedy_rng[i] = seed_states(seed, 1)[0]
         else:
-            if self.greedy[i] is None:
-                self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
-            self.greedy[i].reset(seed)
+            policy = self.greedy[i]
+            if policy is None:
+                policy = self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
+            policy.reset(seed)
 
     def _potentials(self, state: Any) -> np.ndarray:
         """``(rows, n)`` shaping potentials of live games (:meth:`GameSlots._potential`)."""
@@ -631,7 +641,7 @@ class BatchedSlots(_Slots):
             if over[i]:
                 self.acc[i] += returns[i]
                 self.ep_return[i] += returns[i]
-            self._end_game(i, bool(cut[i]), self.plies[i], lambda: cuts[i])
+            self._end_game(i, bool(cut[i]), self.plies[i], lambda i=i: cuts[i])
         eng.reset_rows(state, rows)  # each row's generator runs on: a new, different game
         for i in rows.tolist():
             self._begin(i)
@@ -669,7 +679,9 @@ class BatchedSlots(_Slots):
                 decision = Decision(
                     game, seat, game.information_state(reference, seat), views[k], mask[j].view(np.int8).copy()
                 )
-                actions[j] = self.greedy[int(rows[j])].act(decision)
+                policy = self.greedy[int(rows[j])]
+                assert policy is not None, "_begin gave the env's greedy seats their policy"
+                actions[j] = policy.act(decision)
         eng.apply(sub, actions)
         if not whole:
             eng.put(self.state, rows, sub)
@@ -685,7 +697,7 @@ class BatchedSlots(_Slots):
             "greedy_rng": _encode_array(self.greedy_rng),
             "plies": self.plies.tolist(),
             "kind_codes": self.kind_codes.tolist(),
-            "greedy": [None if p is None else p.rng.bit_generator.state for p in self.greedy],
+            "greedy": [None if p is None else _rng_of(p).bit_generator.state for p in self.greedy],
             **self._common_state(),
         }
         return json.loads(json.dumps(state, default=int))
@@ -716,8 +728,8 @@ class BatchedSlots(_Slots):
             if rng_state is None:
                 self.greedy[i] = None
                 continue
-            self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
-            self.greedy[i].rng.bit_generator.state = rng_state
+            policy = self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
+            _rng_of(policy).bit_generator.state = rng_state
         self._set_common_state(state)
         return self._build_report()
 
@@ -733,7 +745,7 @@ def make_slots(engine: str, args: tuple, **hooks: Any) -> GameSlots | BatchedSlo
 class LocalHandle:
     """A :class:`GameSlots` in this process, behind the same send/recv interface as a worker."""
 
-    def __init__(self, slots: GameSlots):
+    def __init__(self, slots: GameSlots | BatchedSlots):
         self.slots = slots
         self._answer: Any = None
 
@@ -778,7 +790,7 @@ class SelfPlayCollector:
 
     def __init__(
         self,
-        config: Any,
+        config: TrainConfig,
         net: nn.Module,
         generator: torch.Generator,
         make_env: Any = None,
@@ -866,8 +878,9 @@ class SelfPlayCollector:
 
     # ----- collection -------------------------------------------------------------------------------------
     def _receive(self, g: int) -> Report:
-        if self.ready[g] is not None:
-            report, self.ready[g] = self.ready[g], None
+        report = self.ready[g]
+        if report is not None:
+            self.ready[g] = None
             return report
         self.in_flight[g] = False
         return self.handles[g].recv()
@@ -924,15 +937,17 @@ class SelfPlayCollector:
                         pending.reward += gamma * float(cut.potential[seat]) - pending.potential
                         pending.cut = True
                         cut_rows.append(((i, seat), pending, cut.obs[seat]))
-            if report.new_controllers[j] is not None:
-                self.controllers[i] = report.new_controllers[j]
+            new_controllers = report.new_controllers[j]
+            if new_controllers is not None:
+                self.controllers[i] = new_controllers
                 if SNAPSHOT in self.controllers[i]:
                     ids = sorted(self.pool)
                     self.snapshot_of[i] = ids[int(self.rng.integers(len(ids)))]
         for episode in report.episodes:
             self._record(episode)
         if cut_rows:
-            _, cut_values, _ = self.net.scores(torch.from_numpy(np.stack([r[2] for r in cut_rows])))
+            cut_obs = torch.from_numpy(np.stack([r[2] for r in cut_rows]))
+            _, cut_values, _ = self.net.scores(cut_obs)  # type: ignore[operator]  # nn.Module attributes are untyped
             for (key, pending, _), value in zip(cut_rows, cut_values.tolist()):
                 pending.next_value = float(value)
                 buffer.add(key, pending)
@@ -942,15 +957,15 @@ class SelfPlayCollector:
         if learner:
             obs = report.obs[learner]
             packed = report.packed[learner]
-            dist, values = masked_policy(
+            dist, value_t = masked_policy(
                 self.net, torch.from_numpy(obs), LegalActions.from_packed(packed, report.num_actions)
             )
-            chosen = dist.sample(self.generator)
-            logps = dist.log_prob(chosen).tolist()
+            sampled = dist.sample(self.generator)
+            logps = dist.log_prob(sampled).tolist()
             seats = report.seats[learner].tolist()
             potentials = report.potential[learner].tolist()
-            values = values.tolist()
-            chosen = chosen.tolist()
+            values = value_t.tolist()
+            chosen = sampled.tolist()
             for k, j in enumerate(learner):
                 key = (env_ids[j], seats[k])
                 value, potential = values[k], potentials[k]

@@ -19,6 +19,7 @@ import torch
 import envs
 from training.charts import plot_curves
 from training.checkpoint import init_weights_from, load_resume, save_checkpoint, save_resume
+from training.config import TrainConfig
 from training.networks import build_network, network_spec, num_parameters
 from training.ppo.buffer import RolloutBuffer
 from training.ppo.collect import SelfPlayCollector
@@ -74,7 +75,7 @@ LOSS_TAGS = (
 """Update diagnostics logged to TensorBoard as ``losses/<name>``."""
 
 
-def train(config: Any, resume: str | Path | None = None) -> Path:
+def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     """Run PPO self-play for ``config``; returns the path of the final policy checkpoint (``policy.pt``).
 
     With ``resume`` (a run directory or its ``resume.pt``), the run continues exactly where it was saved:

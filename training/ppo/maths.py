@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from training.config import TrainConfig
 from training.distribution import masked_policy, network_device
 
 
@@ -101,7 +102,7 @@ def ppo_loss(
 
 # ----- 3. one update ------------------------------------------------------------------------------------------
 def ppo_update(
-    net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, config: Any, rng: np.random.Generator
+    net: nn.Module, optimizer: torch.optim.Optimizer, batch: Any, config: TrainConfig, rng: np.random.Generator
 ) -> dict[str, float]:
     """``update_epochs`` passes of shuffled minibatches over ``batch``; returns averaged diagnostics."""
     size = len(batch)

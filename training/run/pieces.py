@@ -24,6 +24,7 @@ from torch import nn
 
 from envs.common.game import Game
 from training.checkpoint import save_checkpoint
+from training.config import TrainConfig
 from training.run.opponents import available_kinds, play_against
 
 
@@ -46,7 +47,7 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def run_directory(config: Any) -> Path:
+def run_directory(config: TrainConfig) -> Path:
     """The run directory (``config.out``, or ``runs/<game>-s<seed>``), created if missing."""
     run_dir = Path(config.out or f"runs/{config.game}-s{config.seed}")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -82,7 +83,7 @@ class RunLog:
         self.writer.close()
 
 
-def progress_bar(config: Any, done: int = 0) -> Any:
+def progress_bar(config: TrainConfig, done: int = 0) -> Any:
     """A tqdm bar over ``config.total_steps`` samples starting at ``done`` (hidden unless ``config.progress``)."""
     from tqdm import tqdm
 
@@ -95,17 +96,17 @@ def progress_bar(config: Any, done: int = 0) -> Any:
     )
 
 
-def evaluation_kinds(config: Any) -> list[str]:
+def evaluation_kinds(config: TrainConfig) -> list[str]:
     """The baselines of ``config.eval_opponents`` that the game offers."""
     return available_kinds(config.game, [k.strip() for k in config.eval_opponents.split(",") if k.strip()])
 
 
-def evaluation_due(config: Any, update: int, final: bool) -> bool:
+def evaluation_due(config: TrainConfig, update: int, final: bool) -> bool:
     """Whether update ``update`` evaluates and saves: every ``eval_every`` updates and at the end."""
     return final or bool(config.eval_every and update % config.eval_every == 0)
 
 
-def evaluate(net: nn.Module, config: Any, seed: int) -> dict[str, dict[str, float]]:
+def evaluate(net: nn.Module, config: TrainConfig, seed: int) -> dict[str, dict[str, float]]:
     """The greedy network against each baseline of :func:`evaluation_kinds` (``eval_games`` games each):
     ``{kind: {"games", "win_rate", "mean_reward"}}``. ``net`` is any :mod:`training.networks` network."""
     return {
@@ -145,7 +146,7 @@ def save_policy(
     net: nn.Module,
     spec: dict[str, Any],
     game: Game,
-    config: Any,
+    config: TrainConfig,
     global_step: int,
     update: int,
     evaluation: dict[str, Any],
