@@ -243,7 +243,6 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                 self._main_masks.append(m)
         owner = np.array(act.ROW_OWNER)
         self._row_of_seat = [(owner == s).astype(np.float32) for s in range(2)]
-        self._row_index = np.arange(act.ROW_LEN)
         self.letters = [act.SEAT_LETTERS[s][: self.num_types] for s in range(2)]
         _load_kernels(self)
 
