@@ -158,3 +158,24 @@ def test_the_benchmark_and_demo_commands_refuse_a_bad_option(capsys):
         with pytest.raises(SystemExit):
             main(["bestiarium", "board_size=8"])
         assert "board_size=8 is not valid; allowed: 5, 6, 7" in capsys.readouterr().err
+
+
+def test_engines_come_from_make_game_not_from_an_aec_env():
+    """Code that needs a game's engine asks ``envs.make_game``; building ``raw_env(...)`` only to read its ``.game``
+    is left to each env's own tests (which check that the env wraps the engine)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    pattern = re.compile(r"raw_env\([^()]*\)\.game\b")
+    found = []
+    for folder in ("envs", "training", "examples", "tests"):
+        for path in (root / folder).rglob("*.py"):
+            if re.fullmatch(r"test_\w+_env\.py", path.name):
+                continue
+            found += [
+                f"{path.relative_to(root)}:{i}"
+                for i, line in enumerate(path.read_text().splitlines(), 1)
+                if pattern.search(line)
+            ]
+    assert not found, found
