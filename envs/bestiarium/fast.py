@@ -35,6 +35,7 @@ from numba import get_num_threads, njit, prange
 from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
 from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
+from envs.common.fastrng import below
 from envs.common.game import TERMINAL
 from envs.common.hexgrid import transforms
 from envs.common.vector import BatchedGame
@@ -616,6 +617,179 @@ def _shape_form_kernel(cells, tab, out):
     _canonical(cells, cells.shape[0], tab, out, work)
 
 
+# ----- the greedy baseline (baselines.GreedyPolicy), compiled --------------------------------------------------
+# A key is ``baselines.cascade_key`` as an int64 row of N + 1 entries: the result of a finished game first, then
+# (my value - the opponent's) per size from N down to 1 (size s at index N + 1 - s); keys compare lexicographically.
+@njit(cache=True)
+def _copy_row_from(src, sb, dst, db):
+    """Row ``sb`` of state ``src`` into row ``db`` of state ``dst`` (all but the generator; may be one state)."""
+    dst.color[db, :] = src.color[sb, :]
+    dst.cid[db, :] = src.cid[sb, :]
+    dst.link[db, :] = src.link[sb, :]
+    dst.head[db, :] = src.head[sb, :]
+    dst.size[db, :] = src.size[sb, :]
+    dst.legal[db, :, :] = src.legal[sb, :, :]
+    dst.to_move[db] = src.to_move[sb]
+    dst.phase[db] = src.phase[sb]
+    dst.chain[db] = src.chain[sb]
+    dst.passes[db] = src.passes[sb]
+    dst.first_passer[db] = src.first_passer[sb]
+    dst.plies[db] = src.plies[sb]
+    dst.over[db] = src.over[sb]
+
+
+@njit(cache=True)
+def _cascade_key_row(st, b, seat, tab, sc, values, key):
+    """``baselines.cascade_key`` of row ``b`` for ``seat`` into ``key`` (``values``: (2, N + 1) scratch)."""
+    n_cells = st.color.shape[1]
+    key[:] = 0
+    if st.over[b]:
+        key[0] = 1 if _winner_row(st, b, tab, sc, values) == seat else -1
+        return
+    top = _size_values_row(st, b, tab, sc, values)
+    for s in range(1, top + 1):
+        key[n_cells + 1 - s] = values[seat, s] - values[1 - seat, s]
+
+
+@njit(cache=True, inline="always")
+def _key_greater(a, b):
+    """Whether key ``a`` > key ``b`` (lexicographically)."""
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return a[i] > b[i]
+    return False
+
+
+@njit(cache=True, inline="always")
+def _chain_done(st, b, seat):
+    """Whether ``seat`` has no growth cell to choose in row ``b`` (``baselines._key_after_chain``'s leaf)."""
+    return st.over[b] or st.to_move[b] != seat or st.phase[b] != GROW
+
+
+@njit(cache=True)
+def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
+    """``baselines._key_after_chain`` of ``work``'s row 0 for ``seat`` into ``keys[0]``: the eating chain, if any,
+    walked depth first over every choice of growth cells (level d of the walk on work row d, its growth cells in
+    ``masks[d]``, the next one to try at ``cursor[d]``, its best key so far in ``keys[d]``; a chain adds a stone to
+    its creature per level, so it is at most N levels deep). Rows 1.. are played on."""
+    n_actions = work.color.shape[1] + 1
+    d = 0  # a run-time row number throughout (a literal row would compile every callee once more)
+    if _chain_done(work, d, seat):
+        _cascade_key_row(work, d, seat, tab, sc, values, keys[d])
+        return
+    _mask_row(work, d, masks[d], tab.nbrs)
+    cursor[d] = 0
+    have[d] = False
+    while True:
+        a = cursor[d]
+        while a < n_actions and not masks[d, a]:
+            a += 1
+        if a < n_actions:
+            cursor[d] = a + 1
+            _copy_row_from(work, d, work, d + 1)
+            _step_row(work, d + 1, a, tab, sc)
+            if _chain_done(work, d + 1, seat):
+                _cascade_key_row(work, d + 1, seat, tab, sc, values, keys[d + 1])
+                if not have[d] or _key_greater(keys[d + 1], keys[d]):
+                    keys[d, :] = keys[d + 1, :]
+                    have[d] = True
+            else:
+                d += 1
+                _mask_row(work, d, masks[d], tab.nbrs)
+                cursor[d] = 0
+                have[d] = False
+        else:  # level d done: its best key goes up to its parent (the grow phase always has a growth cell)
+            if d == 0:
+                return
+            d -= 1
+            if not have[d] or _key_greater(keys[d + 1], keys[d]):
+                keys[d, :] = keys[d + 1, :]
+                have[d] = True
+
+
+@njit(cache=True)
+def _greedy_keys_row(st, b, tab, sc, work, legal, actions, action_keys, keys, masks, cursor, have, values, single):
+    """The legal actions of live row ``b``'s mover into ``actions`` and, for each, ``baselines.GreedyPolicy``'s key
+    into ``action_keys`` (the cascade key after the action, an eating chain it starts followed to the end with the
+    best growth cells: :func:`_chain_key` on ``work``); returns how many. With one legal action nothing is scored
+    unless ``single``. Row ``b`` is not changed."""
+    n_actions = st.color.shape[1] + 1
+    seat = st.to_move[b]
+    count = _mask_row(st, b, legal, tab.nbrs)
+    k = 0
+    for a in range(n_actions):
+        if legal[a]:
+            actions[k] = a
+            k += 1
+    if count == 1 and not single:
+        return count
+    d = 0
+    for i in range(count):
+        _copy_row_from(st, b, work, d)
+        _step_row(work, d, actions[i], tab, sc)
+        _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values)
+        action_keys[i, :] = keys[d, :]
+    return count
+
+
+@njit(cache=True)
+def _greedy_scratch(n_actions, levels):
+    """Work arrays of the greedy kernels: the chain walk's keys, masks, cursors and flags per level, the cascade
+    values, the legal mask, the legal actions, their keys, the best actions."""
+    return (
+        np.zeros((levels, n_actions), dtype=np.int64),
+        np.zeros((levels, n_actions), dtype=np.bool_),
+        np.zeros(levels, dtype=np.int64),
+        np.zeros(levels, dtype=np.bool_),
+        np.zeros((2, n_actions), dtype=np.int64),
+        np.zeros(n_actions, dtype=np.bool_),
+        np.zeros(n_actions, dtype=np.int64),
+        np.zeros((n_actions, n_actions), dtype=np.int64),
+        np.zeros(n_actions, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _greedy_kernel(st, rng, out, tab, sc, work):
+    """``baselines.GreedyPolicy``'s action for the mover of every row into ``out`` (-1 where the game is over): one
+    of the actions with the greatest key (:func:`_greedy_keys_row`), drawn from ``rng[b]`` when several tie (no
+    draw otherwise, nor for a single legal action, which is not scored)."""
+    keys, masks, cursor, have, values, legal, actions, action_keys, best = _greedy_scratch(
+        st.color.shape[1] + 1, work.color.shape[0]
+    )
+    for b in range(out.shape[0]):
+        if st.over[b]:
+            out[b] = -1
+            continue
+        count = _greedy_keys_row(
+            st, b, tab, sc, work, legal, actions, action_keys, keys, masks, cursor, have, values, False
+        )
+        top = 0
+        for i in range(1, count):
+            if _key_greater(action_keys[i], action_keys[top]):
+                top = i
+        num_best = 0
+        for i in range(count):
+            if not _key_greater(action_keys[top], action_keys[i]):  # equal to the best (none is greater)
+                best[num_best] = actions[i]
+                num_best += 1
+        out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
+
+
+@njit(cache=True)
+def _greedy_scores_kernel(st, b, tab, sc, work):
+    """(legal actions, their greedy keys) of row ``b``'s mover, as :func:`_greedy_kernel` compares them (every
+    action scored, a single one too; empty when the game is over)."""
+    keys, masks, cursor, have, values, legal, actions, action_keys, _ = _greedy_scratch(
+        st.color.shape[1] + 1, work.color.shape[0]
+    )
+    count = 0
+    if not st.over[b]:
+        count = _greedy_keys_row(
+            st, b, tab, sc, work, legal, actions, action_keys, keys, masks, cursor, have, values, True
+        )
+    return actions[:count].copy(), action_keys[:count].copy()
+
 # ----- the Python face ------------------------------------------------------------------------------------------
 class BestiariumBatched(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
@@ -653,6 +827,7 @@ class BestiariumBatched(BatchedGame):
         )
         self._scratch = _scratch(n)
         self._side = side
+        self._greedy_rows: BestiariumBatchedState | None = None
 
     def options(self) -> dict[str, Any]:
         """The options (JSON-safe), as the reference reports them."""
@@ -738,6 +913,36 @@ class BestiariumBatched(BatchedGame):
         if arr.size:
             _shape_form_kernel(arr, self.tables, out)
         return tuple(out.tolist())
+
+    # ----- the greedy baseline ---------------------------------------------------------------------------
+    has_greedy_actions = True
+
+    def greedy_actions(self, state: BestiariumBatchedState, rng: np.ndarray, out: np.ndarray) -> None:
+        """The ``greedy`` baseline's action (``baselines.GreedyPolicy``) for the mover of every row into ``out``
+        (int64, -1 where the game is over), compiled: the same keys (the cascade after the move, an eating chain
+        followed to its end with the best growth cells), so the same choice where one action is best; among tied
+        best actions one drawn from ``rng[b]`` (uint64 SplitMix64 states, one per row, advanced in place; no draw
+        without a tie). ``state`` is not changed."""
+        batch = state.color.shape[0]
+        if out.shape != (batch,) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape ({batch},), got {out.dtype} {out.shape}")
+        if rng.shape != (batch,) or rng.dtype != np.uint64:
+            raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
+        _greedy_kernel(state, rng, out, self.tables, self._scratch, self._greedy_work())
+
+    def greedy_scores(self, state: BestiariumBatchedState, row: int) -> tuple[np.ndarray, np.ndarray]:
+        """(legal actions in id order (K,), their greedy keys (K, N + 1) int64) of row ``row``'s mover, as
+        :meth:`greedy_actions` compares them (empty when the game is over): ``baselines.cascade_key`` after each
+        action and its chain, the result first, then per size from N down to 1; for tests and inspection."""
+        if not 0 <= row < state.color.shape[0]:
+            raise ValueError(f"row {row} is not a row of this {state.color.shape[0]}-row state")
+        return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, self._greedy_work())
+
+    def _greedy_work(self) -> BestiariumBatchedState:
+        """The greedy kernels' work rows: one per level of an eating chain's walk (at most N levels)."""
+        if self._greedy_rows is None:
+            self._greedy_rows = self.new_state(self.num_cells + 1)
+        return self._greedy_rows
 
     # ----- the bridge to rules.py --------------------------------------------------------------------------
     def to_reference(self, state: BestiariumBatchedState, row: int) -> BestiariumState:
