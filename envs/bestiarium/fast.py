@@ -623,12 +623,14 @@ def _shape_form_kernel(cells, tab, out):
 @njit(cache=True)
 def _copy_row_from(src, sb, dst, db):
     """Row ``sb`` of state ``src`` into row ``db`` of state ``dst`` (all but the generator; may be one state)."""
-    dst.color[db, :] = src.color[sb, :]
-    dst.cid[db, :] = src.cid[sb, :]
-    dst.link[db, :] = src.link[sb, :]
-    dst.head[db, :] = src.head[sb, :]
-    dst.size[db, :] = src.size[sb, :]
-    dst.legal[db, :, :] = src.legal[sb, :, :]
+    for x in range(src.color.shape[1]):  # one loop, not six slice copies (a copy per chain step)
+        dst.color[db, x] = src.color[sb, x]
+        dst.cid[db, x] = src.cid[sb, x]
+        dst.link[db, x] = src.link[sb, x]
+        dst.head[db, x] = src.head[sb, x]
+        dst.size[db, x] = src.size[sb, x]
+        dst.legal[db, 0, x] = src.legal[sb, 0, x]
+        dst.legal[db, 1, x] = src.legal[sb, 1, x]
     dst.to_move[db] = src.to_move[sb]
     dst.phase[db] = src.phase[sb]
     dst.chain[db] = src.chain[sb]
@@ -707,63 +709,207 @@ def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
                 have[d] = True
 
 
+@njit(cache=True, inline="always")
+def _group_value(n, kinds, s):
+    """The cascade value of a seat's ``n`` creatures of size ``s`` with ``kinds`` distinct shapes."""
+    return kinds * s * s if kinds >= 2 else -n * s * s
+
+
 @njit(cache=True)
-def _greedy_keys_row(st, b, tab, sc, work, legal, actions, action_keys, keys, masks, cursor, have, values, single):
-    """The legal actions of live row ``b``'s mover into ``actions`` and, for each, ``baselines.GreedyPolicy``'s key
-    into ``action_keys`` (the cascade key after the action, an eating chain it starts followed to the end with the
-    best growth cells: :func:`_chain_key` on ``work``); returns how many. With one legal action nothing is scored
-    unless ``single``. Row ``b`` is not changed."""
-    n_actions = st.color.shape[1] + 1
+def _greedy_root(st, b, seat, tab, sc, count, kinds, rep, mult, forms, key):
+    """Row ``b``'s creatures as :func:`_greedy_keys_row` updates them: per (seat, size) ``count`` creatures of
+    ``kinds`` distinct shapes; per creature of a size that has several shapes its canonical form (``forms[slot]``)
+    and its class (``rep[slot]``: the first slot of its size and shape, of which ``mult[rep]`` creatures); ``key``:
+    the cascade key of the (live) row for ``seat``, as :func:`_cascade_key_row` computes it."""
+    n_cells = st.color.shape[1]
+    count[:, :] = 0
+    kinds[:, :] = 0
+    for x in range(n_cells):
+        v = st.color[b, x]
+        if v == 0 or st.cid[b, x] != x:  # a live creature's slot is one of its own cells
+            continue
+        s = st.size[b, x]
+        p = v - 1
+        count[p, s] += 1
+        rep[x] = x
+        mult[x] = 1
+        if s <= tab.single_shape_max:
+            kinds[p, s] = 1
+            continue
+        m = _cells_of(st, b, x, sc.cells)
+        _canonical(sc.cells, m, tab, forms[x], sc.work)
+        for y in range(x):
+            if st.color[b, y] == v and st.cid[b, y] == y and st.size[b, y] == s and rep[y] == y:
+                same = True
+                for k in range(s):
+                    if forms[y, k] != forms[x, k]:
+                        same = False
+                        break
+                if same:
+                    rep[x] = y
+                    mult[y] += 1
+                    break
+        if rep[x] == x:
+            kinds[p, s] += 1
+    key[:] = 0
+    for s in range(1, n_cells + 1):
+        mine = _group_value(count[seat, s], kinds[seat, s], s)
+        key[n_cells + 1 - s] = mine - _group_value(count[1 - seat, s], kinds[1 - seat, s], s)
+
+
+@njit(cache=True)
+def _greedy_keys_row(st, b, tab, sc, work, g, single):
+    """The legal actions of live row ``b``'s mover into ``g``'s actions and, for each, ``baselines.GreedyPolicy``'s
+    key into its action keys (the cascade key after the action, an eating chain it starts followed to the end with
+    the best growth cells); returns how many. With one legal action nothing is scored unless ``single``. Row ``b``
+    is not changed.
+
+    A placement or growth adds a stone to one creature C of the mover, from size s0 to s1 = s0 + 1 (s0 = 0: a new
+    creature). Unless C then touches an enemy creature of size s1 and another shape (it might eat) nothing else
+    changes, so the key is row ``b``'s (:func:`_greedy_root`, once per row) with the mover's values at s0 and s1
+    recomputed: C leaves its class at s0, and joins size s1 as a new shape unless its new canonical form equals
+    one there (at most one form per action, no copy of the row). An action that might eat, and a pass that ends the game, is played on work row 0
+    and scored by :func:`_chain_key` (the chain walked to its end); any other pass leaves the board as it is."""
+    keys, masks, cursor, have, values, legal, actions, action_keys, _, count, kinds, rep, mult, forms, base = g
+    n_cells = st.color.shape[1]
+    n_actions = n_cells + 1
+    nbrs = tab.nbrs
+    ssm = tab.single_shape_max
     seat = st.to_move[b]
-    count = _mask_row(st, b, legal, tab.nbrs)
+    own = seat + 1
+    enemy = 2 - seat
+    grow = st.phase[b] == GROW
+    cells = sc.cells
+    num = _mask_row(st, b, legal, nbrs)
     k = 0
     for a in range(n_actions):
         if legal[a]:
             actions[k] = a
             k += 1
-    if count == 1 and not single:
-        return count
+    if num == 1 and not single:
+        return num
+    _greedy_root(st, b, seat, tab, sc, count, kinds, rep, mult, forms, base)
     d = 0
-    for i in range(count):
-        _copy_row_from(st, b, work, d)
-        _step_row(work, d, actions[i], tab, sc)
-        _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values)
-        action_keys[i, :] = keys[d, :]
-    return count
+    for i in range(num):
+        a = actions[i]
+        out = action_keys[i]
+        play = False
+        formed = False
+        c = -1
+        s1 = 0
+        if a == n_cells:
+            play = st.passes[b] == 1  # the second pass ends the game
+        else:
+            if grow:
+                c = st.chain[b]
+            else:
+                for e in range(6):
+                    j = nbrs[a, e]
+                    if j < 0:
+                        break
+                    if st.color[b, j] == own:
+                        c = st.cid[b, j]
+                        break
+            m = _cells_of(st, b, c, cells) if c >= 0 else 0
+            cells[m] = a
+            s1 = m + 1
+            formed = False
+            if s1 > ssm:  # C eats only a creature of its new size and another shape
+                for t in range(s1):
+                    x = cells[t]
+                    for e in range(6):
+                        j = nbrs[x, e]
+                        if j < 0:
+                            break
+                        if st.color[b, j] == enemy and st.size[b, st.cid[b, j]] == s1:
+                            if not formed:
+                                _canonical(cells, s1, tab, sc.form, sc.work)
+                                formed = True
+                            r = st.cid[b, j]
+                            for q in range(s1):
+                                if forms[r, q] != sc.form[q]:
+                                    play = True
+                                    break
+                            if play:
+                                break
+                    if play:
+                        break
+        if play:
+            _copy_row_from(st, b, work, d)
+            _step_row(work, d, a, tab, sc)
+            _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values)
+            out[:] = keys[d, :]
+            continue
+        out[:] = base[:]
+        if a == n_cells:  # a pass that does not end the game: the same board
+            continue
+        s0 = s1 - 1
+        if s0 >= 1:  # C leaves size s0
+            kk = kinds[seat, s0]
+            if s0 > ssm and mult[rep[c]] == 1:
+                kk -= 1
+            theirs = _group_value(count[1 - seat, s0], kinds[1 - seat, s0], s0)
+            out[n_cells + 1 - s0] = _group_value(count[seat, s0] - 1, kk, s0) - theirs
+        n = count[seat, s1] + 1  # and joins size s1
+        kk = kinds[seat, s1]
+        if n == 1 or s1 <= ssm:
+            kk = 1
+        else:
+            if not formed:
+                _canonical(cells, s1, tab, sc.form, sc.work)
+            fresh = True
+            for y in range(n_cells):
+                if st.color[b, y] == own and st.cid[b, y] == y and st.size[b, y] == s1 and rep[y] == y:
+                    same = True
+                    for j in range(s1):
+                        if forms[y, j] != sc.form[j]:
+                            same = False
+                            break
+                    if same:
+                        fresh = False
+                        break
+            if fresh:
+                kk += 1
+        theirs = _group_value(count[1 - seat, s1], kinds[1 - seat, s1], s1)
+        out[n_cells + 1 - s1] = _group_value(n, kk, s1) - theirs
+    return num
 
 
 @njit(cache=True)
 def _greedy_scratch(n_actions, levels):
     """Work arrays of the greedy kernels: the chain walk's keys, masks, cursors and flags per level, the cascade
-    values, the legal mask, the legal actions, their keys, the best actions."""
+    values, the legal mask, the legal actions, their keys, the best actions, then :func:`_greedy_root`'s counts,
+    kinds, classes, class sizes, forms and key (each written before it is read)."""
     return (
-        np.zeros((levels, n_actions), dtype=np.int64),
-        np.zeros((levels, n_actions), dtype=np.bool_),
-        np.zeros(levels, dtype=np.int64),
-        np.zeros(levels, dtype=np.bool_),
-        np.zeros((2, n_actions), dtype=np.int64),
-        np.zeros(n_actions, dtype=np.bool_),
-        np.zeros(n_actions, dtype=np.int64),
-        np.zeros((n_actions, n_actions), dtype=np.int64),
-        np.zeros(n_actions, dtype=np.int64),
+        np.empty((levels, n_actions), dtype=np.int64),
+        np.empty((levels, n_actions), dtype=np.bool_),
+        np.empty(levels, dtype=np.int64),
+        np.empty(levels, dtype=np.bool_),
+        np.empty((2, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.bool_),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty((n_actions, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty((2, n_actions), dtype=np.int64),
+        np.empty((2, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty((n_actions, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
     )
 
 
 @njit(cache=True)
-def _greedy_kernel(st, rng, out, tab, sc, work):
+def _greedy_kernel(st, rng, out, tab, sc, work, g):
     """``baselines.GreedyPolicy``'s action for the mover of every row into ``out`` (-1 where the game is over): one
     of the actions with the greatest key (:func:`_greedy_keys_row`), drawn from ``rng[b]`` when several tie (no
-    draw otherwise, nor for a single legal action, which is not scored)."""
-    keys, masks, cursor, have, values, legal, actions, action_keys, best = _greedy_scratch(
-        st.color.shape[1] + 1, work.color.shape[0]
-    )
+    draw otherwise, nor for a single legal action, which is not scored); ``g``: :func:`_greedy_scratch`."""
+    actions, action_keys, best = g[6], g[7], g[8]
     for b in range(out.shape[0]):
         if st.over[b]:
             out[b] = -1
             continue
-        count = _greedy_keys_row(
-            st, b, tab, sc, work, legal, actions, action_keys, keys, masks, cursor, have, values, False
-        )
+        count = _greedy_keys_row(st, b, tab, sc, work, g, False)
         top = 0
         for i in range(1, count):
             if _key_greater(action_keys[i], action_keys[top]):
@@ -777,18 +923,14 @@ def _greedy_kernel(st, rng, out, tab, sc, work):
 
 
 @njit(cache=True)
-def _greedy_scores_kernel(st, b, tab, sc, work):
+def _greedy_scores_kernel(st, b, tab, sc, work, g):
     """(legal actions, their greedy keys) of row ``b``'s mover, as :func:`_greedy_kernel` compares them (every
     action scored, a single one too; empty when the game is over)."""
-    keys, masks, cursor, have, values, legal, actions, action_keys, _ = _greedy_scratch(
-        st.color.shape[1] + 1, work.color.shape[0]
-    )
     count = 0
     if not st.over[b]:
-        count = _greedy_keys_row(
-            st, b, tab, sc, work, legal, actions, action_keys, keys, masks, cursor, have, values, True
-        )
-    return actions[:count].copy(), action_keys[:count].copy()
+        count = _greedy_keys_row(st, b, tab, sc, work, g, True)
+    return g[6][:count].copy(), g[7][:count].copy()
+
 
 # ----- the Python face ------------------------------------------------------------------------------------------
 class BestiariumBatched(BatchedGame):
@@ -827,7 +969,7 @@ class BestiariumBatched(BatchedGame):
         )
         self._scratch = _scratch(n)
         self._side = side
-        self._greedy_rows: BestiariumBatchedState | None = None
+        self._greedy: tuple[BestiariumBatchedState, tuple] | None = None
 
     def options(self) -> dict[str, Any]:
         """The options (JSON-safe), as the reference reports them."""
@@ -928,7 +1070,7 @@ class BestiariumBatched(BatchedGame):
             raise ValueError(f"out must be an int64 array of shape ({batch},), got {out.dtype} {out.shape}")
         if rng.shape != (batch,) or rng.dtype != np.uint64:
             raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
-        _greedy_kernel(state, rng, out, self.tables, self._scratch, self._greedy_work())
+        _greedy_kernel(state, rng, out, self.tables, self._scratch, *self._greedy_work())
 
     def greedy_scores(self, state: BestiariumBatchedState, row: int) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions in id order (K,), their greedy keys (K, N + 1) int64) of row ``row``'s mover, as
@@ -936,13 +1078,15 @@ class BestiariumBatched(BatchedGame):
         action and its chain, the result first, then per size from N down to 1; for tests and inspection."""
         if not 0 <= row < state.color.shape[0]:
             raise ValueError(f"row {row} is not a row of this {state.color.shape[0]}-row state")
-        return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, self._greedy_work())
+        return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, *self._greedy_work())
 
-    def _greedy_work(self) -> BestiariumBatchedState:
-        """The greedy kernels' work rows: one per level of an eating chain's walk (at most N levels)."""
-        if self._greedy_rows is None:
-            self._greedy_rows = self.new_state(self.num_cells + 1)
-        return self._greedy_rows
+    def _greedy_work(self) -> tuple[BestiariumBatchedState, tuple]:
+        """The greedy kernels' work rows (one per level of an eating chain's walk: at most N levels) and work
+        arrays (:func:`_greedy_scratch`), made on first use and kept (like ``_scratch``, one call at a time)."""
+        if self._greedy is None:
+            rows = self.new_state(self.num_cells + 1)
+            self._greedy = (rows, _greedy_scratch(self.num_actions, self.num_cells + 1))
+        return self._greedy
 
     # ----- the bridge to rules.py --------------------------------------------------------------------------
     def to_reference(self, state: BestiariumBatchedState, row: int) -> BestiariumState:
