@@ -23,6 +23,10 @@ with a single shape skip the work: size 1 always, size 2 unless ``"fixed"``. The
 
 Chance: Bestiarium has none. Each row still carries a SplitMix64 generator (``rng``, :mod:`envs.common.fastrng`,
 not numpy's streams), used by the compiled search baseline's random choices (``search.py``).
+
+The ``greedy`` baseline runs here (:meth:`BestiariumBatched.greedy_actions`, every row at once: the keys of
+``baselines.GreedyPolicy``, eating chains walked to their end on work rows, tie-breaks from a generator per row
+passed in; ``tests/bestiarium/test_fast_greedy.py`` checks the keys move by move against the Python greedy's).
 """
 
 from __future__ import annotations
@@ -768,8 +772,9 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
     creature). Unless C then touches an enemy creature of size s1 and another shape (it might eat) nothing else
     changes, so the key is row ``b``'s (:func:`_greedy_root`, once per row) with the mover's values at s0 and s1
     recomputed: C leaves its class at s0, and joins size s1 as a new shape unless its new canonical form equals
-    one there (at most one form per action, no copy of the row). An action that might eat, and a pass that ends the game, is played on work row 0
-    and scored by :func:`_chain_key` (the chain walked to its end); any other pass leaves the board as it is."""
+    one there (at most one form per action, no copy of the row). An action that might eat, and a pass that ends
+    the game, is played on work row 0 and scored by :func:`_chain_key` (the chain walked to its end); any other
+    pass leaves the board as it is."""
     keys, masks, cursor, have, values, legal, actions, action_keys, _, count, kinds, rep, mult, forms, base = g
     n_cells = st.color.shape[1]
     n_actions = n_cells + 1
