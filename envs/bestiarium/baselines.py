@@ -7,7 +7,9 @@ game is decided at the end: the largest size where the players differ counts fir
 ties. Every legal action is tried on a copy of the position; a placement that starts an eating chain is
 followed to the end of the chain, each growth cell chosen by the same key (so growth-cell choices are scored
 too, and a grow-phase decision is scored the same way). Ties, frequent among quiet placements, are broken at
-random with the policy's seeded generator.
+random with the policy's seeded generator. The batched engine has the same greedy compiled
+(``envs.bestiarium.fast.BestiariumBatched.greedy_actions``: the same keys, its tie-breaks from a SplitMix64
+generator per row), which PPO's greedy seats play on the batched engine.
 
 Search is :class:`envs.common.mcts.MCTSPolicy` (UCT, exploration 1.4, all legal actions, no pruning) with
 uniform random playouts cut after ``rollout_depth`` = 20 plies and scored by :func:`cascade_value`: the

@@ -23,6 +23,10 @@ with a single shape skip the work: size 1 always, size 2 unless ``"fixed"``. The
 
 Chance: Bestiarium has none. Each row still carries a SplitMix64 generator (``rng``, :mod:`envs.common.fastrng`,
 not numpy's streams), used by the compiled search baseline's random choices (``search.py``).
+
+The ``greedy`` baseline runs here (:meth:`BestiariumBatched.greedy_actions`, every row at once: the keys of
+``baselines.GreedyPolicy``, eating chains walked to their end on work rows, tie-breaks from a generator per row
+passed in; ``tests/bestiarium/test_fast_greedy.py`` checks the keys move by move against the Python greedy's).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from numba import get_num_threads, njit, prange
 from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
 from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
+from envs.common.fastrng import below
 from envs.common.game import TERMINAL
 from envs.common.hexgrid import transforms
 from envs.common.vector import BatchedGame
@@ -616,6 +621,322 @@ def _shape_form_kernel(cells, tab, out):
     _canonical(cells, cells.shape[0], tab, out, work)
 
 
+# ----- the greedy baseline (baselines.GreedyPolicy), compiled --------------------------------------------------
+# A key is ``baselines.cascade_key`` as an int64 row of N + 1 entries: the result of a finished game first, then
+# (my value - the opponent's) per size from N down to 1 (size s at index N + 1 - s); keys compare lexicographically.
+@njit(cache=True)
+def _copy_row_from(src, sb, dst, db):
+    """Row ``sb`` of state ``src`` into row ``db`` of state ``dst`` (all but the generator; may be one state)."""
+    for x in range(src.color.shape[1]):  # one loop, not six slice copies (a copy per chain step)
+        dst.color[db, x] = src.color[sb, x]
+        dst.cid[db, x] = src.cid[sb, x]
+        dst.link[db, x] = src.link[sb, x]
+        dst.head[db, x] = src.head[sb, x]
+        dst.size[db, x] = src.size[sb, x]
+        dst.legal[db, 0, x] = src.legal[sb, 0, x]
+        dst.legal[db, 1, x] = src.legal[sb, 1, x]
+    dst.to_move[db] = src.to_move[sb]
+    dst.phase[db] = src.phase[sb]
+    dst.chain[db] = src.chain[sb]
+    dst.passes[db] = src.passes[sb]
+    dst.first_passer[db] = src.first_passer[sb]
+    dst.plies[db] = src.plies[sb]
+    dst.over[db] = src.over[sb]
+
+
+@njit(cache=True)
+def _cascade_key_row(st, b, seat, tab, sc, values, key):
+    """``baselines.cascade_key`` of row ``b`` for ``seat`` into ``key`` (``values``: (2, N + 1) scratch)."""
+    n_cells = st.color.shape[1]
+    key[:] = 0
+    if st.over[b]:
+        key[0] = 1 if _winner_row(st, b, tab, sc, values) == seat else -1
+        return
+    top = _size_values_row(st, b, tab, sc, values)
+    for s in range(1, top + 1):
+        key[n_cells + 1 - s] = values[seat, s] - values[1 - seat, s]
+
+
+@njit(cache=True, inline="always")
+def _key_greater(a, b):
+    """Whether key ``a`` > key ``b`` (lexicographically)."""
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return a[i] > b[i]
+    return False
+
+
+@njit(cache=True, inline="always")
+def _chain_done(st, b, seat):
+    """Whether ``seat`` has no growth cell to choose in row ``b`` (``baselines._key_after_chain``'s leaf)."""
+    return st.over[b] or st.to_move[b] != seat or st.phase[b] != GROW
+
+
+@njit(cache=True)
+def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
+    """``baselines._key_after_chain`` of ``work``'s row 0 for ``seat`` into ``keys[0]``: the eating chain, if any,
+    walked depth first over every choice of growth cells (level d of the walk on work row d, its growth cells in
+    ``masks[d]``, the next one to try at ``cursor[d]``, its best key so far in ``keys[d]``; a chain adds a stone to
+    its creature per level, so it is at most N levels deep). Rows 1.. are played on."""
+    n_actions = work.color.shape[1] + 1
+    d = 0  # a run-time row number throughout (a literal row would compile every callee once more)
+    if _chain_done(work, d, seat):
+        _cascade_key_row(work, d, seat, tab, sc, values, keys[d])
+        return
+    _mask_row(work, d, masks[d], tab.nbrs)
+    cursor[d] = 0
+    have[d] = False
+    while True:
+        a = cursor[d]
+        while a < n_actions and not masks[d, a]:
+            a += 1
+        if a < n_actions:
+            cursor[d] = a + 1
+            _copy_row_from(work, d, work, d + 1)
+            _step_row(work, d + 1, a, tab, sc)
+            if _chain_done(work, d + 1, seat):
+                _cascade_key_row(work, d + 1, seat, tab, sc, values, keys[d + 1])
+                if not have[d] or _key_greater(keys[d + 1], keys[d]):
+                    keys[d, :] = keys[d + 1, :]
+                    have[d] = True
+            else:
+                d += 1
+                _mask_row(work, d, masks[d], tab.nbrs)
+                cursor[d] = 0
+                have[d] = False
+        else:  # level d done: its best key goes up to its parent (the grow phase always has a growth cell)
+            if d == 0:
+                return
+            d -= 1
+            if not have[d] or _key_greater(keys[d + 1], keys[d]):
+                keys[d, :] = keys[d + 1, :]
+                have[d] = True
+
+
+@njit(cache=True, inline="always")
+def _group_value(n, kinds, s):
+    """The cascade value of a seat's ``n`` creatures of size ``s`` with ``kinds`` distinct shapes."""
+    return kinds * s * s if kinds >= 2 else -n * s * s
+
+
+@njit(cache=True)
+def _greedy_root(st, b, seat, tab, sc, count, kinds, rep, mult, forms, key):
+    """Row ``b``'s creatures as :func:`_greedy_keys_row` updates them: per (seat, size) ``count`` creatures of
+    ``kinds`` distinct shapes; per creature of a size that has several shapes its canonical form (``forms[slot]``)
+    and its class (``rep[slot]``: the first slot of its size and shape, of which ``mult[rep]`` creatures); ``key``:
+    the cascade key of the (live) row for ``seat``, as :func:`_cascade_key_row` computes it."""
+    n_cells = st.color.shape[1]
+    count[:, :] = 0
+    kinds[:, :] = 0
+    for x in range(n_cells):
+        v = st.color[b, x]
+        if v == 0 or st.cid[b, x] != x:  # a live creature's slot is one of its own cells
+            continue
+        s = st.size[b, x]
+        p = v - 1
+        count[p, s] += 1
+        rep[x] = x
+        mult[x] = 1
+        if s <= tab.single_shape_max:
+            kinds[p, s] = 1
+            continue
+        m = _cells_of(st, b, x, sc.cells)
+        _canonical(sc.cells, m, tab, forms[x], sc.work)
+        for y in range(x):
+            if st.color[b, y] == v and st.cid[b, y] == y and st.size[b, y] == s and rep[y] == y:
+                same = True
+                for k in range(s):
+                    if forms[y, k] != forms[x, k]:
+                        same = False
+                        break
+                if same:
+                    rep[x] = y
+                    mult[y] += 1
+                    break
+        if rep[x] == x:
+            kinds[p, s] += 1
+    key[:] = 0
+    for s in range(1, n_cells + 1):
+        mine = _group_value(count[seat, s], kinds[seat, s], s)
+        key[n_cells + 1 - s] = mine - _group_value(count[1 - seat, s], kinds[1 - seat, s], s)
+
+
+@njit(cache=True)
+def _greedy_keys_row(st, b, tab, sc, work, g, single):
+    """The legal actions of live row ``b``'s mover into ``g``'s actions and, for each, ``baselines.GreedyPolicy``'s
+    key into its action keys (the cascade key after the action, an eating chain it starts followed to the end with
+    the best growth cells); returns how many. With one legal action nothing is scored unless ``single``. Row ``b``
+    is not changed.
+
+    A placement or growth adds a stone to one creature C of the mover, from size s0 to s1 = s0 + 1 (s0 = 0: a new
+    creature). Unless C then touches an enemy creature of size s1 and another shape (it might eat) nothing else
+    changes, so the key is row ``b``'s (:func:`_greedy_root`, once per row) with the mover's values at s0 and s1
+    recomputed: C leaves its class at s0, and joins size s1 as a new shape unless its new canonical form equals
+    one there (at most one form per action, no copy of the row). An action that might eat, and a pass that ends
+    the game, is played on work row 0 and scored by :func:`_chain_key` (the chain walked to its end); any other
+    pass leaves the board as it is."""
+    keys, masks, cursor, have, values, legal, actions, action_keys, _, count, kinds, rep, mult, forms, base = g
+    n_cells = st.color.shape[1]
+    n_actions = n_cells + 1
+    nbrs = tab.nbrs
+    ssm = tab.single_shape_max
+    seat = st.to_move[b]
+    own = seat + 1
+    enemy = 2 - seat
+    grow = st.phase[b] == GROW
+    cells = sc.cells
+    num = _mask_row(st, b, legal, nbrs)
+    k = 0
+    for a in range(n_actions):
+        if legal[a]:
+            actions[k] = a
+            k += 1
+    if num == 1 and not single:
+        return num
+    _greedy_root(st, b, seat, tab, sc, count, kinds, rep, mult, forms, base)
+    d = 0
+    for i in range(num):
+        a = actions[i]
+        out = action_keys[i]
+        play = False
+        formed = False
+        c = -1
+        s1 = 0
+        if a == n_cells:
+            play = st.passes[b] == 1  # the second pass ends the game
+        else:
+            if grow:
+                c = st.chain[b]
+            else:
+                for e in range(6):
+                    j = nbrs[a, e]
+                    if j < 0:
+                        break
+                    if st.color[b, j] == own:
+                        c = st.cid[b, j]
+                        break
+            m = _cells_of(st, b, c, cells) if c >= 0 else 0
+            cells[m] = a
+            s1 = m + 1
+            formed = False
+            if s1 > ssm:  # C eats only a creature of its new size and another shape
+                for t in range(s1):
+                    x = cells[t]
+                    for e in range(6):
+                        j = nbrs[x, e]
+                        if j < 0:
+                            break
+                        if st.color[b, j] == enemy and st.size[b, st.cid[b, j]] == s1:
+                            if not formed:
+                                _canonical(cells, s1, tab, sc.form, sc.work)
+                                formed = True
+                            r = st.cid[b, j]
+                            for q in range(s1):
+                                if forms[r, q] != sc.form[q]:
+                                    play = True
+                                    break
+                            if play:
+                                break
+                    if play:
+                        break
+        if play:
+            _copy_row_from(st, b, work, d)
+            _step_row(work, d, a, tab, sc)
+            _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values)
+            out[:] = keys[d, :]
+            continue
+        out[:] = base[:]
+        if a == n_cells:  # a pass that does not end the game: the same board
+            continue
+        s0 = s1 - 1
+        if s0 >= 1:  # C leaves size s0
+            kk = kinds[seat, s0]
+            if s0 > ssm and mult[rep[c]] == 1:
+                kk -= 1
+            theirs = _group_value(count[1 - seat, s0], kinds[1 - seat, s0], s0)
+            out[n_cells + 1 - s0] = _group_value(count[seat, s0] - 1, kk, s0) - theirs
+        n = count[seat, s1] + 1  # and joins size s1
+        kk = kinds[seat, s1]
+        if n == 1 or s1 <= ssm:
+            kk = 1
+        else:
+            if not formed:
+                _canonical(cells, s1, tab, sc.form, sc.work)
+            fresh = True
+            for y in range(n_cells):
+                if st.color[b, y] == own and st.cid[b, y] == y and st.size[b, y] == s1 and rep[y] == y:
+                    same = True
+                    for j in range(s1):
+                        if forms[y, j] != sc.form[j]:
+                            same = False
+                            break
+                    if same:
+                        fresh = False
+                        break
+            if fresh:
+                kk += 1
+        theirs = _group_value(count[1 - seat, s1], kinds[1 - seat, s1], s1)
+        out[n_cells + 1 - s1] = _group_value(n, kk, s1) - theirs
+    return num
+
+
+@njit(cache=True)
+def _greedy_scratch(n_actions, levels):
+    """Work arrays of the greedy kernels: the chain walk's keys, masks, cursors and flags per level, the cascade
+    values, the legal mask, the legal actions, their keys, the best actions, then :func:`_greedy_root`'s counts,
+    kinds, classes, class sizes, forms and key (each written before it is read)."""
+    return (
+        np.empty((levels, n_actions), dtype=np.int64),
+        np.empty((levels, n_actions), dtype=np.bool_),
+        np.empty(levels, dtype=np.int64),
+        np.empty(levels, dtype=np.bool_),
+        np.empty((2, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.bool_),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty((n_actions, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty((2, n_actions), dtype=np.int64),
+        np.empty((2, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+        np.empty((n_actions, n_actions), dtype=np.int64),
+        np.empty(n_actions, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _greedy_kernel(st, rng, out, tab, sc, work, g):
+    """``baselines.GreedyPolicy``'s action for the mover of every row into ``out`` (-1 where the game is over): one
+    of the actions with the greatest key (:func:`_greedy_keys_row`), drawn from ``rng[b]`` when several tie (no
+    draw otherwise, nor for a single legal action, which is not scored); ``g``: :func:`_greedy_scratch`."""
+    actions, action_keys, best = g[6], g[7], g[8]
+    for b in range(out.shape[0]):
+        if st.over[b]:
+            out[b] = -1
+            continue
+        count = _greedy_keys_row(st, b, tab, sc, work, g, False)
+        top = 0
+        for i in range(1, count):
+            if _key_greater(action_keys[i], action_keys[top]):
+                top = i
+        num_best = 0
+        for i in range(count):
+            if not _key_greater(action_keys[top], action_keys[i]):  # equal to the best (none is greater)
+                best[num_best] = actions[i]
+                num_best += 1
+        out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
+
+
+@njit(cache=True)
+def _greedy_scores_kernel(st, b, tab, sc, work, g):
+    """(legal actions, their greedy keys) of row ``b``'s mover, as :func:`_greedy_kernel` compares them (every
+    action scored, a single one too; empty when the game is over)."""
+    count = 0
+    if not st.over[b]:
+        count = _greedy_keys_row(st, b, tab, sc, work, g, True)
+    return g[6][:count].copy(), g[7][:count].copy()
+
+
 # ----- the Python face ------------------------------------------------------------------------------------------
 class BestiariumBatched(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
@@ -653,6 +974,7 @@ class BestiariumBatched(BatchedGame):
         )
         self._scratch = _scratch(n)
         self._side = side
+        self._greedy: tuple[BestiariumBatchedState, tuple] | None = None
 
     def options(self) -> dict[str, Any]:
         """The options (JSON-safe), as the reference reports them."""
@@ -738,6 +1060,38 @@ class BestiariumBatched(BatchedGame):
         if arr.size:
             _shape_form_kernel(arr, self.tables, out)
         return tuple(out.tolist())
+
+    # ----- the greedy baseline ---------------------------------------------------------------------------
+    has_greedy_actions = True
+
+    def greedy_actions(self, state: BestiariumBatchedState, rng: np.ndarray, out: np.ndarray) -> None:
+        """The ``greedy`` baseline's action (``baselines.GreedyPolicy``) for the mover of every row into ``out``
+        (int64, -1 where the game is over), compiled: the same keys (the cascade after the move, an eating chain
+        followed to its end with the best growth cells), so the same choice where one action is best; among tied
+        best actions one drawn from ``rng[b]`` (uint64 SplitMix64 states, one per row, advanced in place; no draw
+        without a tie). ``state`` is not changed."""
+        batch = state.color.shape[0]
+        if out.shape != (batch,) or out.dtype != np.int64:
+            raise ValueError(f"out must be an int64 array of shape ({batch},), got {out.dtype} {out.shape}")
+        if rng.shape != (batch,) or rng.dtype != np.uint64:
+            raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
+        _greedy_kernel(state, rng, out, self.tables, self._scratch, *self._greedy_work())
+
+    def greedy_scores(self, state: BestiariumBatchedState, row: int) -> tuple[np.ndarray, np.ndarray]:
+        """(legal actions in id order (K,), their greedy keys (K, N + 1) int64) of row ``row``'s mover, as
+        :meth:`greedy_actions` compares them (empty when the game is over): ``baselines.cascade_key`` after each
+        action and its chain, the result first, then per size from N down to 1; for tests and inspection."""
+        if not 0 <= row < state.color.shape[0]:
+            raise ValueError(f"row {row} is not a row of this {state.color.shape[0]}-row state")
+        return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, *self._greedy_work())
+
+    def _greedy_work(self) -> tuple[BestiariumBatchedState, tuple]:
+        """The greedy kernels' work rows (one per level of an eating chain's walk: at most N levels) and work
+        arrays (:func:`_greedy_scratch`), made on first use and kept (like ``_scratch``, one call at a time)."""
+        if self._greedy is None:
+            rows = self.new_state(self.num_cells + 1)
+            self._greedy = (rows, _greedy_scratch(self.num_actions, self.num_cells + 1))
+        return self._greedy
 
     # ----- the bridge to rules.py --------------------------------------------------------------------------
     def to_reference(self, state: BestiariumBatchedState, row: int) -> BestiariumState:

@@ -97,7 +97,7 @@ class BatchedGame(ABC):
         raise NotImplementedError(f"{self.name}: no compiled greedy baseline")
 
     has_greedy_actions: bool = False
-    """The engine implements :meth:`greedy_actions` (Beasty Borders, Boaring; Battle Sheep)."""
+    """The engine implements :meth:`greedy_actions` (all four: Battle Sheep, Beasty Borders, Bestiarium, Boaring)."""
 
     # ----- rows as values ----------------------------------------------------------------------------
     def take(self, state: Any, rows: np.ndarray) -> Any:
