@@ -11,9 +11,42 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.bestiarium.actions import GROW
 from envs.bestiarium.fast import BestiariumBatched, _mask_row, _size_values_row, _step_row, _winner_row
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
-from envs.common.fastrng import below
+from envs.common.fastrng import below, next_u64
+
+PLAYOUT_FEATURES = ("join", "eat", "danger", "top", "same_size", "contest", "contact")
+"""The learned playout's move features (bit k of a move's code is feature k), for the mover's move ``a`` whose
+stone joins creature C (the one friendly creature it touches, the eater in the grow phase; none for a new lone
+stone) and makes it size s' (1 for a lone stone):
+
+* ``join``: the stone joins an existing creature (always in the grow phase);
+* ``eat``: s' is above the single-shape sizes and C or the stone's cell touches an enemy creature of size s' (a
+  possible eat; shapes and the growth room are not checked);
+* ``danger``: s' is above the single-shape sizes and C or the cell touches an enemy creature of size s' - 1 (one
+  enemy stone could make it C's size, next to C: C may be eaten next turn);
+* ``top``: s' is above the mover's largest creature now;
+* ``same_size``: the mover already has a creature of size s' (a fauna, or a species, of that size);
+* ``contest``: s' is at least the opponent's largest creature size (the opponent has stones);
+* ``contact``: the cell touches an enemy stone.
+
+The pass (legal only when forced) and any lone legal move are played without features."""
+N_CODES = 1 << len(PLAYOUT_FEATURES)
+
+
+def playout_table(weights: np.ndarray | tuple[float, ...] | list[float]) -> np.ndarray:
+    """``exp(w . f)`` for every feature code (float64, ``N_CODES``): a move's weight in the learned playout."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape != (len(PLAYOUT_FEATURES),):
+        raise ValueError(f"playout weights: {len(PLAYOUT_FEATURES)} numbers ({', '.join(PLAYOUT_FEATURES)})")
+    bits = (np.arange(N_CODES)[:, None] >> np.arange(len(PLAYOUT_FEATURES))[None, :]) & 1
+    return np.exp(bits @ w)
+
+
+def feature_bits(codes: np.ndarray) -> np.ndarray:
+    """The 0/1 feature matrix (..., F) of feature codes."""
+    return ((np.asarray(codes)[..., None] >> np.arange(len(PLAYOUT_FEATURES))) & 1).astype(np.float64)
 
 
 @njit(cache=True)
@@ -35,9 +68,134 @@ def _copy_row(st, src, dst):
 
 
 @njit(cache=True)
-def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
+def _move_codes(st, b, mask, tab, books):
+    """The :data:`PLAYOUT_FEATURES` code of each legal placement / growth of row ``b``'s mover into
+    ``books[0, a]`` (``books``: int64 (4, N + 2) work rows; the pass gets no code)."""
+    n_cells = st.color.shape[1]
+    nbrs = tab.nbrs
+    ssm = tab.single_shape_max
+    seat = st.to_move[b]
+    own = seat + 1
+    enemy = 2 - seat
+    codes = books[0]
+    ready = books[1]  # per slot of the mover: touches an enemy creature one larger
+    same = books[2]  # per slot of the mover: touches an enemy creature of its size
+    count = books[3]  # the mover's creatures per size
+    for x in range(n_cells + 2):
+        ready[x] = 0
+        same[x] = 0
+        count[x] = 0
+    my_top = 0
+    their_top = 0
+    for x in range(n_cells):
+        v = st.color[b, x]
+        if v == 0:
+            continue
+        c = st.cid[b, x]
+        s = st.size[b, c]
+        if v == own:
+            if c == x:
+                count[s] += 1
+                if s > my_top:
+                    my_top = s
+            for d in range(6):
+                k = nbrs[x, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == enemy:
+                    se = st.size[b, st.cid[b, k]]
+                    if se == s + 1:
+                        ready[c] = 1
+                    elif se == s:
+                        same[c] = 1
+        elif c == x and s > their_top:
+            their_top = s
+    grow = st.phase[b] == GROW
+    for a in range(n_cells):
+        if not mask[a]:
+            continue
+        c = -1
+        if grow:
+            c = st.chain[b]
+        else:
+            for d in range(6):
+                k = nbrs[a, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == own:
+                    c = st.cid[b, k]
+                    break
+        s0 = 0
+        eat = False
+        danger = False
+        if c >= 0:
+            s0 = st.size[b, c]
+            eat = ready[c] == 1
+            danger = same[c] == 1
+        s1 = s0 + 1
+        contact = False
+        for d in range(6):
+            k = nbrs[a, d]
+            if k < 0:
+                break
+            if st.color[b, k] == enemy:
+                contact = True
+                se = st.size[b, st.cid[b, k]]
+                if se == s1:
+                    eat = True
+                elif se == s0:
+                    danger = True
+        code = 0
+        if c >= 0:
+            code |= 1
+        if s1 > ssm:
+            if eat:
+                code |= 2
+            if danger:
+                code |= 4
+        if s1 > my_top:
+            code |= 8
+        if count[s1] > 0:
+            code |= 16
+        if their_top > 0 and s1 >= their_top:
+            code |= 32
+        if contact:
+            code |= 64
+        codes[a] = code
+
+
+@njit(cache=True)
+def _policy_move(st, b, mask, n_legal, tab, table, books):
+    """A legal action of row ``b`` drawn with probability proportional to ``table[code]`` over the legal moves'
+    feature codes (:func:`_move_codes`), one draw from ``st.rng[b]``; a lone legal action (the forced pass
+    included) is returned without a draw."""
+    n_actions = st.color.shape[1] + 1
+    if n_legal == 1:
+        for a in range(n_actions):
+            if mask[a]:
+                return a
+    _move_codes(st, b, mask, tab, books)
+    codes = books[0]
+    total = 0.0
+    for a in range(n_actions - 1):
+        if mask[a]:
+            total += table[codes[a]]
+    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    last = -1
+    for a in range(n_actions - 1):
+        if mask[a]:
+            last = a
+            u -= table[codes[a]]
+            if u < 0.0:
+                return a
+    return last
+
+
+@njit(cache=True)
+def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
-    moves (``st.rng[b]``) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
+    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_policy_move`) for at
+    most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
     ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade values differ
     by d (0 when none does): ``baselines.cascade_value``."""
     n_cells = st.color.shape[1]
@@ -54,6 +212,10 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
             return
         if steps >= depth:
             break
+        if table.shape[0] > 0:
+            _step_row(st, b, _policy_move(st, b, mask, _mask_row(st, b, mask, tab.nbrs), tab, table, books), tab, sc)
+            steps += 1
+            continue
         k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
         for a in range(n_cells + 1):
             if mask[a]:
@@ -73,7 +235,7 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed):
+def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed, table):
     """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
     choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
     without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
@@ -81,7 +243,8 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     the lowest action), value the leaf with :func:`_leaf_value`, add it along the path. The answer is the most
     visited root child, ties to the one expanded first (with a budget near the number of legal moves most
     children tie; a fixed order such as the lowest action would skew play towards one corner of the board).
-    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps."""
+    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps; ``table``: the
+    learned playout's move weights (empty: uniform playouts)."""
     n_actions = st.color.shape[1] + 1
     # the two rows as run-time values: a literal row number would make numba compile every callee once more
     work = st.color.shape[0] - 1
@@ -96,6 +259,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     mask = np.zeros(n_actions, dtype=np.bool_)
     values = np.zeros((2, n_actions), dtype=np.int64)
     leaf = np.zeros(2, dtype=np.float64)
+    books = np.zeros((4, n_actions + 1), dtype=np.int64)
     used = 1
     for _ in range(budget):
         _copy_row(st, root, work)
@@ -140,7 +304,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
             node = children[node, best]
             path[plen] = node
             plen += 1
-        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
+        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books)
         for i in range(plen):
             visits[path[i]] += 1
             value[path[i], 0] += leaf[0]
@@ -159,7 +323,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
+def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, table):
     """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
     on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing
     it, each leaf valued as the search's (:func:`_leaf_value`: up to ``depth`` uniform random plies, then the
@@ -171,6 +335,7 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
     mask = np.zeros(n_actions, dtype=np.bool_)
     values = np.zeros((2, n_actions), dtype=np.int64)
     leaf = np.zeros(2, dtype=np.float64)
+    books = np.zeros((4, n_actions + 1), dtype=np.int64)
     player = st.to_move[root]
     _mask_row(st, root, root_mask, tab.nbrs)
     for a in range(n_actions):
@@ -181,7 +346,7 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
         for _ in range(rollouts):
             _copy_row(st, root, work)
             _step_row(st, work, a, tab, sc)
-            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
+            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books)
             total += leaf[player]
         out[a] = total / rollouts
 
@@ -191,9 +356,21 @@ class CompiledSearch:
     loaded into a two-game batch (row 0 the root, row 1 each simulation's copy) and searched with the algorithm,
     budget, playouts and leaf values of ``MCTSPolicy`` + ``baselines.cascade_value``. Random choices come from a
     SplitMix64 stream seeded by one draw from the caller's generator per decision: a seeded search is
-    deterministic, but draws other moves than the Python search with the same seed."""
+    deterministic, but draws other moves than the Python search with the same seed.
 
-    def __init__(self, game: BestiariumGame, budget: int, exploration: float, depth: int, scale: float):
+    ``playout_weights`` (one float per :data:`PLAYOUT_FEATURES`): the playouts draw each move with probability
+    proportional to ``exp(w . f(move))`` instead of uniformly (all zeros: the uniform distribution, other draws);
+    None (default): the uniform playouts of ``search``."""
+
+    def __init__(
+        self,
+        game: BestiariumGame,
+        budget: int,
+        exploration: float,
+        depth: int,
+        scale: float,
+        playout_weights: tuple[float, ...] | np.ndarray | None = None,
+    ):
         self.engine = BestiariumBatched(**game.options())
         self.budget = int(budget)
         self.exploration = float(exploration)
@@ -201,6 +378,30 @@ class CompiledSearch:
         self.scale = float(scale)
         self._state = self.engine.new_state(2)
         self._every_action = np.ones(self.engine.num_actions, dtype=np.bool_)
+        self._table = np.zeros(0, dtype=np.float64) if playout_weights is None else playout_table(playout_weights)
+
+    def move_codes(self, state: BestiariumState) -> np.ndarray:
+        """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
+        -1 for the pass and illegal actions)."""
+        self.engine.from_reference(state, self._state, 1)
+        n = self.engine.num_cells
+        mask = np.zeros(n + 1, dtype=np.bool_)
+        books = np.zeros((4, n + 2), dtype=np.int64)
+        _mask_row(self._state, 1, mask, self.engine.tables.nbrs)
+        _move_codes(self._state, 1, mask, self.engine.tables, books)
+        return np.append(np.where(mask[:n], books[0, :n], -1), -1)
+
+    def playout_move(self, state: BestiariumState, seed: int) -> int:
+        """One move of the playout policy in ``state`` (unchanged), drawn from generator state ``seed`` (tests)."""
+        self.engine.from_reference(state, self._state, 1)
+        self._state.rng[1] = np.uint64(seed)
+        n = self.engine.num_cells
+        mask = np.zeros(n + 1, dtype=np.bool_)
+        books = np.zeros((4, n + 2), dtype=np.int64)
+        count = _mask_row(self._state, 1, mask, self.engine.tables.nbrs)
+        if self._table.shape[0] == 0:
+            raise ValueError("playout_move needs playout_weights")
+        return int(_policy_move(self._state, 1, mask, count, self.engine.tables, self._table, books))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
@@ -219,6 +420,8 @@ class CompiledSearch:
             np.zeros(n + 1, dtype=np.bool_),
             np.zeros((2, n + 1), dtype=np.int64),
             out,
+            self._table,
+            np.zeros((4, n + 2), dtype=np.int64),
         )
         return out
 
@@ -252,6 +455,7 @@ class CompiledSearch:
                 self.engine.tables,
                 self.engine._scratch,
                 allowed,
+                self._table,
             )
         )
 
@@ -270,5 +474,6 @@ class CompiledSearch:
             self.engine.tables,
             self.engine._scratch,
             out,
+            self._table,
         )
         return out
