@@ -38,6 +38,11 @@ DEFAULT_BUDGET = 60
 ROLLOUT_DEPTH = 20
 EVAL_SCALE = 2.0
 
+PLAYOUT_WEIGHTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+"""``search_playout``'s playout weights, one per ``envs.bestiarium.search.PLAYOUT_FEATURES``."""
+PLAYOUT_BUDGET = 30
+"""``search_playout``'s simulations a decision (its playouts cost more per ply than ``search``'s)."""
+
 
 def cascade_key(game: BestiariumGame, state: BestiariumState, seat: int) -> tuple[int, ...]:
     """(my value - the opponent's value) per size, from size ``num_cells`` down to 1 (compare lexicographically).
@@ -107,13 +112,22 @@ class CompiledSearchPolicy(SeededPolicy):
     name = "search"
 
     def __init__(
-        self, game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, exploration: float = 1.4
+        self,
+        game: BestiariumGame,
+        seed: int | None = None,
+        budget: int = DEFAULT_BUDGET,
+        exploration: float = 1.4,
+        playout_weights: tuple[float, ...] | None = None,
     ):
         from envs.bestiarium.search import CompiledSearch
 
         super().__init__(game, seed)
         self.budget = budget
-        self._search = CompiledSearch(game, budget, exploration, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)
+        self._search = CompiledSearch(
+            game, budget, exploration, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE, playout_weights=playout_weights
+        )
+        if playout_weights is not None:
+            self.name = "search_playout"
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions()
@@ -149,5 +163,11 @@ def search_policy(
     )
 
 
-POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy}
+def search_playout_policy(game: BestiariumGame, seed: int | None = None, budget: int = PLAYOUT_BUDGET) -> SeededPolicy:
+    """The compiled search with the learned playout (:data:`PLAYOUT_WEIGHTS`) instead of uniform random playouts,
+    ``budget`` simulations a decision (docs/baselines.md, "A learned playout")."""
+    return CompiledSearchPolicy(game, seed=seed, budget=budget, playout_weights=PLAYOUT_WEIGHTS)
+
+
+POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy, "search_playout": search_playout_policy}
 """Baselines by name for the tournament harness: ``POLICIES[name](game, seed=..., **kwargs) -> Policy``."""

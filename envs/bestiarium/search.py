@@ -67,20 +67,26 @@ def _copy_row(st, src, dst):
     st.over[dst] = st.over[src]
 
 
+BOOK_ROWS = 5
+"""Rows of the learned playout's int64 work array (``books``, (BOOK_ROWS, N + 2))."""
+
+
 @njit(cache=True)
-def _move_codes(st, b, mask, tab, books):
-    """The :data:`PLAYOUT_FEATURES` code of each legal placement / growth of row ``b``'s mover into
-    ``books[0, a]`` (``books``: int64 (4, N + 2) work rows; the pass gets no code)."""
+def _candidates(st, b, tab, books, table, cum):
+    """The mover's legal placements / growths of live row ``b`` into ``books[0, :k]`` (ascending cells), their
+    :data:`PLAYOUT_FEATURES` codes into ``books[4, :k]`` and the running sums of their weights ``table[code]``
+    into ``cum[:k]``; returns k (0: only the pass is legal)."""
     n_cells = st.color.shape[1]
     nbrs = tab.nbrs
     ssm = tab.single_shape_max
     seat = st.to_move[b]
     own = seat + 1
     enemy = 2 - seat
-    codes = books[0]
+    acts = books[0]
     ready = books[1]  # per slot of the mover: touches an enemy creature one larger
     same = books[2]  # per slot of the mover: touches an enemy creature of its size
     count = books[3]  # the mover's creatures per size
+    codes = books[4]
     for x in range(n_cells + 2):
         ready[x] = 0
         same[x] = 0
@@ -111,20 +117,35 @@ def _move_codes(st, b, mask, tab, books):
         elif c == x and s > their_top:
             their_top = s
     grow = st.phase[b] == GROW
+    chain = st.chain[b]
+    n = 0
+    total = 0.0
     for a in range(n_cells):
-        if not mask[a]:
+        if not st.legal[b, seat, a]:  # placeable cells are empty
             continue
-        c = -1
-        if grow:
-            c = st.chain[b]
-        else:
-            for d in range(6):
-                k = nbrs[a, d]
-                if k < 0:
-                    break
-                if st.color[b, k] == own:
-                    c = st.cid[b, k]
-                    break
+        c = -1  # the one friendly creature the stone touches
+        code = 0
+        e0 = -1  # the sizes of up to two distinct enemy creature sizes around (more are rare: then a rescan)
+        e1 = -1
+        more = False
+        for d in range(6):
+            k = nbrs[a, d]
+            if k < 0:
+                break
+            v = st.color[b, k]
+            if v == own:
+                c = st.cid[b, k]
+            elif v == enemy:
+                code = 64
+                se = st.size[b, st.cid[b, k]]
+                if e0 < 0 or se == e0:
+                    e0 = se
+                elif e1 < 0 or se == e1:
+                    e1 = se
+                else:
+                    more = True
+        if grow and c != chain:  # the growth cells: placeable and next to C (ascending, as the mask)
+            continue
         s0 = 0
         eat = False
         danger = False
@@ -132,22 +153,23 @@ def _move_codes(st, b, mask, tab, books):
             s0 = st.size[b, c]
             eat = ready[c] == 1
             danger = same[c] == 1
-        s1 = s0 + 1
-        contact = False
-        for d in range(6):
-            k = nbrs[a, d]
-            if k < 0:
-                break
-            if st.color[b, k] == enemy:
-                contact = True
-                se = st.size[b, st.cid[b, k]]
-                if se == s1:
-                    eat = True
-                elif se == s0:
-                    danger = True
-        code = 0
-        if c >= 0:
             code |= 1
+        s1 = s0 + 1
+        if e0 == s1 or e1 == s1:
+            eat = True
+        if e0 == s0 or e1 == s0:
+            danger = True
+        if more:
+            for d in range(6):
+                k = nbrs[a, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == enemy:
+                    se = st.size[b, st.cid[b, k]]
+                    if se == s1:
+                        eat = True
+                    elif se == s0:
+                        danger = True
         if s1 > ssm:
             if eat:
                 code |= 2
@@ -159,40 +181,39 @@ def _move_codes(st, b, mask, tab, books):
             code |= 16
         if their_top > 0 and s1 >= their_top:
             code |= 32
-        if contact:
-            code |= 64
-        codes[a] = code
+        acts[n] = a
+        codes[n] = code
+        total += table[code]
+        cum[n] = total
+        n += 1
+    return n
 
 
 @njit(cache=True)
-def _policy_move(st, b, mask, n_legal, tab, table, books):
-    """A legal action of row ``b`` drawn with probability proportional to ``table[code]`` over the legal moves'
-    feature codes (:func:`_move_codes`), one draw from ``st.rng[b]``; a lone legal action (the forced pass
-    included) is returned without a draw."""
-    n_actions = st.color.shape[1] + 1
-    if n_legal == 1:
-        for a in range(n_actions):
-            if mask[a]:
-                return a
-    _move_codes(st, b, mask, tab, books)
-    codes = books[0]
-    total = 0.0
-    for a in range(n_actions - 1):
-        if mask[a]:
-            total += table[codes[a]]
-    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
-    last = -1
-    for a in range(n_actions - 1):
-        if mask[a]:
-            last = a
-            u -= table[codes[a]]
-            if u < 0.0:
-                return a
-    return last
+def _policy_move(st, b, tab, table, books, cum):
+    """A legal action of live row ``b`` drawn with probability proportional to ``table[code]`` over the legal
+    moves' feature codes (:func:`_candidates`), one draw from ``st.rng[b]``; the forced pass and a lone legal
+    move are returned without a draw."""
+    n = _candidates(st, b, tab, books, table, cum)
+    if n == 0:
+        return st.color.shape[1]
+    acts = books[0]
+    if n == 1:
+        return acts[0]
+    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * cum[n - 1]
+    lo = 0
+    hi = n - 1
+    while lo < hi:  # the first move whose running sum exceeds u
+        mid = (lo + hi) >> 1
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return acts[lo]
 
 
 @njit(cache=True)
-def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books):
+def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books, cum):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
     moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_policy_move`) for at
     most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
@@ -213,7 +234,7 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, tabl
         if steps >= depth:
             break
         if table.shape[0] > 0:
-            _step_row(st, b, _policy_move(st, b, mask, _mask_row(st, b, mask, tab.nbrs), tab, table, books), tab, sc)
+            _step_row(st, b, _policy_move(st, b, tab, table, books, cum), tab, sc)
             steps += 1
             continue
         k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
@@ -259,7 +280,8 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     mask = np.zeros(n_actions, dtype=np.bool_)
     values = np.zeros((2, n_actions), dtype=np.int64)
     leaf = np.zeros(2, dtype=np.float64)
-    books = np.zeros((4, n_actions + 1), dtype=np.int64)
+    books = np.zeros((BOOK_ROWS, n_actions + 1), dtype=np.int64)
+    cum = np.zeros(n_actions + 1, dtype=np.float64)
     used = 1
     for _ in range(budget):
         _copy_row(st, root, work)
@@ -304,7 +326,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
             node = children[node, best]
             path[plen] = node
             plen += 1
-        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books)
+        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum)
         for i in range(plen):
             visits[path[i]] += 1
             value[path[i], 0] += leaf[0]
@@ -335,7 +357,8 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, t
     mask = np.zeros(n_actions, dtype=np.bool_)
     values = np.zeros((2, n_actions), dtype=np.int64)
     leaf = np.zeros(2, dtype=np.float64)
-    books = np.zeros((4, n_actions + 1), dtype=np.int64)
+    books = np.zeros((BOOK_ROWS, n_actions + 1), dtype=np.int64)
+    cum = np.zeros(n_actions + 1, dtype=np.float64)
     player = st.to_move[root]
     _mask_row(st, root, root_mask, tab.nbrs)
     for a in range(n_actions):
@@ -346,7 +369,7 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, t
         for _ in range(rollouts):
             _copy_row(st, root, work)
             _step_row(st, work, a, tab, sc)
-            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books)
+            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum)
             total += leaf[player]
         out[a] = total / rollouts
 
@@ -384,24 +407,22 @@ class CompiledSearch:
         """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
         -1 for the pass and illegal actions)."""
         self.engine.from_reference(state, self._state, 1)
-        n = self.engine.num_cells
-        mask = np.zeros(n + 1, dtype=np.bool_)
-        books = np.zeros((4, n + 2), dtype=np.int64)
-        _mask_row(self._state, 1, mask, self.engine.tables.nbrs)
-        _move_codes(self._state, 1, mask, self.engine.tables, books)
-        return np.append(np.where(mask[:n], books[0, :n], -1), -1)
+        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
+        out = np.full(self.engine.num_actions, -1, dtype=np.int64)
+        if not state.over:
+            n = _candidates(self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]))
+            out[books[0, :n]] = books[4, :n]
+        return out
 
     def playout_move(self, state: BestiariumState, seed: int) -> int:
-        """One move of the playout policy in ``state`` (unchanged), drawn from generator state ``seed`` (tests)."""
-        self.engine.from_reference(state, self._state, 1)
-        self._state.rng[1] = np.uint64(seed)
-        n = self.engine.num_cells
-        mask = np.zeros(n + 1, dtype=np.bool_)
-        books = np.zeros((4, n + 2), dtype=np.int64)
-        count = _mask_row(self._state, 1, mask, self.engine.tables.nbrs)
+        """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``."""
         if self._table.shape[0] == 0:
             raise ValueError("playout_move needs playout_weights")
-        return int(_policy_move(self._state, 1, mask, count, self.engine.tables, self._table, books))
+        self.engine.from_reference(state, self._state, 1)
+        self._state.rng[1] = np.uint64(seed)
+        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
+        cum = np.zeros(books.shape[1], dtype=np.float64)
+        return int(_policy_move(self._state, 1, self.engine.tables, self._table, books, cum))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
@@ -421,7 +442,8 @@ class CompiledSearch:
             np.zeros((2, n + 1), dtype=np.int64),
             out,
             self._table,
-            np.zeros((4, n + 2), dtype=np.int64),
+            np.zeros((BOOK_ROWS, n + 2), dtype=np.int64),
+            np.zeros(n + 2, dtype=np.float64),
         )
         return out
 
