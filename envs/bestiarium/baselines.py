@@ -38,9 +38,10 @@ DEFAULT_BUDGET = 60
 ROLLOUT_DEPTH = 20
 EVAL_SCALE = 2.0
 
-PLAYOUT_WEIGHTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-"""``search_playout``'s playout weights, one per ``envs.bestiarium.search.PLAYOUT_FEATURES``."""
-PLAYOUT_BUDGET = 30
+PLAYOUT_WEIGHTS = (-1.0766, 1.7473, 2.3127, -6.6721, 3.3313, 3.145, -0.3348)
+"""``search_playout``'s playout weights, one per ``envs.bestiarium.search.PLAYOUT_FEATURES``: greedy's moves fitted
+by ``python -m training.measure.playout_fit --games 40 --seed 1 --teacher greedy --sharpen 2``."""
+PLAYOUT_BUDGET = 36
 """``search_playout``'s simulations a decision (its playouts cost more per ply than ``search``'s)."""
 
 
@@ -118,13 +119,20 @@ class CompiledSearchPolicy(SeededPolicy):
         budget: int = DEFAULT_BUDGET,
         exploration: float = 1.4,
         playout_weights: tuple[float, ...] | None = None,
+        local_playout: bool = False,
     ):
         from envs.bestiarium.search import CompiledSearch
 
         super().__init__(game, seed)
         self.budget = budget
         self._search = CompiledSearch(
-            game, budget, exploration, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE, playout_weights=playout_weights
+            game,
+            budget,
+            exploration,
+            depth=ROLLOUT_DEPTH,
+            scale=EVAL_SCALE,
+            playout_weights=playout_weights,
+            local_playout=local_playout,
         )
         if playout_weights is not None:
             self.name = "search_playout"

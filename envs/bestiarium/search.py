@@ -36,10 +36,16 @@ N_CODES = 1 << len(PLAYOUT_FEATURES)
 
 
 def playout_table(weights: np.ndarray | tuple[float, ...] | list[float]) -> np.ndarray:
-    """``exp(w . f)`` for every feature code (float64, ``N_CODES``): a move's weight in the learned playout."""
+    """A move's weight in the learned playout for every feature code (float64, ``N_CODES``): ``exp(w . f)`` for
+    one weight per feature (``len(PLAYOUT_FEATURES)`` numbers), or ``exp(w[code])`` for one log-weight per code
+    (``N_CODES`` numbers: a pattern table, every combination of the features weighed on its own)."""
     w = np.asarray(weights, dtype=np.float64)
+    if w.shape == (N_CODES,):
+        return np.exp(w)
     if w.shape != (len(PLAYOUT_FEATURES),):
-        raise ValueError(f"playout weights: {len(PLAYOUT_FEATURES)} numbers ({', '.join(PLAYOUT_FEATURES)})")
+        raise ValueError(
+            f"playout weights: {len(PLAYOUT_FEATURES)} numbers ({', '.join(PLAYOUT_FEATURES)}) or {N_CODES} (per code)"
+        )
     bits = (np.arange(N_CODES)[:, None] >> np.arange(len(PLAYOUT_FEATURES))[None, :]) & 1
     return np.exp(bits @ w)
 
@@ -213,16 +219,133 @@ def _policy_move(st, b, tab, table, books, cum):
 
 
 @njit(cache=True)
-def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books, cum):
+def _local_move(st, b, tab, table, books, cum, mask, last):
+    """The *local* learned playout's move in live row ``b``: the legal placements on the cells next to ``last``
+    (the previous ply's cell; -1: none) weigh ``table[code]`` (their :data:`PLAYOUT_FEATURES` codes, as
+    :func:`_candidates` computes them), every other legal move weighs 1 (its features are not looked at), and
+    one move is drawn in proportion (``st.rng[b]``). So only a handful of codes are computed a ply, as Monte
+    Carlo Go programs matched their patterns around the last move only. The grow phase uses the full
+    :func:`_policy_move`; the forced pass and a lone legal move are returned without a draw."""
+    n_cells = st.color.shape[1]
+    if st.phase[b] == GROW:
+        return _policy_move(st, b, tab, table, books, cum)
+    n_legal = _mask_row(st, b, mask, tab.nbrs)
+    if mask[n_cells]:
+        return n_cells
+    acts = books[0]
+    n = 0
+    local_total = 0.0
+    if last >= 0 and last < n_cells:
+        nbrs = tab.nbrs
+        ssm = tab.single_shape_max
+        seat = st.to_move[b]
+        own = seat + 1
+        enemy = 2 - seat
+        counted = False
+        my_top = 0
+        their_top = 0
+        count = books[3]
+        for i in range(6):
+            a = nbrs[last, i]
+            if a < 0:
+                break
+            if not mask[a]:
+                continue
+            if not counted:  # the sizes books, once a ply
+                counted = True
+                for x in range(n_cells + 2):
+                    count[x] = 0
+                for x in range(n_cells):
+                    v = st.color[b, x]
+                    if v != 0 and st.cid[b, x] == x:
+                        sz = st.size[b, x]
+                        if v == own:
+                            count[sz] += 1
+                            if sz > my_top:
+                                my_top = sz
+                        elif sz > their_top:
+                            their_top = sz
+            c = -1
+            code = 0
+            for d in range(6):
+                k = nbrs[a, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == own:
+                    c = st.cid[b, k]
+                    break
+            s0 = 0
+            if c >= 0:
+                s0 = st.size[b, c]
+                code = 1
+            s1 = s0 + 1
+            eat = False
+            danger = False
+            x = a
+            while True:  # the enemy creatures around the stone's cell and C's cells
+                for d in range(6):
+                    k = nbrs[x, d]
+                    if k < 0:
+                        break
+                    if st.color[b, k] == enemy:
+                        if x == a:
+                            code |= 64
+                        se = st.size[b, st.cid[b, k]]
+                        if se == s1:
+                            eat = True
+                        elif se == s0:
+                            danger = True
+                x = st.head[b, c] if x == a and c >= 0 else (st.link[b, x] if x != a else -1)
+                if x < 0:
+                    break
+            if s1 > ssm:
+                if eat:
+                    code |= 2
+                if danger:
+                    code |= 4
+            if s1 > my_top:
+                code |= 8
+            if count[s1] > 0:
+                code |= 16
+            if their_top > 0 and s1 >= their_top:
+                code |= 32
+            acts[n] = a
+            local_total += table[code]
+            cum[n] = local_total
+            n += 1
+    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * (n_legal - n + local_total)
+    if u < local_total:
+        for i in range(n):
+            if cum[i] > u:
+                return acts[i]
+        return acts[n - 1]
+    while True:  # a uniform legal move away from ``last`` (redrawn when it is one of the local moves)
+        k = below(st.rng, b, n_legal)
+        for a in range(n_cells):
+            if mask[a]:
+                if k == 0:
+                    break
+                k -= 1
+        near = False
+        for i in range(n):
+            if acts[i] == a:
+                near = True
+        if not near:
+            return a
+
+
+@njit(cache=True)
+def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books, cum, local):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
-    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_policy_move`) for at
-    most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
+    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_policy_move`, or with
+    ``local`` :func:`_local_move`) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
     ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade values differ
     by d (0 when none does): ``baselines.cascade_value``."""
     n_cells = st.color.shape[1]
     out[0] = 0.0
     out[1] = 0.0
     steps = 0
+    last = -1
     while True:
         if st.over[b]:
             winner = _winner_row(st, b, tab, sc, values)
@@ -234,7 +357,11 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, tabl
         if steps >= depth:
             break
         if table.shape[0] > 0:
-            _step_row(st, b, _policy_move(st, b, tab, table, books, cum), tab, sc)
+            if local:
+                last = _local_move(st, b, tab, table, books, cum, mask, last)
+            else:
+                last = _policy_move(st, b, tab, table, books, cum)
+            _step_row(st, b, last, tab, sc)
             steps += 1
             continue
         k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
@@ -256,7 +383,7 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, tabl
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed, table):
+def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed, table, local):
     """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
     choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
     without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
@@ -265,7 +392,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     visited root child, ties to the one expanded first (with a budget near the number of legal moves most
     children tie; a fixed order such as the lowest action would skew play towards one corner of the board).
     The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps; ``table``: the
-    learned playout's move weights (empty: uniform playouts)."""
+    learned playout's move weights (empty: uniform playouts), ``local``: the local learned playout."""
     n_actions = st.color.shape[1] + 1
     # the two rows as run-time values: a literal row number would make numba compile every callee once more
     work = st.color.shape[0] - 1
@@ -326,7 +453,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
             node = children[node, best]
             path[plen] = node
             plen += 1
-        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum)
+        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
         for i in range(plen):
             visits[path[i]] += 1
             value[path[i], 0] += leaf[0]
@@ -345,7 +472,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, table):
+def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, table, local):
     """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
     on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing
     it, each leaf valued as the search's (:func:`_leaf_value`: up to ``depth`` uniform random plies, then the
@@ -369,7 +496,7 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, t
         for _ in range(rollouts):
             _copy_row(st, root, work)
             _step_row(st, work, a, tab, sc)
-            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum)
+            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
             total += leaf[player]
         out[a] = total / rollouts
 
@@ -383,7 +510,8 @@ class CompiledSearch:
 
     ``playout_weights`` (one float per :data:`PLAYOUT_FEATURES`): the playouts draw each move with probability
     proportional to ``exp(w . f(move))`` instead of uniformly (all zeros: the uniform distribution, other draws);
-    None (default): the uniform playouts of ``search``."""
+    None (default): the uniform playouts of ``search``. ``local_playout``: only the placements next to the previous
+    ply's cell are weighed, the other moves weigh 1 (:func:`_local_move`)."""
 
     def __init__(
         self,
@@ -393,6 +521,7 @@ class CompiledSearch:
         depth: int,
         scale: float,
         playout_weights: tuple[float, ...] | np.ndarray | None = None,
+        local_playout: bool = False,
     ):
         self.engine = BestiariumBatched(**game.options())
         self.budget = int(budget)
@@ -402,6 +531,7 @@ class CompiledSearch:
         self._state = self.engine.new_state(2)
         self._every_action = np.ones(self.engine.num_actions, dtype=np.bool_)
         self._table = np.zeros(0, dtype=np.float64) if playout_weights is None else playout_table(playout_weights)
+        self._local = bool(local_playout)
 
     def move_codes(self, state: BestiariumState) -> np.ndarray:
         """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
@@ -414,14 +544,18 @@ class CompiledSearch:
             out[books[0, :n]] = books[4, :n]
         return out
 
-    def playout_move(self, state: BestiariumState, seed: int) -> int:
-        """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``."""
+    def playout_move(self, state: BestiariumState, seed: int, last: int = -1) -> int:
+        """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``
+        (``last``: the previous ply's cell, for the local playout)."""
         if self._table.shape[0] == 0:
             raise ValueError("playout_move needs playout_weights")
         self.engine.from_reference(state, self._state, 1)
         self._state.rng[1] = np.uint64(seed)
         books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
         cum = np.zeros(books.shape[1], dtype=np.float64)
+        if self._local:
+            mask = np.zeros(self.engine.num_actions, dtype=np.bool_)
+            return int(_local_move(self._state, 1, self.engine.tables, self._table, books, cum, mask, int(last)))
         return int(_policy_move(self._state, 1, self.engine.tables, self._table, books, cum))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
@@ -444,6 +578,7 @@ class CompiledSearch:
             self._table,
             np.zeros((BOOK_ROWS, n + 2), dtype=np.int64),
             np.zeros(n + 2, dtype=np.float64),
+            self._local,
         )
         return out
 
@@ -478,6 +613,7 @@ class CompiledSearch:
                 self.engine._scratch,
                 allowed,
                 self._table,
+                self._local,
             )
         )
 
@@ -497,5 +633,6 @@ class CompiledSearch:
             self.engine._scratch,
             out,
             self._table,
+            self._local,
         )
         return out

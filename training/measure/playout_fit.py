@@ -72,9 +72,17 @@ def log_likelihood(w: np.ndarray, counts: np.ndarray, chosen: np.ndarray, bits: 
     return float(np.mean(logits[chosen] - norm))
 
 
-def fit(counts: np.ndarray, chosen: np.ndarray, l2: float, iterations: int = 50) -> np.ndarray:
-    """The penalised maximum-likelihood weights of the conditional logit (Newton's method from w = 0)."""
-    bits = feature_bits(np.arange(N_CODES))
+def design(table: bool) -> np.ndarray:
+    """Each feature code's regressors: its feature bits, or (``table``) one indicator per code."""
+    return np.eye(N_CODES) if table else feature_bits(np.arange(N_CODES))
+
+
+def fit(
+    counts: np.ndarray, chosen: np.ndarray, l2: float, iterations: int = 50, table: bool = False
+) -> np.ndarray:
+    """The penalised maximum-likelihood weights of the conditional logit (Newton's method from w = 0): one per
+    feature, or (``table``) one log-weight per feature code."""
+    bits = design(table)
     f = bits.shape[1]
     w = np.zeros(f)
     n = chosen.size
@@ -102,6 +110,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--epsilon", type=float, default=0.1, help="share of later moves played at random")
     parser.add_argument("--label-fraction", type=float, default=0.5)
     parser.add_argument("--l2", type=float, default=1e-3, help="penalty per position on |w|^2 / 2")
+    parser.add_argument(
+        "--table", action="store_true", help="fit one log-weight per feature code (a pattern table) instead"
+    )
+    parser.add_argument("--sharpen", type=float, default=1.0, help="multiply the fitted weights (a temperature)")
     parser.add_argument("--board-size", type=int, default=6)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None, help="write the weights and the report here (JSON)")
@@ -110,22 +122,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     counts, chosen = generate(args)
     if chosen.size == 0:
         raise SystemExit("no labelled positions: more --games or a larger --label-fraction")
-    w = fit(counts, chosen, args.l2)
-    bits = feature_bits(np.arange(N_CODES))
+    w = fit(counts, chosen, args.l2, table=args.table)
+    w = w * args.sharpen
+    bits = design(args.table)
     logits = bits @ w
     best = np.where(counts > 0, logits[None, :], -np.inf).max(axis=1)
     report = {
         "positions": int(chosen.size),
         "weights": [round(float(x), 4) for x in w],
         "features": list(PLAYOUT_FEATURES),
-        "log_likelihood": log_likelihood(w, counts, chosen, bits),
+        "log_likelihood": log_likelihood(w, counts, chosen, bits),  # of the sharpened weights
         "log_likelihood_uniform": log_likelihood(np.zeros_like(w), counts, chosen, bits),
         "teacher_move_in_top_code": float(np.mean(logits[chosen] >= best - 1e-12)),
         "seconds": round(time.perf_counter() - start, 1),
         "args": vars(args),
     }
-    for name, x in zip(PLAYOUT_FEATURES, report["weights"]):
-        print(f"  {name:10s} {x:+.4f}")
+    if not args.table:
+        for name, x in zip(PLAYOUT_FEATURES, report["weights"]):
+            print(f"  {name:10s} {x:+.4f}")
     print(
         f"{report['positions']} positions: log-likelihood {report['log_likelihood']:.4f} a position "
         f"(uniform {report['log_likelihood_uniform']:.4f}), teacher's move in the top code "
