@@ -78,10 +78,12 @@ BOOK_ROWS = 5
 
 
 @njit(cache=True)
-def _candidates(st, b, tab, books, table, cum):
+def _candidates(st, b, tab, books, table, cum, draw):
     """The mover's legal placements / growths of live row ``b`` into ``books[0, :k]`` (ascending cells), their
     :data:`PLAYOUT_FEATURES` codes into ``books[4, :k]`` and the running sums of their weights ``table[code]``
-    into ``cum[:k]``; returns k (0: only the pass is legal)."""
+    into ``cum[:k]``; returns k (0: only the pass is legal). With ``draw``, returns instead a legal action drawn
+    with probability proportional to its weight, one draw from ``st.rng[b]`` (the forced pass and a lone legal
+    move without a draw): the learned playout's move (one function, not two: a call passes the whole state)."""
     n_cells = st.color.shape[1]
     nbrs = tab.nbrs
     ssm = tab.single_shape_max
@@ -192,21 +194,13 @@ def _candidates(st, b, tab, books, table, cum):
         total += table[code]
         cum[n] = total
         n += 1
-    return n
-
-
-@njit(cache=True)
-def _policy_move(st, b, tab, table, books, cum):
-    """A legal action of live row ``b`` drawn with probability proportional to ``table[code]`` over the legal
-    moves' feature codes (:func:`_candidates`), one draw from ``st.rng[b]``; the forced pass and a lone legal
-    move are returned without a draw."""
-    n = _candidates(st, b, tab, books, table, cum)
+    if not draw:
+        return n
     if n == 0:
-        return st.color.shape[1]
-    acts = books[0]
+        return n_cells
     if n == 1:
         return acts[0]
-    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * cum[n - 1]
+    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
     lo = 0
     hi = n - 1
     while lo < hi:  # the first move whose running sum exceeds u
@@ -224,11 +218,11 @@ def _local_move(st, b, tab, table, books, cum, mask, last):
     (the previous ply's cell; -1: none) weigh ``table[code]`` (their :data:`PLAYOUT_FEATURES` codes, as
     :func:`_candidates` computes them), every other legal move weighs 1 (its features are not looked at), and
     one move is drawn in proportion (``st.rng[b]``). So only a handful of codes are computed a ply, as Monte
-    Carlo Go programs matched their patterns around the last move only. The grow phase uses the full
-    :func:`_policy_move`; the forced pass and a lone legal move are returned without a draw."""
+    Carlo Go programs matched their patterns around the last move only. The grow phase uses the full playout
+    (:func:`_candidates`); the forced pass and a lone legal move are returned without a draw."""
     n_cells = st.color.shape[1]
     if st.phase[b] == GROW:
-        return _policy_move(st, b, tab, table, books, cum)
+        return _candidates(st, b, tab, books, table, cum, True)
     n_legal = _mask_row(st, b, mask, tab.nbrs)
     if mask[n_cells]:
         return n_cells
@@ -337,10 +331,10 @@ def _local_move(st, b, tab, table, books, cum, mask, last):
 @njit(cache=True)
 def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books, cum, local):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
-    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_policy_move`, or with
-    ``local`` :func:`_local_move`) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
-    ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade values differ
-    by d (0 when none does): ``baselines.cascade_value``."""
+    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_candidates`, or with
+    ``local`` :func:`_local_move`) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply
+    cap, else ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade
+    values differ by d (0 when none does): ``baselines.cascade_value``."""
     n_cells = st.color.shape[1]
     out[0] = 0.0
     out[1] = 0.0
@@ -360,7 +354,7 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, tabl
             if local:
                 last = _local_move(st, b, tab, table, books, cum, mask, last)
             else:
-                last = _policy_move(st, b, tab, table, books, cum)
+                last = _candidates(st, b, tab, books, table, cum, True)
             _step_row(st, b, last, tab, sc)
             steps += 1
             continue
@@ -540,7 +534,9 @@ class CompiledSearch:
         books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
         out = np.full(self.engine.num_actions, -1, dtype=np.int64)
         if not state.over:
-            n = _candidates(self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]))
+            n = _candidates(
+                self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
+            )
             out[books[0, :n]] = books[4, :n]
         return out
 
@@ -556,7 +552,7 @@ class CompiledSearch:
         if self._local:
             mask = np.zeros(self.engine.num_actions, dtype=np.bool_)
             return int(_local_move(self._state, 1, self.engine.tables, self._table, books, cum, mask, int(last)))
-        return int(_policy_move(self._state, 1, self.engine.tables, self._table, books, cum))
+        return int(_candidates(self._state, 1, self.engine.tables, books, self._table, cum, True))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""

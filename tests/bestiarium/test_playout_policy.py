@@ -94,8 +94,9 @@ def test_playout_draws_follow_the_softmax(weights):
     """w = 0 draws uniformly among the legal moves; other weights as exp(w . f) normalised (4,000 draws, placement
     and grow phases)."""
     game = BestiariumGame(board_size=5)
-    search = CompiledSearch(game, budget=1, exploration=1.4, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE,
-                            playout_weights=weights)
+    search = CompiledSearch(
+        game, budget=1, exploration=1.4, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE, playout_weights=weights
+    )
     positions = [s for s in random_positions(game, 300, seed=4) if len(game.legal_actions(s)) >= 3]
     picks = [next(s for s in positions if s.phase == GROW), positions[len(positions) // 2]]
     table = playout_table(weights)
@@ -109,6 +110,47 @@ def test_playout_draws_follow_the_softmax(weights):
         assert set(draws.tolist()) <= set(actions)
         freq = np.array([(draws == a).mean() for a in actions])
         assert np.all(np.abs(freq - p) <= 4.5 * np.sqrt(p * (1 - p) / n) + 1e-3), (freq, p)
+
+
+def test_local_playout_weighs_the_moves_next_to_the_last_cell():
+    """The local playout: the placements next to the previous ply's cell weigh exp(w . f) (their codes as the full
+    playout's), the other legal moves 1; with no previous cell, uniform."""
+    game = BestiariumGame(board_size=5)
+    weights = (0.4, 1.5, -1.0, -0.8, 0.7, 0.3, -0.6)
+    search = CompiledSearch(
+        game,
+        budget=1,
+        exploration=1.4,
+        depth=ROLLOUT_DEPTH,
+        scale=EVAL_SCALE,
+        playout_weights=weights,
+        local_playout=True,
+    )
+    table = playout_table(weights)
+    positions = [s for s in random_positions(game, 300, seed=6) if s.phase != GROW and len(game.legal_actions(s)) >= 3]
+    s = positions[len(positions) // 2]
+    codes = reference_codes(game, s)
+    stones = [x for x in range(game.num_cells) if s.color[x]]
+    last = max(stones, key=lambda x: sum(y in codes for y in game.nbrs[x]))
+    n = 4000
+    for prev in (last, -1):
+        near = set(game.nbrs[prev]) if prev >= 0 else set()
+        actions = sorted(codes)
+        assert prev < 0 or near & set(actions)
+        p = np.array([table[codes[a]] if a in near else 1.0 for a in actions])
+        p /= p.sum()
+        draws = np.array([search.playout_move(s, seed=k, last=prev) for k in range(n)])
+        freq = np.array([(draws == a).mean() for a in actions])
+        assert np.all(np.abs(freq - p) <= 4.5 * np.sqrt(p * (1 - p) / n) + 1e-3), (freq, p)
+
+
+def test_a_table_of_code_weights_is_a_playout_too():
+    game = BestiariumGame(board_size=5)
+    logw = np.linspace(-1.0, 1.0, N_CODES)
+    assert np.allclose(playout_table(logw), np.exp(logw))
+    search = CompiledSearch(game, 1, 1.4, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE, playout_weights=logw)
+    s = random_positions(game, 1, seed=1)[0]
+    assert search.playout_move(s, seed=0) in set(reference_codes(game, s))
 
 
 def test_the_shipped_search_is_unchanged():

@@ -10,13 +10,16 @@ move with probability ``exp(w . f(move))`` over the legal moves, ``f`` seven che
 2. **Labels.** The move ``--teacher`` (default ``search:400``) would play there, and every legal move's feature code
    (:meth:`~envs.bestiarium.search.CompiledSearch.move_codes`).
 3. **Fit.** The conditional logit ``P(a) = exp(w . f(a)) / sum_b exp(w . f(b))`` over each position's legal moves,
-   by Newton's method on the log-likelihood minus ``--l2 * |w|^2 / 2``. Printed: the mean log-likelihood per
-   position of the fitted weights and of uniform play (w = 0), and how often the teacher's move has the highest
-   weight. Everything is seeded: the same ``--seed`` gives the same positions and weights.
+   by Newton's method on the log-likelihood minus ``--l2 * |w|^2 / 2`` (per position). ``--table`` fits one
+   log-weight per feature code instead (128 numbers: every combination of the features on its own, as a pattern
+   table); ``--sharpen`` multiplies the fitted weights (a playout temperature). Printed: the mean log-likelihood
+   per position of the (sharpened) weights and of uniform play (w = 0), and how often the teacher's move has the
+   highest weight. Everything is seeded: the same ``--seed`` gives the same positions and weights.
 4. **Output.** The weights as the tuple for ``envs.bestiarium.baselines.PLAYOUT_WEIGHTS``; ``--out`` writes them
    with the report as JSON.
 
-``python -m training.measure.playout_fit --games 40 --seed 1``
+``python -m training.measure.playout_fit --games 40 --seed 1 --teacher greedy --sharpen 2`` (``search_playout``'s
+weights; docs/baselines.md, "A learned playout")
 """
 
 from __future__ import annotations
@@ -44,7 +47,9 @@ def generate(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray]:
     counts: list[np.ndarray] = []
     chosen: list[int] = []
     for g in range(args.games):
-        movers = [make_baseline("bestiarium", args.mover, seed=args.seed * 1000 + 2 * g + i, engine=game) for i in (0, 1)]
+        movers = [
+            make_baseline("bestiarium", args.mover, seed=args.seed * 1000 + 2 * g + i, engine=game) for i in (0, 1)
+        ]
         state = game.initial_state()
         plies = 0
         while not game.is_terminal(state):
@@ -77,9 +82,7 @@ def design(table: bool) -> np.ndarray:
     return np.eye(N_CODES) if table else feature_bits(np.arange(N_CODES))
 
 
-def fit(
-    counts: np.ndarray, chosen: np.ndarray, l2: float, iterations: int = 50, table: bool = False
-) -> np.ndarray:
+def fit(counts: np.ndarray, chosen: np.ndarray, l2: float, iterations: int = 50, table: bool = False) -> np.ndarray:
     """The penalised maximum-likelihood weights of the conditional logit (Newton's method from w = 0): one per
     feature, or (``table``) one log-weight per feature code."""
     bits = design(table)
