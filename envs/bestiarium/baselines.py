@@ -20,6 +20,12 @@ By default the whole search runs compiled (:class:`CompiledSearchPolicy` over
 kernel per decision, with its random draws from a SplitMix64 stream seeded by the policy's generator (seeded
 searches stay deterministic; the moves differ from the Python search's). ``search_policy(game, compiled=False)``
 is the Python search. How the settings were chosen, and the measured strength and speed: docs/baselines.md.
+
+``search_playout`` is the compiled search with a learned playout policy instead of uniform random playouts (each move
+drawn with probability proportional to ``exp(w . f(move))`` over seven cheap features,
+``envs.bestiarium.search.PLAYOUT_FEATURES``; weights :data:`PLAYOUT_WEIGHTS` fitted to greedy's moves by
+``training/measure/playout_fit.py``), with :data:`PLAYOUT_BUDGET` = 36 simulations so that it takes no more time a
+move than ``search``. It loses to ``search`` at equal time (docs/baselines.md, "A learned playout").
 """
 
 from __future__ import annotations

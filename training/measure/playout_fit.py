@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     bits = design(args.table)
     logits = bits @ w
     best = np.where(counts > 0, logits[None, :], -np.inf).max(axis=1)
-    report = {
+    report: dict[str, Any] = {
         "positions": int(chosen.size),
         "weights": [round(float(x), 4) for x in w],
         "features": list(PLAYOUT_FEATURES),
