@@ -22,6 +22,12 @@ By default the whole search runs compiled (:class:`CompiledSearchPolicy` over
 kernel per decision, with its random draws from a SplitMix64 stream seeded by the policy's generator (seeded
 searches stay deterministic; the moves differ from the Python search's). ``search_policy(game, compiled=False)``
 is the Python search. How the settings were chosen, and the measured strength and speed: docs/baselines.md.
+
+``search_playout`` is the compiled search with a learned playout policy instead of uniform random playouts (each move
+drawn with probability proportional to ``exp(w . f(move))`` over seven cheap features,
+``envs.bestiarium.search.PLAYOUT_FEATURES``; weights :data:`PLAYOUT_WEIGHTS` fitted to greedy's moves by
+``training/measure/playout_fit.py``), with :data:`PLAYOUT_BUDGET` = 36 simulations so that it takes no more time a
+move than ``search``. It loses to ``search`` at equal time (docs/baselines.md, "A learned playout").
 """
 
 from __future__ import annotations
@@ -39,6 +45,13 @@ from envs.common.policies import Decision, SeededPolicy
 DEFAULT_BUDGET = 60
 ROLLOUT_DEPTH = 20
 EVAL_SCALE = 2.0
+
+PLAYOUT_WEIGHTS: tuple[float, ...] = (-1.0766, 1.7473, 2.3127, -6.6721, 3.3313, 3.145, -0.3348)
+"""``search_playout``'s playout weights, one per ``envs.bestiarium.search.PLAYOUT_FEATURES`` (join, eat, danger, top,
+same_size, contest, contact): greedy's moves fitted by ``python -m training.measure.playout_fit --games 40 --seed 1
+--teacher greedy --sharpen 2`` (docs/baselines.md, "A learned playout": it loses to ``search`` at equal time)."""
+PLAYOUT_BUDGET = 36
+"""``search_playout``'s simulations a decision (its playouts cost more per ply than ``search``'s)."""
 
 
 def cascade_key(game: BestiariumGame, state: BestiariumState, seat: int) -> tuple[int, ...]:
@@ -109,13 +122,29 @@ class CompiledSearchPolicy(SeededPolicy):
     name = "search"
 
     def __init__(
-        self, game: BestiariumGame, seed: int | None = None, budget: int = DEFAULT_BUDGET, exploration: float = 1.4
+        self,
+        game: BestiariumGame,
+        seed: int | None = None,
+        budget: int = DEFAULT_BUDGET,
+        exploration: float = 1.4,
+        playout_weights: tuple[float, ...] | None = None,
+        local_playout: bool = False,
     ):
         from envs.bestiarium.search import CompiledSearch
 
         super().__init__(game, seed)
         self.budget = budget
-        self._search = CompiledSearch(game, budget, exploration, depth=ROLLOUT_DEPTH, scale=EVAL_SCALE)
+        self._search = CompiledSearch(
+            game,
+            budget,
+            exploration,
+            depth=ROLLOUT_DEPTH,
+            scale=EVAL_SCALE,
+            playout_weights=playout_weights,
+            local_playout=local_playout,
+        )
+        if playout_weights is not None:
+            self.name = "search_playout"
 
     def act(self, decision: Decision) -> int:
         legal = decision.legal_actions()
@@ -151,5 +180,11 @@ def search_policy(
     )
 
 
-POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy}
+def search_playout_policy(game: BestiariumGame, seed: int | None = None, budget: int = PLAYOUT_BUDGET) -> SeededPolicy:
+    """The compiled search with the learned playout (:data:`PLAYOUT_WEIGHTS`) instead of uniform random playouts,
+    ``budget`` simulations a decision (docs/baselines.md, "A learned playout")."""
+    return CompiledSearchPolicy(game, seed=seed, budget=budget, playout_weights=PLAYOUT_WEIGHTS)
+
+
+POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": search_policy, "search_playout": search_playout_policy}
 """Baselines by name for the tournament harness: ``POLICIES[name](game, seed=..., **kwargs) -> Policy``."""

@@ -11,9 +11,48 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from envs.bestiarium.actions import GROW
 from envs.bestiarium.fast import BestiariumBatched, _mask_row, _size_values_row, _step_row, _winner_row
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
-from envs.common.fastrng import below
+from envs.common.fastrng import below, next_u64
+
+PLAYOUT_FEATURES = ("join", "eat", "danger", "top", "same_size", "contest", "contact")
+"""The learned playout's move features (bit k of a move's code is feature k), for the mover's move ``a`` whose
+stone joins creature C (the one friendly creature it touches, the eater in the grow phase; none for a new lone
+stone) and makes it size s' (1 for a lone stone):
+
+* ``join``: the stone joins an existing creature (always in the grow phase);
+* ``eat``: s' is above the single-shape sizes and C or the stone's cell touches an enemy creature of size s' (a
+  possible eat; shapes and the growth room are not checked);
+* ``danger``: s' is above the single-shape sizes and C or the cell touches an enemy creature of size s' - 1 (one
+  enemy stone could make it C's size, next to C: C may be eaten next turn);
+* ``top``: s' is above the mover's largest creature now;
+* ``same_size``: the mover already has a creature of size s' (a fauna, or a species, of that size);
+* ``contest``: s' is at least the opponent's largest creature size (the opponent has stones);
+* ``contact``: the cell touches an enemy stone.
+
+The pass (legal only when forced) and any lone legal move are played without features."""
+N_CODES = 1 << len(PLAYOUT_FEATURES)
+
+
+def playout_table(weights: np.ndarray | tuple[float, ...] | list[float]) -> np.ndarray:
+    """A move's weight in the learned playout for every feature code (float64, ``N_CODES``): ``exp(w . f)`` for
+    one weight per feature (``len(PLAYOUT_FEATURES)`` numbers), or ``exp(w[code])`` for one log-weight per code
+    (``N_CODES`` numbers: a pattern table, every combination of the features weighed on its own)."""
+    w = np.asarray(weights, dtype=np.float64)
+    if w.shape == (N_CODES,):
+        return np.exp(w)
+    if w.shape != (len(PLAYOUT_FEATURES),):
+        raise ValueError(
+            f"playout weights: {len(PLAYOUT_FEATURES)} numbers ({', '.join(PLAYOUT_FEATURES)}) or {N_CODES} (per code)"
+        )
+    bits = (np.arange(N_CODES)[:, None] >> np.arange(len(PLAYOUT_FEATURES))[None, :]) & 1
+    return np.exp(bits @ w)
+
+
+def feature_bits(codes: np.ndarray) -> np.ndarray:
+    """The 0/1 feature matrix (..., F) of feature codes."""
+    return ((np.asarray(codes)[..., None] >> np.arange(len(PLAYOUT_FEATURES))) & 1).astype(np.float64)
 
 
 @njit(cache=True)
@@ -34,16 +73,273 @@ def _copy_row(st, src, dst):
     st.over[dst] = st.over[src]
 
 
+BOOK_ROWS = 5
+"""Rows of the learned playout's int64 work array (``books``, (BOOK_ROWS, N + 2))."""
+
+
 @njit(cache=True)
-def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
+def _candidates(st, b, tab, books, table, cum, draw):
+    """The mover's legal placements / growths of live row ``b`` into ``books[0, :k]`` (ascending cells), their
+    :data:`PLAYOUT_FEATURES` codes into ``books[4, :k]`` and the running sums of their weights ``table[code]``
+    into ``cum[:k]``; returns k (0: only the pass is legal). With ``draw``, returns instead a legal action drawn
+    with probability proportional to its weight, one draw from ``st.rng[b]`` (the forced pass and a lone legal
+    move without a draw): the learned playout's move (one function, not two: a call passes the whole state)."""
+    n_cells = st.color.shape[1]
+    nbrs = tab.nbrs
+    ssm = tab.single_shape_max
+    seat = st.to_move[b]
+    own = seat + 1
+    enemy = 2 - seat
+    acts = books[0]
+    ready = books[1]  # per slot of the mover: touches an enemy creature one larger
+    same = books[2]  # per slot of the mover: touches an enemy creature of its size
+    count = books[3]  # the mover's creatures per size
+    codes = books[4]
+    for x in range(n_cells + 2):
+        ready[x] = 0
+        same[x] = 0
+        count[x] = 0
+    my_top = 0
+    their_top = 0
+    for x in range(n_cells):
+        v = st.color[b, x]
+        if v == 0:
+            continue
+        c = st.cid[b, x]
+        s = st.size[b, c]
+        if v == own:
+            if c == x:
+                count[s] += 1
+                if s > my_top:
+                    my_top = s
+            for d in range(6):
+                k = nbrs[x, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == enemy:
+                    se = st.size[b, st.cid[b, k]]
+                    if se == s + 1:
+                        ready[c] = 1
+                    elif se == s:
+                        same[c] = 1
+        elif c == x and s > their_top:
+            their_top = s
+    grow = st.phase[b] == GROW
+    chain = st.chain[b]
+    n = 0
+    total = 0.0
+    for a in range(n_cells):
+        if not st.legal[b, seat, a]:  # placeable cells are empty
+            continue
+        c = -1  # the one friendly creature the stone touches
+        code = 0
+        e0 = -1  # the sizes of up to two distinct enemy creature sizes around (more are rare: then a rescan)
+        e1 = -1
+        more = False
+        for d in range(6):
+            k = nbrs[a, d]
+            if k < 0:
+                break
+            v = st.color[b, k]
+            if v == own:
+                c = st.cid[b, k]
+            elif v == enemy:
+                code = 64
+                se = st.size[b, st.cid[b, k]]
+                if e0 < 0 or se == e0:
+                    e0 = se
+                elif e1 < 0 or se == e1:
+                    e1 = se
+                else:
+                    more = True
+        if grow and c != chain:  # the growth cells: placeable and next to C (ascending, as the mask)
+            continue
+        s0 = 0
+        eat = False
+        danger = False
+        if c >= 0:
+            s0 = st.size[b, c]
+            eat = ready[c] == 1
+            danger = same[c] == 1
+            code |= 1
+        s1 = s0 + 1
+        if e0 == s1 or e1 == s1:
+            eat = True
+        if e0 == s0 or e1 == s0:
+            danger = True
+        if more:
+            for d in range(6):
+                k = nbrs[a, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == enemy:
+                    se = st.size[b, st.cid[b, k]]
+                    if se == s1:
+                        eat = True
+                    elif se == s0:
+                        danger = True
+        if s1 > ssm:
+            if eat:
+                code |= 2
+            if danger:
+                code |= 4
+        if s1 > my_top:
+            code |= 8
+        if count[s1] > 0:
+            code |= 16
+        if their_top > 0 and s1 >= their_top:
+            code |= 32
+        acts[n] = a
+        codes[n] = code
+        total += table[code]
+        cum[n] = total
+        n += 1
+    if not draw:
+        return n
+    if n == 0:
+        return n_cells
+    if n == 1:
+        return acts[0]
+    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * total
+    lo = 0
+    hi = n - 1
+    while lo < hi:  # the first move whose running sum exceeds u
+        mid = (lo + hi) >> 1
+        if cum[mid] > u:
+            hi = mid
+        else:
+            lo = mid + 1
+    return acts[lo]
+
+
+@njit(cache=True)
+def _local_move(st, b, tab, table, books, cum, mask, last):
+    """The *local* learned playout's move in live row ``b``: the legal placements on the cells next to ``last``
+    (the previous ply's cell; -1: none) weigh ``table[code]`` (their :data:`PLAYOUT_FEATURES` codes, as
+    :func:`_candidates` computes them), every other legal move weighs 1 (its features are not looked at), and
+    one move is drawn in proportion (``st.rng[b]``). So only a handful of codes are computed a ply, as Monte
+    Carlo Go programs matched their patterns around the last move only. The grow phase uses the full playout
+    (:func:`_candidates`); the forced pass and a lone legal move are returned without a draw."""
+    n_cells = st.color.shape[1]
+    if st.phase[b] == GROW:
+        return _candidates(st, b, tab, books, table, cum, True)
+    n_legal = _mask_row(st, b, mask, tab.nbrs)
+    if mask[n_cells]:
+        return n_cells
+    acts = books[0]
+    n = 0
+    local_total = 0.0
+    if last >= 0 and last < n_cells:
+        nbrs = tab.nbrs
+        ssm = tab.single_shape_max
+        seat = st.to_move[b]
+        own = seat + 1
+        enemy = 2 - seat
+        counted = False
+        my_top = 0
+        their_top = 0
+        count = books[3]
+        for i in range(6):
+            a = nbrs[last, i]
+            if a < 0:
+                break
+            if not mask[a]:
+                continue
+            if not counted:  # the sizes books, once a ply
+                counted = True
+                for x in range(n_cells + 2):
+                    count[x] = 0
+                for x in range(n_cells):
+                    v = st.color[b, x]
+                    if v != 0 and st.cid[b, x] == x:
+                        sz = st.size[b, x]
+                        if v == own:
+                            count[sz] += 1
+                            if sz > my_top:
+                                my_top = sz
+                        elif sz > their_top:
+                            their_top = sz
+            c = -1
+            code = 0
+            for d in range(6):
+                k = nbrs[a, d]
+                if k < 0:
+                    break
+                if st.color[b, k] == own:
+                    c = st.cid[b, k]
+                    break
+            s0 = 0
+            if c >= 0:
+                s0 = st.size[b, c]
+                code = 1
+            s1 = s0 + 1
+            eat = False
+            danger = False
+            x = a
+            while True:  # the enemy creatures around the stone's cell and C's cells
+                for d in range(6):
+                    k = nbrs[x, d]
+                    if k < 0:
+                        break
+                    if st.color[b, k] == enemy:
+                        if x == a:
+                            code |= 64
+                        se = st.size[b, st.cid[b, k]]
+                        if se == s1:
+                            eat = True
+                        elif se == s0:
+                            danger = True
+                x = st.head[b, c] if x == a and c >= 0 else (st.link[b, x] if x != a else -1)
+                if x < 0:
+                    break
+            if s1 > ssm:
+                if eat:
+                    code |= 2
+                if danger:
+                    code |= 4
+            if s1 > my_top:
+                code |= 8
+            if count[s1] > 0:
+                code |= 16
+            if their_top > 0 and s1 >= their_top:
+                code |= 32
+            acts[n] = a
+            local_total += table[code]
+            cum[n] = local_total
+            n += 1
+    u = float(next_u64(st.rng, b) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * (n_legal - n + local_total)
+    if u < local_total:
+        for i in range(n):
+            if cum[i] > u:
+                return acts[i]
+        return acts[n - 1]
+    while True:  # a uniform legal move away from ``last`` (redrawn when it is one of the local moves)
+        k = below(st.rng, b, n_legal)
+        for a in range(n_cells):
+            if mask[a]:
+                if k == 0:
+                    break
+                k -= 1
+        near = False
+        for i in range(n):
+            if acts[i] == a:
+                near = True
+        if not near:
+            return a
+
+
+@njit(cache=True)
+def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books, cum, local):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
-    moves (``st.rng[b]``) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply cap, else
-    ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade values differ
-    by d (0 when none does): ``baselines.cascade_value``."""
+    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_candidates`, or with
+    ``local`` :func:`_local_move`) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply
+    cap, else ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade
+    values differ by d (0 when none does): ``baselines.cascade_value``."""
     n_cells = st.color.shape[1]
     out[0] = 0.0
     out[1] = 0.0
     steps = 0
+    last = -1
     while True:
         if st.over[b]:
             winner = _winner_row(st, b, tab, sc, values)
@@ -54,6 +350,14 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
             return
         if steps >= depth:
             break
+        if table.shape[0] > 0:
+            if local:
+                last = _local_move(st, b, tab, table, books, cum, mask, last)
+            else:
+                last = _candidates(st, b, tab, books, table, cum, True)
+            _step_row(st, b, last, tab, sc)
+            steps += 1
+            continue
         k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
         for a in range(n_cells + 1):
             if mask[a]:
@@ -73,7 +377,7 @@ def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out):
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed):
+def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed, table, local):
     """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
     choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
     without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
@@ -81,7 +385,8 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     the lowest action), value the leaf with :func:`_leaf_value`, add it along the path. The answer is the most
     visited root child, ties to the one expanded first (with a budget near the number of legal moves most
     children tie; a fixed order such as the lowest action would skew play towards one corner of the board).
-    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps."""
+    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps; ``table``: the
+    learned playout's move weights (empty: uniform playouts), ``local``: the local learned playout."""
     n_actions = st.color.shape[1] + 1
     # the two rows as run-time values: a literal row number would make numba compile every callee once more
     work = st.color.shape[0] - 1
@@ -96,6 +401,8 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     mask = np.zeros(n_actions, dtype=np.bool_)
     values = np.zeros((2, n_actions), dtype=np.int64)
     leaf = np.zeros(2, dtype=np.float64)
+    books = np.zeros((BOOK_ROWS, n_actions + 1), dtype=np.int64)
+    cum = np.zeros(n_actions + 1, dtype=np.float64)
     used = 1
     for _ in range(budget):
         _copy_row(st, root, work)
@@ -140,7 +447,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
             node = children[node, best]
             path[plen] = node
             plen += 1
-        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
+        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
         for i in range(plen):
             visits[path[i]] += 1
             value[path[i], 0] += leaf[0]
@@ -159,7 +466,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
 
 
 @njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
+def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, table, local):
     """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
     on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing
     it, each leaf valued as the search's (:func:`_leaf_value`: up to ``depth`` uniform random plies, then the
@@ -171,6 +478,8 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
     mask = np.zeros(n_actions, dtype=np.bool_)
     values = np.zeros((2, n_actions), dtype=np.int64)
     leaf = np.zeros(2, dtype=np.float64)
+    books = np.zeros((BOOK_ROWS, n_actions + 1), dtype=np.int64)
+    cum = np.zeros(n_actions + 1, dtype=np.float64)
     player = st.to_move[root]
     _mask_row(st, root, root_mask, tab.nbrs)
     for a in range(n_actions):
@@ -181,7 +490,7 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out):
         for _ in range(rollouts):
             _copy_row(st, root, work)
             _step_row(st, work, a, tab, sc)
-            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf)
+            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
             total += leaf[player]
         out[a] = total / rollouts
 
@@ -191,9 +500,23 @@ class CompiledSearch:
     loaded into a two-game batch (row 0 the root, row 1 each simulation's copy) and searched with the algorithm,
     budget, playouts and leaf values of ``MCTSPolicy`` + ``baselines.cascade_value``. Random choices come from a
     SplitMix64 stream seeded by one draw from the caller's generator per decision: a seeded search is
-    deterministic, but draws other moves than the Python search with the same seed."""
+    deterministic, but draws other moves than the Python search with the same seed.
 
-    def __init__(self, game: BestiariumGame, budget: int, exploration: float, depth: int, scale: float):
+    ``playout_weights`` (one float per :data:`PLAYOUT_FEATURES`): the playouts draw each move with probability
+    proportional to ``exp(w . f(move))`` instead of uniformly (all zeros: the uniform distribution, other draws);
+    None (default): the uniform playouts of ``search``. ``local_playout``: only the placements next to the previous
+    ply's cell are weighed, the other moves weigh 1 (:func:`_local_move`)."""
+
+    def __init__(
+        self,
+        game: BestiariumGame,
+        budget: int,
+        exploration: float,
+        depth: int,
+        scale: float,
+        playout_weights: tuple[float, ...] | np.ndarray | None = None,
+        local_playout: bool = False,
+    ):
         self.engine = BestiariumBatched(**game.options())
         self.budget = int(budget)
         self.exploration = float(exploration)
@@ -201,6 +524,35 @@ class CompiledSearch:
         self.scale = float(scale)
         self._state = self.engine.new_state(2)
         self._every_action = np.ones(self.engine.num_actions, dtype=np.bool_)
+        self._table = np.zeros(0, dtype=np.float64) if playout_weights is None else playout_table(playout_weights)
+        self._local = bool(local_playout)
+
+    def move_codes(self, state: BestiariumState) -> np.ndarray:
+        """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
+        -1 for the pass and illegal actions)."""
+        self.engine.from_reference(state, self._state, 1)
+        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
+        out = np.full(self.engine.num_actions, -1, dtype=np.int64)
+        if not state.over:
+            n = _candidates(
+                self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
+            )
+            out[books[0, :n]] = books[4, :n]
+        return out
+
+    def playout_move(self, state: BestiariumState, seed: int, last: int = -1) -> int:
+        """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``
+        (``last``: the previous ply's cell, for the local playout)."""
+        if self._table.shape[0] == 0:
+            raise ValueError("playout_move needs playout_weights")
+        self.engine.from_reference(state, self._state, 1)
+        self._state.rng[1] = np.uint64(seed)
+        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
+        cum = np.zeros(books.shape[1], dtype=np.float64)
+        if self._local:
+            mask = np.zeros(self.engine.num_actions, dtype=np.bool_)
+            return int(_local_move(self._state, 1, self.engine.tables, self._table, books, cum, mask, int(last)))
+        return int(_candidates(self._state, 1, self.engine.tables, books, self._table, cum, True))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
@@ -219,6 +571,10 @@ class CompiledSearch:
             np.zeros(n + 1, dtype=np.bool_),
             np.zeros((2, n + 1), dtype=np.int64),
             out,
+            self._table,
+            np.zeros((BOOK_ROWS, n + 2), dtype=np.int64),
+            np.zeros(n + 2, dtype=np.float64),
+            self._local,
         )
         return out
 
@@ -252,6 +608,8 @@ class CompiledSearch:
                 self.engine.tables,
                 self.engine._scratch,
                 allowed,
+                self._table,
+                self._local,
             )
         )
 
@@ -270,5 +628,7 @@ class CompiledSearch:
             self.engine.tables,
             self.engine._scratch,
             out,
+            self._table,
+            self._local,
         )
         return out

@@ -28,7 +28,7 @@ def play_game(g: BestiariumGame, policies, seed: int) -> list[int]:
 
 
 def test_policies_table():
-    assert set(POLICIES) == {"greedy", "search"}
+    assert set(POLICIES) == {"greedy", "search", "search_playout"}
     g = BestiariumGame(board_size=5)
     assert POLICIES["search"](g, seed=0, budget=5).budget == 5
 
