@@ -21,6 +21,8 @@ from training.checkpoint import CheckpointError
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEEP = ROOT / "checkpoints" / "battle_sheep" / "policy.pt"
+SHEEP_HEX = ROOT / "checkpoints" / "battle_sheep" / "policy_ppo.pt"
+"""A HexNet: its scores put each row's legal actions in columns of their own (``CellColumns``)."""
 BESTIARIUM = ROOT / "checkpoints" / "bestiarium" / "policy.pt"
 
 
@@ -85,9 +87,10 @@ def test_bestiarium_search_keeps_to_the_given_root_moves():
         assert search.act_among(decision, given[1:2], budget=5) == given[1]
 
 
-def test_guided_policy_ranks_by_the_network_and_plays_among_its_moves():
-    policy = make_policy(f"guided:{SHEEP}:4:60", "battle_sheep", seed=3)
-    assert isinstance(policy, GuidedSearchPolicy) and policy.name == "guided4x60:policy"
+@pytest.mark.parametrize("checkpoint", [SHEEP, SHEEP_HEX], ids=["convnet", "hexnet"])
+def test_guided_policy_ranks_by_the_network_and_plays_among_its_moves(checkpoint):
+    policy = make_policy(f"guided:{checkpoint}:4:60", "battle_sheep", seed=3)
+    assert isinstance(policy, GuidedSearchPolicy) and policy.name == f"guided4x60:{checkpoint.stem}"
     assert (policy.top_k, policy.budget) == (4, 60)
     for decision in positions("battle_sheep", 8, seed=4, keep=lambda game, state: state.phase == MOVE):
         moves = policy.root_moves(decision)

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from envs.common.policies import Decision, make_baseline
+from training.distribution import action_positions
 
 GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {
     "battle_sheep": (16, 420),
@@ -41,7 +42,7 @@ def ranked_moves(net: torch.nn.Module, decision: Decision) -> np.ndarray:
     obs = torch.as_tensor(np.asarray(decision.observation, dtype=np.float32))[None]
     scores, _, columns = net.scores(obs)
     index = torch.as_tensor(legal)
-    logits = scores[0, index if columns is None else columns[index]].double().numpy()
+    logits = scores[0, action_positions(columns, index[None])[0]].double().numpy()
     return legal[np.lexsort((legal, -logits))].astype(np.int64)
 
 
