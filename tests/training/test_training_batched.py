@@ -385,3 +385,52 @@ def test_torch_threads_by_phase():
     assert thread_counts(2) == (2, 2) and thread_counts(0) == (0, 0)
     with pytest.raises(ValueError, match="torch_threads"):
         thread_counts(-3)
+
+
+@pytest.mark.xdist_group("machine")
+def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(tmp_path: Path):
+    """``policy_in_workers``: two env workers choose the network seats' actions themselves. Same seed, same weights;
+    a run saved after its first updates and resumed ends with the weights of the uninterrupted run; every
+    transition of a batch carries the log-probability and value that the learner's current weights give its
+    observation and action (the step in flight during an update is chosen again with the new weights)."""
+    game = "bestiarium"
+    base = {**TINY, "engine": "batched", "num_workers": 2, "policy_in_workers": True, "num_envs": 4}
+
+    def config(name: str, **overrides: Any) -> Any:
+        return make_config(game, **{**base, "out": str(tmp_path / name), **overrides})
+
+    straight = params(train(config("straight", total_steps=192)))
+    again = params(train(config("again", total_steps=192)))
+    assert all(torch.equal(straight[k], again[k]) for k in straight)
+    first = train(config("split", total_steps=64))
+    assert train_main(["--resume", str(first.parent), "--total-steps", "192"]) == 0
+    resumed = params(first.parent / "policy.pt")
+    assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+    inline = params(train(config("inline", total_steps=192, policy_in_workers=False)))
+    assert not all(torch.equal(straight[k], inline[k]) for k in straight)  # other draws: another run
+
+    cfg = config("collect")
+    engine = envs.make_game(game)
+    torch.manual_seed(0)
+    net = build_network(network_spec(cfg, engine), engine)
+    collector = SelfPlayCollector(cfg, net, torch.Generator().manual_seed(0))
+    assert collector.policy_in_workers and collector.num_workers == 2
+    try:
+        for update in range(3):
+            buffer = RolloutBuffer(engine.num_actions)
+            collector.collect(buffer, 64)
+            batch = buffer.build(cfg.gamma, cfg.gae_lambda)
+            with torch.no_grad():
+                from training.distribution import masked_policy
+
+                dist, values = masked_policy(net, batch.obs, batch.legal(np.arange(len(batch))))
+                logp = dist.log_prob(batch.actions)
+            # the transitions that carried over from the last batch were chosen by the weights before the change
+            fresh = torch.isclose(logp, batch.logp, atol=1e-5) & torch.isclose(values, batch.values, atol=1e-5)
+            assert fresh.float().mean() > 0.8, update
+            for p in net.parameters():  # an "update": new weights for the next collection
+                p.data.add_(0.01 * torch.randn_like(p))
+            collector.add_snapshot(net)
+        assert any(set(c) - {"learner"} for c in collector.controllers)  # opponents sat in some games
+    finally:
+        collector.close()

@@ -146,6 +146,14 @@ class Report:
     """Finished games: ``{"env", "returns", "length", "controllers", "truncated"}`` (``env`` local index)."""
     num_actions: int = 0
     """Actions in the action space (the masks' width)."""
+    actions: np.ndarray | None = None
+    """With ``policy_in_workers``: the action chosen for every env's network seat (``(E,)`` int64), else None."""
+    logps: np.ndarray | None = None
+    """With ``policy_in_workers``: the learner rows' log-probabilities of their actions (``(E,)``; 0 elsewhere)."""
+    values: np.ndarray | None = None
+    """With ``policy_in_workers``: the learner rows' values (``(E,)``; 0 elsewhere)."""
+    version: int = -1
+    """With ``policy_in_workers``: the learner weights' version that chose ``actions`` (-1: none chose them)."""
 
     @property
     def masks(self) -> np.ndarray:
@@ -760,20 +768,139 @@ class LocalHandle:
         self.slots.close()
 
 
-def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor) -> None:
+def _numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
+    """A network's weights as numpy copies: a message to a worker (a tensor in a message would move the learner's
+    own storage into shared memory)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
+
+
+def _load_numpy_weights(net: nn.Module, weights: dict[str, np.ndarray]) -> None:
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+
+
+class PolicyActor:
+    """The learner's network and the snapshot pool in an env worker (config ``policy_in_workers``): chooses the
+    network seats' actions of its group's reports, with its own seeded generators."""
+
+    def __init__(self, game: str, options: dict[str, Any], spec: dict[str, Any], seed: int):
+        from training.networks import build_network
+
+        self.game = envs.make_game(game, **options)
+        self.spec = spec
+        self.net = build_network(spec, self.game)
+        self.version = -1
+        self.pool: dict[int, nn.Module] = {}
+        self.generator = torch.Generator().manual_seed(int(seed))
+        self.rng = np.random.default_rng([int(seed), 4])
+        self.snapshot_of: dict[int, int] = {}
+        """Per local env: the snapshot its current game's snapshot seats play."""
+        self.report: Report | None = None
+        """The report last answered (acted on again when the weights change)."""
+
+    def update(self, data: tuple) -> None:
+        """``(version, weights, new snapshots [(id, weights)], snapshot ids to keep)`` from the collector."""
+        version, weights, snapshots, keep = data
+        from training.networks import build_network
+
+        _load_numpy_weights(self.net, weights)
+        self.version = int(version)
+        for snap_id, snap_weights in snapshots:
+            frozen = build_network(self.spec, self.game).eval()
+            _load_numpy_weights(frozen, snap_weights)
+            for p in frozen.parameters():
+                p.requires_grad_(False)
+            self.pool[int(snap_id)] = frozen
+        for snap_id in list(self.pool):
+            if snap_id not in keep:
+                del self.pool[snap_id]
+
+    @torch.no_grad()
+    def act(self, report: Report, new: bool) -> Report:
+        """Choose the network seats' actions of ``report`` (``new``: a report not acted on before, whose new games
+        draw their snapshot here)."""
+        self.report = report
+        if self.version < 0:
+            return report  # no weights yet: the collector sends them and asks again
+        if new:
+            for j, controllers in enumerate(report.new_controllers):
+                if controllers is not None and SNAPSHOT in controllers and self.pool:
+                    ids = sorted(self.pool)
+                    self.snapshot_of[j] = ids[int(self.rng.integers(len(ids)))]
+        e = len(report.kinds)
+        actions = np.zeros(e, dtype=np.int64)
+        logps = np.zeros(e, dtype=np.float64)
+        values = np.zeros(e, dtype=np.float64)
+        learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
+        if learner:
+            dist, value_t = masked_policy(
+                self.net,
+                torch.from_numpy(report.obs[learner]),
+                LegalActions.from_packed(report.packed[learner], report.num_actions),
+            )
+            sampled = dist.sample(self.generator)
+            actions[learner] = sampled.numpy()
+            logps[learner] = dist.log_prob(sampled).numpy()
+            values[learner] = value_t.numpy()
+        by_snapshot: dict[int, list[int]] = {}
+        for j, kind in enumerate(report.kinds):
+            if kind == SNAPSHOT:
+                by_snapshot.setdefault(self.snapshot_of.get(j, -1), []).append(j)
+        for snap_id, rows in sorted(by_snapshot.items()):
+            net = self.pool.get(snap_id) or self.pool[min(self.pool)]
+            dist, _ = masked_policy(
+                net,
+                torch.from_numpy(report.obs[rows]),
+                LegalActions.from_packed(report.packed[rows], report.num_actions),
+            )
+            actions[rows] = dist.sample(self.generator).numpy()
+        report.actions, report.logps, report.values, report.version = actions, logps, values, self.version
+        return report
+
+    def get_state(self) -> dict[str, Any]:
+        return {
+            "generator": base64.b64encode(self.generator.get_state().numpy().tobytes()).decode("ascii"),
+            "rng": self.rng.bit_generator.state,
+            "snapshot_of": {str(k): v for k, v in self.snapshot_of.items()},
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        raw = np.frombuffer(base64.b64decode(state["generator"]), dtype=np.uint8).copy()
+        self.generator.set_state(torch.from_numpy(raw))
+        self.rng.bit_generator.state = state["rng"]
+        self.snapshot_of = {int(k): int(v) for k, v in state["snapshot_of"].items()}
+        self.version = -1  # the collector sends the weights and the pool again
+
+
+def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None) -> None:
     """Worker process: serve commands on a :func:`make_slots` group until ``close``. A report's observations go
-    into ``shared_obs`` (shared memory) instead of through the pipe."""
+    into ``shared_obs`` (shared memory) instead of through the pipe. With ``actor_args`` (``policy_in_workers``)
+    a :class:`PolicyActor` chooses the network seats' actions of every report; ``act`` sends it new weights and
+    asks again for the last report."""
     use_one_core()
     slots = make_slots(engine, args)
+    actor = PolicyActor(*actor_args) if actor_args is not None else None
     obs_out = shared_obs.numpy()
     try:
         while True:
             command, data = conn.recv()
             if command == "close":
                 break
-            answer = getattr(slots, command)(data)
+            if command == "act":
+                assert actor is not None and actor.report is not None
+                actor.update(data)
+                answer = actor.act(actor.report, new=False)
+            elif command == "set_state" and actor is not None:
+                actor.set_state(data["actor"])
+                answer = actor.act(slots.set_state(data), new=False)
+            else:
+                answer = getattr(slots, command)(data)
+                if actor is not None and isinstance(answer, Report):
+                    answer = actor.act(answer, new=True)
+                elif actor is not None and command == "get_state":
+                    answer["actor"] = actor.get_state()
             if isinstance(answer, Report):
                 obs_out[...] = answer.obs
+                answer = copy.copy(answer)  # the actor keeps its report whole
                 answer.obs = None  # type: ignore[assignment]  # the handle puts the shared view back
             conn.send(answer)
     except (EOFError, KeyboardInterrupt):
@@ -788,14 +915,15 @@ class RemoteHandle(PipeWorker):
     A report's observations (Bestiarium: 430 kB for 16 envs) come through shared memory, not the pipe: pickling
     them and pushing them through the pipe's 64 kB buffer took about 40% of a Bestiarium rollout. The report
     holds a view of that memory, which the worker rewrites at its next report: it is valid until the next
-    :meth:`send` (the collector copies out the rows it keeps before it sends the next step)."""
+    :meth:`send` (the collector copies out the rows it keeps before it sends the next step). ``actor_args``:
+    ``(game, options, network spec, seed)`` of the worker's :class:`PolicyActor` (``policy_in_workers``)."""
 
-    def __init__(self, engine: str, args: tuple):
+    def __init__(self, engine: str, args: tuple, actor_args: tuple | None = None):
         game = envs.make_game(args[0], **args[1])
         dtype = torch.from_numpy(np.zeros(0, dtype=game.observation_dtype)).dtype
         shared = torch.zeros((len(args[2]), *game.observation_shape), dtype=dtype).share_memory_()
         self._obs = shared.numpy()
-        super().__init__(_worker, (engine, args, shared))
+        super().__init__(_worker, (engine, args, shared, actor_args))
 
     def recv(self) -> Any:
         answer = super().recv()
@@ -851,6 +979,10 @@ class SelfPlayCollector:
                 spec=opponent_policy,
             )
         self.num_workers = resolve_workers(config.num_workers, self.engine)
+        self.policy_in_workers = (
+            bool(getattr(config, "policy_in_workers", False)) and self.num_workers > 0 and not (make_env or make_engine)
+        )
+        """The workers choose the network seats' actions (config ``policy_in_workers``; with workers only)."""
         groups = max(1, self.num_workers)
         self.group_envs = [list(range(config.num_envs))[g::groups] for g in range(groups)]
         self.handles: list[Any] = []
@@ -865,9 +997,20 @@ class SelfPlayCollector:
                 opponent_policy,
             )
             if self.num_workers > 0 and not hooks:
-                self.handles.append(RemoteHandle(self.engine, args))
+                actor_args = None
+                if self.policy_in_workers:
+                    from training.networks import network_spec
+
+                    game = envs.make_game(config.game, **config.env_options)
+                    actor_seed = int(np.random.SeedSequence([config.seed, 5, len(self.handles)]).generate_state(1)[0])
+                    actor_args = (config.game, dict(config.env_options), network_spec(config, game), actor_seed)
+                self.handles.append(RemoteHandle(self.engine, args, actor_args))
             else:
                 self.handles.append(LocalHandle(make_slots(self.engine, args, **hooks)))
+        self.version = 0
+        """The learner weights' version (``policy_in_workers``): one more at every collection."""
+        self.sent_version = [-1] * groups
+        self.sent_snapshots: list[set[int]] = [set() for _ in range(groups)]
         self.ready: list[Report | None] = [None] * groups
         self.in_flight = [False] * groups
         self.started = False
@@ -902,14 +1045,24 @@ class SelfPlayCollector:
         report = self.ready[g]
         if report is not None:
             self.ready[g] = None
-            return report
-        self.in_flight[g] = False
-        return self.handles[g].recv()
+        else:
+            self.in_flight[g] = False
+            report = self.handles[g].recv()
+        if self.policy_in_workers and report.version != self.version:
+            # chosen with older weights (the step that ran during the update), or none: choose again with these
+            handle = self.handles[g]
+            new = [(i, _numpy_weights(net)) for i, net in self.pool.items() if i not in self.sent_snapshots[g]]
+            handle.send("act", (self.version, _numpy_weights(self.net), new, set(self.pool)))
+            self.sent_snapshots[g] = set(self.pool)
+            self.sent_version[g] = self.version
+            report = handle.recv()
+        return report
 
     def collect(self, buffer: RolloutBuffer, target: int) -> None:
         """Step the envs until ``buffer`` holds at least ``target`` complete learner transitions.
 
         Each group's last step stays in flight (with workers, it runs during the update)."""
+        self.version += 1  # the weights may have changed since the last collection
         if not self.started:
             for handle in self.handles:
                 handle.send("reset")
@@ -975,18 +1128,24 @@ class SelfPlayCollector:
 
         actions = np.zeros(len(env_ids), dtype=np.int64)
         learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
+        acted = report.actions is not None  # the worker chose them (policy_in_workers)
         if learner:
             obs = report.obs[learner]
             packed = report.packed[learner]
-            dist, value_t = masked_policy(
-                self.net, torch.from_numpy(obs), LegalActions.from_packed(packed, report.num_actions)
-            )
-            sampled = dist.sample(self.generator)
-            logps = dist.log_prob(sampled).tolist()
+            if acted:
+                chosen = report.actions[learner].tolist()  # type: ignore[index]
+                logps = report.logps[learner].tolist()  # type: ignore[index]
+                values = report.values[learner].tolist()  # type: ignore[index]
+            else:
+                dist, value_t = masked_policy(
+                    self.net, torch.from_numpy(obs), LegalActions.from_packed(packed, report.num_actions)
+                )
+                sampled = dist.sample(self.generator)
+                logps = dist.log_prob(sampled).tolist()
+                values = value_t.tolist()
+                chosen = sampled.tolist()
             seats = report.seats[learner].tolist()
             potentials = report.potential[learner].tolist()
-            values = value_t.tolist()
-            chosen = sampled.tolist()
             for k, j in enumerate(learner):
                 key = (env_ids[j], seats[k])
                 value, potential = values[k], potentials[k]
@@ -997,6 +1156,10 @@ class SelfPlayCollector:
                     buffer.add(key, previous)
                 self.pending[key] = Transition(obs[k], packed[k], chosen[k], logps[k], value, potential=potential)
                 actions[j] = chosen[k]
+        if acted:
+            snapshots = [j for j, kind in enumerate(report.kinds) if kind == SNAPSHOT]
+            actions[snapshots] = report.actions[snapshots]  # type: ignore[index]
+            return actions
         by_snapshot: dict[int, list[int]] = {}
         for j, kind in enumerate(report.kinds):
             if kind == SNAPSHOT:
@@ -1065,6 +1228,8 @@ class SelfPlayCollector:
         """Inverse of :meth:`state_dict`; ValueError for a state collected on the other engine."""
         check_engine_state(state, self.engine)
         self.started = bool(state["started"])
+        self.sent_version = [-1] * len(self.handles)  # the workers get the weights and the pool again
+        self.sent_snapshots = [set() for _ in self.handles]
         if self.started:
             for g, (handle, group_state) in enumerate(zip(self.handles, json.loads(state["groups"]))):
                 handle.send("set_state", group_state)
