@@ -55,20 +55,22 @@ class TrainConfig:
     same run; a resumed run keeps the engine it was saved with."""
     num_workers: int = -1
     """Env worker processes (0: step the envs in this process; -1: by machine, 2 where it has two or more usable
-    cores, else 0). With k > 0 the envs are split into k groups, one per worker; while a worker steps its group
-    (plays its scripted seats, builds its observations), this process runs the network for another group, and
-    the workers take their next step during the update, so the rollouts keep two cores busy. alphazero
+    cores, else 0). With k > 0 the envs are split into k groups, one per worker; each worker steps its group (plays
+    its scripted seats, builds its observations) and, with ``policy_in_workers``, runs the network for it (else
+    this process runs it for one group while another steps), and the workers take their next step during the
+    update, so the rollouts keep two cores busy. alphazero
     (per-game default 1): 0 or -1 searches the games in this process between gradient steps; 1 (or more)
     searches them in one worker process (one torch thread, its own copy of the network, on the CPU) while this
     process takes the gradient steps; the run is the same either way. With a GPU, 0 keeps the search's forward
     passes on it."""
-    policy_in_workers: bool = False
+    policy_in_workers: bool = True
     """PPO with env workers (``num_workers`` > 0): each worker holds a copy of the learner's network and of the
     snapshot pool and answers its group's network seats itself (its own seeded sampling), so the rollouts' forward
     passes run on every worker's core while this process credits the transitions; new weights and snapshots go to
     the workers after each update, and a decision sampled before an update is sampled again with the new weights
-    (every transition's log-probability is the current policy's). Pays where the forward passes are most of the
-    rollout (Bestiarium's conv net). The run is another than without it (other draws)."""
+    (every transition's log-probability is the current policy's). False: this process runs the passes, one group
+    while the other steps. Paired 40-second runs on 2 cores: +14% samples/s in Bestiarium and Battle Sheep, +10%
+    in Beasty Borders, about +5% in Boaring (docs/speed.md). The run is another than without it (other draws)."""
     torch_threads: int = -1
     """Threads for torch's CPU kernels. -1: one thread for the rollouts' forward passes (the env workers use the
     other cores then) and every usable core for the update (the workers wait for it); k > 0: k threads for both;
@@ -280,7 +282,6 @@ GAME_DEFAULTS: dict[str, dict[str, Any]] = {
         "gae_lambda": 0.9,
         "opponent_fraction": 0.4,
         "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
-        "policy_in_workers": True,
     },
     # Flat vectors: MLP.
     # Score shaping (savanna and graveyard points) and lambda 0.8: the card draws make results noisy. Most

@@ -388,13 +388,13 @@ def test_torch_threads_by_phase():
 
 
 @pytest.mark.xdist_group("machine")
-def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(tmp_path: Path):
+@pytest.mark.parametrize(("game", "engine"), [("bestiarium", "batched"), ("beasty_borders", "reference")])
+def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(game: str, engine: str, tmp_path: Path):
     """``policy_in_workers``: two env workers choose the network seats' actions themselves. Same seed, same weights;
     a run saved after its first updates and resumed ends with the weights of the uninterrupted run; every
     transition of a batch carries the log-probability and value that the learner's current weights give its
     observation and action (the step in flight during an update is chosen again with the new weights)."""
-    game = "bestiarium"
-    base = {**TINY, "engine": "batched", "num_workers": 2, "policy_in_workers": True, "num_envs": 4}
+    base = {**TINY, "engine": engine, "num_workers": 2, "policy_in_workers": True, "num_envs": 4}
 
     def config(name: str, **overrides: Any) -> Any:
         return make_config(game, **{**base, "out": str(tmp_path / name), **overrides})
