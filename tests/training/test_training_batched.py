@@ -434,3 +434,18 @@ def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(g
         assert any(set(c) - {"learner"} for c in collector.controllers)  # opponents sat in some games
     finally:
         collector.close()
+
+
+@pytest.mark.xdist_group("machine")
+def test_a_run_saved_with_the_policy_in_this_process_resumes_with_it_in_the_workers(tmp_path: Path):
+    """A run saved with ``policy_in_workers`` off (as every run before it existed) resumes with it on: the
+    workers' actors start afresh and get the weights and the pool from the collector."""
+    config = make_config(
+        "bestiarium",
+        **{**TINY, "engine": "batched", "num_workers": 2, "policy_in_workers": False, "total_steps": 64},
+        out=str(tmp_path / "old"),
+    )
+    train(config)
+    assert train_main(["--resume", str(tmp_path / "old"), "--total-steps", "128", "--policy-in-workers", "true"]) == 0
+    meta = json.loads((tmp_path / "old" / "policy.json").read_text())
+    assert meta["steps"] >= 128 and meta["config"]["policy_in_workers"] is True

@@ -890,7 +890,10 @@ def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor
                 actor.update(data)
                 answer = actor.act(actor.report, new=False)
             elif command == "set_state" and actor is not None:
-                actor.set_state(data["actor"])
+                if "actor" in data:
+                    actor.set_state(data["actor"])
+                else:  # saved without the policy in the workers: the actor starts afresh, the weights come again
+                    actor.version = -1
                 answer = actor.act(slots.set_state(data), new=False)
             else:
                 answer = getattr(slots, command)(data)
