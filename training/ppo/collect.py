@@ -768,6 +768,53 @@ class LocalHandle:
         self.slots.close()
 
 
+def frozen_copy(net: nn.Module, weights: dict[str, torch.Tensor] | None = None) -> nn.Module:
+    """A copy of ``net`` for the snapshot pool (with ``weights`` loaded, when given): eval mode, no gradients."""
+    frozen = copy.deepcopy(net).eval()
+    if weights is not None:
+        frozen.load_state_dict(weights)
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    return frozen
+
+
+@torch.no_grad()
+def choose_actions(
+    net: nn.Module, snapshot_net: Any, report: Report, snapshot_ids: list[int], generator: torch.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(actions, log-probabilities, values)`` of a report's network seats, ``(E,)`` each: the learner's rows
+    sampled from ``net`` in one pass (with their log-probabilities and values; 0 in the other rows), then the
+    snapshot rows from ``snapshot_net(snapshot_ids[j])``, one pass per snapshot in id order; every draw from
+    ``generator``, the learner's first."""
+    e = len(report.kinds)
+    actions = np.zeros(e, dtype=np.int64)
+    logps = np.zeros(e, dtype=np.float64)
+    values = np.zeros(e, dtype=np.float64)
+    learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
+    if learner:
+        dist, value_t = masked_policy(
+            net,
+            torch.from_numpy(report.obs[learner]),
+            LegalActions.from_packed(report.packed[learner], report.num_actions),
+        )
+        sampled = dist.sample(generator)
+        actions[learner] = sampled.cpu().numpy()
+        logps[learner] = dist.log_prob(sampled).cpu().numpy()
+        values[learner] = value_t.cpu().numpy()
+    by_snapshot: dict[int, list[int]] = {}
+    for j, kind in enumerate(report.kinds):
+        if kind == SNAPSHOT:
+            by_snapshot.setdefault(snapshot_ids[j], []).append(j)
+    for snap_id, rows in sorted(by_snapshot.items()):
+        dist, _ = masked_policy(
+            snapshot_net(snap_id),
+            torch.from_numpy(report.obs[rows]),
+            LegalActions.from_packed(report.packed[rows], report.num_actions),
+        )
+        actions[rows] = dist.sample(generator).cpu().numpy()
+    return actions, logps, values
+
+
 def _numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
     """A network's weights as numpy copies: a message to a worker (a tensor in a message would move the learner's
     own storage into shared memory)."""
@@ -785,9 +832,7 @@ class PolicyActor:
     def __init__(self, game: str, options: dict[str, Any], spec: dict[str, Any], seed: int):
         from training.networks import build_network
 
-        self.game = envs.make_game(game, **options)
-        self.spec = spec
-        self.net = build_network(spec, self.game)
+        self.net = build_network(spec, envs.make_game(game, **options))
         self.version = -1
         self.pool: dict[int, nn.Module] = {}
         self.generator = torch.Generator().manual_seed(int(seed))
@@ -800,21 +845,14 @@ class PolicyActor:
     def update(self, data: tuple) -> None:
         """``(version, weights, new snapshots [(id, weights)], snapshot ids to keep)`` from the collector."""
         version, weights, snapshots, keep = data
-        from training.networks import build_network
-
         _load_numpy_weights(self.net, weights)
         self.version = int(version)
         for snap_id, snap_weights in snapshots:
-            frozen = build_network(self.spec, self.game).eval()
-            _load_numpy_weights(frozen, snap_weights)
-            for p in frozen.parameters():
-                p.requires_grad_(False)
-            self.pool[int(snap_id)] = frozen
+            self.pool[int(snap_id)] = frozen_copy(self.net, {k: torch.from_numpy(v) for k, v in snap_weights.items()})
         for snap_id in list(self.pool):
             if snap_id not in keep:
                 del self.pool[snap_id]
 
-    @torch.no_grad()
     def act(self, report: Report, new: bool) -> Report:
         """Choose the network seats' actions of ``report`` (``new``: a report not acted on before, whose new games
         draw their snapshot here)."""
@@ -826,35 +864,13 @@ class PolicyActor:
                 if controllers is not None and SNAPSHOT in controllers and self.pool:
                     ids = sorted(self.pool)
                     self.snapshot_of[j] = ids[int(self.rng.integers(len(ids)))]
-        e = len(report.kinds)
-        actions = np.zeros(e, dtype=np.int64)
-        logps = np.zeros(e, dtype=np.float64)
-        values = np.zeros(e, dtype=np.float64)
-        learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
-        if learner:
-            dist, value_t = masked_policy(
-                self.net,
-                torch.from_numpy(report.obs[learner]),
-                LegalActions.from_packed(report.packed[learner], report.num_actions),
-            )
-            sampled = dist.sample(self.generator)
-            actions[learner] = sampled.numpy()
-            logps[learner] = dist.log_prob(sampled).numpy()
-            values[learner] = value_t.numpy()
-        by_snapshot: dict[int, list[int]] = {}
-        for j, kind in enumerate(report.kinds):
-            if kind == SNAPSHOT:
-                by_snapshot.setdefault(self.snapshot_of.get(j, -1), []).append(j)
-        for snap_id, rows in sorted(by_snapshot.items()):
-            net = self.pool.get(snap_id) or self.pool[min(self.pool)]
-            dist, _ = masked_policy(
-                net,
-                torch.from_numpy(report.obs[rows]),
-                LegalActions.from_packed(report.packed[rows], report.num_actions),
-            )
-            actions[rows] = dist.sample(self.generator).numpy()
+        snapshot_ids = [self.snapshot_of.get(j, -1) for j in range(len(report.kinds))]
+        actions, logps, values = choose_actions(self.net, self._snapshot, report, snapshot_ids, self.generator)
         report.actions, report.logps, report.values, report.version = actions, logps, values, self.version
         return report
+
+    def _snapshot(self, snap_id: int) -> nn.Module:
+        return self.pool.get(snap_id) or self.pool[min(self.pool)]
 
     def get_state(self) -> dict[str, Any]:
         return {
@@ -1032,10 +1048,7 @@ class SelfPlayCollector:
     # ----- the pool -------------------------------------------------------------------------------------
     def add_snapshot(self, net: nn.Module) -> None:
         """Freeze a copy of ``net`` into the opponent pool (dropping the oldest beyond ``pool_size``)."""
-        frozen = copy.deepcopy(net).eval()
-        for p in frozen.parameters():
-            p.requires_grad_(False)
-        self.pool[self.next_snapshot_id] = frozen
+        self.pool[self.next_snapshot_id] = frozen_copy(net)
         self.next_snapshot_id += 1
         while len(self.pool) > max(1, self.config.pool_size):
             del self.pool[min(self.pool)]
@@ -1129,52 +1142,26 @@ class SelfPlayCollector:
                 pending.next_value = float(value)
                 buffer.add(key, pending)
 
-        actions = np.zeros(len(env_ids), dtype=np.int64)
+        if report.actions is not None:  # the worker chose them (policy_in_workers)
+            chosen, logps, values = report.actions, report.logps, report.values
+        else:
+            snapshot_ids = [self.snapshot_of[i] for i in env_ids]
+            chosen, logps, values = choose_actions(self.net, self._snapshot, report, snapshot_ids, self.generator)
+        assert logps is not None and values is not None
         learner = [j for j, kind in enumerate(report.kinds) if kind == LEARNER]
-        acted = report.actions is not None  # the worker chose them (policy_in_workers)
-        if learner:
-            obs = report.obs[learner]
-            packed = report.packed[learner]
-            if acted:
-                chosen = report.actions[learner].tolist()  # type: ignore[index]
-                logps = report.logps[learner].tolist()  # type: ignore[index]
-                values = report.values[learner].tolist()  # type: ignore[index]
-            else:
-                dist, value_t = masked_policy(
-                    self.net, torch.from_numpy(obs), LegalActions.from_packed(packed, report.num_actions)
-                )
-                sampled = dist.sample(self.generator)
-                logps = dist.log_prob(sampled).tolist()
-                values = value_t.tolist()
-                chosen = sampled.tolist()
-            seats = report.seats[learner].tolist()
-            potentials = report.potential[learner].tolist()
-            for k, j in enumerate(learner):
-                key = (env_ids[j], seats[k])
-                value, potential = values[k], potentials[k]
-                previous = self.pending.pop(key, None)
-                if previous is not None:
-                    previous.reward += gamma * potential - previous.potential
-                    previous.next_value = value
-                    buffer.add(key, previous)
-                self.pending[key] = Transition(obs[k], packed[k], chosen[k], logps[k], value, potential=potential)
-                actions[j] = chosen[k]
-        if acted:
-            snapshots = [j for j, kind in enumerate(report.kinds) if kind == SNAPSHOT]
-            actions[snapshots] = report.actions[snapshots]  # type: ignore[index]
-            return actions
-        by_snapshot: dict[int, list[int]] = {}
-        for j, kind in enumerate(report.kinds):
-            if kind == SNAPSHOT:
-                by_snapshot.setdefault(self.snapshot_of[env_ids[j]], []).append(j)
-        for snap_id, rows in sorted(by_snapshot.items()):
-            dist, _ = masked_policy(
-                self._snapshot(snap_id),
-                torch.from_numpy(report.obs[rows]),
-                LegalActions.from_packed(report.packed[rows], report.num_actions),
-            )
-            actions[rows] = dist.sample(self.generator).cpu().numpy()
-        return actions
+        obs, packed = report.obs[learner], report.packed[learner]  # copies: the worker rewrites its report
+        seats, potentials = report.seats[learner].tolist(), report.potential[learner].tolist()
+        for k, j in enumerate(learner):
+            key = (env_ids[j], seats[k])
+            value, potential = float(values[j]), potentials[k]
+            previous = self.pending.pop(key, None)
+            if previous is not None:
+                previous.reward += gamma * potential - previous.potential
+                previous.next_value = value
+                buffer.add(key, previous)
+            action, logp = int(chosen[j]), float(logps[j])
+            self.pending[key] = Transition(obs[k], packed[k], action, logp, value, potential=potential)
+        return chosen.copy()
 
     def _record(self, episode: dict[str, Any]) -> None:
         self.episodes += 1
@@ -1253,11 +1240,7 @@ class SelfPlayCollector:
         self.snapshot_of = [int(s) for s in state["snapshot_of"]]
         self.pool = {}
         for snap_id, weights in state["pool"].items():
-            frozen = copy.deepcopy(self.net).eval()
-            frozen.load_state_dict(weights)
-            for p in frozen.parameters():
-                p.requires_grad_(False)
-            self.pool[int(snap_id)] = frozen
+            self.pool[int(snap_id)] = frozen_copy(self.net, weights)
         self.next_snapshot_id = int(state["next_snapshot_id"])
         self.rng.bit_generator.state = json.loads(state["rng"])
         for k, v in json.loads(state["results"]).items():
