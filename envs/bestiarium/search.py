@@ -12,7 +12,14 @@ import numpy as np
 from numba import njit
 
 from envs.bestiarium.actions import GROW
-from envs.bestiarium.fast import BestiariumBatched, _mask_row, _size_values_row, _step_row, _winner_row
+from envs.bestiarium.fast import (
+    BestiariumBatched,
+    _copy_row_from,
+    _mask_row,
+    _size_values_row,
+    _step_row,
+    _winner_row,
+)
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.fastrng import below, next_u64
 
@@ -55,26 +62,28 @@ def feature_bits(codes: np.ndarray) -> np.ndarray:
     return ((np.asarray(codes)[..., None] >> np.arange(len(PLAYOUT_FEATURES))) & 1).astype(np.float64)
 
 
-@njit(cache=True)
-def _copy_row(st, src, dst):
-    """Row ``src`` into row ``dst`` (all but the generator)."""
-    st.color[dst, :] = st.color[src, :]
-    st.cid[dst, :] = st.cid[src, :]
-    st.link[dst, :] = st.link[src, :]
-    st.head[dst, :] = st.head[src, :]
-    st.size[dst, :] = st.size[src, :]
-    st.legal[dst, :, :] = st.legal[src, :, :]
-    st.to_move[dst] = st.to_move[src]
-    st.phase[dst] = st.phase[src]
-    st.chain[dst] = st.chain[src]
-    st.passes[dst] = st.passes[src]
-    st.first_passer[dst] = st.first_passer[src]
-    st.plies[dst] = st.plies[src]
-    st.over[dst] = st.over[src]
-
-
 BOOK_ROWS = 5
 """Rows of the learned playout's int64 work array (``books``, (BOOK_ROWS, N + 2))."""
+
+
+@njit(cache=True, inline="always")
+def _size_bits(s1, ssm, eat, danger, my_top, count, their_top):
+    """The feature bits of a move that makes a creature of size ``s1`` (``PLAYOUT_FEATURES``): eat and danger above
+    the single-shape sizes ``ssm``, top (above the mover's largest, ``my_top``), same_size (``count[s1]``: the
+    mover's creatures of that size), contest (at least the opponent's largest, ``their_top``)."""
+    code = 0
+    if s1 > ssm:
+        if eat:
+            code |= 2
+        if danger:
+            code |= 4
+    if s1 > my_top:
+        code |= 8
+    if count[s1] > 0:
+        code |= 16
+    if their_top > 0 and s1 >= their_top:
+        code |= 32
+    return code
 
 
 @njit(cache=True)
@@ -178,17 +187,7 @@ def _candidates(st, b, tab, books, table, cum, draw):
                         eat = True
                     elif se == s0:
                         danger = True
-        if s1 > ssm:
-            if eat:
-                code |= 2
-            if danger:
-                code |= 4
-        if s1 > my_top:
-            code |= 8
-        if count[s1] > 0:
-            code |= 16
-        if their_top > 0 and s1 >= their_top:
-            code |= 32
+        code |= _size_bits(s1, ssm, eat, danger, my_top, count, their_top)
         acts[n] = a
         codes[n] = code
         total += table[code]
@@ -292,17 +291,7 @@ def _local_move(st, b, tab, table, books, cum, mask, last):
                 x = st.head[b, c] if x == a and c >= 0 else (st.link[b, x] if x != a else -1)
                 if x < 0:
                     break
-            if s1 > ssm:
-                if eat:
-                    code |= 2
-                if danger:
-                    code |= 4
-            if s1 > my_top:
-                code |= 8
-            if count[s1] > 0:
-                code |= 16
-            if their_top > 0 and s1 >= their_top:
-                code |= 32
+            code |= _size_bits(s1, ssm, eat, danger, my_top, count, their_top)
             acts[n] = a
             local_total += table[code]
             cum[n] = local_total
@@ -405,7 +394,7 @@ def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, ro
     cum = np.zeros(n_actions + 1, dtype=np.float64)
     used = 1
     for _ in range(budget):
-        _copy_row(st, root, work)
+        _copy_row_from(st, root, st, work)
         node = 0
         path[0] = 0
         plen = 1
@@ -488,7 +477,7 @@ def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, t
             continue
         total = 0.0
         for _ in range(rollouts):
-            _copy_row(st, root, work)
+            _copy_row_from(st, root, st, work)
             _step_row(st, work, a, tab, sc)
             _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
             total += leaf[player]
