@@ -108,21 +108,3 @@ class raw_env(BarnyardAECEnv):  # noqa: N801 - PettingZoo naming
     def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
         """The value, comparison and verdict planes are signed ([-1, 1]); the others lie in [0, 1]."""
         return np.broadcast_to(_LOW, game.observation_shape).copy(), 1.0
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation, built when it is read and at most once per position and seat (every read gets
-        its own copy of the built planes: ``last()`` and ``observe()`` of the same agent in one step build one)."""
-        seat = self._seat_of[agent]
-        state = self.game_state
-        cache = getattr(self, "_obs_cache", None)
-        if cache is None or cache[0] is not state or cache[1] != state.plies:
-            cache = self._obs_cache = [state, state.plies, {}]
-        planes = cache[2].get(seat)
-        if planes is None:
-            planes = cache[2][seat] = self.game.observation(state, seat)
-        planes = planes.copy()  # callers may write into theirs
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask = self.legal_mask()
-        else:
-            mask = self._zero_mask.copy()
-        return {"observation": planes, "action_mask": mask}
