@@ -149,6 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"unknown --algo {config.algo!r}; available: {', '.join(ALGOS)}")
     if config.device not in ("auto", "cpu", "cuda"):
         raise SystemExit(f"unknown --device {config.device!r}; available: auto, cpu, cuda")
+    from training.run.pieces import evaluation_kinds
+
+    try:
+        evaluation_kinds(config)
+    except ValueError as err:
+        raise SystemExit(f"--eval-opponents: {err}") from None
     if config.algo == "alphazero":
         from training.alphazero.search import SearchError, check_searchable
 

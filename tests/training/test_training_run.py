@@ -263,3 +263,21 @@ def test_keep_checkpoints_saves_every_evaluated_policy(tmp_path: Path):
     assert not all(
         torch.equal(a, b) for a, b in zip(params(kept[0]).values(), params(tmp_path / "kept" / "policy.pt").values())
     )
+
+
+@pytest.mark.parametrize("algo", ["ppo", "alphazero"])
+def test_an_evaluation_opponent_that_cannot_play_is_refused_before_any_training(tmp_path: Path, algo: str):
+    """``--eval-opponents search`` (a spec, not a kind) and ``policy`` without ``--opponent-policy`` stop the run
+    with a clear error before its first update, from the CLI and from ``train`` (neither writes a run)."""
+    from training.alphazero.selfplay import train as train_alphazero
+
+    trainer = train_alphazero if algo == "alphazero" else train
+    for opponents, message in (("random,search", "unknown evaluation opponent 'search'"), ("policy", "policy spec")):
+        out = tmp_path / f"{algo}-{opponents}"
+        args = ["--algo", algo, "--game", "beasty_borders", "--eval-opponents", opponents, "--out", str(out)]
+        with pytest.raises(SystemExit, match=f"--eval-opponents: .*{message}"):
+            train_main(args)
+        config = make_config("beasty_borders", algo=algo, eval_opponents=opponents, out=str(out), total_steps=64)
+        with pytest.raises(ValueError, match=message):
+            trainer(config)
+        assert not (out / "log.csv").exists()
