@@ -50,11 +50,11 @@ from envs.battle_sheep.actions import (
     TILES_PER_PLAYER,
 )
 from envs.battle_sheep.observation import (
-    hexagon_centre,
     largest_herd,
     mask_tiles,
     observe_into,
     outer_border,
+    place_tile,
     slide,
     stack_can_move,
     zero,
@@ -129,53 +129,6 @@ def _advance_mover(cells, heights, stacks, num_stacks, phase, to_move, can_move,
 
 
 @njit(cache=True)
-def _place_tile(cells, tiles_left, num_pasture, pasture, extent, b, seat, action, tiles, q, r, cell_at, radius):
-    """Lay tile ``action`` for ``seat`` in row ``b`` and re-centre the frame on the pasture's smallest enclosing
-    hexagon (rules.apply's build branch and rules._recentre)."""
-    m = num_pasture[b]
-    for i in range(4):
-        c = tiles[action, i]
-        cells[b, c] = EMPTY
-        pasture[b, m + i] = c
-        cq = q[c]
-        cr = r[c]
-        cs = -cq - cr
-        if m == 0 and i == 0:
-            extent[b, 0] = extent[b, 1] = cq
-            extent[b, 2] = extent[b, 3] = cr
-            extent[b, 4] = extent[b, 5] = cs
-        else:
-            extent[b, 0] = min(extent[b, 0], cq)
-            extent[b, 1] = max(extent[b, 1], cq)
-            extent[b, 2] = min(extent[b, 2], cr)
-            extent[b, 3] = max(extent[b, 3], cr)
-            extent[b, 4] = min(extent[b, 4], cs)
-            extent[b, 5] = max(extent[b, 5], cs)
-    m += 4
-    num_pasture[b] = m
-    tiles_left[b, seat] -= 1
-    cq, cr = hexagon_centre(extent[b, 0], extent[b, 1], extent[b, 2], extent[b, 3], extent[b, 4], extent[b, 5])
-    if cq == 0 and cr == 0:
-        return
-    dq = -cq
-    dr = -cr
-    extent[b, 0] += dq
-    extent[b, 1] += dq
-    extent[b, 2] += dr
-    extent[b, 3] += dr
-    extent[b, 4] -= dq + dr
-    extent[b, 5] -= dq + dr
-    side = 2 * radius + 1
-    for i in range(m):
-        cells[b, pasture[b, i]] = NO_PASTURE
-    for i in range(m):
-        c = pasture[b, i]
-        moved = cell_at[(r[c] + dr + radius) * side + q[c] + dq + radius]
-        pasture[b, i] = moved
-        cells[b, moved] = EMPTY
-
-
-@njit(cache=True)
 def _apply_row(
     cells,
     heights,
@@ -209,7 +162,8 @@ def _apply_row(
     num_cells = cells.shape[1]
     ph = phase[b]
     if ph == BUILD:
-        _place_tile(cells, tiles_left, num_pasture, pasture, extent, b, seat, action, tiles, q, r, cell_at, radius)
+        place_tile(cells, num_pasture, pasture, extent, b, action, tiles, q, r, cell_at, radius)
+        tiles_left[b, seat] -= 1
         if num_pasture[b] == 4 * total_tiles:
             phase[b] = PLACE
             exterior = np.empty(num_cells, dtype=np.bool_)

@@ -382,6 +382,54 @@ def hexagon_centre(q0, q1, r0, r1, s0, s1):
     return best_q, best_r
 
 
+@njit(cache=True)
+def place_tile(cells, num_pasture, pasture, extent, b, action, tiles, q, r, cell_at, radius):
+    """Lay tile ``action`` (legal) in row ``b`` and re-centre the frame on the pasture's smallest enclosing hexagon:
+    ``rules.PastureBuild.place_tile`` (the same cells, pasture order and extent; tested equal) on the rows of
+    ``cells`` (B, N) int8, ``num_pasture`` (B,), ``pasture`` (B, >= num_pasture + 4) and ``extent`` (B, 6) (int64;
+    read only where ``num_pasture`` > 0). Both engines lay their tiles with it."""
+    m = num_pasture[b]
+    for i in range(4):
+        c = tiles[action, i]
+        cells[b, c] = EMPTY
+        pasture[b, m + i] = c
+        cq = q[c]
+        cr = r[c]
+        cs = -cq - cr
+        if m == 0 and i == 0:
+            extent[b, 0] = extent[b, 1] = cq
+            extent[b, 2] = extent[b, 3] = cr
+            extent[b, 4] = extent[b, 5] = cs
+        else:
+            extent[b, 0] = min(extent[b, 0], cq)
+            extent[b, 1] = max(extent[b, 1], cq)
+            extent[b, 2] = min(extent[b, 2], cr)
+            extent[b, 3] = max(extent[b, 3], cr)
+            extent[b, 4] = min(extent[b, 4], cs)
+            extent[b, 5] = max(extent[b, 5], cs)
+    m += 4
+    num_pasture[b] = m
+    cq, cr = hexagon_centre(extent[b, 0], extent[b, 1], extent[b, 2], extent[b, 3], extent[b, 4], extent[b, 5])
+    if cq == 0 and cr == 0:
+        return
+    dq = -cq
+    dr = -cr
+    extent[b, 0] += dq
+    extent[b, 1] += dq
+    extent[b, 2] += dr
+    extent[b, 3] += dr
+    extent[b, 4] -= dq + dr
+    extent[b, 5] -= dq + dr
+    side = 2 * radius + 1
+    for i in range(m):
+        cells[b, pasture[b, i]] = NO_PASTURE
+    for i in range(m):
+        c = pasture[b, i]
+        moved = cell_at[(r[c] + dr + radius) * side + q[c] + dq + radius]
+        pasture[b, i] = moved
+        cells[b, moved] = EMPTY
+
+
 # ----- the observation and the mask, readable and compiled -----------------------------------------------------
 def observe(game: Any, state: Any, seat: int) -> np.ndarray:
     """The planes of :meth:`observation_numpy`, built by a compiled kernel (``observe_into``); the tests

@@ -29,7 +29,7 @@ from envs.battle_sheep.actions import (
     TILES_PER_PLAYER,
     ActionCodec,
 )
-from envs.battle_sheep.observation import GridTables, arrays_of
+from envs.battle_sheep.observation import GridTables, arrays_of, place_tile
 from envs.common.game import (
     TERMINAL,
     CellGraph,
@@ -406,6 +406,10 @@ class BattleSheepGame(Game[BattleSheepState]):
         }
         """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
         self._code = np.zeros(n, dtype=np.int8)
+        self._row_pasture = np.zeros((1, 4 * self.total_tiles), dtype=np.int64)
+        self._row_extent = np.zeros((1, 6), dtype=np.int64)
+        self._row_count = np.zeros(1, dtype=np.int64)
+        """Scratch: a state's pasture, extent and pasture size as the one row :meth:`lay_tile`'s kernel reads."""
         self._liberties = np.zeros(n, dtype=np.int64)
         self._near = np.zeros(n, dtype=np.int64)
         _load_kernels(self)
@@ -524,7 +528,7 @@ class BattleSheepGame(Game[BattleSheepState]):
                     f"action {action} ({self.codec.to_str(state, action)}): the tile must lie on the canvas, overlap "
                     "no pasture and share an edge with it (the first tile covers the centre)"
                 )
-            self.build.place_tile(state, action)
+            self.lay_tile(state, action)
             state.tiles_left[seat] -= 1
             if state.num_pasture == 4 * self.total_tiles:
                 state.phase = PLACE
@@ -573,6 +577,24 @@ class BattleSheepGame(Game[BattleSheepState]):
         state.plies += 1
         state.last_action = action
         state._moves = None
+
+    def lay_tile(self, state: BattleSheepState, action: int) -> None:
+        """Lay tile ``action`` (legal) and re-centre the frame: :meth:`PastureBuild.place_tile` (the readable
+        definition, tested equal: the same cells, pasture order and extent) by the compiled kernel both engines
+        share (``observation.place_tile``), on the state seen as one row. The build's tile-legality arrays are
+        dropped (rebuilt when :meth:`legal_tiles` next needs them)."""
+        m = state.num_pasture
+        pasture, extent, count = self._row_pasture, self._row_extent, self._row_count
+        if m:
+            pasture[0, :m] = state.pasture
+            extent[0] = state.extent if state.extent is not None else self.build.extent(state.pasture)
+        count[0] = m
+        t = self.tables
+        place_tile(arrays_of(state)[0][None], count, pasture, extent, 0, action, t.tiles, t.q, t.r, t.cell_at, t.radius)
+        state.pasture = pasture[0, : m + 4].tolist()
+        state.extent = tuple(extent[0].tolist())
+        state.num_pasture = m + 4
+        state.tile_blocked = state.tile_touch = None
 
     def extent(self, cells: list[int]) -> tuple[int, int, int, int, int, int]:
         return self.build.extent(cells)

@@ -85,6 +85,33 @@ def test_every_placement_recentres_the_pasture_and_keeps_its_shape(num_players):
         assert [c != NO_PASTURE for c in state.cells] == [c != NO_PASTURE for c in frozen]
 
 
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_the_compiled_tile_placement_is_the_readable_one(num_players):
+    """``BattleSheepGame.lay_tile`` (the kernel ``apply`` lays tiles with) leaves the cells, the pasture in its
+    order, the extent and the pasture size exactly as ``PastureBuild.place_tile`` does, at every placement of
+    random builds, from states that know their extent and from states that do not (read from text or JSON)."""
+    game = BattleSheepGame(num_players=num_players)
+    rng = np.random.default_rng(10 + num_players)
+    placements = shifted = 0
+    for _ in range(40):
+        state = game.initial_state(rng)
+        while state.phase == BUILD and state.num_pasture < 4 * game.total_tiles - 4:
+            action = int(rng.choice(np.flatnonzero(game.legal_mask(state))))
+            for known_extent in (True, False):
+                compiled, readable = state.clone(), state.clone()
+                if not known_extent:
+                    compiled.extent = readable.extent = None
+                game.lay_tile(compiled, action)
+                game.build.place_tile(readable, action)
+                assert list(compiled.cells) == list(readable.cells)
+                assert compiled.pasture == readable.pasture and compiled.num_pasture == readable.num_pasture
+                assert compiled.extent == readable.extent
+            placements += 1
+            shifted += compiled.pasture[:-4] != state.pasture
+            game.apply(state, action, rng)
+    assert placements > 200 and shifted > placements // 4  # the frame moved in many of them
+
+
 def test_first_tile_is_centred_and_the_second_is_relative_to_it():
     game = BattleSheepGame()
     state = game.initial_state(np.random.default_rng(0))
