@@ -365,6 +365,28 @@ PPO is its learner)."""
 
 ALGOS = ("ppo", "alphazero")
 
+POLICY = "policy"
+"""The opponent kind of a frozen policy named by a spec (config ``opponent_policy``): anything the arena seats."""
+SCRIPTED_KINDS = ("random", "greedy", POLICY)
+"""The opponent kinds a run's ``opponent_mix`` and ``eval_opponents`` may name (played by
+:mod:`training.run.opponents`)."""
+
+
+def eval_opponent_kinds(config: TrainConfig) -> list[str]:
+    """The kinds named by ``config.eval_opponents``; ValueError for one that cannot be played (not one of
+    :data:`SCRIPTED_KINDS`, or ``policy`` without ``opponent_policy``). The CLI and both trainers call it before
+    the first update, so a bad spelling stops the run there and not at its first evaluation."""
+    kinds = [k.strip() for k in config.eval_opponents.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in SCRIPTED_KINDS]
+    if unknown:
+        raise ValueError(
+            f"unknown evaluation opponent {unknown[0]!r}; allowed: {', '.join(SCRIPTED_KINDS)} (a policy such as "
+            f"search:N plays as 'policy' with opponent_policy set to its spec)"
+        )
+    if POLICY in kinds and not config.opponent_policy:
+        raise ValueError("evaluation opponent 'policy' needs a policy spec (config opponent_policy)")
+    return kinds
+
 
 def make_config(game: str = "battle_sheep", **overrides: Any) -> TrainConfig:
     """The config for ``game``: dataclass defaults, then :data:`GAME_DEFAULTS` (or :data:`ALPHAZERO_DEFAULTS`

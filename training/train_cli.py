@@ -141,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     config = config_from_args(args)
     import envs
-    from training.config import ALGOS
+    from training.config import ALGOS, eval_opponent_kinds
 
     if config.game not in envs.GAMES:
         raise SystemExit(f"unknown game {config.game!r}; available: {', '.join(envs.GAMES)}")
@@ -149,10 +149,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise SystemExit(f"unknown --algo {config.algo!r}; available: {', '.join(ALGOS)}")
     if config.device not in ("auto", "cpu", "cuda"):
         raise SystemExit(f"unknown --device {config.device!r}; available: auto, cpu, cuda")
-    from training.run.pieces import evaluation_kinds
-
     try:
-        evaluation_kinds(config)
+        eval_opponent_kinds(config)
     except ValueError as err:
         raise SystemExit(f"--eval-opponents: {err}") from None
     if config.algo == "alphazero":

@@ -580,9 +580,8 @@ class BattleSheepGame(Game[BattleSheepState]):
 
     def lay_tile(self, state: BattleSheepState, action: int) -> None:
         """Lay tile ``action`` (legal) and re-centre the frame: :meth:`PastureBuild.place_tile` (the readable
-        definition, tested equal: the same cells, pasture order and extent) by the compiled kernel both engines
-        share (``observation.place_tile``), on the state seen as one row. The build's tile-legality arrays are
-        dropped (rebuilt when :meth:`legal_tiles` next needs them)."""
+        definition, tested equal) by the kernel both engines share (``observation.place_tile``), on the state as
+        one row. The build's tile-legality arrays are dropped (rebuilt when :meth:`legal_tiles` next needs them)."""
         m = state.num_pasture
         pasture, extent, count = self._row_pasture, self._row_extent, self._row_count
         if m:

@@ -19,11 +19,8 @@ from torch import nn
 
 import envs
 from envs.common.policies import Decision, Policy, RandomPolicy
+from training.config import POLICY, SCRIPTED_KINDS
 from training.distribution import masked_policy
-
-POLICY = "policy"
-"""The opponent kind of a frozen policy named by a spec (config ``opponent_policy``): anything the arena seats."""
-SCRIPTED_KINDS = ("random", "greedy", POLICY)
 
 
 # ----- scripted opponents ---------------------------------------------------------------------------------

@@ -24,8 +24,8 @@ from torch import nn
 
 from envs.common.game import Game
 from training.checkpoint import save_checkpoint
-from training.config import TrainConfig
-from training.run.opponents import POLICY, SCRIPTED_KINDS, available_kinds, play_against
+from training.config import TrainConfig, eval_opponent_kinds
+from training.run.opponents import available_kinds, play_against
 
 
 def seed_everything(seed: int) -> None:
@@ -97,19 +97,9 @@ def progress_bar(config: TrainConfig, done: int = 0) -> Any:
 
 
 def evaluation_kinds(config: TrainConfig) -> list[str]:
-    """The baselines of ``config.eval_opponents`` that the game offers. Both trainers call it before their first
-    update, so a kind that cannot be played (not one of :data:`SCRIPTED_KINDS`, or ``policy`` without
-    ``opponent_policy``) raises ValueError there, not at the first evaluation."""
-    kinds = [k.strip() for k in config.eval_opponents.split(",") if k.strip()]
-    unknown = [k for k in kinds if k not in SCRIPTED_KINDS]
-    if unknown:
-        raise ValueError(
-            f"unknown evaluation opponent {unknown[0]!r}; allowed: {', '.join(SCRIPTED_KINDS)} (a policy such as "
-            f"search:N plays as 'policy' with opponent_policy set to its spec)"
-        )
-    if POLICY in kinds and not getattr(config, "opponent_policy", ""):
-        raise ValueError("evaluation opponent 'policy' needs a policy spec (config opponent_policy)")
-    return available_kinds(config.game, kinds)
+    """The baselines of ``config.eval_opponents`` that the game offers; ValueError (from
+    :func:`training.config.eval_opponent_kinds`) for one that cannot be played."""
+    return available_kinds(config.game, eval_opponent_kinds(config))
 
 
 def evaluation_due(config: TrainConfig, update: int, final: bool) -> bool:
