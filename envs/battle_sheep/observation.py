@@ -458,6 +458,89 @@ def observe(game: Any, state: Any, seat: int) -> np.ndarray:
     return out.reshape(game.observation_shape)
 
 
+@njit(cache=True)
+def observe_and_mask_into(
+    cells,
+    heights,
+    tiles_left,
+    phase,
+    seat,
+    num_players,
+    num_pasture,
+    on_border,
+    where,
+    num_where,
+    tiles,
+    cell_tiles,
+    square,
+    canvas,
+    nbr,
+    centre,
+    code,
+    near,
+    lib,
+    obs_out,
+    mask_out,
+):
+    """:func:`observe_into` and :func:`legal_mask_into` in one call (``seat`` is the mover): each call of a
+    compiled kernel from Python costs about a microsecond of argument checks, as much as the mask's work."""
+    observe_into(
+        cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib, obs_out
+    )
+    legal_mask_into(
+        cells,
+        heights,
+        phase,
+        seat,
+        num_pasture,
+        on_border,
+        where,
+        num_where,
+        tiles,
+        cell_tiles,
+        nbr,
+        centre,
+        code,
+        near,
+        mask_out,
+    )
+
+
+def observe_and_mask(game: Any, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`observe` and :func:`legal_mask` of the mover ``seat`` by one kernel call."""
+    obs = np.empty(game._obs_planes, dtype=np.float32)
+    mask = np.empty(game.num_actions, dtype=np.int8)
+    t = game.tables
+    cells, heights = arrays_of(state)
+    tiles_left = game._tiles_left_arrays.get(tuple(state.tiles_left))
+    if tiles_left is None:
+        tiles_left = np.array(state.tiles_left, dtype=np.int8)
+    observe_and_mask_into(
+        cells,
+        heights,
+        tiles_left,
+        state.phase,
+        seat,
+        game.num_players,
+        state.num_pasture,
+        border_mask(game, state),
+        t.all_cells,
+        t.num_cells,
+        t.tiles,
+        t.cell_tiles,
+        t.square,
+        t.canvas,
+        t.nbr,
+        t.centre,
+        game._code,
+        game._near,
+        game._liberties,
+        obs,
+        mask,
+    )
+    return obs.reshape(game.observation_shape), mask
+
+
 def observation_numpy(game: Any, state: Any, seat: int) -> np.ndarray:
     """Planes on the square embedding (see RULES.md), seats rotated so that ``seat`` comes first."""
     n = game.num_players
@@ -581,17 +664,22 @@ def action_layout(game: Any) -> np.ndarray:
     return np.stack([game.grid.square_index[cell], channel], axis=1)
 
 
+def border_mask(game: Any, state: Any) -> np.ndarray:
+    """Per cell, on the outside border where stacks are placed (read in that phase only; kept for the next call)."""
+    if state.phase != PLACE:
+        return game._no_border
+    border, on_border = game._border_mask
+    if state.border is not border and state.border != border:
+        on_border = np.zeros(game.grid.num_cells, dtype=np.bool_)
+        on_border[list(state.border)] = True
+        game._border_mask = (state.border, on_border)
+    return on_border
+
+
 def legal_mask(game: Any, state: Any) -> np.ndarray:
     """The mover's int8 mask, built by a compiled kernel (``legal_mask_into``); the readable
     definition is :meth:`legal_mask_python`, and the tests check that both agree."""
     mask = np.empty(game.num_actions, dtype=np.int8)
-    on_border = game._no_border
-    if state.phase == PLACE:
-        border, on_border = game._border_mask
-        if state.border is not border and state.border != border:
-            on_border = np.zeros(game.grid.num_cells, dtype=np.bool_)
-            on_border[list(state.border)] = True
-            game._border_mask = (state.border, on_border)
     t = game.tables
     cells, heights = arrays_of(state)
     legal_mask_into(
@@ -600,7 +688,7 @@ def legal_mask(game: Any, state: Any) -> np.ndarray:
         state.phase,
         state.to_move,
         state.num_pasture,
-        on_border,
+        border_mask(game, state),
         t.all_cells,
         t.num_cells,
         t.tiles,

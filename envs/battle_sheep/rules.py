@@ -29,7 +29,7 @@ from envs.battle_sheep.actions import (
     TILES_PER_PLAYER,
     ActionCodec,
 )
-from envs.battle_sheep.observation import GridTables, arrays_of, place_tile
+from envs.battle_sheep.observation import GridTables, arrays_of, observe_and_mask, place_tile
 from envs.common.game import (
     TERMINAL,
     CellGraph,
@@ -669,8 +669,7 @@ class BattleSheepGame(Game[BattleSheepState]):
         return np.array([len(s) for s in state.stacks], dtype=np.float64)
 
     def movable_sheep(self, state: BattleSheepState, seat: int) -> int:
-        """Sheep of ``seat`` that could still leave their pasture: all but one of every stack of two or more
-        with a free neighbouring pasture."""
+        """Sheep of ``seat`` that could still leave: all but one of each stack of 2+ with a free neighbour."""
         cells, heights, nbrs = state.cells, state.heights, self.grid.neighbor_lists
         total = 0
         for c in state.stacks[seat]:
@@ -679,9 +678,8 @@ class BattleSheepGame(Game[BattleSheepState]):
         return total
 
     def shaping_potential(self, state: BattleSheepState) -> np.ndarray:
-        """Pastures occupied + :meth:`movable_sheep` per seat: the pastures a seat could still reach at most.
-        A split that strands sheep (a stack closed in, a single sheep sent off) lowers it at once, where the
-        score shows the loss only when the seat runs out of moves."""
+        """Pastures occupied + :meth:`movable_sheep` per seat, the most a seat could still reach: a split that strands
+        sheep lowers it at once, where the score shows the loss only when the seat runs out of moves."""
         return np.array(
             [len(state.stacks[s]) + self.movable_sheep(state, s) for s in range(self.num_players)], dtype=np.float64
         )
@@ -699,6 +697,8 @@ class BattleSheepGame(Game[BattleSheepState]):
     def observation(self, state: BattleSheepState, seat: int) -> np.ndarray:
         """The planes of :meth:`observation_numpy`, built by a compiled kernel (:func:`observation.observe`)."""
         return observation.observe(self, state, seat)
+
+    observation_and_mask = observe_and_mask  # both by one kernel call
 
     def observation_numpy(self, state: BattleSheepState, seat: int) -> np.ndarray:
         """The readable definition of :meth:`observation` (:func:`observation.observation_numpy`)."""

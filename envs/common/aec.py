@@ -123,7 +123,10 @@ class BarnyardAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask = self.legal_mask()
+            if self._mask is None:
+                obs, self._mask = self.game.observation_and_mask(self.game_state, seat)
+                return {"observation": obs, "action_mask": self._mask}
+            mask = self._mask
         else:
             mask = self._zero_mask.copy()
         return {"observation": self.game.observation(self.game_state, seat), "action_mask": mask}
@@ -155,10 +158,10 @@ class BarnyardAECEnv(AECEnv):
         self.num_plies += 1
         self._mask = None
         self._cumulative_rewards[agent] = 0.0
-        for a in self.rewards:
-            self.rewards[a] = 0.0
+        # The rewards are all 0 here: they are set only when the game ends, after which no agent is live.
         self._after_move()
-        self._accumulate_rewards()
+        if self.terminations[agent]:
+            self._accumulate_rewards()
 
     def _after_move(self) -> None:
         """Point ``agent_selection`` at the engine's current player; settle the end of the game."""

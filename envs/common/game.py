@@ -183,6 +183,11 @@ class Game(ABC, Generic[S]):
     def observation(self, state: S, seat: int) -> np.ndarray:
         """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered."""
 
+    def observation_and_mask(self, state: S, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`observation` of ``seat``, the player to move, and :meth:`legal_mask`: what an env builds at every
+        step. A game whose compiled kernels build both in one call overrides it (each call from Python costs)."""
+        return self.observation(state, seat), self.legal_mask(state)
+
     perfect_information: bool = True
     """Whether every seat sees the whole position (chance still to come aside). Only then is there a
     :meth:`global_state` that hides nothing from anyone."""

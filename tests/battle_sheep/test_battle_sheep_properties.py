@@ -63,6 +63,10 @@ def check_invariants(game: BattleSheepGame, state) -> None:
     assert np.array_equal(game.legal_mask(state), game.legal_mask_python(state))
     for seat in range(n):
         assert np.array_equal(game.observation(state, seat), game.observation_numpy(state, seat))
+    if live:  # the env's one-call observation and mask of the mover equal the two built apart
+        obs, mask = game.observation_and_mask(state, state.to_move)
+        assert np.array_equal(obs, game.observation_numpy(state, state.to_move))
+        assert np.array_equal(mask, game.legal_mask_python(state))
     if state.phase == OVER:
         r = game.returns(state)
         assert abs(r.sum()) < 1e-9 and r.max() <= 1 and r.min() >= -1
