@@ -397,8 +397,8 @@ class BattleSheepGame(Game[BattleSheepState]):
         self.tables = GridTables(grid, self.tile_cells)
         """The canvas's tables for the compiled kernels (observation, mask, batched engine)."""
         self._no_border = np.zeros(n, dtype=np.bool_)
-        self._border_mask: tuple[tuple[int, ...], np.ndarray] = ((), self._no_border)
-        """The last stack-placement border and its per-cell mask, for :meth:`legal_mask`."""
+        self._finished_pasture: tuple[list[int], np.ndarray, np.ndarray] = ([], self._no_border, self.tables.all_cells)
+        """The last finished pasture, its outside border per cell and its cells (``observation.finished_pasture``)."""
         self._obs_planes = (self.num_channels, grid.square_shape[0] * grid.square_shape[1])
         self._tiles_left_arrays = {
             key: np.array(key, dtype=np.int8)

@@ -33,6 +33,7 @@ def _turned(game: BattleSheepGame, state: BattleSheepState, sym: Symmetry) -> Ba
         out.heights[cell_map[c]] = state.heights[c]
     out.stacks = [[int(cell_map[c]) for c in stack] for stack in state.stacks]
     out.border = tuple(int(cell_map[c]) for c in state.border)
+    out.pasture = [int(cell_map[c]) for c in state.pasture]
     out._moves = None
     return out
 
