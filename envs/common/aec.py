@@ -158,10 +158,10 @@ class BarnyardAECEnv(AECEnv):
         self.num_plies += 1
         self._mask = None
         self._cumulative_rewards[agent] = 0.0
-        # The rewards are all 0 here: they are set only when the game ends, after which no agent is live.
+        for a in self.rewards:
+            self.rewards[a] = 0.0
         self._after_move()
-        if self.terminations[agent]:
-            self._accumulate_rewards()
+        self._accumulate_rewards()
 
     def _after_move(self) -> None:
         """Point ``agent_selection`` at the engine's current player; settle the end of the game."""
