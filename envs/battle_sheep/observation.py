@@ -431,6 +431,13 @@ def place_tile(cells, num_pasture, pasture, extent, b, action, tiles, q, r, cell
 
 
 # ----- the observation and the mask, readable and compiled -----------------------------------------------------
+def tiles_left_array(game: Any, state: Any) -> np.ndarray:
+    """The tiles each seat still has to place, as the int8 array the observation kernels read (one made per count
+    when the game was built, not per observation)."""
+    tiles_left = game._tiles_left_arrays.get(tuple(state.tiles_left))
+    return np.array(state.tiles_left, dtype=np.int8) if tiles_left is None else tiles_left
+
+
 def observe(game: Any, state: Any, seat: int) -> np.ndarray:
     """The planes of :meth:`observation_numpy`, built by a compiled kernel (``observe_into``); the tests
     check that both agree."""
@@ -438,9 +445,7 @@ def observe(game: Any, state: Any, seat: int) -> np.ndarray:
     t = game.tables
     cells, heights = arrays_of(state)
     _, where, num_where = finished_pasture(game, state)
-    tiles_left = game._tiles_left_arrays.get(tuple(state.tiles_left))
-    if tiles_left is None:
-        tiles_left = np.array(state.tiles_left, dtype=np.int8)
+    tiles_left = tiles_left_array(game, state)
     observe_into(
         cells,
         heights,
@@ -514,9 +519,7 @@ def observe_and_mask(game: Any, state: Any, seat: int) -> tuple[np.ndarray, np.n
     t = game.tables
     cells, heights = arrays_of(state)
     on_border, where, num_where = finished_pasture(game, state)
-    tiles_left = game._tiles_left_arrays.get(tuple(state.tiles_left))
-    if tiles_left is None:
-        tiles_left = np.array(state.tiles_left, dtype=np.int8)
+    tiles_left = tiles_left_array(game, state)
     observe_and_mask_into(
         cells,
         heights,
