@@ -49,7 +49,7 @@ def start_game(page, server, game, options, seats, delay=0, seed=None):
         page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_url("**/#/game/*")
-    page.wait_for_function(f"() => {STATUS} !== ''")
+    page.wait_for_function(f"() => !!{STATUS}")
     return page.url.split("#/game/")[1]
 
 
@@ -625,6 +625,44 @@ def test_beasty_borders_signpost_covers_no_animal(page, server, artifacts, tmp_p
         page.screenshot(path=str(artifacts / f"signpost_{cell}.png"))
         page.go_back()
         page.wait_for_selector(".replay-link")
+
+
+def test_replay_controls_wait_for_the_replay_they_move(page, server, tmp_path):
+    """The replay buttons and arrow keys, used while a replay's first position is still on its way, change nothing and
+    throw nothing (they used to read the position not yet loaded), and until it arrives the view carries nothing of
+    the replay shown before (its data-mode and data-ply used to stay, so a click went to a replay not loaded)."""
+    records = [play_game("beasty_borders", {}, ["random", "random"], seed=s) for s in (3, 4)]
+    path = save_records(records, tmp_path / "games.json")
+    page.goto(server + "/#/replay")
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector(".replay-link")
+    page.locator(".replay-link").nth(0).click()
+    page.wait_for_function(f"() => {PLY} === '0'")
+    page.click("#btn-last")
+    page.wait_for_function(f"() => {PLY} === '{len(records[0].actions)}'")
+
+    held = []  # the second replay's positions, held back until the controls have been used
+    page.route("**/api/replays/*/1/*", lambda route: held.append(route))
+    page.go_back()
+    page.wait_for_selector(".replay-link")
+    page.locator(".replay-link").nth(1).click()
+    page.wait_for_function("() => location.hash.endsWith('/1')")
+    while not held:
+        page.wait_for_timeout(20)
+    stale = page.evaluate("() => ({...document.getElementById('game').dataset})")
+    assert set(stale.values()) == {""}, stale
+    for button in ("#btn-last", "#btn-back", "#btn-fwd", "#btn-first"):
+        page.click(button)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowLeft")
+    assert len(held) == 1 and not page.console_errors, page.console_errors
+    held[0].continue_()
+    page.unroute("**/api/replays/*/1/*")
+    page.wait_for_function(f"() => {PLY} === '0'")
+    assert page.evaluate("() => document.getElementById('game').dataset.mode") == "replay"
+    page.click("#btn-last")
+    page.wait_for_function(f"() => {PLY} === '{len(records[1].actions)}'")
+    assert len(records[0].actions) != len(records[1].actions)  # the last ply is the second replay's
 
 
 # ----- the tournament heat map with realistic checkpoint names (issue 39 item 10) -------------------------------------

@@ -77,6 +77,9 @@ function tokenOf(mine) {
 function stopLive() {
   if (live && live.timer) clearTimeout(live.timer);
   live = null;
+  // the view keeps nothing of the game it showed: until the next one has loaded, its data-* attributes are empty,
+  // as on a fresh page, instead of describing the old one
+  for (const key of Object.keys($("game").dataset)) $("game").dataset[key] = "";
 }
 
 // ----- new game ------------------------------------------------------------------------------------------------------
@@ -317,7 +320,7 @@ async function loadReplay(mine, ply) {
 }
 
 function replayGo(target) {
-  if (!live || live.kind !== "replay") return;
+  if (!live || live.kind !== "replay" || !live.payload) return;  // not loaded yet: nothing to move from
   const ply = Math.max(0, Math.min(live.plies, target));
   if (ply !== live.payload.ply) loadReplay(live, ply);
 }
@@ -511,12 +514,12 @@ $("btn-step").addEventListener("click", () => {
 const showSpeed = () => { $("speed-label").textContent = `${settings.delay} ms`; };
 $("speed").addEventListener("input", () => { settings.delay = Number($("speed").value); showSpeed(); });
 $("btn-first").addEventListener("click", () => replayGo(0));
-$("btn-back").addEventListener("click", () => live && replayGo(live.payload.ply - 1));
-$("btn-fwd").addEventListener("click", () => live && replayGo(live.payload.ply + 1));
+$("btn-back").addEventListener("click", () => live && live.payload && replayGo(live.payload.ply - 1));
+$("btn-fwd").addEventListener("click", () => live && live.payload && replayGo(live.payload.ply + 1));
 $("btn-last").addEventListener("click", () => live && replayGo(live.plies));
 $("ply-slider").addEventListener("change", () => replayGo(Number($("ply-slider").value)));
 document.addEventListener("keydown", (ev) => {
-  if (!live || live.kind !== "replay" || ev.target.tagName === "INPUT") return;
+  if (!live || live.kind !== "replay" || !live.payload || ev.target.tagName === "INPUT") return;
   if (ev.key === "ArrowRight") replayGo(live.payload.ply + 1);
   if (ev.key === "ArrowLeft") replayGo(live.payload.ply - 1);
 });
