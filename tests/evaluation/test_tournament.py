@@ -17,6 +17,7 @@ from training.arena.tournament import (
     save_result,
     schedule,
     wilson_interval,
+    worker_pool,
 )
 
 
@@ -66,6 +67,20 @@ def test_same_seed_same_results_whatever_the_workers():
     assert [r.actions for r in a.records] == [r.actions for r in b.records]
     assert [r.actions for r in a.records] != [r.actions for r in c.records]
     assert a.pairs == b.pairs
+
+
+def test_the_workers_run_torch_on_one_thread_each_unless_the_user_says(monkeypatch):
+    """The harness's workers share the cores: a worker whose forward passes spread over every core oversubscribed
+    them (a network's moves took 10x longer in matches against a compiled search). OMP_NUM_THREADS, when the user
+    sets it, stands."""
+    import torch
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    with worker_pool(2) as pool:
+        assert pool.apply(torch.get_num_threads) == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    with worker_pool(2) as pool:
+        assert pool.apply(torch.get_num_threads) == 2
 
 
 def test_pair_statistics_count_every_game_from_the_heros_seat():
