@@ -325,6 +325,10 @@ function replayGo(target) {
   if (ply !== live.payload.ply) loadReplay(live, ply);
 }
 
+function replayStep(delta) {
+  if (live && live.payload) replayGo(live.payload.ply + delta);
+}
+
 // ----- drawing -------------------------------------------------------------------------------------------------------
 function render(p) {
   const mine = live;
@@ -514,14 +518,14 @@ $("btn-step").addEventListener("click", () => {
 const showSpeed = () => { $("speed-label").textContent = `${settings.delay} ms`; };
 $("speed").addEventListener("input", () => { settings.delay = Number($("speed").value); showSpeed(); });
 $("btn-first").addEventListener("click", () => replayGo(0));
-$("btn-back").addEventListener("click", () => live && live.payload && replayGo(live.payload.ply - 1));
-$("btn-fwd").addEventListener("click", () => live && live.payload && replayGo(live.payload.ply + 1));
+$("btn-back").addEventListener("click", () => replayStep(-1));
+$("btn-fwd").addEventListener("click", () => replayStep(1));
 $("btn-last").addEventListener("click", () => live && replayGo(live.plies));
 $("ply-slider").addEventListener("change", () => replayGo(Number($("ply-slider").value)));
 document.addEventListener("keydown", (ev) => {
-  if (!live || live.kind !== "replay" || !live.payload || ev.target.tagName === "INPUT") return;
-  if (ev.key === "ArrowRight") replayGo(live.payload.ply + 1);
-  if (ev.key === "ArrowLeft") replayGo(live.payload.ply - 1);
+  if (!live || live.kind !== "replay" || ev.target.tagName === "INPUT") return;
+  if (ev.key === "ArrowRight") replayStep(1);
+  if (ev.key === "ArrowLeft") replayStep(-1);
 });
 window.addEventListener("hashchange", route);
 showSpeed();
