@@ -210,3 +210,94 @@ def play_fingerprint(make_env: Callable[[], Any], seeds: range, observe_all: boo
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
     return digest.hexdigest()
+
+
+def engine_digests(game: str, options: dict[str, Any], seed: int = 0, search_budget: int = 24) -> dict[str, str]:
+    """sha256 digests of seeded play through every engine of ``game`` (a registered id) with ``options``: what a
+    refactor of the engines must leave unchanged (``tests/<game>/test_<game>_digests.py`` holds the recorded
+    values).
+
+    * ``aec``: :func:`play_fingerprint` of two random games through the AEC env;
+    * ``vector``: 8 rows of random play for 150 steps through the batched engine's VectorEnv (observations,
+      masks, rewards, ends, movers, and the compiled greedy's choices where the engine has them);
+    * ``search``: ``search:<search_budget>`` against ``greedy`` (seats rotated, two games on the rule engine),
+      every action taken;
+    * ``root``: the search baseline's root visit counts at the first decisions of a random game (through its
+      ``act_among(decision, None, root_visits=...)``), or ``"none"`` where the search has no root to count."""
+    import envs
+    from envs.common.policies import decision_from_state, make_baseline
+
+    out: dict[str, str] = {}
+    mod = envs.module(game)
+    out["aec"] = play_fingerprint(lambda: mod.env(**options), range(seed, seed + 2), observe_all=False)
+
+    venv = mod.vector_env(8, **options)
+    engine = venv.game
+    h = hashlib.sha256()
+    obs, info = venv.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    greedy_rng = np.arange(1, 9, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    greedy_out = np.empty(8, dtype=np.int64)
+    for _ in range(150):
+        mask = info["action_mask"]
+        h.update(obs.tobytes())
+        h.update(mask.tobytes())
+        h.update(np.asarray(info["current_player"], dtype=np.int64).tobytes())
+        if engine.has_greedy_actions:
+            engine.greedy_actions(venv.state, greedy_rng, greedy_out)
+            h.update(greedy_out.tobytes())
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask], dtype=np.int64)
+        obs, rewards, term, trunc, info = venv.step(actions)
+        h.update(np.asarray(rewards, dtype=np.float64).tobytes())
+        h.update(np.asarray(term, dtype=np.bool_).tobytes())
+        h.update(np.asarray(trunc, dtype=np.bool_).tobytes())
+    out["vector"] = h.hexdigest()
+
+    rules = envs.make_game(game, **options)
+    h = hashlib.sha256()
+    for g in range(2):
+        seats = [
+            make_baseline(game, f"search:{search_budget}" if (p + g) % 2 == 0 else "greedy", options, seed + 7 * p + g)
+            for p in range(rules.num_players)
+        ]
+        game_rng = np.random.default_rng(seed + 100 + g)
+        state = rules.initial_state(game_rng)
+        while rules.current_player(state) != TERMINAL and not rules.is_truncated(state):
+            seat = rules.current_player(state)
+            action = int(seats[seat].act(decision_from_state(rules, state)))
+            h.update(action.to_bytes(8, "little", signed=True))
+            rules.apply(state, action, game_rng)
+        h.update(np.asarray(rules.returns(state), dtype=np.float64).tobytes())
+    out["search"] = h.hexdigest()
+
+    search = make_baseline(game, f"search:{search_budget}", options, seed)
+    compiled = next((getattr(search, n) for n in ("compiled", "_search", "search") if hasattr(search, n)), None)
+    actions_h, visits_h = hashlib.sha256(), hashlib.sha256()
+    game_rng = np.random.default_rng(seed + 200)
+    search_rng = np.random.default_rng(seed + 300)
+    state = rules.initial_state(game_rng)
+    counted = 0
+    while counted < 6 and rules.current_player(state) != TERMINAL:
+        decision = decision_from_state(rules, state)
+        legal = decision.legal_actions()
+        if legal.size > 2:
+            for root_actions in (None, legal[::-2].copy()):
+                visits = np.zeros(rules.num_actions, dtype=np.int64)
+                try:
+                    action = compiled(decision.info_state, search_rng, root_actions=root_actions, root_visits=visits)
+                    visits_h.update(visits.tobytes())
+                except NotImplementedError:
+                    out["visits"] = "none"
+                    try:  # a search that counts no root visits: its choices among the root actions
+                        action = compiled(decision.info_state, search_rng, root_actions=root_actions)
+                    except NotImplementedError:
+                        out["root"] = "none"
+                        break
+                actions_h.update(int(action).to_bytes(8, "little", signed=True))
+            counted += 1
+        if "root" in out:
+            break
+        rules.apply(state, int(legal[game_rng.integers(legal.size)]), game_rng)
+    out.setdefault("root", actions_h.hexdigest())
+    out.setdefault("visits", visits_h.hexdigest())
+    return out
