@@ -80,6 +80,24 @@ class BestiariumBatchedState(NamedTuple):
     """(B,) uint64 the row's SplitMix64 state."""
 
 
+class Scratch(NamedTuple):
+    """Work buffers of one kernel call (shared by its rows; ``mark`` is all False between uses): views of the
+    tables' work arrays (:func:`_scratch_of`)."""
+
+    cells: np.ndarray
+    other: np.ndarray
+    form: np.ndarray
+    other_form: np.ndarray
+    work: np.ndarray
+    cand: np.ndarray
+    freed: np.ndarray
+    mark: np.ndarray
+    mask: np.ndarray
+    """(N + 1,) bool: ``random_action_row``'s legal mask."""
+    values: np.ndarray
+    """(2, N + 1) int64: ``returns_row``'s cascade values."""
+
+
 class Tables(NamedTuple):
     """Per-board constants the kernels read."""
 
@@ -99,24 +117,24 @@ class Tables(NamedTuple):
     """(N+1,) float32: planes 7/8's value for a creature of each size (min(size, 10) / 10, as the reference)."""
     cell_square: np.ndarray
     """(N,) int64: the square of each cell in the observation plane."""
-
-
-class Scratch(NamedTuple):
-    """Work buffers of one kernel call (shared by its rows; ``mark`` is all False between uses)."""
-
-    cells: np.ndarray
-    other: np.ndarray
-    form: np.ndarray
-    other_form: np.ndarray
+    max_plies: int
+    """The ply cap (the reference's ``max_game_length``): a row reaching it is cut (``mover_row`` -1)."""
     work: np.ndarray
-    cand: np.ndarray
-    freed: np.ndarray
-    mark: np.ndarray
+    """(7, N) int64: the engine's work buffers (its kernels run one call at a time per engine; flat arrays, not a
+    nested tuple, so that numba's parallel kernels take the tables too), seen through :class:`Scratch`."""
+    work_mark: np.ndarray
+    """(N,) bool work, all False between uses."""
+    work_mask: np.ndarray
+    """(N + 1,) bool work."""
+    work_values: np.ndarray
+    """(2, N + 1) int64 work."""
 
 
-def _scratch(n: int) -> Scratch:
-    e = np.empty(n, dtype=np.int64)
-    return Scratch(e, e.copy(), e.copy(), e.copy(), e.copy(), e.copy(), e.copy(), np.zeros(n, dtype=np.bool_))
+@njit(cache=True, inline="always")
+def _scratch_of(tab):
+    """The tables' work arrays as a :class:`Scratch` (views, nothing allocated)."""
+    w = tab.work
+    return Scratch(w[0], w[1], w[2], w[3], w[4], w[5], w[6], tab.work_mark, tab.work_mask, tab.work_values)
 
 
 # ----- small row helpers ----------------------------------------------------------------------------------------
@@ -384,6 +402,61 @@ def _mask_row(st, b, out_row, nbrs):
 def _mask_kernel(st, out, nbrs):
     for b in range(st.color.shape[0]):
         _mask_row(st, b, out[b], nbrs)
+
+
+# ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
+@njit(cache=True)
+def mover_row(st, tab, b):
+    """The seat to move in row ``b`` (the eater keeps the turn through a chain), -1 when over or at the ply cap."""
+    if st.over[b] or st.plies[b] >= tab.max_plies:
+        return -1
+    return np.int64(st.to_move[b])
+
+
+@njit(cache=True)
+def legal_row(st, tab, b, out):
+    """The mover's legal mask of row ``b`` into ``out`` (N + 1 bools); returns how many are legal."""
+    return _mask_row(st, b, out, tab.nbrs)
+
+
+@njit(cache=True)
+def apply_row(st, tab, b, a):
+    """Play legal action ``a`` in live row ``b`` (no chance)."""
+    _step_row(st, b, a, tab, _scratch_of(tab))
+
+
+@njit(cache=True)
+def returns_row(st, tab, b, out):
+    """+1 / -1 per seat of finished row ``b`` into ``out``: the cascade, then the first of the final passes."""
+    winner = _winner_row(st, b, tab, _scratch_of(tab), tab.work_values)
+    out[winner] = 1.0
+    out[1 - winner] = -1.0
+
+
+@njit(cache=True)
+def copy_row(st, tab, src, dst):
+    """Row ``src`` of every field but the generator into row ``dst``."""
+    _copy_row_from(st, src, st, dst)
+
+
+@njit(cache=True)
+def random_action_row(st, tab, b):
+    """A uniformly random legal action of live row ``b``, from ``st.rng[b]`` (the k-th legal in id order)."""
+    mask = tab.work_mask
+    k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def cascade_values_row(st, tab, b, values):
+    """``values[seat, s]``: each seat's cascade value at size ``s`` in row ``b`` (see ``_size_values_row``);
+    returns the largest size present (0 on an empty board)."""
+    return _size_values_row(st, b, tab, _scratch_of(tab), values)
 
 
 @njit(cache=True)
@@ -971,8 +1044,14 @@ class BestiariumBatched(BatchedGame):
             square_cell=square_cell,
             size_plane=size_plane,
             cell_square=np.asarray(grid.square_index, dtype=np.int64),
+            max_plies=ref.max_game_length,
+            work=np.zeros((7, n), dtype=np.int64),
+            work_mark=np.zeros(n, dtype=np.bool_),
+            work_mask=np.zeros(n + 1, dtype=np.bool_),
+            work_values=np.zeros((2, n + 1), dtype=np.int64),
         )
-        self._scratch = _scratch(n)
+        t = self.tables
+        self._scratch = Scratch(*t.work, t.work_mark, t.work_mask, t.work_values)
         self._side = side
         self._greedy: tuple[BestiariumBatchedState, tuple] | None = None
 

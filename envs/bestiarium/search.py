@@ -1,12 +1,12 @@
-"""Bestiarium's compiled search baseline: the whole decision of ``baselines.search_policy`` (the UCT, budget,
-playouts and leaf values of ``MCTSPolicy`` + ``baselines.cascade_value``) in one numba kernel over two rows of the
-batched engine (``fast.py``: the root, and each simulation's copy), plus flat Monte Carlo action values for the
-measurements (``training/measure``).
-
-:class:`CompiledSearch` is the one interface every game's compiled search offers (``envs/common/fastsearch.py``).
+"""Bestiarium's compiled search baseline: what is Bestiarium's own in ``baselines.search_policy``'s search (its
+playouts and leaf values, ``baselines.cascade_value``), for the tree written once in ``envs/common/fastsearch.py``,
+plus the learned playout (``search_playout``) and flat Monte Carlo action values for the measurements
+(``training/measure``).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -14,13 +14,16 @@ from numba import njit
 from envs.bestiarium.actions import GROW
 from envs.bestiarium.fast import (
     BestiariumBatched,
-    _copy_row_from,
-    _mask_row,
-    _size_values_row,
-    _step_row,
-    _winner_row,
+    apply_row,
+    cascade_values_row,
+    copy_row,
+    legal_row,
+    mover_row,
+    random_action_row,
+    returns_row,
 )
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
+from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64
 
 PLAYOUT_FEATURES = ("join", "eat", "danger", "top", "same_size", "contest", "contact")
@@ -87,7 +90,7 @@ def _size_bits(s1, ssm, eat, danger, my_top, count, their_top):
 
 
 @njit(cache=True)
-def _candidates(st, b, tab, books, table, cum, draw):
+def _learned_move(st, b, tab, books, table, cum, draw):
     """The mover's legal placements / growths of live row ``b`` into ``books[0, :k]`` (ascending cells), their
     :data:`PLAYOUT_FEATURES` codes into ``books[4, :k]`` and the running sums of their weights ``table[code]``
     into ``cum[:k]``; returns k (0: only the pass is legal). With ``draw``, returns instead a legal action drawn
@@ -215,14 +218,14 @@ def _candidates(st, b, tab, books, table, cum, draw):
 def _local_move(st, b, tab, table, books, cum, mask, last):
     """The *local* learned playout's move in live row ``b``: the legal placements on the cells next to ``last``
     (the previous ply's cell; -1: none) weigh ``table[code]`` (their :data:`PLAYOUT_FEATURES` codes, as
-    :func:`_candidates` computes them), every other legal move weighs 1 (its features are not looked at), and
+    :func:`_learned_move` computes them), every other legal move weighs 1 (its features are not looked at), and
     one move is drawn in proportion (``st.rng[b]``). So only a handful of codes are computed a ply, as Monte
     Carlo Go programs matched their patterns around the last move only. The grow phase uses the full playout
-    (:func:`_candidates`); the forced pass and a lone legal move are returned without a draw."""
+    (:func:`_learned_move`); the forced pass and a lone legal move are returned without a draw."""
     n_cells = st.color.shape[1]
     if st.phase[b] == GROW:
-        return _candidates(st, b, tab, books, table, cum, True)
-    n_legal = _mask_row(st, b, mask, tab.nbrs)
+        return _learned_move(st, b, tab, books, table, cum, True)
+    n_legal = legal_row(st, tab, b, mask)
     if mask[n_cells]:
         return n_cells
     acts = books[0]
@@ -317,180 +320,97 @@ def _local_move(st, b, tab, table, books, cum, mask, last):
             return a
 
 
+class SearchContext(NamedTuple):
+    """The search's own settings and work buffers (:func:`_leaf`)."""
+
+    depth: int
+    """Playout plies before the leaf is scored by the cascade."""
+    scale: float
+    """The cascade value's scale (``baselines.cascade_value``)."""
+    table: np.ndarray
+    """The learned playout's move weights per feature code; empty: uniform playouts."""
+    local: bool
+    """The local learned playout (:func:`_local_move`)."""
+    mask: np.ndarray
+    """(N + 1,) bool work."""
+    values: np.ndarray
+    """(2, N + 1) int64 work: cascade values."""
+    books: np.ndarray
+    """(BOOK_ROWS, N + 2) int64 work: the learned playout's books."""
+    cum: np.ndarray
+    """(N + 2,) float64 work: the learned playout's running weights."""
+
+
 @njit(cache=True)
-def _leaf_value(st, b, depth, max_plies, scale, tab, sc, mask, values, out, table, books, cum, local):
+def _tree_candidates(st, tab, ctx, b, player, out):
+    """The tree's actions at row ``b``: every legal action, in id order."""
+    mask = ctx.mask
+    legal_row(st, tab, b, mask)
+    n = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _leaf(st, tab, ctx, b, out):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
-    moves (``st.rng[b]``; with a non-empty ``table``, the learned playout's moves: :func:`_candidates`, or with
-    ``local`` :func:`_local_move`) for at most ``depth`` plies, then the returns of a finished game, 0 at the ply
-    cap, else ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the cascade
-    values differ by d (0 when none does): ``baselines.cascade_value``."""
-    n_cells = st.color.shape[1]
+    moves (``st.rng[b]``; with a non-empty ``ctx.table``, the learned playout's moves: :func:`_learned_move`, or
+    with ``ctx.local`` :func:`_local_move`) for at most ``ctx.depth`` plies, then the returns of a finished game,
+    0 at the ply cap, else ``tanh(d / (scale s^2))`` for Black (White the negation) at the largest size s where the
+    cascade values differ by d (0 when none does): ``baselines.cascade_value``."""
     out[0] = 0.0
     out[1] = 0.0
     steps = 0
     last = -1
     while True:
         if st.over[b]:
-            winner = _winner_row(st, b, tab, sc, values)
-            out[winner] = 1.0
-            out[1 - winner] = -1.0
+            returns_row(st, tab, b, out)
             return
-        if st.plies[b] >= max_plies:
+        if st.plies[b] >= tab.max_plies:
             return
-        if steps >= depth:
+        if steps >= ctx.depth:
             break
-        if table.shape[0] > 0:
-            if local:
-                last = _local_move(st, b, tab, table, books, cum, mask, last)
+        if ctx.table.shape[0] > 0:
+            if ctx.local:
+                last = _local_move(st, b, tab, ctx.table, ctx.books, ctx.cum, ctx.mask, last)
             else:
-                last = _candidates(st, b, tab, books, table, cum, True)
-            _step_row(st, b, last, tab, sc)
-            steps += 1
-            continue
-        k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
-        for a in range(n_cells + 1):
-            if mask[a]:
-                if k == 0:
-                    _step_row(st, b, a, tab, sc)
-                    break
-                k -= 1
+                last = _learned_move(st, b, tab, ctx.books, ctx.table, ctx.cum, True)
+            apply_row(st, tab, b, last)
+        else:
+            apply_row(st, tab, b, random_action_row(st, tab, b))
         steps += 1
-    top = _size_values_row(st, b, tab, sc, values)
+    values = ctx.values
+    top = cascade_values_row(st, tab, b, values)
     for s in range(top, 0, -1):
         d = values[0, s] - values[1, s]
         if d != 0:
-            x = np.tanh(d / (scale * s * s))
+            x = np.tanh(d / (ctx.scale * s * s))
             out[0] = x
             out[1] = -x
             return
 
 
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(st, budget, exploration, depth, max_plies, scale, tab, sc, root_allowed, table, local):
-    """UCT from row 0's position with ``budget`` simulations on work row 1 (``st.rng[1]`` draws every random
-    choice); returns the most visited root action. The algorithm of ``envs.common.mcts.MCTSPolicy`` for a game
-    without chance or hidden information: expand one untried action (uniformly at random) per simulation, else
-    descend by ``value/visits + exploration * sqrt(log(avail) / visits)`` (the player to move's value; ties to
-    the lowest action), value the leaf with :func:`_leaf_value`, add it along the path. The answer is the most
-    visited root child, ties to the one expanded first (with a budget near the number of legal moves most
-    children tie; a fixed order such as the lowest action would skew play towards one corner of the board).
-    The root's children are the legal actions that ``root_allowed`` (bool, one per action) keeps; ``table``: the
-    learned playout's move weights (empty: uniform playouts), ``local``: the local learned playout."""
-    n_actions = st.color.shape[1] + 1
-    # the two rows as run-time values: a literal row number would make numba compile every callee once more
-    work = st.color.shape[0] - 1
-    root = work - 1
-    nodes = budget + 1
-    children = np.full((nodes, n_actions), -1, dtype=np.int64)
-    visits = np.zeros(nodes, dtype=np.int64)
-    avail = np.zeros(nodes, dtype=np.int64)
-    value = np.zeros((nodes, 2), dtype=np.float64)
-    path = np.empty(nodes + 1, dtype=np.int64)
-    untried = np.empty(n_actions, dtype=np.int64)
-    mask = np.zeros(n_actions, dtype=np.bool_)
-    values = np.zeros((2, n_actions), dtype=np.int64)
-    leaf = np.zeros(2, dtype=np.float64)
-    books = np.zeros((BOOK_ROWS, n_actions + 1), dtype=np.int64)
-    cum = np.zeros(n_actions + 1, dtype=np.float64)
-    used = 1
-    for _ in range(budget):
-        _copy_row_from(st, root, st, work)
-        node = 0
-        path[0] = 0
-        plen = 1
-        while not st.over[work] and st.plies[work] < max_plies:
-            player = st.to_move[work]
-            _mask_row(st, work, mask, tab.nbrs)
-            if node == 0:
-                mask &= root_allowed
-            n_untried = 0
-            for a in range(n_actions):
-                if mask[a]:
-                    child = children[node, a]
-                    if child >= 0:
-                        avail[child] += 1
-                    else:
-                        untried[n_untried] = a
-                        n_untried += 1
-            if n_untried > 0:
-                a = untried[below(st.rng, work, n_untried)]
-                children[node, a] = used
-                avail[used] = 1
-                _step_row(st, work, a, tab, sc)
-                path[plen] = used
-                plen += 1
-                used += 1
-                break
-            best = -1
-            best_score = -np.inf
-            for a in range(n_actions):
-                if mask[a]:
-                    child = children[node, a]
-                    score = value[child, player] / visits[child] + exploration * np.sqrt(
-                        np.log(avail[child]) / visits[child]
-                    )
-                    if score > best_score:
-                        best = a
-                        best_score = score
-            _step_row(st, work, best, tab, sc)
-            node = children[node, best]
-            path[plen] = node
-            plen += 1
-        _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
-        for i in range(plen):
-            visits[path[i]] += 1
-            value[path[i], 0] += leaf[0]
-            value[path[i], 1] += leaf[1]
-    _mask_row(st, root, mask, tab.nbrs)
-    best = -1
-    most = -1
-    first = nodes
-    for a in range(n_actions):  # ties go to the child expanded first, as MCTSPolicy's max over its children dict
-        child = children[0, a]
-        if mask[a] and child >= 0 and (visits[child] > most or (visits[child] == most and child < first)):
-            best = a
-            most = visits[child]
-            first = child
-    return best
+fastsearch.register(
+    SearchContext,
+    mover=mover_row,
+    apply=apply_row,
+    copy=copy_row,
+    candidates=_tree_candidates,
+    leaf=_leaf,
+    fixed_candidates=True,  # no chance, no hidden information: a node's legal actions never change
+)
 
 
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _action_values_kernel(st, rollouts, depth, max_plies, scale, tab, sc, out, table, local):
-    """Flat Monte Carlo action values of row ``work - 1``'s position (work row ``work`` = the last row is played
-    on): for every legal action, the mean over ``rollouts`` simulations of the mover's leaf value after playing
-    it, each leaf valued as the search's (:func:`_leaf_value`: up to ``depth`` uniform random plies, then the
-    cascade). Illegal actions get NaN."""
-    n_actions = st.color.shape[1] + 1
-    work = st.color.shape[0] - 1
-    root = work - 1
-    root_mask = np.zeros(n_actions, dtype=np.bool_)
-    mask = np.zeros(n_actions, dtype=np.bool_)
-    values = np.zeros((2, n_actions), dtype=np.int64)
-    leaf = np.zeros(2, dtype=np.float64)
-    books = np.zeros((BOOK_ROWS, n_actions + 1), dtype=np.int64)
-    cum = np.zeros(n_actions + 1, dtype=np.float64)
-    player = st.to_move[root]
-    _mask_row(st, root, root_mask, tab.nbrs)
-    for a in range(n_actions):
-        out[a] = np.nan
-        if not root_mask[a]:
-            continue
-        total = 0.0
-        for _ in range(rollouts):
-            _copy_row_from(st, root, st, work)
-            _step_row(st, work, a, tab, sc)
-            _leaf_value(st, work, depth, max_plies, scale, tab, sc, mask, values, leaf, table, books, cum, local)
-            total += leaf[player]
-        out[a] = total / rollouts
+class CompiledSearch(fastsearch.CompiledSearch):
+    """The ``search`` baseline's decision, compiled (:class:`envs.common.fastsearch.CompiledSearch`): the position
+    in row 0 of a two-row batch, each simulation on row 1, the algorithm, budget, playouts and leaf values of
+    ``MCTSPolicy`` + ``baselines.cascade_value``; a seeded search is deterministic, but draws other moves than the
+    Python search with the same seed.
 
-
-class CompiledSearch:
-    """The ``search`` baseline's whole decision in one kernel call (:func:`_search_kernel`): the position is
-    loaded into a two-game batch (row 0 the root, row 1 each simulation's copy) and searched with the algorithm,
-    budget, playouts and leaf values of ``MCTSPolicy`` + ``baselines.cascade_value``. Random choices come from a
-    SplitMix64 stream seeded by one draw from the caller's generator per decision: a seeded search is
-    deterministic, but draws other moves than the Python search with the same seed.
-
+    ``depth``: playout plies before the cascade scores the leaf; ``scale``: the cascade value's scale.
     ``playout_weights`` (one float per :data:`PLAYOUT_FEATURES`): the playouts draw each move with probability
     proportional to ``exp(w . f(move))`` instead of uniformly (all zeros: the uniform distribution, other draws);
     None (default): the uniform playouts of ``search``. ``local_playout``: only the placements next to the previous
@@ -506,66 +426,33 @@ class CompiledSearch:
         playout_weights: tuple[float, ...] | np.ndarray | None = None,
         local_playout: bool = False,
     ):
+        super().__init__(budget, exploration)
+        self.game = game
         self.engine = BestiariumBatched(**game.options())
-        self.budget = int(budget)
-        self.exploration = float(exploration)
         self.depth = int(depth)
         self.scale = float(scale)
         self._state = self.engine.new_state(2)
-        self._every_action = np.ones(self.engine.num_actions, dtype=np.bool_)
-        self._table = np.zeros(0, dtype=np.float64) if playout_weights is None else playout_table(playout_weights)
-        self._local = bool(local_playout)
-
-    def move_codes(self, state: BestiariumState) -> np.ndarray:
-        """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
-        -1 for the pass and illegal actions)."""
-        self.engine.from_reference(state, self._state, 1)
-        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
-        out = np.full(self.engine.num_actions, -1, dtype=np.int64)
-        if not state.over:
-            n = _candidates(
-                self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
-            )
-            out[books[0, :n]] = books[4, :n]
-        return out
-
-    def playout_move(self, state: BestiariumState, seed: int, last: int = -1) -> int:
-        """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``
-        (``last``: the previous ply's cell, for the local playout)."""
-        if self._table.shape[0] == 0:
-            raise ValueError("playout_move needs playout_weights")
-        self.engine.from_reference(state, self._state, 1)
-        self._state.rng[1] = np.uint64(seed)
-        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
-        cum = np.zeros(books.shape[1], dtype=np.float64)
-        if self._local:
-            mask = np.zeros(self.engine.num_actions, dtype=np.bool_)
-            return int(_local_move(self._state, 1, self.engine.tables, self._table, books, cum, mask, int(last)))
-        return int(_candidates(self._state, 1, self.engine.tables, books, self._table, cum, True))
-
-    def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
-        """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
-        self.engine.from_reference(state, self._state, 1)
-        self._state.rng[1] = np.uint64(seed)
         n = self.engine.num_cells
-        out = np.zeros(2, dtype=np.float64)
-        _leaf_value(
-            self._state,
-            1,
-            self.depth if depth is None else depth,
-            self.engine.max_game_length,
-            self.scale,
-            self.engine.tables,
-            self.engine._scratch,
-            np.zeros(n + 1, dtype=np.bool_),
-            np.zeros((2, n + 1), dtype=np.int64),
-            out,
-            self._table,
-            np.zeros((BOOK_ROWS, n + 2), dtype=np.int64),
-            np.zeros(n + 2, dtype=np.float64),
-            self._local,
+        self._context = SearchContext(
+            depth=self.depth,
+            scale=self.scale,
+            table=np.zeros(0, dtype=np.float64) if playout_weights is None else playout_table(playout_weights),
+            local=bool(local_playout),
+            mask=np.zeros(n + 1, dtype=np.bool_),
+            values=np.zeros((2, n + 1), dtype=np.int64),
+            books=np.zeros((BOOK_ROWS, n + 2), dtype=np.int64),
+            cum=np.zeros(n + 2, dtype=np.float64),
         )
-        return out
+
+    def load(self, state: BestiariumState, budget: int, seed: int) -> object:
+        """The position in row 0; the simulations' row 1 drawing from ``seed``."""
+        self.engine.from_reference(state, self._state, 0)
+        self._state.rng[1] = np.uint64(seed)
+        return self._state
+
+    def context(self) -> SearchContext:
+        """The playout settings and work buffers."""
+        return self._context
 
     def __call__(
         self,
@@ -575,49 +462,43 @@ class CompiledSearch:
         budget: int | None = None,
         root_visits: np.ndarray | None = None,
     ) -> int:
-        """The most visited root action after ``budget`` (default: the search's) simulations from ``state``
-        (unchanged); ``root_actions`` (legal ids), when given, are the root's only children. The kernel keeps no
-        root visit counts for the caller: ``root_visits`` must be None."""
-        if root_visits is not None:
-            raise NotImplementedError("Bestiarium's compiled search fills no root_visits")
-        self.engine.from_reference(state, self._state, 0)
-        self._state.rng[1] = np.uint64(rng.integers(1 << 63))
-        allowed = self._every_action
+        """As :meth:`envs.common.fastsearch.CompiledSearch.__call__`, the root actions tried in id order (as the
+        tree's candidates)."""
         if root_actions is not None:
-            allowed = np.zeros(self.engine.num_actions, dtype=np.bool_)
-            allowed[np.asarray(root_actions, dtype=np.int64)] = True
-        return int(
-            _search_kernel(
-                self._state,
-                self.budget if budget is None else int(budget),
-                self.exploration,
-                self.depth,
-                self.engine.max_game_length,
-                self.scale,
-                self.engine.tables,
-                self.engine._scratch,
-                allowed,
-                self._table,
-                self._local,
-            )
-        )
+            root_actions = np.sort(np.asarray(root_actions, dtype=np.int64).reshape(-1))
+        return super().__call__(state, rng, root_actions, budget, root_visits)
 
-    def action_values(self, state: BestiariumState, rng: np.random.Generator, rollouts: int) -> np.ndarray:
-        """Flat Monte Carlo value of every action for the player to move (:func:`_action_values_kernel`:
-        ``rollouts`` of the search's playouts after each legal action; NaN where illegal), float64 (A,)."""
-        self.engine.from_reference(state, self._state, 0)
-        self._state.rng[1] = np.uint64(rng.integers(1 << 63))
-        out = np.empty(self.engine.num_actions, dtype=np.float64)
-        _action_values_kernel(
-            self._state,
-            int(rollouts),
-            self.depth,
-            self.engine.max_game_length,
-            self.scale,
-            self.engine.tables,
-            self.engine._scratch,
-            out,
-            self._table,
-            self._local,
-        )
+    def move_codes(self, state: BestiariumState) -> np.ndarray:
+        """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
+        -1 for the pass and illegal actions)."""
+        self.engine.from_reference(state, self._state, 1)
+        books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
+        out = np.full(self.engine.num_actions, -1, dtype=np.int64)
+        if not state.over:
+            n = _learned_move(
+                self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
+            )
+            out[books[0, :n]] = books[4, :n]
+        return out
+
+    def playout_move(self, state: BestiariumState, seed: int, last: int = -1) -> int:
+        """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``
+        (``last``: the previous ply's cell, for the local playout)."""
+        ctx = self._context
+        if ctx.table.shape[0] == 0:
+            raise ValueError("playout_move needs playout_weights")
+        self.engine.from_reference(state, self._state, 1)
+        self._state.rng[1] = np.uint64(seed)
+        tables = self.engine.tables
+        if ctx.local:
+            return int(_local_move(self._state, 1, tables, ctx.table, ctx.books, ctx.cum, ctx.mask, int(last)))
+        return int(_learned_move(self._state, 1, tables, ctx.books, ctx.table, ctx.cum, True))
+
+    def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
+        """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
+        self.engine.from_reference(state, self._state, 1)
+        self._state.rng[1] = np.uint64(seed)
+        out = np.zeros(2, dtype=np.float64)
+        ctx = self._context if depth is None else self._context._replace(depth=int(depth))
+        _leaf(self._state, self.engine.tables, ctx, 1, out)
         return out

@@ -1,34 +1,483 @@
-"""The compiled search baselines: their one interface, and the compiled pieces they share.
+"""The compiled tree search, written once: UCT over any game's batched engine, specialised per game by numba.
 
-Every game's ``envs/<game>/search.py`` runs its ``search`` baseline's whole decision in numba over rows of the
-game's batched engine (``fast.py``) and offers it as one class with one interface::
+The ``search`` baseline of every game (and ``guided:``'s restricted search, ``training/alphazero/guided.py``) is the
+algorithm of :class:`envs.common.mcts.MCTSPolicy` run in one numba kernel (:func:`search_kernel`): open loop (each
+simulation starts again from the root position, chance sampled by the engine inside ``apply``), expand one untried
+child per simulation (drawn uniformly), else descend by ``value / visits + exploration * sqrt(log(avail) / visits)``
+for the player to move (ISMCTS availability counts; ties to the first candidate), value the leaf, add the values
+along the path. The answer is the most visited root child among the legal ones (ties to the child expanded first).
 
-    search = CompiledSearch(game, budget, exploration, **parameters)   # parameters: the game's own, by keyword
-    action = search(state, rng, root_actions=None, budget=None, root_visits=None)
+What a game gives, in its own folder:
 
-* ``game``: the reference engine (``rules.py``) whose options the batched engine copies; ``budget``: simulations
-  per decision; ``exploration``: the UCT constant. The game's other parameters (playout rule, leaf values) follow
-  by keyword.
-* ``state``: the position for the player to move, as that player knows it (``game.information_state``; a plain
-  state in the perfect-information games), left unchanged.
-* ``rng``: the caller's ``np.random.Generator``. One draw from it per decision seeds the search's own SplitMix64
-  stream (:mod:`envs.common.fastrng`), so a seeded caller gets the same decisions every run (not the draws of the
-  same search on ``rules.py``).
-* ``root_actions`` (legal action ids): when given, the root's only children; ``budget``: this decision's
-  simulations instead of the search's; ``root_visits`` (int64, one per action): when given, receives the root
-  children's visit counts. A search that has no such root (Boaring's determinized search keeps none to restrict,
-  Bestiarium's counts none for the caller) raises NotImplementedError for what it cannot do, never ignores it.
-* Returns the chosen legal action (the most visited root child), or -1 when the search found none.
+* ``fast.py``, the batched engine: a state ``NamedTuple`` of arrays (first axis = game row, a ``rng`` field of
+  ``uint64`` SplitMix64 states, :mod:`envs.common.fastrng`), a tables ``NamedTuple`` of constants (and the engine's
+  work buffers where its kernels need some: one call at a time per engine), and public row functions with the same
+  meaning in every game (:data:`ROW_FUNCTIONS`): ``mover_row(st, tab, b)``, ``legal_row(st, tab, b, out)``,
+  ``apply_row(st, tab, b, a)``, ``returns_row(st, tab, b, out)``, ``copy_row(st, tab, src, dst)``,
+  ``random_action_row(st, tab, b)``.
+* ``search.py``, only what is the game's own: a search context ``NamedTuple`` (its playout parameters and work
+  buffers), the tree's candidate actions at a node (the legal actions, or a pruned set), the leaf value (its one
+  playout, then a value per seat), and, for a game with hidden information, how a simulation starts (a
+  determinization). It registers them for its context class with :func:`register`, and its ``CompiledSearch``
+  subclasses :class:`CompiledSearch`.
 
-The baselines (``envs/<game>/baselines.py``) build one per policy and call it on each decision.
+numba compiles :func:`search_kernel` once per registered context class and caches it on disk. The game's functions
+are found by the context's type (``numba.extending.overload``) rather than passed as arguments: a jitted function
+that takes other jitted functions as arguments is compiled anew in every process (numba 0.68: its disk cache never
+hits), which would cost every new process the whole search's compile time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
 import numpy as np
 from numba import njit
+from numba.extending import overload
 
 from envs.common.fastrng import below
+
+ROW_FUNCTIONS = ("mover_row", "legal_row", "apply_row", "returns_row", "copy_row", "random_action_row")
+"""The public row functions every ``envs/<game>/fast.py`` exports (``tests/test_game_folders.py`` checks them):
+
+* ``mover_row(st, tab, b) -> int``: the seat to move in row ``b``, -1 when the game is over or cut (truncated);
+* ``legal_row(st, tab, b, out) -> int``: the mover's legal mask into ``out`` (bool, one per action; all False
+  when over), returns how many are legal;
+* ``apply_row(st, tab, b, a)``: play the legal action ``a`` in live row ``b`` (chance from ``st.rng[b]``);
+* ``returns_row(st, tab, b, out)``: the returns of finished row ``b`` per seat into ``out`` (float64);
+* ``copy_row(st, tab, src, dst)``: row ``src`` of every field but the generator into row ``dst``;
+* ``random_action_row(st, tab, b) -> int``: a uniformly random legal action of live row ``b`` (``st.rng[b]``).
+"""
+
+
+class TreeArgs(NamedTuple):
+    """One decision's settings of :func:`search_kernel` (built by :meth:`CompiledSearch.__call__`)."""
+
+    budget: int
+    """Simulations."""
+    exploration: float
+    """The UCT constant."""
+    num_players: int
+    """Seats (the width of a leaf's values)."""
+    rng: np.ndarray
+    """(R,) uint64: the generator of the tree's own draws (untried children)."""
+    rng_row: int
+    """Which of ``rng``'s states the tree draws from; -1: the simulation's own row of the state (``rng`` is then
+    ``st.rng``), so the tree's draws and the engine's chance share one stream."""
+    root_actions: np.ndarray
+    """int64: when not empty, the root's only children, in this order (legal, distinct), instead of the game's
+    candidates."""
+    root_legal: np.ndarray
+    """bool, one per action: the root children the answer may be."""
+    root_visits: np.ndarray
+    """int64, one per action: receives the root children's visit counts (0 for actions without a child)."""
+
+
+# ----- what a game registers ------------------------------------------------------------------------------------
+_GAMES: dict[type, dict[str, Any]] = {}
+
+
+def register(
+    context: type,
+    *,
+    mover: Callable[..., int],
+    apply: Callable[..., None],
+    candidates: Callable[..., int],
+    leaf: Callable[..., None],
+    copy: Callable[..., None] | None = None,
+    start: Callable[..., int] | None = None,
+    fixed_candidates: bool = False,
+) -> None:
+    """Make :func:`search_kernel` search a game whose search context is a ``context`` (a ``NamedTuple`` class).
+
+    ``mover``, ``apply``, ``copy``: the engine's ``mover_row``, ``apply_row``, ``copy_row``. The game's own, all
+    jitted:
+
+    * ``candidates(st, tab, ctx, b, player, out) -> n``: the tree's actions at the node of row ``b`` (``player``
+      to move) into ``out[:n]``, in the order the tree tries and compares them;
+    * ``leaf(st, tab, ctx, b, out)``: the leaf's value per seat into ``out`` (float64, ``num_players``); row
+      ``b`` may be played on (a playout) and may be over or cut already;
+    * ``start(st, tab, ctx, i) -> row`` (optional): prepare simulation ``i`` and return the row it runs on.
+      Default: the root is row 0, every simulation a copy of it (``copy``) on the state's last row.
+
+    ``fixed_candidates``: a node's candidates are the same each time a simulation reaches it (no chance, no hidden
+    information), so they are listed once, when the node is first reached; otherwise they are listed on every visit
+    and matched to the node's children by action.
+    """
+    if start is None and copy is None:
+        raise ValueError("register: give copy (the engine's copy_row) or start")
+    _GAMES[context] = {
+        "mover": mover,
+        "apply": apply,
+        "candidates": candidates,
+        "leaf": leaf,
+        "copy": copy,
+        "start": start,
+        "fixed": bool(fixed_candidates),
+    }
+
+
+def _game(ctx: Any, name: str) -> Any:
+    entry = _GAMES.get(getattr(ctx, "instance_class", type(None)))
+    if entry is None:
+        raise TypeError(f"no game's search is registered for {ctx} (envs.common.fastsearch.register)")
+    return entry[name]
+
+
+# The game's functions, found by the context's type when numba compiles the kernel (plain Python calls raise).
+def _not_compiled(*args: Any) -> Any:
+    raise TypeError("only callable inside a numba kernel")
+
+
+def sim_start(st: Any, tab: Any, ctx: Any, i: int) -> int:
+    return _not_compiled()
+
+
+def sim_mover(st: Any, tab: Any, ctx: Any, b: int) -> int:
+    return _not_compiled()
+
+
+def sim_candidates(st: Any, tab: Any, ctx: Any, b: int, player: int, out: np.ndarray) -> int:
+    return _not_compiled()
+
+
+def sim_apply(st: Any, tab: Any, ctx: Any, b: int, a: int) -> None:
+    _not_compiled()
+
+
+def sim_leaf(st: Any, tab: Any, ctx: Any, b: int, out: np.ndarray) -> None:
+    _not_compiled()
+
+
+def fixed_candidates(ctx: Any) -> bool:
+    return _not_compiled()
+
+
+@overload(sim_start)
+def _sim_start(st, tab, ctx, i):
+    start = _game(ctx, "start")
+    if start is not None:
+        return lambda st, tab, ctx, i: start(st, tab, ctx, i)
+    copy = _game(ctx, "copy")
+
+    def default(st, tab, ctx, i):
+        work = st.rng.shape[0] - 1  # run-time rows: a literal row number compiles every callee once more
+        copy(st, tab, 0, work)
+        return work
+
+    return default
+
+
+@overload(sim_mover)
+def _sim_mover(st, tab, ctx, b):
+    mover = _game(ctx, "mover")
+    return lambda st, tab, ctx, b: mover(st, tab, b)
+
+
+@overload(sim_candidates)
+def _sim_candidates(st, tab, ctx, b, player, out):
+    candidates = _game(ctx, "candidates")
+    return lambda st, tab, ctx, b, player, out: candidates(st, tab, ctx, b, player, out)
+
+
+@overload(sim_apply)
+def _sim_apply(st, tab, ctx, b, a):
+    apply = _game(ctx, "apply")
+    return lambda st, tab, ctx, b, a: apply(st, tab, b, a)
+
+
+@overload(sim_leaf)
+def _sim_leaf(st, tab, ctx, b, out):
+    leaf = _game(ctx, "leaf")
+    return lambda st, tab, ctx, b, out: leaf(st, tab, ctx, b, out)
+
+
+@overload(fixed_candidates)
+def _fixed_candidates(ctx):
+    if _game(ctx, "fixed"):
+        return lambda ctx: True
+    return lambda ctx: False
+
+
+# ----- the tree ---------------------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
+def search_kernel(st, tab, ctx, args):
+    """UCT with ``args.budget`` simulations (:class:`TreeArgs`); returns the most visited root child that
+    ``args.root_legal`` allows (ties to the one expanded first), -1 if there is none. Fills ``args.root_visits``.
+
+    The tree: per node its visits, availability count and summed values per seat, and a list of edges (action,
+    child). With fixed candidates a node's edges are its candidates, listed once (child -1 while untried); else
+    an edge is added when its child is expanded, and each visit matches the listed candidates to them by action."""
+    n_actions = args.root_legal.shape[0]
+    nodes = args.budget + 1
+    visits = np.zeros(nodes, dtype=np.int64)
+    avail = np.zeros(nodes, dtype=np.int64)
+    value = np.zeros((nodes, args.num_players), dtype=np.float64)
+    first = np.full(nodes, -1, dtype=np.int64)  # a node's first edge
+    count = np.zeros(nodes, dtype=np.int64)  # fixed: its number of edges (contiguous from first)
+    capacity = nodes + n_actions
+    edge_action = np.empty(capacity, dtype=np.int64)
+    edge_child = np.empty(capacity, dtype=np.int64)
+    edge_next = np.empty(capacity, dtype=np.int64)  # not fixed: the node's next edge, -1 at the end
+    edges = 0
+    fixed = fixed_candidates(ctx)
+    acts = np.empty(n_actions, dtype=np.int64)
+    cand_edge = np.empty(n_actions, dtype=np.int64)  # the edge of each listed candidate, -1 without one
+    untried = np.empty(n_actions, dtype=np.int64)
+    slot = np.full(0 if fixed else n_actions, -1, dtype=np.int64)  # action -> edge, at the node being visited
+    path = np.empty(nodes + 1, dtype=np.int64)
+    leaf = np.zeros(args.num_players, dtype=np.float64)
+    rng = args.rng
+    used = 1
+    for i in range(args.budget):
+        row = sim_start(st, tab, ctx, i)
+        rng_row = row if args.rng_row < 0 else args.rng_row
+        node = 0
+        path[0] = 0
+        length = 1
+        while True:
+            player = sim_mover(st, tab, ctx, row)
+            if player < 0:
+                break
+            # the node's candidates (acts[:m]) and their edges
+            if fixed and first[node] >= 0:
+                m = count[node]
+                for k in range(m):
+                    acts[k] = edge_action[first[node] + k]
+                    cand_edge[k] = first[node] + k
+            else:
+                if node == 0 and args.root_actions.shape[0] > 0:
+                    m = args.root_actions.shape[0]
+                    acts[:m] = args.root_actions
+                else:
+                    m = sim_candidates(st, tab, ctx, row, player, acts)
+                if fixed:
+                    if edges + m > capacity:
+                        capacity = 2 * capacity + m
+                        edge_action = _grown(edge_action, edges, capacity)
+                        edge_child = _grown(edge_child, edges, capacity)
+                    first[node] = edges
+                    count[node] = m
+                    for k in range(m):
+                        edge_action[edges + k] = acts[k]
+                        edge_child[edges + k] = -1
+                        cand_edge[k] = edges + k
+                    edges += m
+                else:
+                    e = first[node]
+                    while e >= 0:
+                        slot[edge_action[e]] = e
+                        e = edge_next[e]
+                    for k in range(m):
+                        cand_edge[k] = slot[acts[k]]
+                    e = first[node]
+                    while e >= 0:
+                        slot[edge_action[e]] = -1
+                        e = edge_next[e]
+            # expand one untried candidate, drawn uniformly; the others count one more time they were available
+            free = 0
+            for k in range(m):
+                e = cand_edge[k]
+                if e >= 0 and edge_child[e] >= 0:
+                    avail[edge_child[e]] += 1
+                else:
+                    untried[free] = k
+                    free += 1
+            if free > 0:
+                k = untried[below(rng, rng_row, free)]
+                child = used
+                used += 1
+                avail[child] = 1
+                if fixed:
+                    edge_child[cand_edge[k]] = child
+                else:
+                    edge_action[edges] = acts[k]
+                    edge_child[edges] = child
+                    edge_next[edges] = first[node]
+                    first[node] = edges
+                    edges += 1
+                sim_apply(st, tab, ctx, row, acts[k])
+                path[length] = child
+                length += 1
+                break
+            best = -1
+            best_score = -np.inf
+            for k in range(m):
+                child = edge_child[cand_edge[k]]
+                score = value[child, player] / visits[child] + args.exploration * np.sqrt(
+                    np.log(avail[child]) / visits[child]
+                )
+                if score > best_score:
+                    best = k
+                    best_score = score
+            sim_apply(st, tab, ctx, row, acts[best])
+            node = edge_child[cand_edge[best]]
+            path[length] = node
+            length += 1
+        sim_leaf(st, tab, ctx, row, leaf)
+        for k in range(length):
+            visits[path[k]] += 1
+            for s in range(args.num_players):
+                value[path[k], s] += leaf[s]
+    # the answer: the most visited legal root child, ties to the child expanded first
+    args.root_visits[:] = 0
+    best_action = -1
+    best_child = -1
+    e = first[0]
+    end = first[0] + count[0] if fixed else -1
+    while e >= 0 and e != end:
+        child = edge_child[e]
+        a = edge_action[e]
+        if child >= 0:
+            args.root_visits[a] = visits[child]
+            if args.root_legal[a] and (
+                best_child < 0
+                or visits[child] > visits[best_child]
+                or (visits[child] == visits[best_child] and child < best_child)
+            ):
+                best_action = a
+                best_child = child
+        e = e + 1 if fixed else edge_next[e]
+    return best_action
+
+
+@njit(cache=True)
+def _grown(values, used, capacity):
+    out = np.empty(capacity, dtype=values.dtype)
+    out[:used] = values[:used]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def action_values_kernel(st, tab, ctx, rollouts, root_legal, num_players, out):
+    """Flat Monte Carlo: for every action that ``root_legal`` allows, the mean over ``rollouts`` simulations (each
+    started as the search's, the action played, the leaf valued as the search's) of the mover's leaf value, into
+    ``out`` (NaN elsewhere)."""
+    leaf = np.zeros(num_players, dtype=np.float64)
+    for a in range(root_legal.shape[0]):
+        out[a] = np.nan
+        if not root_legal[a]:
+            continue
+        total = 0.0
+        for i in range(rollouts):
+            row = sim_start(st, tab, ctx, i)
+            player = sim_mover(st, tab, ctx, row)
+            sim_apply(st, tab, ctx, row, a)
+            sim_leaf(st, tab, ctx, row, leaf)
+            total += leaf[player]
+        out[a] = total / rollouts
+
+
+# ----- the Python face --------------------------------------------------------------------------------------------
+class CompiledSearch:
+    """The one interface of every game's compiled search baseline::
+
+        search = GameSearch(game, budget, exploration, **parameters)   # parameters: the game's own, by keyword
+        action = search(state, rng, root_actions=None, budget=None, root_visits=None)
+
+    * ``game``: the reference engine (``rules.py``) whose options the batched engine copies; ``budget``:
+      simulations per decision; ``exploration``: the UCT constant.
+    * ``state``: the position for the player to move, as that player knows it (``game.information_state``; a plain
+      state in the perfect-information games), left unchanged.
+    * ``rng``: the caller's ``np.random.Generator``. One draw from it per decision seeds the search's own SplitMix64
+      stream, so a seeded caller gets the same decisions every run (not the draws of the same search on
+      ``rules.py``).
+    * ``root_actions`` (distinct legal action ids): when given, the root's only children, tried and compared in
+      that order; ``budget``: this decision's simulations instead of the search's; ``root_visits`` (int64, one
+      per action): when given, receives the root children's visit counts.
+    * Returns the chosen legal action (the most visited root child), or -1 when the search found none.
+
+    A subclass sets :attr:`engine` and :attr:`game` and implements :meth:`load` (the position into the rows the
+    kernel reads) and :meth:`context`; :meth:`draw_seed` and :meth:`tree_rng` have defaults.
+    """
+
+    engine: Any
+    """The game's batched engine (``fast.py``)."""
+    game: Any
+    """The reference engine (``rules.py``)."""
+
+    def __init__(self, budget: int, exploration: float):
+        self.budget = int(budget)
+        self.exploration = float(exploration)
+
+    def load(self, state: Any, budget: int, seed: int) -> Any:
+        """The kernel's rows for a decision in ``state`` with ``budget`` simulations, their generators seeded from
+        ``seed`` (default layout: the root in row 0, the simulations on row 1, whose generator is ``seed``)."""
+        raise NotImplementedError
+
+    def context(self) -> Any:
+        """The game's search context (a registered ``NamedTuple``: playout parameters, work buffers)."""
+        raise NotImplementedError
+
+    def draw_seed(self, rng: np.random.Generator) -> int:
+        """The one draw per decision that seeds the search's stream."""
+        return int(rng.integers(1 << 63))
+
+    def tree_rng(self, rows: Any, seed: int) -> tuple[np.ndarray, int]:
+        """The tree's generator and its row (:attr:`TreeArgs.rng`, :attr:`TreeArgs.rng_row`); default: each
+        simulation's own row of the state."""
+        return rows.rng, -1
+
+    def root_legal(self, state: Any) -> np.ndarray:
+        """The legal mask of ``state``'s mover (bool)."""
+        return np.asarray(self.game.legal_mask(state), dtype=np.bool_)
+
+    def __call__(
+        self,
+        state: Any,
+        rng: np.random.Generator,
+        root_actions: np.ndarray | None = None,
+        budget: int | None = None,
+        root_visits: np.ndarray | None = None,
+    ) -> int:
+        """The most visited legal root action after ``budget`` (default: the search's) simulations from ``state``
+        (unchanged) for the player to move, -1 if there is none (see the class docstring)."""
+        num_actions = self.engine.num_actions
+        legal = self.root_legal(state)
+        restrict = np.zeros(0, dtype=np.int64)
+        if root_actions is not None:
+            restrict = np.asarray(root_actions, dtype=np.int64).reshape(-1)
+            if restrict.size and (restrict.min() < 0 or restrict.max() >= num_actions):
+                raise ValueError(f"root_actions must be action ids in [0, {num_actions})")
+            if restrict.size and not legal[restrict].all():
+                raise ValueError(f"root_actions holds illegal actions: {restrict[~legal[restrict]].tolist()}")
+            if np.unique(restrict).size != restrict.size:
+                raise ValueError("root_actions holds an action twice")
+        if root_visits is None:
+            root_visits = np.zeros(num_actions, dtype=np.int64)
+        elif root_visits.shape != (num_actions,) or root_visits.dtype != np.int64:
+            raise ValueError(f"root_visits must be an int64 array of shape ({num_actions},)")
+        budget = self.budget if budget is None else int(budget)
+        seed = self.draw_seed(rng)
+        rows = self.load(state, budget, seed)
+        tree_rng, rng_row = self.tree_rng(rows, seed)
+        args = TreeArgs(
+            budget,
+            self.exploration,
+            self.engine.num_players,
+            tree_rng,
+            rng_row,
+            restrict,
+            legal,
+            root_visits,
+        )
+        return self.answer(int(search_kernel(rows, self.engine.tables, self.context(), args)), legal, tree_rng)
+
+    def answer(self, action: int, legal: np.ndarray, tree_rng: np.ndarray) -> int:
+        """The decision from the kernel's ``action`` (-1 when no root child was legal); default: as it is."""
+        return action
+
+    def action_values(self, state: Any, rng: np.random.Generator, rollouts: int) -> np.ndarray:
+        """Flat Monte Carlo value of every action for the player to move (:func:`action_values_kernel`: ``rollouts``
+        of the search's simulations after each legal action; NaN where illegal), float64 (A,)."""
+        legal = self.root_legal(state)
+        rows = self.load(state, int(rollouts), self.draw_seed(rng))
+        out = np.empty(self.engine.num_actions, dtype=np.float64)
+        action_values_kernel(
+            rows, self.engine.tables, self.context(), int(rollouts), legal, self.engine.num_players, out
+        )
+        return out
 
 
 @njit(cache=True)
@@ -42,10 +491,7 @@ def untried_choice(
     rng: np.ndarray,
     row: int,
 ) -> int:
-    """One step of expansion at ``node`` over its candidate actions ``acts[:n]``: each child already in the tree
-    (``children[node, a] >= 0``) counts one more time it was available (``avail``); of the actions without a child
-    (gathered in ``untried``, in order) one is drawn uniformly from ``rng[row]``. Returns it, or -1 when every
-    candidate has a child (then nothing is drawn)."""
+    """One step of expansion over a dense ``children`` table (the searches not yet on :func:`search_kernel`)."""
     free = 0
     for i in range(n):
         child = children[node, acts[i]]
