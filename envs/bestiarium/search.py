@@ -450,8 +450,8 @@ class CompiledSearch(fastsearch.CompiledSearch):
         self._state.rng[1] = np.uint64(seed)
         return self._state
 
-    def context(self) -> SearchContext:
-        """The playout settings and work buffers."""
+    def context(self, state: BestiariumState, seed: int) -> SearchContext:
+        """The playout settings and work buffers (the same for every decision)."""
         return self._context
 
     def __call__(

@@ -34,7 +34,6 @@ How the card cost and the search were tuned, and the measured strength: docs/bas
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -169,46 +168,21 @@ def fast_bid(game: BoaringGame, state: BoaringState, seat: int, card_cost: float
 
     The other k = n - 1 bids are independent draws from the hidden pool: P(highest) = q^k with q = P(b < v) +
     P(b = v) / 2, likewise P(lowest); whether the animal lives is a normal approximation of the sum given
-    that the others are below v (for 'highest') or above v (for 'lowest').
+    that the others are below v (for 'highest') or above v (for 'lowest'). The formula is written once, compiled,
+    in :func:`envs.boaring.fast.closed_form_bid` (the compiled search's opponent model calls it too).
     """
+    from envs.boaring.fast import closed_form_bid  # numba is imported only when a search is built
+
     n = game.num_players
-    k = n - 1
-    hand = state.hands[seat]
-    counts = _hidden_counts(state, seat)
-    total = sum(counts)
-    if total == 0:
-        counts, total = [1] * NUM_VALUES, NUM_VALUES
-    need = state.requirement * n
-    worth = animal_worth(game, state, seat)
-    size = state.hand_size[seat]
-    mean_hand = sum((i + 1) * c for i, c in enumerate(hand)) / max(size, 1)
-    scale = card_cost * (size - 1) / max(size, 1)
-    best, best_ev = 0, -math.inf
-    below_n = below_s = below_q = 0.0  # count, sum, sum of squares of pool cards below v
-    all_s = sum((i + 1) * c for i, c in enumerate(counts))
-    all_q = sum((i + 1) * (i + 1) * c for i, c in enumerate(counts))
-    for i in range(NUM_VALUES):
-        v, c = i + 1, counts[i]
-        if hand[i] > 0:
-            p_lt, p_eq = below_n / total, c / total
-            ev = -scale * (v - mean_hand)
-            lo_n, lo_s, lo_q = below_n + c, below_s + v * c, below_q + v * v * c
-            hi_n, hi_s, hi_q = total - below_n, all_s - below_s, all_q - below_q
-            if lo_n > 0:
-                m = lo_s / lo_n
-                var = max(lo_q / lo_n - m * m, 0.25)
-                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
-                ev += worth * (p_lt + 0.5 * p_eq) ** k * live
-            if hi_n > 0:
-                m = hi_s / hi_n
-                var = max(hi_q / hi_n - m * m, 0.25)
-                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
-                ev -= (1 - p_lt - 0.5 * p_eq) ** k * (1 - live)
-            if ev > best_ev:
-                best, best_ev = i, ev
-        below_n += c
-        below_s += v * c
-        below_q += v * v * c
+    best = closed_form_bid(
+        np.array(_hidden_counts(state, seat), dtype=np.int64),
+        np.array(state.hands[seat], dtype=np.int64),
+        state.requirement * n,
+        animal_worth(game, state, seat),
+        state.hand_size[seat],
+        n - 1,
+        float(card_cost),
+    )
     return A.play_action(best + 1)
 
 

@@ -26,6 +26,7 @@ simulations run on these rows from ``search.py``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -78,6 +79,24 @@ class BoaringBatchedState(NamedTuple):
     rng: np.ndarray  # (B,) uint64: the row's generator
 
 
+class Tables(NamedTuple):
+    """The engine's constants and work buffers, as the row functions read them (one call at a time per engine)."""
+
+    num_players: int
+    deal_size: int
+    """Food cards dealt to each hand."""
+    pairwise: bool
+    """The reward option: pairwise ranks (True) or score minus the mean."""
+    max_plies: int
+    """The ply cap (``max_game_length``): a row reaching it is cut (``mover_row`` -1)."""
+    work_rows: np.ndarray
+    """(1,) int64 work: ``apply_row``'s row."""
+    work_actions: np.ndarray
+    """(1,) int64 work: ``apply_row``'s action."""
+    work_legal: np.ndarray
+    """(num_actions,) int64 work: a legal action list."""
+
+
 @njit(cache=True, inline="always")
 def _seat(x: int, n: int) -> int:
     """``x % n`` for ``-n <= x < 2 n`` without a division (numba's Python-style ``%`` costs about 100 ns)."""
@@ -112,16 +131,15 @@ def _observed_active(phase: int, active: int, n: int) -> int:
 # 1 us a row; the helpers below are called once a round (start) or once a deal (re-deal).
 
 
-@njit(cache=True)
-def _start_round(
-    animal_deck, deck_len, animal, animals_left, food_pile, pile_len, discard, requirement, current, active, rng, b: int
-) -> None:
+@njit(cache=True, inline="always")
+def _start_round(s, b: int) -> None:
     """'The player whose turn it is lays the top animal- and food card open on the table.'"""
+    deck_len, food_pile, pile_len, discard = s.deck_len, s.food_pile, s.pile_len, s.discard
     top = deck_len[b] - 1
-    a = animal_deck[b, top]
+    a = s.animal_deck[b, top]
     deck_len[b] = top
-    animal[b] = a
-    animals_left[b, a] -= 1
+    s.animal[b] = a
+    s.animals_left[b, a] -= 1
     if pile_len[b] == 0:
         # reading: an empty food pile is refilled from the shuffled discard (ascending, then shuffled)
         m = 0
@@ -130,34 +148,22 @@ def _start_round(
                 food_pile[b, m] = i + 1
                 m += 1
             discard[b, i] = 0
-        shuffle(rng, b, food_pile[b, :m])
+        shuffle(s.rng, b, food_pile[b, :m])
         pile_len[b] = m
     top = pile_len[b] - 1
-    requirement[b] = food_pile[b, top]
+    s.requirement[b] = food_pile[b, top]
     pile_len[b] = top
-    current[b] = active[b]
+    s.current[b] = s.active[b]
 
 
-@njit(cache=True)
-def _redeal(
-    hands,
-    hand_size,
-    discard,
-    food_pile,
-    pile_len,
-    deck_len,
-    deals,
-    rng,
-    b: int,
-    n: int,
-    deal_size: int,
-    cards: np.ndarray,
-) -> None:
+@njit(cache=True, inline="always")
+def _redeal(s, b: int, n: int, deal_size: int, cards: np.ndarray) -> None:
     """'If the food cards in the hands of the players run out before the animal cards are gone, the food cards
     that left the game are shuffled and distributed as during the preparation of the game limited to the amount
     of cards that is present in the animal deck': the discard (ascending, then shuffled) dealt, each hand
     capped at the animals in the deck; the undealt rest goes under the pile."""
-    k = min(deal_size, deck_len[b])
+    hands, hand_size, discard, food_pile, pile_len = s.hands, s.hand_size, s.discard, s.food_pile, s.pile_len
+    k = min(deal_size, s.deck_len[b])
     m = 0
     for i in range(NUM_VALUES):
         for _ in range(discard[b, i]):
@@ -170,7 +176,7 @@ def _redeal(
             cards[m + i] = food_pile[b, i]
         m += old
         old = 0
-    shuffle(rng, b, cards[:m])
+    shuffle(s.rng, b, cards[:m])
     for p in range(n):
         for i in range(NUM_VALUES):
             hands[b, p, i] = 0
@@ -183,7 +189,7 @@ def _redeal(
     for i in range(rest):
         food_pile[b, i] = cards[n * k + i]
     pile_len[b] = rest + old
-    deals[b] += 1
+    s.deals[b] += 1
 
 
 @njit(cache=True)
@@ -192,18 +198,11 @@ def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int
     round when the last card is in, take the eat decision, end the round (discard, pass the turn, re-deal, turn
     up the next cards)."""
     hands, hand_size, pending, ncommitted = s.hands, s.hand_size, s.pending, s.ncommitted
-    food_pile, pile_len, discard, animal_deck, deck_len = s.food_pile, s.pile_len, s.discard, s.animal_deck, s.deck_len
-    animals_left, active, animal, requirement, phase = s.animals_left, s.active, s.animal, s.requirement, s.phase
+    discard, deck_len, active, animal, requirement = s.discard, s.deck_len, s.active, s.animal, s.requirement
+    phase = s.phase
     eater, current, savanna, graveyard, eaten = s.eater, s.current, s.savanna, s.graveyard, s.eaten
     last_played, last_animal, last_requirement = s.last_played, s.last_animal, s.last_requirement
-    last_outcome, last_receiver, rounds, deals, plies, rng = (
-        s.last_outcome,
-        s.last_receiver,
-        s.rounds,
-        s.deals,
-        s.plies,
-        s.rng,
-    )
+    last_outcome, last_receiver, rounds, plies = s.last_outcome, s.last_receiver, s.rounds, s.plies
     cards = np.empty(NUM_FOOD, dtype=np.int8)
     for j in range(rows.shape[0]):
         b = rows[j]
@@ -298,21 +297,8 @@ def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int
             continue
         active[b] = _seat(active[b] + 1, n)
         if hand_size[b, 0] == 0:
-            _redeal(hands, hand_size, discard, food_pile, pile_len, deck_len, deals, rng, b, n, deal_size, cards)
-        _start_round(
-            animal_deck,
-            deck_len,
-            animal,
-            animals_left,
-            food_pile,
-            pile_len,
-            discard,
-            requirement,
-            current,
-            active,
-            rng,
-            b,
-        )
+            _redeal(s, b, n, deal_size, cards)
+        _start_round(s, b)
 
 
 @njit(cache=True)
@@ -367,20 +353,7 @@ def _reset_kernel(s, rows: np.ndarray, n: int, deal_size: int) -> None:
         s.rounds[b] = 0
         s.deals[b] = 0
         s.plies[b] = 0
-        _start_round(
-            animal_deck,
-            deck_len,
-            s.animal,
-            animals_left,
-            food_pile,
-            pile_len,
-            discard,
-            s.requirement,
-            s.current,
-            s.active,
-            rng,
-            b,
-        )
+        _start_round(s, b)
 
 
 # ----- kernels: what a seat may do and see ---------------------------------------------------------------------
@@ -762,6 +735,157 @@ def _legal_row(s, b: int, n: int, out: np.ndarray) -> int:
     return k
 
 
+# ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
+@njit(cache=True, inline="always")
+def mover_row(st, tab, b):
+    """The seat to act in row ``b``, -1 when the game is over or at the ply cap."""
+    if st.phase[b] == OVER or st.plies[b] >= tab.max_plies:
+        return -1
+    return np.int64(st.current[b])
+
+
+@njit(cache=True, inline="always")
+def legal_actions_row(st, tab, b, out):
+    """The legal action ids of row ``b`` into ``out`` (ascending); returns how many."""
+    return _legal_row(st, b, tab.num_players, out)
+
+
+@njit(cache=True)
+def legal_row(st, tab, b, out):
+    """The mover's legal mask of row ``b`` into ``out`` (bool per action; all False when over); returns how many
+    are legal."""
+    out[:] = False
+    if st.phase[b] == OVER:
+        return 0
+    k = _legal_row(st, b, tab.num_players, tab.work_legal)
+    for i in range(k):
+        out[tab.work_legal[i]] = True
+    return k
+
+
+@njit(cache=True, inline="always")
+def apply_row(st, tab, b, a):
+    """Play legal action ``a`` in live row ``b`` (re-deals and refills shuffled from ``st.rng[b]``)."""
+    tab.work_rows[0] = b
+    tab.work_actions[0] = a
+    _apply_rows(st, tab.work_rows, tab.work_actions, tab.num_players, tab.deal_size)
+
+
+@njit(cache=True, inline="always")
+def returns_row(st, tab, b, out):
+    """``BoaringGame.returns`` of finished row ``b`` into ``out`` (num_players float64)."""
+    _row_returns(st.savanna, st.graveyard, b, tab.num_players, tab.pairwise, out)
+
+
+@njit(cache=True)
+def copy_row(st, tab, src, dst):
+    """Row ``src`` of every field but the generator into row ``dst``."""
+    st.hands[dst] = st.hands[src]
+    st.hand_size[dst] = st.hand_size[src]
+    st.pending[dst] = st.pending[src]
+    st.ncommitted[dst] = st.ncommitted[src]
+    st.food_pile[dst] = st.food_pile[src]
+    st.pile_len[dst] = st.pile_len[src]
+    st.discard[dst] = st.discard[src]
+    st.animal_deck[dst] = st.animal_deck[src]
+    st.deck_len[dst] = st.deck_len[src]
+    st.animals_left[dst] = st.animals_left[src]
+    st.active[dst] = st.active[src]
+    st.animal[dst] = st.animal[src]
+    st.requirement[dst] = st.requirement[src]
+    st.phase[dst] = st.phase[src]
+    st.eater[dst] = st.eater[src]
+    st.current[dst] = st.current[src]
+    st.savanna[dst] = st.savanna[src]
+    st.graveyard[dst] = st.graveyard[src]
+    st.eaten[dst] = st.eaten[src]
+    st.last_played[dst] = st.last_played[src]
+    st.last_animal[dst] = st.last_animal[src]
+    st.last_requirement[dst] = st.last_requirement[src]
+    st.last_outcome[dst] = st.last_outcome[src]
+    st.last_receiver[dst] = st.last_receiver[src]
+    st.rounds[dst] = st.rounds[src]
+    st.deals[dst] = st.deals[src]
+    st.plies[dst] = st.plies[src]
+
+
+@njit(cache=True)
+def random_action_row(st, tab, b):
+    """A uniformly random legal action of live row ``b``, from ``st.rng[b]``."""
+    k = _legal_row(st, b, tab.num_players, tab.work_legal)
+    return tab.work_legal[below(st.rng, b, k)]
+
+
+# ----- what the baselines share (envs/boaring/baselines.py, search.py) ---------------------------------------------
+@njit(cache=True, inline="always")
+def hidden_counts_row(st, tab, b, seat, counts):
+    """Food per value that ``seat`` cannot locate in row ``b`` into ``counts`` (``baselines._hidden_counts``)."""
+    _hidden_counts(st, b, seat, counts)
+
+
+@njit(cache=True, inline="always")
+def animal_worth_row(st, tab, b, seat):
+    """What the animal on the table is worth to ``seat`` (``baselines.animal_worth``)."""
+    return _animal_worth(st, b, seat, tab.num_players)
+
+
+@njit(cache=True, inline="always")
+def eat_choice_row(st, tab, b, seat):
+    """The greedy eat decision of ``seat`` in row ``b`` (``baselines.eat_choice``)."""
+    return _eat_choice(st, b, seat, tab.num_players)
+
+
+@njit(cache=True)
+def closed_form_bid(counts, hand, need, worth, size, k, card_cost):
+    """The food value index (0-9) that greedy's bid rule in closed form plays (``baselines.fast_bid``, the search's
+    opponent model and playout policy): the EV of each value in ``hand`` (counts per value) against ``k`` other
+    bids drawn independently from the hidden pool ``counts`` (all ones when empty), ``need`` the food the animal
+    needs, ``worth`` what it is worth, ``size`` the hand's size, ``card_cost`` the cost per value above the hand's
+    mean. The one implementation: the Python baseline calls it too."""
+    total = 0
+    for i in range(NUM_VALUES):
+        total += counts[i]
+    empty = total == 0
+    if empty:
+        total = NUM_VALUES
+    hand_sum = 0
+    for i in range(NUM_VALUES):
+        hand_sum += (i + 1) * np.int64(hand[i])
+    mean_hand = hand_sum / max(size, 1)
+    scale = card_cost * (size - 1) / max(size, 1)
+    best, best_ev = 0, -np.inf
+    below_n = below_s = below_q = 0.0  # count, sum, sum of squares of pool cards below v
+    all_s = 0
+    all_q = 0
+    for i in range(NUM_VALUES):
+        c = 1 if empty else counts[i]
+        all_s += (i + 1) * c
+        all_q += (i + 1) * (i + 1) * c
+    for i in range(NUM_VALUES):
+        v, c = i + 1, 1 if empty else counts[i]
+        if hand[i] > 0:
+            p_lt, p_eq = below_n / total, c / total
+            ev = -scale * (v - mean_hand)
+            lo_n, lo_s, lo_q = below_n + c, below_s + v * c, below_q + v * v * c
+            hi_n, hi_s, hi_q = total - below_n, all_s - below_s, all_q - below_q
+            if lo_n > 0:
+                m = lo_s / lo_n
+                var = max(lo_q / lo_n - m * m, 0.25)
+                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
+                ev += worth * math.pow(p_lt + 0.5 * p_eq, k) * live
+            if hi_n > 0:
+                m = hi_s / hi_n
+                var = max(hi_q / hi_n - m * m, 0.25)
+                live = 0.5 * (1 + math.erf((v + k * m - need + 0.5) / math.sqrt(2 * k * var)))
+                ev -= math.pow(1 - p_lt - 0.5 * p_eq, k) * (1 - live)
+            if ev > best_ev:
+                best, best_ev = i, ev
+        below_n += c
+        below_s += v * c
+        below_q += v * v * c
+    return best
+
+
 # ----- the engine ----------------------------------------------------------------------------------------------
 
 _OBS_BLOCKS = (
@@ -803,6 +927,15 @@ class BoaringBatched(BatchedGame):
         self.max_game_length = ref.max_game_length
         self.deal_size = ref.deal_size
         layout = ref.layout
+        self.tables = Tables(
+            num_players=self.num_players,
+            deal_size=self.deal_size,
+            pairwise=self.reward == "pairwise",
+            max_plies=self.max_game_length,
+            work_rows=np.zeros(1, dtype=np.int64),
+            work_actions=np.zeros(1, dtype=np.int64),
+            work_legal=np.zeros(self.num_actions, dtype=np.int64),
+        )
         self._offsets = np.array([layout.offsets[k] for k in _OBS_BLOCKS], dtype=np.int64)
         self._scale = layout.scale.astype(np.float32)
         self._shift = layout.shift.astype(np.float32)
@@ -940,10 +1073,11 @@ class BoaringBatched(BatchedGame):
             < 0
         ):
             raise ValueError("from_reference needs a full state, not an information state (determinize it)")
-        self._write_row(r, state, row, plies)
+        self.write_row(r, state, row, plies)
 
-    def _write_row(self, r: BoaringState, state: BoaringBatchedState, b: int, plies: int | None = None) -> None:
-        """Every field of ``r`` into row ``b``, UNKNOWN (-1) placeholders of an information state included."""
+    def write_row(self, r: BoaringState, state: BoaringBatchedState, b: int, plies: int | None = None) -> None:
+        """Every field of ``r`` into row ``b``, UNKNOWN (-1) placeholders of an information state included (the
+        search's root: ``search.py`` determinizes copies of it); :meth:`from_reference` for full states."""
         state.hands[b] = r.hands
         state.hand_size[b] = r.hand_size
         state.pending[b] = r.pending
@@ -1003,6 +1137,3 @@ class BoaringBatched(BatchedGame):
         _greedy_kernel(
             state, self.num_players, self.num_actions, int(self.greedy_samples), float(self.greedy_card_cost), rng, out
         )
-
-
-__all__ = ["BoaringBatched", "BoaringBatchedState"]

@@ -154,7 +154,7 @@ def fixed_candidates(ctx: Any) -> bool:
     return _not_compiled()
 
 
-@overload(sim_start)
+@overload(sim_start, inline="always")
 def _sim_start(st, tab, ctx, i):
     start = _game(ctx, "start")
     if start is not None:
@@ -169,31 +169,31 @@ def _sim_start(st, tab, ctx, i):
     return default
 
 
-@overload(sim_mover)
+@overload(sim_mover, inline="always")
 def _sim_mover(st, tab, ctx, b):
     mover = _game(ctx, "mover")
     return lambda st, tab, ctx, b: mover(st, tab, b)
 
 
-@overload(sim_candidates)
+@overload(sim_candidates, inline="always")
 def _sim_candidates(st, tab, ctx, b, player, out):
     candidates = _game(ctx, "candidates")
     return lambda st, tab, ctx, b, player, out: candidates(st, tab, ctx, b, player, out)
 
 
-@overload(sim_apply)
+@overload(sim_apply, inline="always")
 def _sim_apply(st, tab, ctx, b, a):
     apply = _game(ctx, "apply")
     return lambda st, tab, ctx, b, a: apply(st, tab, b, a)
 
 
-@overload(sim_leaf)
+@overload(sim_leaf, inline="always")
 def _sim_leaf(st, tab, ctx, b, out):
     leaf = _game(ctx, "leaf")
     return lambda st, tab, ctx, b, out: leaf(st, tab, ctx, b, out)
 
 
-@overload(fixed_candidates)
+@overload(fixed_candidates, inline="always")
 def _fixed_candidates(ctx):
     if _game(ctx, "fixed"):
         return lambda ctx: True
@@ -406,15 +406,16 @@ class CompiledSearch:
         ``seed`` (default layout: the root in row 0, the simulations on row 1, whose generator is ``seed``)."""
         raise NotImplementedError
 
-    def context(self) -> Any:
-        """The game's search context (a registered ``NamedTuple``: playout parameters, work buffers)."""
+    def context(self, state: Any, seed: int) -> Any:
+        """The game's search context for a decision in ``state`` (a registered ``NamedTuple``: playout parameters,
+        work buffers)."""
         raise NotImplementedError
 
     def draw_seed(self, rng: np.random.Generator) -> int:
         """The one draw per decision that seeds the search's stream."""
         return int(rng.integers(1 << 63))
 
-    def tree_rng(self, rows: Any, seed: int) -> tuple[np.ndarray, int]:
+    def tree_rng(self, rows: Any, ctx: Any) -> tuple[np.ndarray, int]:
         """The tree's generator and its row (:attr:`TreeArgs.rng`, :attr:`TreeArgs.rng_row`); default: each
         simulation's own row of the state."""
         return rows.rng, -1
@@ -451,7 +452,8 @@ class CompiledSearch:
         budget = self.budget if budget is None else int(budget)
         seed = self.draw_seed(rng)
         rows = self.load(state, budget, seed)
-        tree_rng, rng_row = self.tree_rng(rows, seed)
+        ctx = self.context(state, seed)
+        tree_rng, rng_row = self.tree_rng(rows, ctx)
         args = TreeArgs(
             budget,
             self.exploration,
@@ -462,7 +464,7 @@ class CompiledSearch:
             legal,
             root_visits,
         )
-        return self.answer(int(search_kernel(rows, self.engine.tables, self.context(), args)), legal, tree_rng)
+        return self.answer(int(search_kernel(rows, self.engine.tables, ctx, args)), legal, tree_rng)
 
     def answer(self, action: int, legal: np.ndarray, tree_rng: np.ndarray) -> int:
         """The decision from the kernel's ``action`` (-1 when no root child was legal); default: as it is."""
@@ -472,10 +474,11 @@ class CompiledSearch:
         """Flat Monte Carlo value of every action for the player to move (:func:`action_values_kernel`: ``rollouts``
         of the search's simulations after each legal action; NaN where illegal), float64 (A,)."""
         legal = self.root_legal(state)
-        rows = self.load(state, int(rollouts), self.draw_seed(rng))
+        seed = self.draw_seed(rng)
+        rows = self.load(state, int(rollouts), seed)
         out = np.empty(self.engine.num_actions, dtype=np.float64)
         action_values_kernel(
-            rows, self.engine.tables, self.context(), int(rollouts), legal, self.engine.num_players, out
+            rows, self.engine.tables, self.context(state, seed), int(rollouts), legal, self.engine.num_players, out
         )
         return out
 

@@ -390,12 +390,13 @@ def test_compiled_playout_policy_and_evaluation_are_the_baselines(n):
     for b, s in enumerate(positions):
         if s.phase == BID:
             for seat in range(n):
-                assert S._fast_bid(batch, b, seat, n, CARD_COST, counts) == fast_bid(ref, s, seat), (b, seat)
+                bid = S.fast_bid_row(batch, fast.tables, b, seat, CARD_COST, counts)
+                assert bid == fast_bid(ref, s, seat), (b, seat)
         elif s.phase == EAT:
             eats += 1
-            assert F._eat_choice(batch, b, s.current, n) == eat_choice(ref, s, s.current)
+            assert F.eat_choice_row(batch, fast.tables, b, s.current) == eat_choice(ref, s, s.current)
         for temperature, weight in ((3.0, CARD_COST), (1.0, 0.0)):
-            S._evaluate(batch, b, n, True, temperature, weight, leaf)
+            S.evaluate_row(batch, fast.tables, b, temperature, weight, leaf)
             assert np.allclose(leaf, evaluate(ref, s, temperature, weight), rtol=0, atol=1e-12)
     assert eats > 0
 
@@ -415,8 +416,8 @@ def test_compiled_determinization_is_consistent_with_what_the_seat_knows(n):
         seat = int(rng[0] % n)
         info = ref.information_state(s, seat)
         batch = fast.new_state(1)
-        fast._write_row(info, batch, 0)
-        S._determinize_row(batch, 0, seat, n, rng, cards)
+        fast.write_row(info, batch, 0)
+        S.determinize_row(batch, 0, seat, n, rng, cards)
         full = fast.to_reference(batch, 0)
         ref.state_from_json(ref.state_to_json(full))  # 7 of each food value, 30 / 4 / 4 animals
         assert state_json(ref, ref.information_state(full, seat)) == state_json(ref, info)
