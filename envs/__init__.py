@@ -13,63 +13,85 @@ The rule engine alone (no AEC env), like ``pyspiel.load_game`` or pgx's ``make``
     state = game.initial_state(np.random.default_rng(0))
 
 The module style works too: ``from envs import battle_sheep_v0; battle_sheep_v0.env(num_players=3)``. Game modules
-are imported lazily (registration imports none of them). Bestiarium is at version 1 (``envs.bestiarium_v1``);
-``envs.bestiarium_v0`` raises PettingZoo's ``DeprecatedEnv``.
+are imported lazily (registration reads each game's descriptor, ``envs/<game>/__init__.py``, and imports none of
+its rooms). Bestiarium is at version 1 (``envs.bestiarium_v1``); ``envs.bestiarium_v0`` raises PettingZoo's
+``DeprecatedEnv``.
+
+A game from any importable package joins with :func:`register_game` (its descriptor, an :class:`GameInfo`), as
+``gymnasium.register`` and ``pyspiel.register_game`` do: then ``make``, :func:`make_game`, the trainer, the harness,
+``barnyard exploit``, the web page and the OpenSpiel bridge all offer it (``docs/adding_a_game.md``). A process
+that should see such a game from its start (``barnyard`` commands, the web server) names the modules that register
+it in the environment variable ``BARNYARD_GAMES`` (comma-separated), which ``import envs`` imports.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 from typing import TYPE_CHECKING, Any
 
 from pettingzoo import register
 
+from envs.common import registry
+from envs.common.registry import GameInfo
+
 if TYPE_CHECKING:
     from envs.common.game import Game
 
-VERSIONS: dict[str, int] = {"battle_sheep": 0, "bestiarium": 1, "boaring": 0, "beasty_borders": 0}
-"""Every game id and the current version of its env: registering a game is its entry here (docs/adding_a_game.md).
-PettingZoo's convention: a change of observation, action or reward is a new version; an older version's module
-raises ``DeprecatedEnv``. Each spec page has the version history."""
+BUILTIN_GAMES: tuple[str, ...] = ("envs.battle_sheep", "envs.bestiarium", "envs.boaring", "envs.beasty_borders")
+"""The packages of the games that ship with Barnyard, each with its descriptor ``INFO``: registering a game of this
+package is its line here (docs/adding_a_game.md)."""
 
-GAMES: tuple[str, ...] = tuple(VERSIONS)
-"""Every game id; ``envs.<game>_v<N>`` is its public module (N: :data:`VERSIONS`)."""
-
-MODULES: dict[str, str] = {game: f"{game}_v{VERSIONS[game]}" for game in GAMES}
-"""The public module name of each game (``envs.<name>``)."""
-
-ENV_IDS: dict[str, str] = {game: f"barnyard/{game}-v{VERSIONS[game]}" for game in GAMES}
-"""PettingZoo registry id of each game."""
-
-ENGINES: dict[str, str] = {game: "".join(part.title() for part in game.split("_")) + "Game" for game in GAMES}
-"""The rule engine's class of each game, ``<Game>Game`` in ``envs/<game>/rules.py`` (beside its ``OPTIONS`` table)."""
-
-PARALLEL_GAMES: tuple[str, ...] = ("boaring",)
+GAMES: tuple[str, ...] = ()
+"""Every registered game id, in registration order (kept up to date by :func:`register_game`)."""
+VERSIONS: dict[str, int] = {}
+"""Each game's current env version. PettingZoo's convention: a change of observation, action or reward is a new
+version; an older version's module raises ``DeprecatedEnv``. Each spec page has the version history."""
+MODULES: dict[str, str] = {}
+"""Each game's public module name (``battle_sheep_v0``; the module is ``GameInfo.public_module``)."""
+ENV_IDS: dict[str, str] = {}
+"""Each game's PettingZoo registry id."""
+ENGINES: dict[str, str] = {}
+"""Each game's rule engine class name in its ``rules.py`` (beside its ``OPTIONS`` table)."""
+PARALLEL_GAMES: tuple[str, ...] = ()
 """Games whose public module also offers ``parallel_env`` (registered in PettingZoo's parallel registry)."""
 
-for _game, _id in ENV_IDS.items():
-    register("aec", _id, entry_point=f"envs.{MODULES[_game]}:env")
-for _game in PARALLEL_GAMES:
-    register("parallel", ENV_IDS[_game], entry_point=f"envs.{MODULES[_game]}:parallel_env")
+
+def register_game(info: GameInfo) -> None:
+    """Make a game available everywhere: ``pettingzoo.make`` (its ``env_id``), :func:`make_game`, the trainer,
+    the harness, the web page and the OpenSpiel bridge read it from :data:`GAMES` and its descriptor.
+
+    Registering the same descriptor again does nothing; another game under a taken id is a ValueError. Nothing of
+    the game is imported here (its modules load on first use)."""
+    global GAMES, PARALLEL_GAMES
+    if not registry.add(info):
+        return
+    GAMES = registry.names()
+    VERSIONS[info.name] = info.version
+    MODULES[info.name] = info.module_name
+    ENV_IDS[info.name] = info.env_id
+    ENGINES[info.name] = info.game_class
+    register("aec", info.env_id, entry_point=f"{info.public_module}:env")
+    if info.parallel:
+        PARALLEL_GAMES = (*PARALLEL_GAMES, info.name)
+        register("parallel", info.env_id, entry_point=f"{info.public_module}:parallel_env")
+
+
+def game_info(game: str) -> GameInfo:
+    """The descriptor of a registered game id; a ValueError naming the registered ids for an unknown one."""
+    return registry.get(game)
 
 
 def module(game: str) -> Any:
-    """The public module ``envs.<game>_v<N>`` (current version) of a game id; a clear error for an unknown game."""
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
-    return importlib.import_module(f"envs.{MODULES[game]}")
-
-
-def _rules(game: str) -> Any:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAMES)}")
-    return importlib.import_module(f"envs.{game}.rules")
+    """The public module (``envs.battle_sheep_v0``: ``env``, ``raw_env``, ``vector_env``) of a game id; a clear
+    error for an unknown game."""
+    return game_info(game).public()
 
 
 def game_options(game: str) -> Any:
-    """The options table of a game (``envs/<game>/rules.py``'s ``OPTIONS``, an
-    :class:`envs.common.options.OptionTable`); a clear error for an unknown game."""
-    return _rules(game).OPTIONS
+    """The options table of a game (its ``rules.py``'s ``OPTIONS``, an :class:`envs.common.options.OptionTable`);
+    a clear error for an unknown game."""
+    return game_info(game).room("rules").OPTIONS
 
 
 def make_game(game: str, **options: Any) -> Game:
@@ -77,13 +99,29 @@ def make_game(game: str, **options: Any) -> Game:
 
     A :class:`ValueError` for an unknown game; a :class:`~envs.common.game.ConfigError` for an option the game does
     not have (also a ``TypeError``) or a value it does not allow, naming what is allowed."""
-    rules = _rules(game)
+    info = game_info(game)
+    rules = info.room("rules")
     rules.OPTIONS.check_names(options, game)
-    return getattr(rules, ENGINES[game])(**options)
+    return getattr(rules, info.game_class)(**options)
+
+
+def _register_package(package: str) -> None:
+    module_ = importlib.import_module(package)
+    info = getattr(module_, "INFO", None)
+    if isinstance(info, GameInfo):
+        register_game(info)
+
+
+for _package in BUILTIN_GAMES:
+    _register_package(_package)
+for _package in filter(None, (p.strip() for p in os.environ.get("BARNYARD_GAMES", "").split(","))):
+    _register_package(_package)  # a module that calls register_game itself, or holds an INFO
 
 
 def __getattr__(name: str) -> Any:
     game, _, version = name.rpartition("_v")
     if game in GAMES and version.isdigit():
-        return importlib.import_module(f"envs.{name}")  # an old version raises DeprecatedEnv
+        info = game_info(game)
+        parent = info.public_module.rpartition(".")[0]
+        return importlib.import_module(f"{parent}.{name}" if parent else name)  # an old version: DeprecatedEnv
     raise AttributeError(f"module 'envs' has no attribute {name!r}")

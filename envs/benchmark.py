@@ -99,12 +99,6 @@ def table(seconds: float, num_envs: int) -> str:
         f"| game | `env()` steps/s | connect four `env()`, same run | ratio | batched steps/s (B = {num_envs}) |",
         "|---|---|---|---|---|",
     ]
-    names = {
-        "battle_sheep": "Battle Sheep",
-        "bestiarium": "Bestiarium",
-        "beasty_borders": "Beasty Borders",
-        "boaring": "Boaring",
-    }
     for game in envs.GAMES:
         mod = envs.module(game)
         c4 = bench_connect_four(seconds)
@@ -114,7 +108,7 @@ def table(seconds: float, num_envs: int) -> str:
         batched = bench_batched(mod.vector_env, num_envs, seconds)[0]
         players = envs.make_game(game).num_players
         rows.append(
-            f"| {names.get(game, game)} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
+            f"| {envs.game_info(game).title} ({players} players) | {wrapped:,.0f} | {c4:,.0f} | "
             f"{wrapped / c4:.1f}x | {batched:,.0f} |"
         )
     return "\n".join(rows)

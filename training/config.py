@@ -1,8 +1,9 @@
 """The training configuration: one dataclass, one docstring per field, per-game defaults.
 
 ``make_config(game, **overrides)`` is the one place defaults are chosen: the dataclass defaults, then the game's
-entry in :data:`GAME_DEFAULTS` (PPO) or :data:`ALPHAZERO_DEFAULTS` (``algo="alphazero"``), then the caller's
-overrides. The CLI (``python -m training train``) exposes every field as ``--field-name value``.
+own from its descriptor (``GameInfo.ppo_defaults``, or ``alphazero_defaults`` for ``algo="alphazero"``:
+:func:`game_defaults`), then the caller's overrides. The CLI (``python -m training train``) exposes every field
+as ``--field-name value``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
+
+import envs
 
 
 @dataclass
@@ -248,121 +251,6 @@ class TrainConfig:
         return max(1, self.batch_size // self.num_minibatches)
 
 
-GAME_DEFAULTS: dict[str, dict[str, Any]] = {
-    # Hex canvas (C, 23, 23) (canvas radius 11; the runs quoted below used radius 9, (C, 19, 19)), 94 actions per
-    # cell: conv trunk with a per-cell head; ~27 decisions a game.
-    # Batches of ~1k at lr 5e-4 learned faster per sample than 2k at 3e-4 in 30k-sample trial runs.
-    # The update (convolutions' backward pass) dominates the time: two torch threads (the env workers idle
-    # while it runs: 107 against 77 samples/s) and two epochs per batch (fresher samples for the same compute).
-    # Shaping 0.05 per pasture + movable sheep of margin (BattleSheepGame.shaping_potential). At lr 5e-4 the
-    # updates were tiny (approx_kl ~0.001, clipfrac ~0.01); lr 1.5e-3 (approx_kl ~0.005) beat greedy 0.42 in
-    # training at 330k samples against 0.14 at 5e-4. Half the games against other opponents, 20% of all against
-    # greedy: the shipped policy beat greedy 0.618 over 400 games after 187k samples, where 4% of games against
-    # greedy gave 0.359 after 450k (greedy's games cost time: ~220 samples/s instead of ~340).
-    "battle_sheep": {
-        "num_envs": 32,
-        "num_steps": 32,
-        "conv_channels": 32,
-        "conv_layers": 4,
-        "learning_rate": 1.5e-3,
-        "update_epochs": 2,
-        "score_shaping": 0.05,
-        "opponent_fraction": 0.5,
-        "opponent_mix": "snapshot:0.3,greedy:0.4,random:0.3",
-    },
-    # Grid planes (C, 11, 11), 91 cells + pass: conv trunk with a per-cell head (pass from the pooled features).
-    # lr 5e-4 / lambda 0.9 beat random 0.74 and greedy 0.38 after 83k samples (100 games each). 20% of games
-    # against greedy (instead of 4%) took the policy from 0.480 to 0.532 against greedy (400 games).
-    "bestiarium": {
-        "num_envs": 32,
-        "num_steps": 64,
-        "conv_channels": 32,
-        "conv_layers": 3,
-        "learning_rate": 5e-4,
-        "gae_lambda": 0.9,
-        "opponent_fraction": 0.4,
-        "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
-    },
-    # Flat vectors: MLP.
-    # Score shaping (savanna and graveyard points) and lambda 0.8: the card draws make results noisy. Most
-    # games seat the learner alone against random / greedy / snapshot opponents: pure self-play drifted (its win
-    # rate against three greedy fell from 0.30 to 0.16 over 1M samples at lr 1e-3). With half the games against
-    # baselines the win rates against them still peaked in the first 100k-200k samples and fell (a self-play game
-    # gives 4 learner seats, a baseline game 1, so 80% of samples were self-play): ~0.43 / ~0.29 against three
-    # random / three greedy from 300k samples on (200 games each). With 90% of games against baselines they held:
-    # 0.56 / 0.55 on average from 300k to 2.4M samples (update 800: 0.499 / 0.552 over 400 games; the shipped
-    # policy is that one fine-tuned with 76% of games against three random: 0.614 / 0.499, checkpoints/README.md).
-    "boaring": {
-        "num_envs": 64,
-        "num_steps": 32,
-        "hidden": 256,
-        "learning_rate": 5e-4,
-        "gae_lambda": 0.8,
-        "score_shaping": 0.1,
-        "opponent_fraction": 0.9,
-        "opponent_mix": "random:0.5,greedy:0.4,snapshot:0.1",
-    },
-    # Dice make the result noisy: credit points as they are scored (shaping 0.2 per vp of margin) and lean on the
-    # value function (lambda 0.8). With these, lr 1e-3 reached 0.98 vs random after 374k samples where the
-    # unshaped lr 2.5e-4 / lambda 0.95 run needed ~3M. 20% of games against greedy (instead of 4%) took the
-    # policy from 0.494 to 0.564 against greedy (400 games).
-    "beasty_borders": {
-        "num_envs": 64,
-        "num_steps": 32,
-        "hidden": 256,
-        "learning_rate": 1e-3,
-        "score_shaping": 0.2,
-        "gae_lambda": 0.8,
-        "opponent_fraction": 0.4,
-        "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
-    },
-}
-"""Per-game departures from the dataclass defaults (tuned so that each game learns on two CPU cores)."""
-
-
-ALPHAZERO_DEFAULTS: dict[str, dict[str, Any]] = {
-    # The PPO runs' networks (so --init-from takes a PPO checkpoint). 16 Gumbel simulations, 32 games searched
-    # together; each position trained on 16 times in batches of 128 (Bestiarium side 5, 6 min: replay ratio 16
-    # and 8 gave 0.69-0.79 vs random, within the noise of 100 games). The games are searched in a worker process
-    # while the trainer takes its gradient steps, one torch thread each. Trials on the shared 2-core machine,
-    # network alone over 100 games: Battle Sheep 0.915 vs random / 0.50 vs greedy after 8 min (10k positions);
-    # Bestiarium 0.64 / 0.23 after 8 min (16k positions), 0.76 / 0.69 when started from the shipped PPO policy.
-    "battle_sheep": {
-        "num_envs": 32,
-        "conv_channels": 32,
-        "conv_layers": 4,
-        "learning_rate": 1e-3,
-        "num_workers": 1,
-        "torch_threads": 1,
-        "train_batch_size": 128,
-        "replay_ratio": 16,
-        "eval_every": 20,
-    },
-    "bestiarium": {
-        "num_envs": 32,
-        "conv_channels": 32,
-        "conv_layers": 3,
-        "learning_rate": 1e-3,
-        "num_workers": 1,
-        "torch_threads": 1,
-        "train_batch_size": 128,
-        "replay_ratio": 16,
-        "eval_every": 20,
-    },
-    "beasty_borders": {
-        "num_envs": 64,
-        "hidden": 256,
-        "learning_rate": 1e-3,
-        "num_workers": 1,
-        "torch_threads": 1,
-        "train_batch_size": 128,
-        "replay_ratio": 16,
-        "eval_every": 20,
-    },
-}
-"""Per-game departures from the dataclass defaults for ``algo="alphazero"`` (Boaring has hidden information:
-PPO is its learner)."""
-
 ALGOS = ("ppo", "alphazero")
 
 POLICY = "policy"
@@ -388,11 +276,19 @@ def eval_opponent_kinds(config: TrainConfig) -> list[str]:
     return kinds
 
 
+def game_defaults(game: str, algo: str = "ppo") -> dict[str, Any]:
+    """A game's departures from the dataclass defaults for ``algo``, from its descriptor
+    (``GameInfo.ppo_defaults`` / ``alphazero_defaults``, tuned so that each game learns on two CPU cores; why each
+    value: ``envs/<game>/__init__.py``); empty for a game without any. A ValueError for an unknown game."""
+    info = envs.game_info(game)
+    table = info.alphazero_defaults if algo == "alphazero" else info.ppo_defaults
+    return dict(table or {})
+
+
 def make_config(game: str = "battle_sheep", **overrides: Any) -> TrainConfig:
-    """The config for ``game``: dataclass defaults, then :data:`GAME_DEFAULTS` (or :data:`ALPHAZERO_DEFAULTS`
-    when ``overrides`` say ``algo="alphazero"``), then ``overrides``."""
-    algo = overrides.get("algo", "ppo")
-    values: dict[str, Any] = dict((ALPHAZERO_DEFAULTS if algo == "alphazero" else GAME_DEFAULTS).get(game, {}))
+    """The config for ``game``: dataclass defaults, then the game's own (:func:`game_defaults` for
+    ``overrides.get("algo", "ppo")``), then ``overrides``."""
+    values = game_defaults(game, overrides.get("algo", "ppo"))
     values.update(overrides)
     values["game"] = game
     return TrainConfig.from_dict(values)

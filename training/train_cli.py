@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
             f.type if isinstance(f.type, str) else getattr(f.type, "__name__", "str"), str
         )
         default = getattr(TrainConfig(), f.name)
-        help_text = f"{_field_doc(f.name)} (default {default!r}, or the game's in GAME_DEFAULTS)"
+        help_text = f"{_field_doc(f.name)} (default {default!r}, or the game's own: its descriptor's ppo_defaults)"
         group.add_argument(
             "--" + f.name.replace("_", "-"),
             dest=f.name,

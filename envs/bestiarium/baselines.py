@@ -40,7 +40,7 @@ import numpy as np
 from envs.bestiarium.actions import GROW
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision, SeededPolicy
+from envs.common.policies import CompiledRootSearch, Decision, SeededPolicy
 
 DEFAULT_BUDGET = 60
 ROLLOUT_DEPTH = 20
@@ -115,7 +115,7 @@ def cascade_value(game: BestiariumGame, state: BestiariumState, scale: float = E
     return np.zeros(2)
 
 
-class CompiledSearchPolicy(SeededPolicy):
+class CompiledSearchPolicy(CompiledRootSearch, SeededPolicy):
     """The search baseline with the whole search compiled (:class:`envs.bestiarium.search.CompiledSearch`): the
     same UCT, budget, random playouts and cascade leaf values as ``MCTSPolicy`` with :func:`cascade_value`."""
 
@@ -134,7 +134,7 @@ class CompiledSearchPolicy(SeededPolicy):
 
         super().__init__(game, seed)
         self.budget = budget
-        self._search = CompiledSearch(
+        self.compiled = CompiledSearch(
             game,
             budget,
             exploration,
@@ -150,12 +150,7 @@ class CompiledSearchPolicy(SeededPolicy):
         legal = decision.legal_actions()
         if legal.size == 1:
             return int(legal[0])
-        return self._search(decision.info_state, self.rng)
-
-    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None) -> int:
-        """The search's move with the root's children restricted to ``root_actions`` (legal ids; None: all) and
-        ``budget`` simulations (default: the policy's)."""
-        return self._search(decision.info_state, self.rng, root_actions=root_actions, budget=budget)
+        return self.act_among(decision, None)
 
 
 def search_policy(

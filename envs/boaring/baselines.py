@@ -43,7 +43,7 @@ from envs.boaring.actions import BOAR, HYENA, LION, NUM_VALUES
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame, BoaringState
 from envs.boaring.rules import COPIES_PER_VALUE as COPIES
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision, SeededPolicy
+from envs.common.policies import CompiledRootSearch, Decision, SeededPolicy
 
 CARD_COST = 0.3
 """Greedy: cost per food value above the hand's mean (scaled by the rounds this hand still lasts)."""
@@ -249,7 +249,7 @@ class BoaringSearch(MCTSPolicy):
         return [fast_bid(game, state, state.current)]
 
 
-class CompiledBoaringSearch(SeededPolicy):
+class CompiledBoaringSearch(CompiledRootSearch, SeededPolicy):
     """:class:`BoaringSearch`'s algorithm with compiled simulations (``search.CompiledSearch`` in
     envs/boaring/search.py): the same tree, opponent model, playout policy and evaluation; the determinizations and
     the tree's random choices come from a SplitMix64 stream seeded by this policy's generator, one draw per
@@ -277,7 +277,7 @@ class CompiledBoaringSearch(SeededPolicy):
         self.hand_weight = hand_weight
         self.opponent_model = opponent_model
         self.exploration = exploration
-        self.search = CompiledSearch(
+        self.compiled = CompiledSearch(
             game, budget, exploration, rollout_depth, temperature, hand_weight, CARD_COST, opponent_model
         )
 
@@ -285,7 +285,7 @@ class CompiledBoaringSearch(SeededPolicy):
         legal = decision.legal_actions()
         if legal.size == 1:
             return int(legal[0])
-        return self.search(decision.info_state, self.rng, budget=self.budget)
+        return self.act_among(decision, None)
 
 
 def search_policy(

@@ -299,14 +299,13 @@ def stale_docs(tables: Mapping[str, OptionTable], root: Path, write: bool = Fals
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m envs.common.options [--check]``: rewrite (or check) every game's generated options blocks."""
     import argparse
-    import importlib
 
     import envs
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--check", action="store_true", help="only say which files are stale (exit status 1)")
     args = parser.parse_args(argv)
-    tables = {g: importlib.import_module(f"envs.{g}.rules").OPTIONS for g in envs.GAMES}
+    tables = {g: envs.game_options(g) for g in envs.GAMES if envs.game_info(g).package == f"envs.{g}"}
     stale = stale_docs(tables, Path(envs.__file__).resolve().parents[1], write=not args.check)
     for path in stale:
         print(("stale: " if args.check else "rewrote: ") + str(path))

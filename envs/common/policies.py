@@ -69,6 +69,36 @@ class SeededPolicy:
         raise NotImplementedError
 
 
+class CompiledRootSearch:
+    """What a search baseline run by a game's compiled search (``self.compiled``, an
+    :class:`envs.common.fastsearch.CompiledSearch`; None when it runs on ``rules.py``) offers beside ``act``: the
+    decision with its root restricted (``guided:``'s network-pruned search, ``training/alphazero/guided.py``)."""
+
+    compiled: Any
+    budget: int
+    rng: np.random.Generator
+
+    def act_among(
+        self,
+        decision: Decision,
+        root_actions: np.ndarray | None,
+        budget: int | None = None,
+        root_visits: np.ndarray | None = None,
+    ) -> int:
+        """The compiled search's move with the root's children restricted to ``root_actions`` (distinct legal ids,
+        tried in that order; None: the search's own candidates) and ``budget`` simulations (default: the
+        policy's); ``root_visits`` (int64, one per action), when given, receives the root children's visit counts.
+        A uniformly random legal action (this policy's generator) when the search expanded no legal child."""
+        if self.compiled is None:
+            raise ValueError(f"{type(self).__name__}.act_among needs the compiled search (the default settings)")
+        budget = self.budget if budget is None else budget
+        action = self.compiled(decision.info_state, self.rng, root_actions, budget, root_visits)
+        if action >= 0:
+            return int(action)
+        legal = decision.legal_actions()
+        return int(legal[int(self.rng.integers(legal.size))])
+
+
 class RandomPolicy:
     """Uniform over the legal actions, from its own seeded generator."""
 
@@ -110,8 +140,10 @@ class FirstLegalPolicy:
 def baseline_policies(game: str) -> dict[str, Any]:
     """The scripted baselines of ``game`` by name, ``envs/<game>/baselines.py``'s ``POLICIES`` (``random`` is not
     among them: it is :class:`RandomPolicy` for every game); empty for a game without that module."""
+    import envs
+
     try:
-        return dict(__import__(f"envs.{game}.baselines", fromlist=["POLICIES"]).POLICIES)
+        return dict(envs.game_info(game).room("baselines").POLICIES)
     except ModuleNotFoundError:
         return {}
 

@@ -271,7 +271,7 @@ def engine_digests(game: str, options: dict[str, Any], seed: int = 0, search_bud
     out["search"] = h.hexdigest()
 
     search = make_baseline(game, f"search:{search_budget}", options, seed)
-    compiled: Any = next((getattr(search, n) for n in ("compiled", "_search", "search") if hasattr(search, n)), None)
+    compiled: Any = search.compiled
     actions_h, visits_h = hashlib.sha256(), hashlib.sha256()
     game_rng = np.random.default_rng(seed + 200)
     search_rng = np.random.default_rng(seed + 300)

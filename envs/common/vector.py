@@ -125,12 +125,15 @@ the compiler vectorises)."""
 
 
 def batched_game_class(game: str) -> type[BatchedGame] | None:
-    """The :class:`BatchedGame` subclass defined in ``envs/<game>/fast.py``, or None when the game has no batched
-    engine (no such module). Imports the module (numba compiles nothing until a kernel is first called)."""
+    """The :class:`BatchedGame` subclass defined in the game's ``fast.py`` (``envs/<game>/fast.py``), or None when
+    the game has no batched engine (no such module). Imports the module (numba compiles nothing until a kernel is
+    first called)."""
     import importlib
     import importlib.util
 
-    name = f"envs.{game}.fast"
+    import envs
+
+    name = f"{envs.game_info(game).package}.fast"
     try:
         if importlib.util.find_spec(name) is None:
             return None

@@ -51,6 +51,7 @@ its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`). Returns 
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -67,39 +68,12 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 import envs
 from envs.common.game import ConfigError, Game
-from envs.openspiel import boaring as boaring_info
 from envs.openspiel.chance import NeedChance, ScriptedRng
 
-__all__ = ["GAME_NAMES", "load_game", "register", "engine_of"]
+__all__ = ["GAME_NAMES", "load_game", "register", "engine_of", "specs_of"]
 
 
-# ----- what each game is, in OpenSpiel's terms --------------------------------------------------------------
-def _boaring_simultaneous(engine: Game, state: Any) -> bool:
-    from envs.boaring.rules import BID
-
-    return state.phase == BID and state.ncommitted == 0
-
-
-def _boaring_bids(engine: Game, state: Any, seat: int) -> list[int]:
-    from envs.boaring.actions import play_action
-
-    return [play_action(v + 1) for v, count in enumerate(state.hands[seat]) if count > 0]
-
-
-def _no_random_pasture(options: dict[str, Any]) -> str | None:
-    if options.get("pasture") == "random":
-        return (
-            "pasture='random' lays the pasture by chance; barnyard_battle_sheep is registered as deterministic "
-            "(the players build the pasture: pasture='build')"
-        )
-    return None
-
-
-def _boaring_utility(options: dict[str, Any]) -> tuple[float, float]:
-    # "score": final score minus the mean score; a score lies in [-38, 76] (every animal in one graveyard / savanna)
-    return (-114.0, 114.0) if options.get("reward") == "score" else (-1.0, 1.0)
-
-
+# ----- what each game is, in OpenSpiel's terms (each game's descriptor: GameInfo.openspiel) ----------------------
 @dataclass(frozen=True)
 class BridgeSpec:
     """How one Barnyard game maps onto OpenSpiel's GameType."""
@@ -142,55 +116,43 @@ class BridgeSpec:
         return f"barnyard_{self.key}"
 
 
-_BOARING = dict(
-    explicit_chance=True,
-    max_chance_outcomes=70,
-    # the initial shuffles (38 animals, 70 food cards), then at most two reshuffles of <= 70 cards a round
-    chance_nodes_bound=lambda engine: 37 + 69 + 38 * 2 * 69,
-    utility=_boaring_utility,
-    info=boaring_info,
-)
+def _player_range(game: str) -> tuple[int, int]:
+    """The player counts a game allows: its ``num_players`` option's range, else its one player count."""
+    for option in envs.game_options(game):
+        if option.name == "num_players":
+            if option.choices is not None:
+                return min(option.choices), max(option.choices)
+            return int(option.low), int(option.high)
+    n = envs.make_game(game).num_players
+    return n, n
 
-SPECS: dict[str, BridgeSpec] = {
-    spec.key: spec
-    for spec in (
-        BridgeSpec(
-            "battle_sheep",
-            "Barnyard Battle Sheep",
-            2,
-            4,
-            unsupported=_no_random_pasture,
-            none_options=(("canvas_radius", 0),),
-        ),
-        BridgeSpec("bestiarium", "Barnyard Bestiarium", 2, 2),
-        # tiles: a permutation of 9 (8 chance nodes) or a choice of 5 of 8 then a permutation of 6; a D8 per turn
-        BridgeSpec(
-            "beasty_borders",
-            "Barnyard Beasty Borders",
-            2,
-            2,
-            explicit_chance=True,
-            max_chance_outcomes=9,
-            chance_nodes_bound=lambda engine: 16 + engine.max_game_length,
-        ),
-        BridgeSpec(
-            "boaring",
-            "Barnyard Boaring",
-            2,
-            10,
-            simultaneous_node=_boaring_simultaneous,
-            seat_actions=_boaring_bids,
-            **_BOARING,
-        ),
-        # the engine's own order: the active seat commits first, then clockwise, each bid hidden until the reveal
-        BridgeSpec("boaring", "Barnyard Boaring (bids one seat at a time)", 2, 10, variant="turn_based", **_BOARING),
-    )
-}
-"""Every registered game: one per Barnyard game, and Boaring's turn-based form (for sequential algorithms such as
-IS-MCTS)."""
 
-GAME_NAMES: dict[str, str] = {key: spec.short_name for key, spec in SPECS.items()}
+def specs_of(game: str) -> list[BridgeSpec]:
+    """The OpenSpiel registrations of a Barnyard game, from its descriptor (``GameInfo.openspiel``: BridgeSpec
+    keyword arguments each; none: one deterministic perfect-information registration named ``Barnyard <title>``,
+    its player counts from the options)."""
+    info = envs.game_info(game)
+    out = []
+    for entry in info.openspiel or ({},):
+        kwargs = dict(entry)
+        kwargs.setdefault("long_name", f"Barnyard {info.title}")
+        if "min_players" not in kwargs or "max_players" not in kwargs:
+            low, high = _player_range(game)
+            kwargs.setdefault("min_players", low)
+            kwargs.setdefault("max_players", high)
+        if isinstance(kwargs.get("info"), str):
+            kwargs["info"] = importlib.import_module(kwargs["info"])
+        out.append(BridgeSpec(game, **kwargs))
+    return out
+
+
+SPECS: dict[str, BridgeSpec] = {}
+"""Every registered game (:func:`register` adds the games registered with ``envs`` since): one per Barnyard game,
+and Boaring's turn-based form (for sequential algorithms such as IS-MCTS)."""
+
+GAME_NAMES: dict[str, str] = {}
 """Barnyard game id (or ``boaring_turn_based``) -> OpenSpiel game name."""
+
 
 MAX_FLAT_JOINT_ACTIONS = 1_000_000
 """The most flat joint actions ``legal_actions()`` lists at a simultaneous node (2-6 players: at most 10^6)."""
@@ -695,7 +657,14 @@ def _game_type(spec: BridgeSpec) -> pyspiel.GameType:
 
 
 def register() -> None:
-    """Register every game with OpenSpiel (done on import; calling it again changes nothing)."""
+    """Register every game of ``envs.GAMES`` with OpenSpiel (done on import, and again by :func:`load_game` for the
+    games registered since; calling it again changes nothing)."""
+    known = {spec.game for spec in SPECS.values()}
+    for game in envs.GAMES:
+        if game not in known:
+            for spec in specs_of(game):
+                SPECS[spec.key] = spec
+                GAME_NAMES[spec.key] = spec.short_name
     registered = set(pyspiel.registered_names())
     for key, spec in SPECS.items():
         if key not in _GAME_CLASSES:

@@ -114,10 +114,19 @@ def test_guided_specs_refuse_what_they_cannot_do():
         make_policy("guided:no/such/policy.pt:4:10", "battle_sheep")
     with pytest.raises(GuidedSearchError, match="K >= 1"):
         make_policy(f"guided:{SHEEP}:0:10", "battle_sheep")
-    with pytest.raises(GuidedSearchError, match="not boaring"):
-        make_policy(f"guided:{ROOT / 'checkpoints' / 'boaring' / 'policy.pt'}", "boaring")
+    boaring = ROOT / "checkpoints" / "boaring" / "policy.pt"
+    with pytest.raises(GuidedSearchError, match="boaring has no guided: defaults; give both"):
+        make_policy(f"guided:{boaring}", "boaring")
     with pytest.raises(CheckpointError):
         make_policy(f"guided:{BESTIARIUM}", "battle_sheep")
+
+
+def test_a_game_without_guided_defaults_is_guided_with_explicit_k_and_n():
+    """Boaring's descriptor has no guided: defaults, but its compiled search restricts its root like any other."""
+    policy = make_policy(f"guided:{ROOT / 'checkpoints' / 'boaring' / 'policy.pt'}:2:8", "boaring", seed=0)
+    for decision in positions("boaring", 6, seed=2):
+        top = policy.root_moves(decision)
+        assert top.size == 2 and policy.act(decision) in top
 
 
 def test_beasty_borders_search_keeps_to_the_given_root_moves():

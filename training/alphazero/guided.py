@@ -19,16 +19,6 @@ import torch
 from envs.common.policies import Decision, make_baseline
 from training.distribution import action_positions
 
-GUIDED_DEFAULTS: dict[str, tuple[int, int]] = {
-    "battle_sheep": (4, 500),
-    "bestiarium": (24, 20),
-    "beasty_borders": (3, 80),
-}
-"""Per game: (K root moves kept, simulations a decision), N so that a decision, the forward pass included, takes
-about the ``search`` baseline's time (which runs 600 / 60 / 120 simulations). K: Battle Sheep's best of 4, 8 and 16
-over its policy fine-tuned against ``search``, Bestiarium's least bad of 4-24, Beasty Borders' better of 2-3 (of at
-most 4 legal moves); the measurements are in ``checkpoints/README.md``."""
-
 
 class GuidedSearchError(ValueError):
     """A ``guided:`` spec that cannot be built (a game without a compiled search to restrict, bad K or N)."""
@@ -90,15 +80,18 @@ def parse_guided_spec(arg: str) -> tuple[str, int | None, int | None]:
 def load_guided_policy(
     arg: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None
 ) -> GuidedSearchPolicy:
-    """The policy of spec ``guided:ARG`` (:func:`parse_guided_spec`; defaults :data:`GUIDED_DEFAULTS`). Raises
-    :class:`GuidedSearchError` for a game without a restrictable compiled search, ``CheckpointError`` for a
-    checkpoint of another game or options."""
+    """The policy of spec ``guided:ARG`` (:func:`parse_guided_spec`; K and N default to the game's descriptor,
+    ``GameInfo.guided_defaults``). Raises :class:`GuidedSearchError` for a spec without K and N in a game without
+    defaults, or a game without a restrictable compiled search; ``CheckpointError`` for a checkpoint of another game
+    or options."""
+    import envs
     from training.checkpoint import load_policy
 
-    if game not in GUIDED_DEFAULTS:
-        raise GuidedSearchError(f"guided search is built for {', '.join(GUIDED_DEFAULTS)}, not {game}")
     path, top_k, budget = parse_guided_spec(arg)
-    default_k, default_n = GUIDED_DEFAULTS[game]
+    defaults = envs.game_info(game).guided_defaults
+    if defaults is None and (top_k is None or budget is None):
+        raise GuidedSearchError(f"{game} has no guided: defaults; give both: guided:PATH:K:N")
+    default_k, default_n = defaults or (0, 0)
     net_policy = load_policy(path, game=game, options=options, seed=seed)
     search = make_baseline(game, "search", options, seed, engine=net_policy.game)
     # One position per forward pass: one torch thread is fastest (as training.alphazero.search.load_search_policy).

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
@@ -25,9 +24,9 @@ from training.distribution import masked_policy
 
 # ----- scripted opponents ---------------------------------------------------------------------------------
 def greedy_class(game: str) -> type | None:
-    """``envs.<game>.baselines.GreedyPolicy`` if the game has one, else None."""
+    """The game's ``baselines.GreedyPolicy`` if it has one, else None."""
     try:
-        return importlib.import_module(f"envs.{game}.baselines").GreedyPolicy
+        return envs.game_info(game).room("baselines").GreedyPolicy
     except (ImportError, AttributeError):
         return None
 
