@@ -10,6 +10,7 @@ import pytest
 
 import envs
 from envs.common.aec import StandardWrapper, wrap_pettingzoo_stack
+from envs.common.testing import option_sets
 
 
 def trajectory(env, seed: int, illegal_at: int | None):
@@ -182,19 +183,13 @@ def test_render_for_gives_each_seat_its_view(game):
 # and sizes are arithmetic over integers and the game's symbols (below): ``+ - *``, ``x`` for a product,
 # parentheses, and a number before a symbol multiplies it (``3n``). A row that says ``(only with OPTION=VALUE)``
 # counts only under that option. A row continues on lines whose first cell is blank.
-DOC_SYMBOLS = {
-    "battle_sheep": lambda g: {"n": g.num_players},
-    "bestiarium": lambda g: {},
-    "beasty_borders": lambda g: {"H": g.rows, "W": g.cols, "T": g.num_types},
-    "boaring": lambda g: {"n": g.num_players},
-}
-"""The symbols each spec page's table uses, read from the game object."""
-DOC_OPTION_SETS = {
-    "battle_sheep": [{"num_players": n} for n in (2, 3, 4)],
-    "bestiarium": [{"board_size": s} for s in (5, 6, 7)],
-    "beasty_borders": [{"variant": "main"}, {"variant": "without_luck"}],
-    "boaring": [{"num_players": n} for n in (2, 4, 10)],
-}
+
+
+def doc_symbols(game: str, engine) -> dict[str, int]:
+    """The symbols the game's spec page uses, read from the engine (its descriptor's ``spec_symbols``; default:
+    ``n``, the player count)."""
+    symbols = envs.game_info(game).spec_symbols
+    return dict(symbols(engine)) if symbols is not None else {"n": engine.num_players}
 
 
 def doc_tables(doc: str) -> list[tuple[list[str], list[list[str]]]]:
@@ -229,7 +224,7 @@ def doc_tables(doc: str) -> list[tuple[list[str], list[list[str]]]]:
 
 
 def doc_int(text: str, symbols: dict[str, int]) -> int:
-    """The value of a table's index or size expression (see the comment above :data:`DOC_SYMBOLS`)."""
+    """The value of a table's index or size expression (see the comment above :func:`doc_symbols`)."""
     expr = re.sub(r"(?<=\w|\))\s+x\s+(?=\w|\()", " * ", text.strip())
     expr = re.sub(r"(\d)\s*([A-Za-z(])", r"\1 * \2", expr)
     try:
@@ -311,11 +306,11 @@ def test_spec_page_lists_every_plane_of_the_observation(game):
     """Each env's spec page (its module docstring) lists its observation plane by plane (or block by block),
     and the list matches the observation's real shape for every option set tried."""
     mod = envs.module(game)
-    for options in DOC_OPTION_SETS[game]:
+    for options in option_sets(game):
         raw = mod.raw_env(**options)
         raw.reset(seed=0)
         shape = raw.observe(raw.agent_selection)["observation"].shape
-        kind, count = documented_observation(mod.__doc__, raw.game.options(), DOC_SYMBOLS[game](raw.game))
+        kind, count = documented_observation(mod.__doc__, raw.game.options(), doc_symbols(game, raw.game))
         if kind == "planes":
             assert len(shape) == 3 and count == shape[0], (options, count, shape)
         else:

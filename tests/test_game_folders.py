@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import envs
+from envs.common import fastsearch, registry
 from envs.common.aec import BarnyardAECEnv
 from envs.common.game import Game
 from envs.common.options import OptionTable
@@ -23,27 +24,11 @@ from envs.common.vector import BatchedGame
 
 ROOT = Path(__file__).resolve().parents[1]
 
-ROOMS: tuple[str, ...] = (
-    "actions",
-    "observation",
-    "render",
-    "rules",
-    "fast",
-    "search",
-    "baselines",
-    "env",
-)
+ROOMS = registry.ROOMS
 """The rooms of a game folder (besides ``__init__.py`` and ``RULES.md``), in import order: a room imports only
 rooms before it (``actions`` none, ``env`` any but itself)."""
 
 FILES = {f"{room}.py" for room in ROOMS} | {"__init__.py", "RULES.md"}
-
-CAMEL = {
-    "battle_sheep": "BattleSheep",
-    "bestiarium": "Bestiarium",
-    "boaring": "Boaring",
-    "beasty_borders": "BeastyBorders",
-}
 
 RENDER_FUNCTIONS = (
     "render_ansi",
@@ -68,11 +53,19 @@ MAX_GAME_CLASS_LINES = 400
 
 
 def folder(game: str) -> Path:
-    return ROOT / "envs" / game
+    """The folder of a registered game's package (``envs/<game>`` for the built-in games)."""
+    return Path(importlib.import_module(envs.game_info(game).package).__file__).parent
 
 
-def test_every_game_is_checked():
-    assert set(CAMEL) == set(envs.GAMES)
+def camel(game: str) -> str:
+    """The class-name stem of a game: its rule engine's class name without ``Game`` (``BattleSheep``)."""
+    return envs.game_info(game).game_class.removesuffix("Game")
+
+
+def test_every_registered_game_has_its_descriptor_in_its_package():
+    for game in envs.GAMES:
+        info = envs.game_info(game)
+        assert importlib.import_module(info.package).INFO is info, game
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -83,52 +76,54 @@ def test_the_folder_holds_exactly_the_rooms(game):
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_each_room_provides_the_same_public_names(game):
-    camel = CAMEL[game]
-    rules = importlib.import_module(f"envs.{game}.rules")
-    assert issubclass(getattr(rules, f"{camel}Game"), Game)
+    camel_ = camel(game)
+    info = envs.game_info(game)
+    rules = info.room("rules")
+    assert issubclass(getattr(rules, f"{camel_}Game"), Game)
     assert isinstance(rules.OPTIONS, OptionTable) and len(rules.OPTIONS) > 0
-    assert inspect.isclass(getattr(rules, f"{camel}State"))
+    assert inspect.isclass(getattr(rules, f"{camel_}State"))
 
-    actions = importlib.import_module(f"envs.{game}.actions")
-    codec = rules.__dict__[f"{camel}Game"]().codec
+    actions = info.room("actions")
+    codec = rules.__dict__[f"{camel_}Game"]().codec
     assert isinstance(codec, actions.ActionCodec)
     for method in CODEC_METHODS:
         assert callable(getattr(actions.ActionCodec, method)), method
-    assert codec.num_actions == rules.__dict__[f"{camel}Game"]().num_actions
+    assert codec.num_actions == rules.__dict__[f"{camel_}Game"]().num_actions
 
-    observation = importlib.import_module(f"envs.{game}.observation")
+    observation = info.room("observation")
     assert list(inspect.signature(observation.observe).parameters) == ["game", "state", "seat"]
 
-    render = importlib.import_module(f"envs.{game}.render")
+    render = info.room("render")
     for name in RENDER_FUNCTIONS:
         assert inspect.isfunction(getattr(render, name)), name
         assert next(iter(inspect.signature(getattr(render, name)).parameters)) == "game", name
 
-    fast = importlib.import_module(f"envs.{game}.fast")
-    assert issubclass(getattr(fast, f"{camel}Batched"), BatchedGame)
-    assert inspect.isclass(getattr(fast, f"{camel}BatchedState"))
+    fast = info.room("fast")
+    assert issubclass(getattr(fast, f"{camel_}Batched"), BatchedGame)
+    assert inspect.isclass(getattr(fast, f"{camel_}BatchedState"))
 
-    search = importlib.import_module(f"envs.{game}.search")
+    search = info.room("search")
     init = list(inspect.signature(search.CompiledSearch.__init__).parameters)
     assert init[:4] == ["self", "game", "budget", "exploration"]
     assert list(inspect.signature(search.CompiledSearch.__call__).parameters)[1:] == list(SEARCH_CALL)
 
-    baselines = importlib.import_module(f"envs.{game}.baselines")
+    baselines = info.room("baselines")
     assert {"greedy", "search"} <= set(baselines.POLICIES)
 
-    env = importlib.import_module(f"envs.{game}.env")
+    env = info.room("env")
     assert issubclass(env.raw_env, BarnyardAECEnv)
 
 
 def room_imports(game: str, room: str) -> set[str]:
     """The rooms of the same game that ``room`` imports anywhere in its source."""
-    prefix = f"envs.{game}."
+    package = envs.game_info(game).package
+    prefix = f"{package}."
     found = set()
     for node in ast.walk(ast.parse((folder(game) / f"{room}.py").read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module.startswith(prefix):
                 found.add(node.module[len(prefix) :].split(".")[0])
-            elif node.module == f"envs.{game}":
+            elif node.module == package:
                 found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.Import):
             found.update(a.name[len(prefix) :].split(".")[0] for a in node.names if a.name.startswith(prefix))
@@ -139,22 +134,23 @@ def room_imports(game: str, room: str) -> set[str]:
 def test_rooms_import_one_way(game):
     for k, room in enumerate(ROOMS):
         later = room_imports(game, room) - set(ROOMS[:k])
-        assert not later, f"envs/{game}/{room}.py imports {sorted(later)}, rooms after it"
+        assert not later, f"{folder(game) / room}.py imports {sorted(later)}, rooms after it"
 
 
 def test_the_room_order_catches_a_wrong_import(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "folder", lambda game: tmp_path)
-    (tmp_path / "actions.py").write_text("from envs.toy.rules import ToyGame\n")
-    assert room_imports("toy", "actions") == {"rules"}
+    (tmp_path / "actions.py").write_text("from envs.boaring.rules import BoaringGame\n")
+    assert room_imports("boaring", "actions") == {"rules"}
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_the_game_class_is_short(game):
     tree = ast.parse((folder(game) / "rules.py").read_text())
-    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == f"{CAMEL[game]}Game"]
+    name = envs.game_info(game).game_class
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
     assert len(classes) == 1
     lines = classes[0].end_lineno - classes[0].lineno + 1
-    assert lines <= MAX_GAME_CLASS_LINES, f"{CAMEL[game]}Game is {lines} lines"
+    assert lines <= MAX_GAME_CLASS_LINES, f"{name} is {lines} lines"
 
 
 def test_the_web_views_hold_no_game_knowledge():
@@ -175,3 +171,82 @@ def test_the_web_views_hold_no_game_knowledge():
     for view in views:
         methods = [n.name for n in view.body if isinstance(n, ast.FunctionDef)]
         assert methods == [], f"{view.name} defines {methods}"
+
+
+# ----- the compiled half: one contract (envs/common/fastsearch.py) ------------------------------------------------
+MAX_KERNEL_PARAMETERS = 10
+"""The most parameters a numba function in ``fast.py`` or ``search.py`` takes: kernels take the batched state and
+one tables object, never the state's fields one by one."""
+
+
+def jitted_functions(path: Path) -> list[ast.FunctionDef]:
+    """The functions of ``path`` decorated with numba's ``njit`` (or ``jit``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef):
+            for deco in node.decorator_list:
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                if isinstance(target, ast.Name) and target.id in ("njit", "jit"):
+                    out.append(node)
+    return out
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_the_batched_engine_exports_the_row_functions(game):
+    """Every ``fast.py`` offers the row functions with one meaning in every game (``fastsearch.ROW_FUNCTIONS``),
+    each taking the batched state and the tables first."""
+    fast = envs.game_info(game).room("fast")
+    for name in fastsearch.ROW_FUNCTIONS:
+        function = getattr(fast, name)
+        assert hasattr(function, "py_func"), f"{name} is not a numba function"
+        assert list(inspect.signature(function.py_func).parameters)[:2] == ["st", "tab"], name
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_no_compiled_function_takes_more_than_ten_parameters(game):
+    for room in ("fast", "search"):
+        for function in jitted_functions(folder(game) / f"{room}.py"):
+            count = len(function.args.args) + len(function.args.kwonlyargs)
+            assert count <= MAX_KERNEL_PARAMETERS, f"{room}.py: {function.name} takes {count} parameters"
+
+
+def python_files() -> list[Path]:
+    """Every Python file of the packages, the tests and the examples."""
+    return sorted(p for top in ("envs", "training", "tests", "examples") for p in (ROOT / top).rglob("*.py"))
+
+
+def game_modules() -> set[str]:
+    """The room modules of every registered game (``envs.battle_sheep.fast``, ...)."""
+    return {f"{envs.game_info(g).package}.{room}" for g in envs.GAMES for room in ROOMS}
+
+
+def test_no_module_imports_an_underscored_name_from_a_game_room():
+    """A room's underscored names are its own: other modules (other rooms, the tests, training) use the public
+    ones (``__doc__``, a public module's spec page, is not a private name)."""
+    rooms = game_modules()
+    found = []
+    for path in python_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in rooms:
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        found.append(f"{path.relative_to(ROOT)}: {node.module}.{alias.name}")
+    assert not found, found
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_only_the_rule_engine_touches_the_game_objects_private_attributes(game):
+    """Observation, rendering, the engines and the baselines use the Game's public methods: an underscored
+    attribute of ``game`` (or ``self.game``, ``x.game``) is read or written in ``rules.py`` only."""
+    found = []
+    for room in ROOMS:
+        if room == "rules":
+            continue
+        for node in ast.walk(ast.parse((folder(game) / f"{room}.py").read_text())):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                owner = node.value
+                if (isinstance(owner, ast.Name) and owner.id == "game") or (
+                    isinstance(owner, ast.Attribute) and owner.attr == "game"
+                ):
+                    found.append(f"{room}.py:{node.lineno} game.{node.attr}")
+    assert not found, found

@@ -5,22 +5,9 @@ import numpy as np
 import pytest
 
 import envs
-from envs.common.testing import random_playout
+from envs.common.testing import option_sets, random_playout
 
-OPTION_SETS = {
-    "battle_sheep": [dict(num_players=n, pasture=p) for n in (2, 3, 4) for p in ("build", "random")]
-    + [dict(end_rule="splits")],
-    "bestiarium": [dict(board_size=s, shape_equivalence=e) for s in (5, 6, 7) for e in ("free", "one_sided", "fixed")],
-    "boaring": [dict(num_players=n, reward=r) for n in (2, 4, 7, 10) for r in ("pairwise", "score")],
-    "beasty_borders": [
-        dict(variant=v, path_order=p) for v in ("main", "without_luck") for p in ("typewriter", "snake")
-    ],
-}
-CASES = [(game, options) for game in envs.GAMES for options in OPTION_SETS[game]]
-
-
-def test_every_game_is_covered():
-    assert set(OPTION_SETS) == set(envs.GAMES)
+CASES = [(game, options) for game in envs.GAMES for options in option_sets(game)]
 
 
 @pytest.mark.parametrize(

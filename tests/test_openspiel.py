@@ -11,23 +11,32 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+import envs  # noqa: E402
 import envs.openspiel as bridge  # noqa: E402
 from envs.common.game import ConfigError  # noqa: E402
+from envs.common.testing import option_sets  # noqa: E402
 from envs.openspiel.chance import NeedChance, ScriptedRng, UnsupportedChance  # noqa: E402
 
 GT = pyspiel.GameType
 
-OPTION_SETS = [
-    ("battle_sheep", {}),
-    ("battle_sheep", {"num_players": 3}),
-    ("bestiarium", {}),
-    ("bestiarium", {"board_size": 5}),
-    ("beasty_borders", {}),
-    ("beasty_borders", {"variant": "without_luck", "path_order": "snake"}),
-    ("boaring", {"num_players": 2}),
-    ("boaring", {}),
-    ("boaring", {"num_players": 3, "reward": "score"}),
-]
+
+def bridge_cases() -> list[tuple[str, dict]]:
+    """Per registered game: its defaults and the first option set of the generic tests that changes them and
+    that its OpenSpiel registration supports."""
+    cases = []
+    for game in envs.GAMES:
+        spec = bridge.specs_of(game)[0]
+        defaults = envs.make_game(game).options()
+        others = [
+            o
+            for o in option_sets(game)
+            if spec.unsupported(dict(o)) is None and envs.make_game(game, **o).options() != defaults
+        ]
+        cases += [(game, {}), *((game, o) for o in others[:1])]
+    return cases
+
+
+OPTION_SETS = bridge_cases()
 
 
 def play_randomly(state, rng: np.random.Generator):

@@ -72,6 +72,11 @@ INFO = GameInfo(
             "none_options": (("canvas_radius", 0),),
         },
     ),
+    test_option_sets=(
+        *({"num_players": n, "pasture": p} for n in (2, 3, 4) for p in ("build", "random")),
+        {"end_rule": "splits"},
+    ),
+    spec_symbols=lambda game: {"n": game.num_players},
     web_board="battle_sheep",
     web_test_options={"num_players": 2},
 )

@@ -54,6 +54,10 @@ INFO = GameInfo(
             "chance_nodes_bound": _chance_nodes_bound,
         },
     ),
+    test_option_sets=tuple(
+        {"variant": v, "path_order": p} for v in ("main", "without_luck") for p in ("typewriter", "snake")
+    ),
+    spec_symbols=lambda game: {"H": game.rows, "W": game.cols, "T": game.num_types},
     web_board="beasty_borders",
     web_test_options={"variant": "main"},
 )

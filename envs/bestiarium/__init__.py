@@ -37,6 +37,10 @@ INFO = GameInfo(
     # K: the least bad of 4-24; N: about search's time a decision (60 simulations). checkpoints/README.md.
     guided_defaults=(24, 20),
     openspiel=({"long_name": "Barnyard Bestiarium", "min_players": 2, "max_players": 2},),
+    test_option_sets=tuple(
+        {"board_size": s, "shape_equivalence": e} for s in (5, 6, 7) for e in ("free", "one_sided", "fixed")
+    ),
+    spec_symbols=lambda game: {},
     web_board="bestiarium",
     web_test_options={"board_size": 5},
 )

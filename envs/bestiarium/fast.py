@@ -639,10 +639,21 @@ def _scores_kernel(st, tab, sc, out):
 
 
 @njit(cache=True)
-def _load_row(st, b, color, to_move, phase, chain_cell, passes, first_passer, plies, over, nbrs):
-    """Rebuild row ``b`` from a colour vector and the turn books (creatures by flood fill, legality recomputed).
+def _load_row(st, tab, b, color, books):
+    """Rebuild row ``b`` from a colour vector and the turn books (``books``: to_move, phase, the chain's cell or -1,
+    passes, first_passer, plies, over, as int64; creatures by flood fill, legality recomputed).
 
     A creature's slot is its smallest cell."""
+    nbrs = tab.nbrs
+    to_move, phase, chain_cell, passes, first_passer, plies, over = (
+        books[0],
+        books[1],
+        books[2],
+        books[3],
+        books[4],
+        books[5],
+        books[6] != 0,
+    )
     n_cells = st.color.shape[1]
     for x in range(n_cells):
         st.color[b, x] = color[x]
@@ -1196,16 +1207,7 @@ class BestiariumBatched(BatchedGame):
         s = reference_state
         grow = s.phase == GROW and not s.over
         chain_cell = s.members[s.chain][0] if grow else -1
-        _load_row(
-            state,
-            row,
-            np.frombuffer(s.color, dtype=np.uint8),
-            s.to_move,
-            GROW if grow else PLACE,
-            chain_cell,
-            s.passes,
-            s.first_passer,
-            s.plies,
-            s.over,
-            self.tables.nbrs,
+        books = np.array(
+            [s.to_move, GROW if grow else PLACE, chain_cell, s.passes, s.first_passer, s.plies, s.over], dtype=np.int64
         )
+        _load_row(state, self.tables, row, np.frombuffer(s.color, dtype=np.uint8), books)

@@ -69,6 +69,8 @@ INFO = GameInfo(
         # the engine's own order: the active seat commits first, then clockwise, each bid hidden until the reveal
         {"long_name": "Barnyard Boaring (bids one seat at a time)", "variant": "turn_based", **_OPENSPIEL},
     ),
+    test_option_sets=tuple({"num_players": n, "reward": r} for n in (2, 4, 7, 10) for r in ("pairwise", "score")),
+    spec_symbols=lambda game: {"n": game.num_players},
     web_board="boaring",
     web_test_options={"num_players": 2},
 )

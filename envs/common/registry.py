@@ -14,7 +14,7 @@ built-in games and offers the public calls (``envs.register_game``, ``envs.game_
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -62,6 +62,12 @@ class GameInfo:
     generic drawing (the text picture and the legal moves as buttons)."""
     web_test_options: Mapping[str, Any] = field(default_factory=dict)
     """Options the browser tests start this game with (small boards keep them quick)."""
+    test_option_sets: tuple[Mapping[str, Any], ...] | None = None
+    """The option sets the generic tests play (rules, conformance, OpenSpiel); None: the defaults, then each
+    allowed value of each option alone (:func:`envs.common.testing.option_sets`)."""
+    spec_symbols: Callable[[Any], Mapping[str, int]] | None = None
+    """The symbols the spec page's observation table uses, read from a rule engine (``{"n": game.num_players}``
+    when None)."""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():

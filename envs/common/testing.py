@@ -301,3 +301,30 @@ def engine_digests(game: str, options: dict[str, Any], seed: int = 0, search_bud
     out.setdefault("root", actions_h.hexdigest())
     out.setdefault("visits", visits_h.hexdigest())
     return out
+
+
+def option_sets(game: str) -> list[dict[str, Any]]:
+    """The option sets the generic tests play for ``game``: its descriptor's ``test_option_sets`` when it gives
+    them, else the defaults (``{}``) and then each allowed value of each option alone (a range's ends and middle),
+    leaving out the sets the engine refuses (a value that needs another option changed)."""
+    import envs
+    from envs.common.game import ConfigError
+
+    info = envs.game_info(game)
+    if info.test_option_sets is not None:
+        return [dict(o) for o in info.test_option_sets]
+    out: list[dict[str, Any]] = [{}]
+    for option in envs.game_options(game):
+        if option.choices is not None:
+            values = list(option.choices)
+        else:
+            values = sorted({option.low, (option.low + option.high) // 2, option.high})
+        for value in values:
+            if value == option.default:
+                continue
+            try:
+                envs.make_game(game, **{option.name: value})
+            except ConfigError:
+                continue
+            out.append({option.name: value})
+    return out
