@@ -3,6 +3,7 @@
 Commands:
   train      self-play training on one game      (barnyard train --game battle_sheep)
   evaluate   a tournament between policies       (barnyard evaluate --game battle_sheep --policies random greedy)
+  rate       a policy's rating on the game's fixed scale (barnyard rate --game bestiarium --policy greedy)
   exploit    train a learner against a policy and measure how often it beats it
              (barnyard exploit --game boaring --policy greedy --minutes 15)
   play       play against a policy, or --watch   (barnyard play --game bestiarium --opponent greedy)
@@ -23,6 +24,7 @@ import sys
 COMMANDS: dict[str, str] = {
     "train": "training.train_cli",
     "evaluate": "training.arena.tournament",
+    "rate": "training.arena.rating",
     "exploit": "training.measure.exploit",
     "play": "training.play.terminal",
     "replay": "training.arena.records",

@@ -179,13 +179,18 @@ def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, 
 
 # ----- statistics ---------------------------------------------------------------------------------------------------
 def fit_bradley_terry(
-    num_players: int, comparisons: Sequence[tuple[int, int, float]], prior_games: float = 1.0, iterations: int = 200
+    num_players: int,
+    comparisons: Sequence[tuple[int, int, float]],
+    prior_games: float = 1.0,
+    iterations: int = 200,
+    reference: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bradley-Terry strengths from (i, j, score of i in [0, 1]) comparisons; returns (Elo, standard error).
 
     Fitted by Newton's method on the log-likelihood with a weak prior (``prior_games`` virtual draws against a
     reference of strength 0 for every player), so the fit exists even for unbeaten players. Ratings are
-    ``400 log10`` strengths centred at mean 0; standard errors come from the inverse Hessian.
+    ``400 log10`` strengths centred at mean 0 (with ``reference``: relative to that player, rated 0); standard
+    errors come from the inverse Hessian, of the ratings so defined.
     """
     k = num_players
     theta = np.zeros(k)
@@ -211,9 +216,12 @@ def fit_bradley_terry(
             break
     cov = np.linalg.pinv(-hess)
     centre = np.full(k, 1.0 / k)
-    proj = np.eye(k) - centre[None, :]  # ratings relative to the mean
+    if reference is not None:
+        centre = np.zeros(k)
+        centre[reference] = 1.0
+    proj = np.eye(k) - centre[None, :]  # ratings relative to the mean (or to the reference)
     cov_c = proj @ cov @ proj.T
-    elo = scale * (theta - theta.mean())
+    elo = scale * (theta - centre @ theta)
     se = scale * np.sqrt(np.clip(np.diag(cov_c), 0, None))
     return elo, se
 
