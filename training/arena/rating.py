@@ -27,14 +27,14 @@ import math
 import shlex
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import envs
-from training.arena.tournament import fit_bradley_terry, run_tournament, schedule
+from training.arena.tournament import fit_bradley_terry, ordered_pairs, run_tournament, schedule
 from training.stats import wilson_interval
 
 LADDERS = Path(__file__).resolve().parent / "ladders"
@@ -65,8 +65,21 @@ class Ladder:
     """The command that fitted it, and when."""
 
 
+REPOSITORY = Path(__file__).resolve().parents[2]
+"""Where a ladder's checkpoint anchors (``checkpoints/<game>/policy.pt``) are found when not under the working
+directory."""
+
+
 def ladder_path(game: str) -> Path:
     return LADDERS / f"{game}.json"
+
+
+def anchor_spec(spec: str) -> str:
+    """The spec the harness loads for an anchor: a checkpoint path relative to the repository where it is not
+    found from the working directory; any other spec as it is."""
+    if spec.endswith(".pt") and not Path(spec).exists() and (REPOSITORY / spec).exists():
+        return str(REPOSITORY / spec)
+    return spec
 
 
 def load_ladder(game: str) -> Ladder:
@@ -157,13 +170,13 @@ def rate(game: str, policy: str, games: int = 100, seed: int = 0, workers: int =
     """Rate ``policy`` on ``game``'s stored ladder: ``games`` games against each anchor (the harness's versus
     schedule, seeded from ``seed``), its one strength fitted with the anchors' fixed."""
     ladder = load_ladder(game)
-    if policy in ladder.anchors:
-        specs = [policy, *(a for a in ladder.anchors if a != policy)]
-    else:
-        specs = [policy, *ladder.anchors]
+    names = [policy, *(a for a in ladder.anchors if a != policy)]
+    specs = [policy, *(anchor_spec(a) for a in names[1:])]
     result = run_tournament(
         game, ladder.options, specs, games=games, seed=seed, workers=workers, progress=progress, versus=True
     )
+    result.pairs = [replace(p, a=names[specs.index(p.a)], b=names[specs.index(p.b)]) for p in result.pairs]
+    specs = names
     comparisons = []
     for i, j, score in comparisons_of(result, True):  # the policy is index 0, as the hero or in the field
         if i == 0:
@@ -182,6 +195,12 @@ def rate(game: str, policy: str, games: int = 100, seed: int = 0, workers: int =
     return Rating(game, ladder.scale, policy, rating, (rating - Z95 * se, rating + Z95 * se), games, seed, per_anchor)
 
 
+def ordered(result: Any) -> list[tuple[int, int]]:
+    """The (hero, field) policy indices of a full tournament's pair rows, in order."""
+    n = envs.make_game(result.game, **result.options).num_players
+    return ordered_pairs(len(result.policies), n)
+
+
 def build(
     game: str, anchors: Sequence[str], games: int, seed: int, workers: int, options: dict[str, Any] | None = None
 ) -> dict[str, Any]:
@@ -190,7 +209,10 @@ def build(
     anchors = list(anchors)
     if "random" not in anchors:
         raise LadderError("a ladder needs the anchor 'random' (its zero)")
-    result = run_tournament(game, options, anchors, games=games, seed=seed, workers=workers, progress=True)
+    result = run_tournament(
+        game, options, [anchor_spec(a) for a in anchors], games=games, seed=seed, workers=workers, progress=True
+    )
+    result.pairs = [replace(p, a=anchors[k], b=anchors[j]) for p, (k, j) in zip(result.pairs, ordered(result))]
     comparisons = comparisons_of(result, False)
     elo, se = fit_bradley_terry(len(anchors), comparisons, reference=anchors.index("random"))
     version = 1
