@@ -119,7 +119,16 @@ def room_imports(game: str, room: str) -> set[str]:
     package = envs.game_info(game).package
     prefix = f"{package}."
     found = set()
-    for node in ast.walk(ast.parse((folder(game) / f"{room}.py").read_text())):
+    tree = ast.parse((folder(game) / f"{room}.py").read_text())
+    type_only = {  # imports under ``if TYPE_CHECKING:`` are for the type hints, not run
+        id(n)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+        for n in ast.walk(block)
+    }
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module.startswith(prefix):
                 found.add(node.module[len(prefix) :].split(".")[0])

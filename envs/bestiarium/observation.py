@@ -59,7 +59,7 @@ these functions keep running the old code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
@@ -67,6 +67,9 @@ from numba import njit
 from envs.bestiarium.actions import GROW
 from envs.common.game import Symmetry
 from envs.common.hexgrid import HexGrid, transforms
+
+if TYPE_CHECKING:
+    from envs.bestiarium.rules import BestiariumGame, BestiariumState
 
 _SYMMETRIES: dict[int, tuple[Symmetry, ...]] = {}
 """``symmetries`` per board size, built on first use and shared read-only."""
@@ -936,7 +939,7 @@ def _planes_kernel(
             out[8, k] = s
 
 
-def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+def observe(game: BestiariumGame, state: BestiariumState, seat: int) -> np.ndarray:
     """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view (the module docstring)."""
     grow = state.phase == GROW and not state.over
     legal = state.legal
@@ -952,7 +955,7 @@ def observe(game: Any, state: Any, seat: int) -> np.ndarray:
     )
 
 
-def symmetries(game: Any, state: Any) -> tuple[Symmetry, ...]:
+def symmetries(game: BestiariumGame, state: BestiariumState) -> tuple[Symmetry, ...]:
     """The 12 rotations and reflections of the hexhex board about its centre cell, in every position.
 
     The rules never refer to a direction: legality, eating and scoring compare creatures' sizes and whether
@@ -966,7 +969,7 @@ def symmetries(game: Any, state: Any) -> tuple[Symmetry, ...]:
     return _SYMMETRIES[game.board_size]
 
 
-def symmetry(game: Any, point_map: Any) -> Symmetry:
+def symmetry(game: BestiariumGame, point_map: Any) -> Symmetry:
     grid = game.grid
     cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
     side = grid.square_shape[0] * grid.square_shape[1]
@@ -981,7 +984,7 @@ def symmetry(game: Any, point_map: Any) -> Symmetry:
     return Symmetry(observation_source=source, actions=actions)
 
 
-def action_layout(game: Any) -> np.ndarray:
+def action_layout(game: BestiariumGame) -> np.ndarray:
     """Cell actions on their square of the observation planes (one channel: the phase plane says whether
     it places or grows); the pass belongs to no cell (row ``(-1, 0)``)."""
     cells = np.stack([game.grid.square_index, np.zeros(game.num_cells, dtype=np.int64)], axis=1)

@@ -3,7 +3,7 @@ board data the web page draws (``training/play/web``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -11,15 +11,18 @@ from envs.bestiarium.actions import GROW, PHASE_NAMES, SEAT_NAMES, STONE_CHARS
 from envs.common import render as rd
 from envs.common.game import SnapshotError
 
+if TYPE_CHECKING:
+    from envs.bestiarium.rules import BestiariumGame, BestiariumState
 
-def board_rows(game: Any) -> list[list[int]]:
+
+def board_rows(game: BestiariumGame) -> list[list[int]]:
     rows: list[list[int]] = [[] for _ in range(2 * game.grid.radius + 1)]
     for i, (_, r) in enumerate(game.grid.coords):
         rows[r + game.grid.radius].append(i)
     return rows
 
 
-def board_text(game: Any, state: Any, labels: bool = True) -> str:
+def board_text(game: BestiariumGame, state: BestiariumState, labels: bool = True) -> str:
     """The board as hexagon-shaped text rows (``.`` ``X`` ``O``; ``x``/``o`` = the creature that must grow)."""
     radius = game.grid.radius
     grow = state.phase == GROW and not state.over
@@ -36,7 +39,7 @@ def board_text(game: Any, state: Any, labels: bool = True) -> str:
     return "\n".join(lines)
 
 
-def state_from_text(game: Any, text: str, to_move: int = 0, passes: int = 0, plies: int = 0) -> Any:
+def state_from_text(game: BestiariumGame, text: str, to_move: int = 0, passes: int = 0, plies: int = 0) -> Any:
     """A position from a text board (as :meth:`board_text` writes it; row labels optional).
 
     ``.`` empty, ``X``/``B`` Black, ``O``/``W`` White; lower-case ``x``/``o`` mark the creature that must grow
@@ -69,7 +72,7 @@ def state_from_text(game: Any, text: str, to_move: int = 0, passes: int = 0, pli
 
 
 def build_state(
-    game: Any,
+    game: BestiariumGame,
     color: bytearray,
     to_move: int,
     chain_cells: list[int],
@@ -109,7 +112,7 @@ def build_state(
     return s
 
 
-def state_to_json(game: Any, state: Any) -> dict[str, Any]:
+def state_to_json(game: BestiariumGame, state: BestiariumState) -> dict[str, Any]:
     """Exact JSON form: the board string, the chain creature's cells, turn and pass books."""
     return {
         "board": "".join(STONE_CHARS[v] for v in state.color),
@@ -123,7 +126,7 @@ def state_to_json(game: Any, state: Any) -> dict[str, Any]:
     }
 
 
-def state_from_json(game: Any, data: dict[str, Any]) -> Any:
+def state_from_json(game: BestiariumGame, data: dict[str, Any]) -> Any:
     """Inverse of :meth:`state_to_json`; SnapshotError for damaged data."""
     try:
         board = data["board"]
@@ -159,7 +162,7 @@ def state_from_json(game: Any, data: dict[str, Any]) -> Any:
         raise SnapshotError(f"damaged Bestiarium state: {err!r}") from err
 
 
-def status_lines(game: Any, state: Any) -> list[str]:
+def status_lines(game: BestiariumGame, state: BestiariumState) -> list[str]:
     """Who is to do what, passes, ply, and the scoring cascade's first rows."""
     if state.over:
         w = game.winner(state)
@@ -183,12 +186,12 @@ def status_lines(game: Any, state: Any) -> list[str]:
     return lines
 
 
-def render_ansi(game: Any, state: Any) -> str:
+def render_ansi(game: BestiariumGame, state: BestiariumState) -> str:
     """The text board (X Black, O White, lower case = the creature that must grow) and status lines."""
     return board_text(game, state) + "\n" + "\n".join(status_lines(game, state))
 
 
-def render_rgb(game: Any, state: Any) -> np.ndarray:
+def render_rgb(game: BestiariumGame, state: BestiariumState) -> np.ndarray:
     """Hexes (dark = Black, light = White, labelled with their creature's size) over a status panel."""
     fills = []
     labels = []
@@ -210,12 +213,12 @@ def render_rgb(game: Any, state: Any) -> np.ndarray:
 
 
 # ----- the web page's board ----------------------------------------------------------------------------------------
-def seat_names(game: Any) -> list[str]:
+def seat_names(game: BestiariumGame) -> list[str]:
     """The colour of each seat, shown beside ``player_i``."""
     return list(SEAT_NAMES)
 
 
-def board_data(game: Any, view_state: Any) -> dict[str, Any]:
+def board_data(game: BestiariumGame, view_state: BestiariumState) -> dict[str, Any]:
     """The board the web page draws: every cell with its axial ``(q, r)``, name, stone, creature and the creature's
     size, whether it is the creature that must grow, and the scoring cascade's live rows."""
     data = state_to_json(game, view_state)
@@ -259,7 +262,9 @@ def board_data(game: Any, view_state: Any) -> dict[str, Any]:
     }
 
 
-def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, text: str) -> dict[str, Any]:
+def move_data(
+    game: BestiariumGame, view_state: BestiariumState, board: dict[str, Any], action: int, text: str
+) -> dict[str, Any]:
     """One legal move for the page, from the codec: a cell (place or grow there, as the phase says) or the pass."""
     kind, cell = game.codec.decode(action)
     if kind == "pass":
@@ -268,21 +273,23 @@ def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, te
     return {"id": action, "text": text, "kind": "cell", "cell": cell, "q": q, "r": r}
 
 
-def hidden_from(game: Any, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
+def hidden_from(
+    game: BestiariumGame, view_before: BestiariumState, actor: int, action: int, viewer: int | None
+) -> bool:
     """Whether ``viewer`` may not learn ``actor``'s ``action``: never here (no hidden information)."""
     return False
 
 
-def hidden_text(game: Any, view_before: Any, actor: int, action: int) -> str:
+def hidden_text(game: BestiariumGame, view_before: BestiariumState, actor: int, action: int) -> str:
     """Log text of a move the viewer may not see (there are none here)."""
     return "moves (hidden)"
 
 
-def result_note(game: Any, final_state: Any) -> str | None:
+def result_note(game: BestiariumGame, final_state: BestiariumState) -> str | None:
     """How a finished game was decided, beyond the cascade the board shows: nothing to add here."""
     return None
 
 
-def events(game: Any, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+def events(game: BestiariumGame, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     """Public events between two positions: none beyond the moves."""
     return []

@@ -35,12 +35,15 @@ pile_size           1         food pile size / 70
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from envs.boaring.actions import COPIES_PER_VALUE, NUM_TYPES, NUM_VALUES
 from envs.common.game import TERMINAL
+
+if TYPE_CHECKING:
+    from envs.boaring.rules import BoaringGame, BoaringState
 
 TYPE_MAX = (30.0, 4.0, 4.0)
 PLAYER_FEATURES = 8
@@ -161,12 +164,12 @@ def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
     return obs
 
 
-def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+def observe(game: BoaringGame, state: BoaringState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (the Game's :meth:`observation`): :func:`encode` with the game's layout."""
     return encode(game.layout, state, seat)
 
 
-def privileged_state(game: Any, state: Any) -> np.ndarray:
+def privileged_state(game: BoaringGame, state: BoaringState) -> np.ndarray:
     """PettingZoo's ``state()``: a **privileged** view that holds every seat's secrets, for centralised
     training only (a critic that sees everything); never feed it to a policy that plays.
 
@@ -190,7 +193,7 @@ def privileged_state(game: Any, state: Any) -> np.ndarray:
     return np.concatenate([game.observation(state, 0), extra])
 
 
-def privileged_state_bounds(game: Any) -> tuple[np.ndarray, np.ndarray]:
+def privileged_state_bounds(game: BoaringGame) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) of :func:`privileged_state`: the observation's bounds, then 0 / 1."""
     size = game.num_players * (1 + 2 * NUM_VALUES)
     return (

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -29,6 +29,9 @@ from envs.boaring.actions import (
 )
 from envs.common.game import TERMINAL, SnapshotError
 from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
+
+if TYPE_CHECKING:
+    from envs.boaring.rules import BoaringGame, BoaringState
 
 _FIELDS_INT = (
     "ncommitted",
@@ -58,7 +61,7 @@ _FIELDS_LIST = (
 _FIELDS_TABLE = ("hands", "savanna", "graveyard")
 
 
-def state_to_json(game: Any, state: Any) -> dict[str, Any]:
+def state_to_json(game: BoaringGame, state: BoaringState) -> dict[str, Any]:
     """Every field of the state as plain ints and lists (hidden information included)."""
     out: dict[str, Any] = {f: int(getattr(state, f)) for f in _FIELDS_INT}
     for f in _FIELDS_LIST:
@@ -68,7 +71,7 @@ def state_to_json(game: Any, state: Any) -> dict[str, Any]:
     return out
 
 
-def state_from_json(game: Any, data: dict[str, Any]) -> Any:
+def state_from_json(game: BoaringGame, data: dict[str, Any]) -> Any:
     """Inverse of :meth:`state_to_json`; checks shapes, ranges and that no card or animal is lost."""
     n = game.num_players
     if not isinstance(data, dict):
@@ -111,7 +114,7 @@ def state_from_json(game: Any, data: dict[str, Any]) -> Any:
     return state
 
 
-def check_consistent(game: Any, state: Any) -> None:
+def check_consistent(game: BoaringGame, state: BoaringState) -> None:
     """Raise SnapshotError unless the state's books balance."""
     n = game.num_players
     if not (
@@ -174,7 +177,7 @@ def check_consistent(game: Any, state: Any) -> None:
         raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
 
 
-def render_lines(game: Any, state: Any, observer: int | None = None) -> list[str]:
+def render_lines(game: BoaringGame, state: BoaringState, observer: int | None = None) -> list[str]:
     """The text picture, line by line: a line saying whose view it is, the round, one line per player, the
     table. ``observer=None``: the spectator view, every hand and face-down card shown. A seat: what that
     seat's observation holds (its own hand and bid, the public table, other hands by size only, other
@@ -227,14 +230,14 @@ def render_lines(game: Any, state: Any, observer: int | None = None) -> list[str
     return lines
 
 
-def render_for(game: Any, state: Any, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
+def render_for(game: BoaringGame, state: BoaringState, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
     """The picture ``observer`` may see (:meth:`render_lines`); ``None``: the spectator view."""
     game.check_render_request(observer, mode)
     lines = render_lines(game, state, None if observer is None else int(observer))
     return lines_to_rgb(game, lines) if mode == "rgb_array" else "\n".join(lines) + "\n"
 
 
-def lines_to_rgb(game: Any, lines: list[str]) -> np.ndarray:
+def lines_to_rgb(game: BoaringGame, lines: list[str]) -> np.ndarray:
     """``lines`` (from :meth:`render_lines`) drawn as text, each player's line marked by a colour swatch."""
     fnt = font()
     line_h, margin, swatch = 14, 6, 12
@@ -250,7 +253,7 @@ def lines_to_rgb(game: Any, lines: list[str]) -> np.ndarray:
 
 
 def make_state(
-    game: Any,
+    game: BoaringGame,
     hands: list[list[int]],
     animal: int | str,
     requirement: int,
@@ -303,17 +306,17 @@ def make_state(
     return state
 
 
-def render_ansi(game: Any, state: Any) -> str:
+def render_ansi(game: BoaringGame, state: BoaringState) -> str:
     """A text picture of the position: the spectator view (every hand shown, and labelled so)."""
     return "\n".join(render_lines(game, state)) + "\n"
 
 
-def render_rgb(game: Any, state: Any) -> np.ndarray:
+def render_rgb(game: BoaringGame, state: BoaringState) -> np.ndarray:
     """The spectator view's text picture with each player's line marked by a colour swatch."""
     return lines_to_rgb(game, render_lines(game, state))
 
 
-def action_to_str_for(game: Any, state: Any, action: int, observer: int | None) -> str:
+def action_to_str_for(game: BoaringGame, state: BoaringState, action: int, observer: int | None) -> str:
     """A bid is laid face down: another seat sees only that the mover committed a card ("The cards are turned
     at the same time"; the reveal shows them all). Eat decisions are public."""
     mover = game.current_player(state)
@@ -323,12 +326,12 @@ def action_to_str_for(game: Any, state: Any, action: int, observer: int | None) 
 
 
 # ----- the web page's table ----------------------------------------------------------------------------------------
-def seat_names(game: Any) -> list[str]:
+def seat_names(game: BoaringGame) -> list[str]:
     """A short name per seat, shown beside ``player_i``."""
     return [f"p{i}" for i in range(game.num_players)]
 
 
-def board_data(game: Any, view_state: Any) -> dict[str, Any]:
+def board_data(game: BoaringGame, view_state: BoaringState) -> dict[str, Any]:
     """The table the web page draws from ``view_state`` (an information state for a player: hidden hands and bids
     are None): every player's hand, committed card, savanna, graveyard and score, the animal and food card on the
     table, the last reveal, and the piles."""
@@ -381,7 +384,9 @@ def board_data(game: Any, view_state: Any) -> dict[str, Any]:
     }
 
 
-def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, text: str) -> dict[str, Any]:
+def move_data(
+    game: BoaringGame, view_state: BoaringState, board: dict[str, Any], action: int, text: str
+) -> dict[str, Any]:
     """One legal move for the page, from the codec: a food card to play, not eating, or what to eat from whose
     graveyard (hyena: the eater's own) or savanna (lion: the seat ``offset`` after the eater)."""
     kind, a, b = game.codec.decode(action)
@@ -395,22 +400,22 @@ def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, te
     return {"id": action, "text": text, "kind": "eat", "where": "savanna", "owner": (eater + a) % n, "type": b}
 
 
-def hidden_from(game: Any, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
+def hidden_from(game: BoaringGame, view_before: BoaringState, actor: int, action: int, viewer: int | None) -> bool:
     """Whether ``viewer`` may not learn ``actor``'s ``action``: another seat's food card, laid face down."""
     return viewer is not None and viewer != actor and game.codec.decode(action)[0] == "play"
 
 
-def hidden_text(game: Any, view_before: Any, actor: int, action: int) -> str:
+def hidden_text(game: BoaringGame, view_before: BoaringState, actor: int, action: int) -> str:
     """Log text of a food card the viewer may not see (built without looking at the card)."""
     return "plays a food card face down"
 
 
-def result_note(game: Any, final_state: Any) -> str | None:
+def result_note(game: BoaringGame, final_state: BoaringState) -> str | None:
     """How a finished game was decided, beyond the score: nothing to add here."""
     return None
 
 
-def events(game: Any, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+def events(game: BoaringGame, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     """The reveal, as a log line: when the last food card of a bid is in, every card is turned at once."""
     last = after["last"]
     if (
