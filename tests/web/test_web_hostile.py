@@ -402,6 +402,8 @@ def test_an_unexpected_failure_is_a_500_without_python_internals(monkeypatch):
         monkeypatch.setattr(PlaySession, "payload", broken)
         r = c.get(f"/api/games/{start['id']}", headers=token(start, 0))
         assert r.status_code == 500 and "secret" not in r.text and "TypeError" not in r.text
+        # answered like any other response (issue 50): with the security headers, the connection kept
+        assert r.headers["x-frame-options"] == "DENY" and "connection" not in r.headers
 
 
 # ----- 11-12. what a user meets --------------------------------------------------------------------------------------

@@ -262,7 +262,9 @@ def count_containers(raw: bytes) -> int:
 
 def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
     """``raw`` as JSON with at most ``objects`` objects and arrays together (counted before parsing), integers of
-    at most :data:`MAX_DIGITS` digits and :data:`MAX_DEPTH` levels; NaN and Infinity are read as null.
+    at most :data:`MAX_DIGITS` digits, numbers within a float's range and :data:`MAX_DEPTH` levels; NaN and
+    Infinity are read as null. Every string, keys too, must be Unicode text (a lone surrogate such as ``"\\ud800"``
+    is not): whatever the server echoes back in an answer or a message can then be written as JSON again.
     :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
     if count_containers(raw) > objects:
         raise WebError(400, f"the request body has more than {objects} JSON objects and arrays")
@@ -272,8 +274,14 @@ def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
             raise WebError(400, f"the request body has an integer of more than {MAX_DIGITS} digits")
         return int(text)
 
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise WebError(400, f"the request body has a number beyond a float's range ({text[:20]})")
+        return value
+
     try:
-        data = json.loads(raw, parse_int=integer, parse_constant=lambda name: None)
+        data = json.loads(raw, parse_int=integer, parse_float=number, parse_constant=lambda name: None)
     except RecursionError:
         raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError:
@@ -290,8 +298,24 @@ def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
         if isinstance(value, (list, dict)):
             if depth > MAX_DEPTH:
                 raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
+            if isinstance(value, dict):
+                for key in value:
+                    _check_text(key)
             todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+        elif isinstance(value, str):
+            _check_text(value)
     return data
+
+
+def _check_text(text: str) -> None:
+    """400 for a string that is not Unicode text (a lone surrogate, which no UTF-8 answer can carry)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise WebError(
+                400, "the request body has a string that is not Unicode text (a lone surrogate such as \\ud800)"
+            ) from None
 
 
 def _number(value: Any) -> bool:
@@ -336,7 +360,13 @@ def check_tournament(data: Any) -> None:
         fail("'pairs' must be a list with one row per pair of policies")
     names = set(policies)
     for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict) or pair.get("a") not in names or pair.get("b") not in names:
+        if not (
+            isinstance(pair, dict)
+            and isinstance(pair.get("a"), str)
+            and isinstance(pair.get("b"), str)
+            and pair["a"] in names
+            and pair["b"] in names
+        ):
             fail(f"pair {i} must name two of the policies as 'a' and 'b'")
         for key in ("games", "wins", "draws", "losses"):
             if not _count(pair.get(key)):
@@ -416,11 +446,14 @@ def create_app(
         async def endpoint(request: Request) -> Response:
             try:
                 result = await handler(request)
+                return result if isinstance(result, Response) else JSONResponse(result)
             except WebError as err:
                 # a body left unread (too slow, too big): close the connection rather than read the rest
                 headers = {"Connection": "close"} if err.status in (408, 413) else None
                 return JSONResponse({"error": err.message}, status_code=err.status, headers=headers)
-            return result if isinstance(result, Response) else JSONResponse(result)
+            except Exception as exc:  # noqa: BLE001 - a bug: logged, and answered like any other response (with
+                # the security headers, the connection kept), never with Python's internals
+                return await server_error(request, exc)
 
         return endpoint
 
@@ -476,7 +509,7 @@ def create_app(
         policies: dict[int, Policy] = {}
         if isinstance(seats, list) and isinstance(name, str) and isinstance(options, dict):
             for i, spec in enumerate(seats):
-                if spec in extra:
+                if isinstance(spec, str) and spec in extra:
                     policies[i] = extra[spec](name, options, i)
         session = await anyio.to_thread.run_sync(
             lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
