@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -613,3 +614,102 @@ def test_every_response_forbids_framing_and_foreign_scripts(client):
         csp = r.headers["content-security-policy"]
         assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp, url
         assert r.headers["x-content-type-options"] == "nosniff"
+
+
+# ----- issue 50 -----------------------------------------------------------------------------------------------------
+def _peak_growth(fn) -> tuple[Any, float]:
+    """What ``fn()`` returns, and the most memory (MB) the process held meanwhile beyond what it held before
+    (tracemalloc: Python's objects and numpy's buffers)."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        result = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, (peak - before) / 2**20
+
+
+def test_values_of_every_kind_are_counted_before_parsing(client):
+    """An 8 MiB body of numbers or short strings was parsed whole (4 million values, +242 MB) before it was
+    refused; now every value and key counts against a budget, before parsing."""
+    from training.play.web.app import MAX_ELEMENTS, MAX_FILE_BODY, MAX_FILE_ELEMENTS
+
+    for unit in (b"0,", b'"ab",', b"1.5,", b"null,"):
+        body = b"[" + unit * ((MAX_FILE_BODY - 16) // len(unit)) + b"0]"
+        for url in ("/api/tournaments", "/api/replays"):
+            r, grew = _peak_growth(lambda url=url, body=body: client.post(url, content=body))
+            assert r.status_code == 400 and f"more than {MAX_FILE_ELEMENTS} JSON values" in r.json()["error"], r.text
+            assert grew < 2.5 * len(body) / 2**20 + 8, (unit, url, grew)  # the body and the count's slices
+    # keys count too, and small bodies have their own budget
+    for body in ([0] * MAX_ELEMENTS, {str(i): 0 for i in range(MAX_ELEMENTS // 2)}):
+        r = client.post("/api/games", content=json.dumps(body))
+        assert r.status_code == 400 and f"more than {MAX_ELEMENTS} JSON values" in r.json()["error"]
+    # punctuation inside strings, escaped quotes included, is no value
+    note = 'a,b:[{\\"",' * 2000
+    body = {"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"], "note": note}
+    assert client.post("/api/games", json=body).status_code == 201
+    # a record file within the budget opens as before
+    r = client.post("/api/replays", content=_record_file(500))
+    assert r.status_code == 201 and len(r.json()["games"]) == 500
+
+
+def test_json_counts_are_an_upper_bound_of_what_the_parser_builds():
+    from training.play.web.app import json_counts
+
+    def built(value) -> tuple[int, int]:
+        if isinstance(value, list):
+            inner = [built(v) for v in value]
+            return 1 + sum(c for c, _ in inner), 1 + sum(e for _, e in inner)
+        if isinstance(value, dict):
+            inner = [built(v) for v in value.values()]
+            return 1 + sum(c for c, _ in inner), 1 + len(value) + sum(e for _, e in inner)
+        return 0, 1
+
+    for text in (
+        "[]",
+        "{}",
+        '{"a": 1, "b": [1, 2, {"c": null}]}',
+        '["a,b:[{", 1, "\\\\", "\\"[", "x\\\\\\"y,"]',
+        '[[], [[]], {"": {}}, "\\u005c", "[[[", 7]',
+        '"just a string, with: commas"',
+        "12",
+    ):
+        containers, elements = json_counts(text.encode())
+        exact = built(json.loads(text))
+        assert containers == exact[0] and exact[1] <= elements <= exact[1] + exact[0], (text, (containers, elements))
+
+
+@pytest.mark.slow
+def test_large_bodies_are_parsed_one_at_a_time():
+    """Four large bodies at once cost what one does: each is within the budgets (about 60 MB parsed), and they are
+    parsed in turn."""
+    import threading
+
+    from training.play.web.app import MAX_FILE_ELEMENTS
+
+    body = json.dumps({"x": ["ab"] * (MAX_FILE_ELEMENTS - 10)}).encode()
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        statuses = []
+
+        def one() -> None:
+            statuses.append(c.post("/api/tournaments", content=body).status_code)
+
+        _, single = _peak_growth(one)
+
+        def four() -> None:
+            threads = [threading.Thread(target=one) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+
+        _, together = _peak_growth(four)
+    assert statuses == [400] * 5  # parsed, then refused as no tournament
+    assert single > 30 and together < 1.5 * single + 4 * len(body) / 2**20, (single, together)

@@ -39,7 +39,6 @@ import contextlib
 import json
 import logging
 import math
-import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -47,6 +46,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
@@ -90,6 +90,15 @@ MAX_OBJECTS = 1_000
 """JSON objects and arrays in a request body at most ..."""
 MAX_FILE_OBJECTS = 100_000
 """... and in an opened file (a game record is two objects and four arrays)."""
+MAX_ELEMENTS = 10_000
+"""JSON values of every kind (numbers, strings, true/false/null, arrays, objects) and keys in a request body at
+most ..."""
+MAX_FILE_ELEMENTS = 1_000_000
+"""... and in an opened file: about 12,000 Beasty Borders games or 2,500 ten-player Boaring games of a record file
+(one value an action). Parsed, a value costs the server 30-60 bytes (a 1 MiB list of numbers or short strings
+about 60 MB at the most), and one opened file is parsed at a time."""
+LARGE_BODY = 256 * 1024
+"""Bodies over this many bytes are parsed in a worker thread, one at a time."""
 MAX_DIGITS = 30
 """Longest integer accepted in a request body (digits): a seed is at most 19, and a longer one would be a number
 that no float holds."""
@@ -246,28 +255,47 @@ async def read_body(request: Request, limit: int, seconds: float = BODY_SECONDS)
     return b"".join(chunks)
 
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.|\\\Z)*+(?:"|\Z)', re.DOTALL)
-"""A JSON string, or an unterminated one to the end; possessive, so every quote matches at once (linear time)."""
+_SLICE = 2**20
+"""Bytes a body is counted in at a time (numpy's temporary arrays are a few times this)."""
 
 
-def count_containers(raw: bytes) -> int:
-    """How many JSON objects and arrays ``raw`` holds (its ``{`` and ``[`` outside strings), counted before parsing:
-    ``[[],[],...]`` builds a list for every three bytes."""
-    upper = raw.count(b"[") + raw.count(b"{")
-    if upper == 0:
-        return 0
-    bare = _STRING.sub(b"", raw)
-    return bare.count(b"[") + bare.count(b"{")
+def json_counts(raw: bytes) -> tuple[int, int]:
+    """``(containers, elements)`` of the JSON text ``raw``, counted before it is parsed: its arrays and objects (its
+    ``[`` and ``{`` outside strings), and its values of every kind and keys (each ``,`` and ``:`` outside strings
+    separates one more). An upper bound of what the parser builds from it, or from the part it reads of a text that
+    is not JSON: ``[0,0,...]`` builds a number for every two bytes, ``[[],...]`` a list for every three. numpy's
+    loops over 1 MiB slices, most of it without holding the interpreter (about 10 ms for 8 MiB)."""
+    if b"\\" in raw:  # an escaped quote ends no string: blank out the escape pairs first, left to right as JSON
+        raw = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    data = np.frombuffer(raw, np.uint8)
+    containers = separators = 0
+    inside = 0  # 1 while within a string
+    for start in range(0, len(data), _SLICE):
+        part = data[start : start + _SLICE]
+        quotes = np.cumsum(part == ord('"'), dtype=np.uint8)  # parity of the quotes so far (mod 256 keeps it)
+        outside = ((quotes + inside) & 1) == 0
+        containers += int(np.count_nonzero(((part == ord("[")) | (part == ord("{"))) & outside))
+        separators += int(np.count_nonzero(((part == ord(",")) | (part == ord(":"))) & outside))
+        inside = (inside + int(quotes[-1])) & 1
+    return containers, containers + separators + 1
 
 
-def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
-    """``raw`` as JSON with at most ``objects`` objects and arrays together (counted before parsing), integers of
-    at most :data:`MAX_DIGITS` digits, numbers within a float's range and :data:`MAX_DEPTH` levels; NaN and
-    Infinity are read as null. Every string, keys too, must be Unicode text (a lone surrogate such as ``"\\ud800"``
-    is not): whatever the server echoes back in an answer or a message can then be written as JSON again.
-    :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
-    if count_containers(raw) > objects:
+def parse_json(raw: bytes, objects: int = MAX_OBJECTS, elements: int = MAX_ELEMENTS) -> Any:
+    """``raw`` as JSON with at most ``objects`` objects and arrays together and at most ``elements`` values and
+    keys of every kind (both counted before parsing: :func:`json_counts`), integers of at most :data:`MAX_DIGITS`
+    digits, numbers within a float's range and :data:`MAX_DEPTH` levels; NaN and Infinity are read as null. Every
+    string, keys too, must be Unicode text (a lone surrogate such as ``"\\ud800"`` is not): whatever the server
+    echoes back in an answer or a message can then be written as JSON again. :class:`WebError` 400 otherwise, with
+    a message that names what is wrong and where."""
+    containers, values = json_counts(raw)
+    if containers > objects:
         raise WebError(400, f"the request body has more than {objects} JSON objects and arrays")
+    if values > elements:
+        raise WebError(
+            400,
+            f"the request body has more than {elements} JSON values (numbers, strings, arrays, objects and keys "
+            "together)",
+        )
 
     def integer(text: str) -> int:
         if len(text.lstrip("-")) > MAX_DIGITS:
@@ -292,18 +320,22 @@ def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
         ) from None
     except ValueError:
         raise WebError(400, "the request body is not JSON that this server reads") from None
-    todo = [(data, 1)]
-    while todo:
+    if isinstance(data, str):
+        _check_text(data)
+    todo = [(data, 1)] if isinstance(data, (list, dict)) else []
+    while todo:  # only the containers are held here: a value costs no more than the parse made it cost
         value, depth = todo.pop()
-        if isinstance(value, (list, dict)):
-            if depth > MAX_DEPTH:
-                raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
-            if isinstance(value, dict):
-                for key in value:
-                    _check_text(key)
-            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
-        elif isinstance(value, str):
-            _check_text(value)
+        if depth > MAX_DEPTH:
+            raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            for key in value:
+                _check_text(key)
+            value = value.values()
+        for item in value:
+            if isinstance(item, (list, dict)):
+                todo.append((item, depth + 1))
+            elif isinstance(item, str):
+                _check_text(item)
     return data
 
 
@@ -418,6 +450,7 @@ def create_app(
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     folders = checkpoint_folders(roots, checkpoint_dirs)
     bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
+    large_parses = anyio.CapacityLimiter(1)
     extra = extra_policies or {}
     searches_ready = threading.Event()
     if not warm:
@@ -457,13 +490,18 @@ def create_app(
 
         return endpoint
 
-    async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
+    async def body_json(
+        request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS, elements: int = MAX_ELEMENTS
+    ) -> Any:
         """The request's JSON body, read at most ``limit`` bytes far (413 beyond), parsed with at most ``objects``
-        objects and :data:`MAX_DEPTH` levels (400 beyond), in a worker thread when large."""
-        raw = await read_body(request, limit, body_seconds)
-        if len(raw) > 256 * 1024:
-            return await run_in_threadpool(parse_json, raw, objects)
-        return parse_json(raw, objects)
+        objects and arrays, ``elements`` values and :data:`MAX_DEPTH` levels (400 beyond); over
+        :data:`LARGE_BODY`, in a worker thread and one at a time (four 8 MiB bodies at once cost what one does)."""
+        return await parsed(await read_body(request, limit, body_seconds), objects, elements)
+
+    async def parsed(raw: bytes, objects: int, elements: int) -> Any:
+        if len(raw) > LARGE_BODY:
+            return await anyio.to_thread.run_sync(parse_json, raw, objects, elements, limiter=large_parses)
+        return parse_json(raw, objects, elements)
 
     def game(request: Request) -> PlaySession:
         return store.get(request.path_params["game_id"], PlaySession)
@@ -561,7 +599,7 @@ def create_app(
 
     async def open_replay(request: Request) -> Any:
         raw = await read_body(request, MAX_FILE_BODY, body_seconds)
-        body = await run_in_threadpool(parse_json, raw, MAX_FILE_OBJECTS)
+        body = await parsed(raw, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS)
         name = request.query_params.get("name", "")[:200]
         try:
             records = parse_records(body, "the file")
@@ -582,7 +620,7 @@ def create_app(
         return body
 
     async def tournament(request: Request) -> Any:
-        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS))
+        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS))
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):
