@@ -713,3 +713,81 @@ def test_large_bodies_are_parsed_one_at_a_time():
         _, together = _peak_growth(four)
     assert statuses == [400] * 5  # parsed, then refused as no tournament
     assert single > 30 and together < 1.5 * single + 4 * len(body) / 2**20, (single, together)
+
+
+def test_replays_are_replayed_one_at_a_time_and_a_kept_game_does_not_wait(monkeypatch):
+    """Replaying a game holds the interpreter (5-100 ms): games of different files were replayed in as many threads
+    at once; now one at a time. And a game kept replayed is served while another game of its file is replayed (it
+    waited for the file's lock)."""
+    import threading
+
+    from training.play.web.sessions import ReplaySession
+
+    real = ReplaySession._replay
+    running, most, lock = [0], [0], threading.Lock()
+    started, release = threading.Event(), threading.Event()
+
+    def replay(self, index):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            if index == 7:
+                started.set()
+                release.wait(30)
+            else:
+                time.sleep(0.02)  # long enough for the others to pile up (nothing here measures time)
+            return real(self, index)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(ReplaySession, "_replay", replay)
+    with TestClient(create_app(), base_url="http://127.0.0.1") as c:
+        one = _record_file(8)
+        files = [c.post("/api/replays", content=one).json()["id"] for _ in range(3)]
+        rid = files[0]
+        statuses: list[int] = []
+        clients = [  # seven games of three files at once
+            threading.Thread(
+                target=lambda i=i: statuses.append(c.get(f"/api/replays/{files[i % 3]}/{i}/3").status_code)
+            )
+            for i in range(7)
+        ]
+        for t in clients:
+            t.start()
+        for t in clients:
+            t.join(timeout=60)
+        assert statuses == [200] * 7 and most[0] == 1, (statuses, most)
+        # game 7 being replayed (held), game 6 (kept) is served meanwhile
+        held = threading.Thread(target=lambda: statuses.append(c.get(f"/api/replays/{rid}/7/0").status_code))
+        held.start()
+        assert started.wait(30)
+        kept = threading.Thread(target=lambda: statuses.append(c.get(f"/api/replays/{rid}/6/5").status_code))
+        kept.start()
+        kept.join(timeout=20)
+        served_meanwhile = not kept.is_alive()
+        release.set()
+        held.join(timeout=60)
+        kept.join(timeout=60)
+    assert served_meanwhile and statuses == [200] * 9
+
+
+def test_replayed_positions_are_nothing_the_garbage_collector_walks():
+    """The positions of a replayed game were kept as state objects (16,000 of them in a ten-player Boaring game),
+    which each full collection walked holding the interpreter; they are kept as JSON snapshots, and the log as
+    dicts of numbers and strings: none of it is tracked by the collector."""
+    import gc
+
+    from training.arena.records import record_to_json
+    from training.arena.tournament import play_game
+    from training.play.web.sessions import ReplaySession
+
+    record = record_to_json(play_game("boaring", {"num_players": 10}, ["random"] * 10, seed=1))
+    session = ReplaySession([record])
+    first = session.payload(0, 0)
+    last = session.payload(0, len(record["actions"]))
+    assert first["ply"] == 0 and last["status"] == "over" and last["result"]["returns"] == record["returns"]
+    (kept,) = session._games.values()
+    assert len(kept.snapshots) == len(record["actions"]) + 1 and len(kept.log) > len(record["actions"])
+    assert not any(gc.is_tracked(x) for x in kept.snapshots + kept.log)

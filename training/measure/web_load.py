@@ -7,6 +7,7 @@ measure another tree, put it first on ``PYTHONPATH``; the child inherits it.
 
 Scenarios (issue 50):
 
+* ``idle``: nothing but ``GET /`` for ``--seconds`` (the yardstick);
 * ``zeros``, ``zeros4``: one, then four at once, 8 MiB bodies ``[0,0,...]`` (4 million numbers) to
   ``/api/tournaments``;
 * ``strings4``: four 8 MiB bodies ``["ab","ab",...]`` at once;
@@ -30,7 +31,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-SCENARIOS = ("zeros", "zeros4", "strings4", "budget4", "replays")
+SCENARIOS = ("idle", "zeros", "zeros4", "strings4", "budget4", "replays")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -86,7 +87,9 @@ def run(scenario: str, port: int, pid: int, seconds: float) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
-    if scenario == "replays":
+    if scenario == "idle":
+        load = lambda: time.sleep(seconds) or "nothing else"  # noqa: E731
+    elif scenario == "replays":
         load = replay_clients(port, seconds)
     else:
         unit = b'"ab",' if scenario == "strings4" else b"0,"

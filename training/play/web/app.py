@@ -451,6 +451,7 @@ def create_app(
     folders = checkpoint_folders(roots, checkpoint_dirs)
     bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
     large_parses = anyio.CapacityLimiter(1)
+    replays = anyio.CapacityLimiter(1)
     extra = extra_policies or {}
     searches_ready = threading.Event()
     if not warm:
@@ -615,8 +616,12 @@ def create_app(
     async def show_replay(request: Request) -> Any:
         session = store.get(request.path_params["replay_id"], ReplaySession)
         p = request.path_params
-        body = await run_in_threadpool(session.payload, p["index"], p["ply"])
-        store.fit(session.id)  # the positions it replayed count against the byte budget
+        body = None
+        if session.loaded(p["index"]):
+            body = await run_in_threadpool(session.payload, p["index"], p["ply"], False)
+        if body is None:  # replaying a game holds the interpreter: one at a time, so other requests get it
+            body = await anyio.to_thread.run_sync(session.payload, p["index"], p["ply"], limiter=replays)
+            store.fit(session.id)  # the positions it replayed count against the byte budget
         return body
 
     async def tournament(request: Request) -> Any:
