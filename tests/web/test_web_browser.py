@@ -221,9 +221,14 @@ def test_games_in_two_tabs_stay_separate(page, server):
     other.on(
         "console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None
     )
+    tabs: dict[str, set] = {"first": set(), "second": set()}  # each tab names itself in every request (issue 50)
+    page.on("request", lambda r: tabs["first"].add(r.headers.get("x-barnyard-tab")) if "/api/" in r.url else None)
+    other.on("request", lambda r: tabs["second"].add(r.headers.get("x-barnyard-tab")) if "/api/" in r.url else None)
     first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert first != second
+    assert len(tabs["first"]) == len(tabs["second"]) == 1 and tabs["first"] != tabs["second"], tabs
+    assert all(re.fullmatch(r"[0-9a-f]{24}", name) for name in tabs["first"] | tabs["second"]), tabs
     make_move(page, "bestiarium", np.random.default_rng(0), 0)
     page.wait_for_function(f"() => {STATUS} === 'your_turn'")
     assert ply(page) == 2 and ply(other) == 0

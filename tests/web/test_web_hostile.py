@@ -791,3 +791,37 @@ def test_replayed_positions_are_nothing_the_garbage_collector_walks():
     (kept,) = session._games.values()
     assert len(kept.snapshots) == len(record["actions"]) + 1 and len(kept.log) > len(record["actions"])
     assert not any(gc.is_tracked(x) for x in kept.snapshots + kept.log)
+
+
+def test_one_tab_filling_the_store_evicts_its_own_games_not_another_tabs():
+    """Every local user is 127.0.0.1: eviction by address alone let 200 creations from one tab close another tab's
+    game in progress. Within an address the tab that created the most loses its own first (the page names its tab
+    in X-Barnyard-Tab); a client naming none is one creator, and one naming a new tab with every request loses its
+    newest creators' games before an older tab's."""
+    body = {"game": "boaring", "options": {"num_players": 2}, "seats": ["human", "random"]}
+    for flood_headers in (
+        lambda i: {"X-Barnyard-Tab": "flooder"},
+        lambda i: {},
+        lambda i: {"X-Barnyard-Tab": f"forged{i}"},
+    ):
+        store = SessionStore(max_items=20)
+        app = create_app(store)
+        with TestClient(app, base_url="http://127.0.0.1") as c:
+            mine = c.post("/api/games", json=body, headers={"X-Barnyard-Tab": "victim"}).json()
+            assert store.get(mine["id"], PlaySession).creator == "victim"
+            made = []
+            for i in range(60):
+                made.append(c.post("/api/games", json=body, headers=flood_headers(i)).json()["id"])
+            assert len(store) == 20
+            r = c.get(f"/api/games/{mine['id']}", headers=token(mine, 0))
+            assert r.status_code == 200, (flood_headers(0), r.text)
+            alive = [c.get(f"/api/games/{gid}").status_code == 403 for gid in made]  # (alive: it wants a token)
+            assert sum(alive) == 19 and alive[-1]
+            if "forged1" not in flood_headers(1).values():
+                assert not alive[0]  # one creator: its least recently used went
+    # a tab name that is not one (too long, other characters) counts as none
+    store = SessionStore()
+    with TestClient(create_app(store), base_url="http://127.0.0.1") as c:
+        for name in ("x" * 65, "a b", "a.b"):
+            gid = c.post("/api/games", json=body, headers={"X-Barnyard-Tab": name}).json()["id"]
+            assert store.get(gid, PlaySession).creator == ""

@@ -29,8 +29,9 @@ cross-site``): a page elsewhere cannot drive the server.
 
 Games and opened files are kept in memory until ``--ttl`` seconds (default 1800) after their last request,
 finished or abandoned alike, at most 200 at a time and opened files at most 32 MiB together (the least recently used
-go first). Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the
-folders checkpoints load from (:func:`training.play.web.sessions.check_spec`).
+of the creator holding the most go first: the address, then the page's tab named in :data:`TAB_HEADER`). Bodies
+are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the folders checkpoints load
+from (:func:`training.play.web.sessions.check_spec`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import contextlib
 import json
 import logging
 import math
+import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -81,6 +83,11 @@ MAX_BOT_MOVES = 4
 """Bot moves (and policy loads) computed at once, across games; more wait their turn in a worker thread."""
 TOKEN_HEADER = "x-seat-token"
 """The header that carries a human seat's token (``?token=`` also does, for links)."""
+TAB_HEADER = "x-barnyard-tab"
+"""The header in which the page names its tab: a random id each tab draws once and keeps (sessionStorage), sent
+with every request. It is no secret and proves nothing: it only tells the store's eviction which items one tab
+created, so that a tab creating many games drops its own (:meth:`SessionStore.fit`)."""
+_TAB = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_BODY = 64 * 1024
 """Largest request body of a new game or a move, bytes."""
 MAX_FILE_BODY = 8 * 2**20
@@ -472,9 +479,11 @@ def create_app(
             threading.Thread(target=warm_up, name="warm-searches", daemon=True).start()
         yield
 
-    def client_of(request: Request) -> str:
-        """Who sent a request, for the store's per-client fairness: its address."""
-        return request.client.host if request.client else ""
+    def client_of(request: Request) -> tuple[str, str]:
+        """Who sent a request, for the store's fairness: its address, and the page's tab there
+        (:data:`TAB_HEADER`; "" for a client that names none)."""
+        tab = request.headers.get(TAB_HEADER, "")
+        return (request.client.host if request.client else ""), (tab if _TAB.fullmatch(tab) else "")
 
     def api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -554,7 +563,7 @@ def create_app(
             lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
             limiter=bot_moves,
         )
-        store.add(session, client_of(request))
+        store.add(session, *client_of(request))
         body = session.payload(session.default_viewer())
         body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
         return JSONResponse(body, status_code=201)
@@ -610,7 +619,7 @@ def create_app(
         for i, record in enumerate(records):
             check_record(i, record, players)
         session = ReplaySession(records, name, weight=len(raw))
-        store.add(session, client_of(request))
+        store.add(session, *client_of(request))
         return JSONResponse(session.summary(), status_code=201)
 
     async def show_replay(request: Request) -> Any:

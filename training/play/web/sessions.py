@@ -12,8 +12,9 @@ A game with a human seat is dealt from the server's own entropy (a seed from the
 when the game is over, and is in its record.
 
 Sessions live in a :class:`SessionStore` that forgets one ``ttl`` seconds after its last request, finished or
-not, keeps at most ``max_items`` and at most ``max_bytes`` of opened record files (the least recently used go
-first), and remembers for a while which ids it dropped and why, so a page can say so.
+not, keeps at most ``max_items`` and at most ``max_bytes`` of opened record files (the least recently used of
+the creator holding the most go first: see :meth:`SessionStore.fit`), and remembers for a while which ids it
+dropped and why, so a page can say so.
 
 Errors a user can cause raise :class:`WebError` with an HTTP status and a message; the state is checked before
 anything changes, so a refused request changes nothing.
@@ -95,6 +96,7 @@ class SessionStore:
         self.clock = clock
         self._items: dict[str, Any] = {}
         self._touched: dict[str, float] = {}
+        self._created: dict[str, float] = {}
         self._dropped: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -107,24 +109,29 @@ class SessionStore:
     def _weight(self) -> int:
         return sum(getattr(item, "weight", 0) for item in self._items.values())
 
-    def add(self, item: Any, owner: str = "") -> str:
+    def add(self, item: Any, owner: str = "", creator: str = "") -> str:
         """Store ``item`` under a new random id (returned, and set as ``item.id``) for the client ``owner`` (its
-        address); to make room, :meth:`fit` drops the least recently used items of the client that holds the
-        most, so one client filling the store evicts its own items, not another user's game."""
+        address) and ``creator`` (the page's tab at that address, or "" for a client that names none); to make
+        room, :meth:`fit` drops the least recently used item of the creator that holds the most, so one tab filling
+        the store evicts its own items, not another tab's game."""
         with self._lock:
             self._sweep()
             key = secrets.token_urlsafe(9)
             item.id = key
             item.owner = owner
+            item.creator = creator
             self._items[key] = item
-            self._touched[key] = self.clock()
+            self._touched[key] = self._created[key] = self.clock()
             self._fit(key)
             return key
 
     def fit(self, key: str | None = None) -> None:
         """Bring the store back within its bounds (after an item grew: a replay that replayed a game), keeping
         ``key``: replayed games of other files are forgotten first (they are replayed again when asked for), then
-        whole items go, the least recently used of the client holding the most."""
+        whole items go: of the address holding the most, of its creator (tab) holding the most, the least
+        recently used. Ties go to the adder of ``key`` (its own items first), then to the newest (the one whose
+        oldest item is youngest): a program naming a new creator with each request still loses its own items
+        before an older tab holding as many."""
         with self._lock:
             self._fit(key)
 
@@ -149,14 +156,20 @@ class SessionStore:
             candidates = [k for k in self._touched if k != key and (over_count or getattr(self._items[k], "weight", 0))]
             if not candidates:
                 return
-            held: dict[str, float] = {}
-            for k in candidates:
-                owner = getattr(self._items[k], "owner", "")
-                held[owner] = held.get(owner, 0) + (1 if over_count else self._items[k].weight)
-            adder = getattr(self._items.get(key), "owner", None) if key else None
-            biggest = max(held, key=lambda o: (held[o], o == adder))
-            mine = [k for k in candidates if getattr(self._items[k], "owner", "") == biggest]
-            self._drop(min(mine, key=self._touched.__getitem__), "room")
+            adder = self._items.get(key) if key else None
+            for field_name in ("owner", "creator"):
+                mine = getattr(adder, field_name, None)
+                held: dict[str, float] = {}
+                first: dict[str, float] = {}
+                for k in candidates:
+                    who = getattr(self._items[k], field_name, "")
+                    held[who] = held.get(who, 0) + (1 if over_count else self._items[k].weight)
+                    first[who] = min(first.get(who, math.inf), self._created.get(k, 0.0))
+                biggest = max(held, key=lambda w: (held[w], w == mine, first[w]))
+                candidates = [k for k in candidates if getattr(self._items[k], field_name, "") == biggest]
+                if field_name == "owner" and getattr(adder, "owner", None) != biggest:
+                    adder = None  # another address: its creators are not the adder's
+            self._drop(min(candidates, key=self._touched.__getitem__), "room")
 
     def get(self, key: str, kind: type) -> Any:
         """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404 saying whether
@@ -171,7 +184,8 @@ class SessionStore:
                 elif why == "room":
                     text = (
                         f"closed to make room: the server keeps at most {self.max_items} games and files "
-                        f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used go first"
+                        f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used of the tab that "
+                        "made the most go first"
                     )
                 elif why == "closed":
                     text = "closed"
@@ -192,6 +206,7 @@ class SessionStore:
 
     def _drop(self, key: str, why: str) -> bool:
         self._touched.pop(key, None)
+        self._created.pop(key, None)
         found = self._items.pop(key, None) is not None
         if found:
             self._dropped[key] = why
