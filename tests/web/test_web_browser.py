@@ -266,6 +266,36 @@ def test_a_seat_link_opens_that_seat_and_no_other(page, server, browser):
         other.close()
 
 
+def test_a_seat_that_leaves_is_played_by_a_bot_and_the_other_players_screen_says_so(page, server, browser, artifacts):
+    """Two players by seat links; player_1 leaves on its turn. player_0's page said nothing and waited for ever;
+    now its log says that player_1 left and who plays the seat, the players table shows it, and the game goes on
+    to player_0's next turn."""
+    gid = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "human"])
+    page.wait_for_selector("#seat-links .seat-link-url")
+    links = {a.get_attribute("data-seat"): a.get_attribute("href") for a in page.locator(".seat-link-url").all()}
+    leaver = seat_token(page, gid, 1)
+    page.goto(server + "/#/")  # the page that made the game steps back: each player has their own link
+    other = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        tab = other.new_page()
+        errors: list[str] = []
+        tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        tab.goto(links["0"])
+        tab.wait_for_function(f"() => {STATUS} === 'your_turn'")
+        make_move(tab, "bestiarium", np.random.default_rng(1), ply(tab))
+        tab.wait_for_function(f"() => {STATUS} === 'other_human'")
+        r = page.request.post(f"{server}/api/games/{gid}/close", headers=leaver)
+        assert r.ok and r.json()["played_by"].startswith("human, then greedy")
+        tab.wait_for_function(f"() => {STATUS} === 'your_turn' && Number({PLY}) >= 2", timeout=30_000)
+        log = tab.inner_text("#log")
+        assert "player_1 (" in log and "left the game at ply 1: greedy plays their seat from here" in log, log
+        assert "human, then greedy from ply 1" in tab.inner_text("#players")
+        tab.screenshot(path=str(artifacts / "seat_left.png"))
+        assert not errors, errors
+    finally:
+        other.close()
+
+
 OVERLAP = """(pairs) => {
   const hits = [];
   for (const [a, b] of pairs) {

@@ -586,7 +586,7 @@ def test_a_seat_that_closes_leaves_the_other_seats_playing(client):
     start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
     gid = start["id"]
     r = client.post(f"/api/games/{gid}/close", headers=token(start, 1))
-    assert r.status_code == 200 and r.json() == {"closed": False, "left": 1}
+    assert r.status_code == 200 and r.json()["closed"] is False and r.json()["left"] == 1
     assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 200
     r = client.get(f"/api/games/{gid}", headers=token(start, 1))
     assert r.status_code == 403 and "closed the game" in r.json()["error"]
@@ -825,3 +825,67 @@ def test_one_tab_filling_the_store_evicts_its_own_games_not_another_tabs():
         for name in ("x" * 65, "a b", "a.b"):
             gid = c.post("/api/games", json=body, headers={"X-Barnyard-Tab": name}).json()["id"]
             assert store.get(gid, PlaySession).creator == ""
+
+
+def test_a_seat_that_leaves_on_its_turn_is_played_by_a_bot_and_the_others_are_told(client):
+    """A human seat that left on its turn left the others waiting for ever ("other_human", a step refused), and
+    nothing said so. Now greedy plays the seat from then on, every other seat's log says so, the seat shows who
+    plays it, and the game reaches its end; its record names both."""
+    start = create(client, "bestiarium", {"board_size": 5}, ["human", "human"])
+    gid, zero, one = start["id"], token(start, 0), token(start, 1)
+    view = client.get(f"/api/games/{gid}", headers=zero).json()
+    assert view["status"] == "your_turn"
+    client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": view["moves"][0]["id"]}, headers=zero)
+    assert client.get(f"/api/games/{gid}", headers=zero).json()["status"] == "other_human"  # player_1's turn
+    r = client.post(f"/api/games/{gid}/close", headers=one)
+    assert r.json() == {
+        "closed": False,
+        "left": 1,
+        "played_by": "human, then greedy from ply 1 (the player left)",
+    }
+    view = client.get(f"/api/games/{gid}", headers=zero).json()
+    assert view["status"] == "bot" and view["to_move"] == 1
+    assert view["seats"][1]["policy"].startswith("human, then greedy") and view["seats"][1]["left"]
+    assert not view["seats"][1]["human"] and view["seats"][0]["human"]
+    assert any(e["text"].startswith("player_1 (") and "left the game at ply 1" in e["text"] for e in view["log"])
+    # the seat cannot be moved for by hand any more, nor its view had
+    r = client.post(f"/api/games/{gid}/move", json={"seat": 1, "action": 0}, headers=zero)
+    assert r.status_code == 403
+    # seat 0 steps the bot and plays on to the end
+    for _ in range(200):
+        view = client.get(f"/api/games/{gid}", headers=zero).json()
+        if view["status"] == "over":
+            break
+        if view["status"] == "bot":
+            assert client.post(f"/api/games/{gid}/step", headers=zero).status_code == 200
+        else:
+            assert view["status"] == "your_turn", view["status"]
+            move = {"seat": 0, "action": view["moves"][0]["id"]}
+            assert client.post(f"/api/games/{gid}/move", json=move, headers=zero).status_code == 200
+    assert view["status"] == "over" and view["result"]
+    record = client.get(f"/api/games/{gid}/record", headers=zero).json()[0]
+    assert record["seats"] == ["human", "human, then greedy from ply 1 (the player left)"]
+    # a record with such a seat replays
+    assert client.post("/api/replays", json=[record]).status_code == 201
+
+
+def test_a_seat_that_leaves_off_its_turn_is_played_by_a_bot_when_its_turn_comes(client):
+    start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
+    gid, zero, one = start["id"], token(start, 0), token(start, 1)
+    assert client.post(f"/api/games/{gid}/close", headers=one).json()["left"] == 1  # before any move
+    plies_by = {0: 0, 1: 0}
+    for _ in range(400):
+        view = client.get(f"/api/games/{gid}", headers=zero).json()
+        if view["status"] == "over":
+            break
+        if view["status"] == "bot":
+            seat = view["to_move"]
+            assert client.post(f"/api/games/{gid}/step", headers=zero).status_code == 200
+        else:
+            assert view["status"] == "your_turn", view["status"]
+            seat = 0
+            move = {"seat": 0, "action": view["moves"][0]["id"]}
+            assert client.post(f"/api/games/{gid}/move", json=move, headers=zero).status_code == 200
+        if seat in plies_by:
+            plies_by[seat] += 1
+    assert view["status"] == "over" and plies_by[0] > 0 and plies_by[1] > 0

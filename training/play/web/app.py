@@ -16,7 +16,8 @@ JSON API (every error is ``{"error": message}`` with a 4xx status, and changes n
 ``POST /api/games/{id}/step``         the bot to move plays one move (watch mode and bot turns; a token, in a game
                                       with a human seat)
 ``GET  /api/games/{id}/record``       the finished game as a ``--record`` file (a token, in a game with a human)
-``POST /api/games/{id}/close``        forget the game now (likewise)
+``POST /api/games/{id}/close``        forget the game now (likewise); with other human seats in the game, only
+                                      this seat leaves: a bot plays it from then on (``sessions.STAND_IN``)
 ``POST /api/replays``                 a record file's JSON (``--record`` / ``--save-games``) -> its games
 ``GET  /api/replays/{id}/{i}/{ply}``  game i of that file after ``ply`` moves (spectator view)
 ``POST /api/tournaments``             a tournament JSON (``evaluate --out``) -> its table and win-share matrix
@@ -605,7 +606,7 @@ def create_app(
         if seat is None or session.leave(seat):  # a watch game, or its last human seat
             store.remove(session.id)
             return {"closed": True}
-        return {"closed": False, "left": seat}
+        return {"closed": False, "left": seat, "played_by": session.seat_label(seat)}
 
     async def open_replay(request: Request) -> Any:
         raw = await read_body(request, MAX_FILE_BODY, body_seconds)

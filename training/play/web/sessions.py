@@ -53,6 +53,8 @@ def spectator_label(view: GameView) -> str:
     return SPECTATOR_LABEL if view.hidden_information else OPEN_SPECTATOR_LABEL
 
 
+STAND_IN = "greedy"
+"""The policy that plays a human seat whose player left a game that other humans play on (every game has it)."""
 MAX_SEED = 2**31 - 1
 MAX_REPLAY_GAMES_LOADED = 4
 """Games of one opened file kept replayed (every position) at a time; others are replayed again when asked for."""
@@ -394,6 +396,8 @@ class PlaySession:
         """Each human seat's secret: a request for that seat's view or move must carry it."""
         self.left: dict[int, str] = {}
         """Human seats that closed the game, with their former tokens (refused from then on)."""
+        self.stand_ins: dict[int, int] = {}
+        """Human seats that :data:`STAND_IN` plays since their player left, with the ply it took over at."""
         self.policies: list[Policy | None] = []
         for i, spec in enumerate(self.seats):
             if spec == HUMAN:
@@ -499,12 +503,35 @@ class PlaySession:
 
     def leave(self, seat: int) -> bool:
         """Seat ``seat`` (a human, already authorized) closes the game for itself: its token stops working, the
-        other seats play on. True when no human seat is left (the store then forgets the game)."""
+        other seats play on, and :data:`STAND_IN` plays the seat from now on (else the others would wait for its
+        move for ever); every other seat's log says so. True when no human seat is left (the store then forgets
+        the game)."""
         with self.lock:
             secret = self.tokens.pop(seat, None)
-            if secret is not None:
-                self.left[seat] = secret
-            return not self.tokens
+            if secret is None:
+                return not self.tokens
+            self.left[seat] = secret
+            if not self.tokens:
+                return True
+            if not self.over and self.policies[seat] is None:
+                policy = make_policy(STAND_IN, self.game_name, self.options, seed=self.seed * 101 + seat)
+                policy.reset(self.seed * 101 + seat)
+                self.policies[seat] = policy
+                self.stand_ins[seat] = len(self.actions)
+                self.viewers.pop(seat, None)
+                text = (
+                    f"player_{seat} ({self.names[seat]}) left the game at ply {len(self.actions)}: "
+                    f"{STAND_IN} plays their seat from here"
+                )
+                for seen in self.viewers.values():
+                    seen.log.append({"ply": None, "seat": seat, "text": text})
+            return False
+
+    def seat_label(self, seat: int) -> str:
+        """Who plays ``seat``: its spec, or ``human, then greedy from ply N`` for a seat whose player left."""
+        if seat in self.stand_ins:
+            return f"{self.seats[seat]}, then {STAND_IN} from ply {self.stand_ins[seat]} (the player left)"
+        return self.seats[seat]
 
     def default_viewer(self) -> int | None:
         """The view the creator's page opens with: the human to move, else the first human, else the spectator."""
@@ -535,8 +562,15 @@ class PlaySession:
             "title": self.view.title,
             "options": self.game.options(),
             "seats": [
-                {"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec, "human": spec == HUMAN}
-                for i, spec in enumerate(self.seats)
+                {
+                    "seat": i,
+                    "agent": f"player_{i}",
+                    "name": self.names[i],
+                    "policy": self.seat_label(i),
+                    "human": self.policies[i] is None,
+                    "left": i in self.stand_ins,
+                }
+                for i in range(len(self.seats))
             ],
             "viewer": viewer,
             "view_label": (
@@ -590,7 +624,7 @@ class PlaySession:
             current = self.game.current_player(self.state)
             if isinstance(seat, bool) or not isinstance(seat, int):
                 raise WebError(400, f"give the moving seat as an integer, got {shown(seat)}")
-            if seat not in self.humans:
+            if seat not in self.humans or self.policies[seat] is not None:
                 raise WebError(403, f"seat {seat} is not a human seat of this game")
             if seat != current:
                 raise WebError(409, f"it is player_{current}'s turn, not player_{seat}'s")
@@ -632,9 +666,9 @@ class PlaySession:
                     and 0 <= action < self.game.num_actions
                     and decision.action_mask[action]
                 ):
-                    failure = f"policy {self.seats[seat]!r} (player_{seat}) answered an illegal move {action!r}"
+                    failure = f"policy {self.seat_label(seat)!r} (player_{seat}) answered an illegal move {action!r}"
             except Exception as err:  # noqa: BLE001 - any failure of a policy is shown on the page
-                failure = f"policy {self.seats[seat]!r} (player_{seat}) failed: {type(err).__name__}: {err}"
+                failure = f"policy {self.seat_label(seat)!r} (player_{seat}) failed: {type(err).__name__}: {err}"
             with self.lock:
                 if failure:
                     self.error = failure
@@ -654,7 +688,7 @@ class PlaySession:
                 game=self.game_name,
                 options=self.game.options(),
                 seed=self.seed,
-                seats=list(self.seats),
+                seats=[self.seat_label(i) for i in range(len(self.seats))],
                 actions=list(self.actions),
                 returns=[float(x) for x in self.game.returns(self.state)],
                 scores=[float(x) for x in self.game.scores(self.state)],
