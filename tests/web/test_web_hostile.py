@@ -889,3 +889,70 @@ def test_a_seat_that_leaves_off_its_turn_is_played_by_a_bot_when_its_turn_comes(
         if seat in plies_by:
             plies_by[seat] += 1
     assert view["status"] == "over" and plies_by[0] > 0 and plies_by[1] > 0
+
+
+def test_the_catalogue_lists_only_checkpoints_the_server_loads(tmp_path):
+    """A link in a --checkpoint-dir that points out of the allowed folders was listed, and choosing it said
+    "unknown policy": the catalogue and the loader now share one rule (the file, every link followed)."""
+    import shutil
+    from pathlib import Path
+
+    outside, mine = tmp_path / "outside", tmp_path / "mine"
+    outside.mkdir()
+    mine.mkdir()
+    for name in ("policy.pt", "policy.json"):
+        shutil.copy(f"checkpoints/boaring/{name}", outside / name)
+        shutil.copy(f"checkpoints/boaring/{name}", mine / name.replace("policy", "real"))
+        (mine / name.replace("policy", "escape")).symlink_to(outside / name)
+    (mine / "linked").symlink_to(outside, target_is_directory=True)
+    (mine / "inside.pt").symlink_to(mine / "real.pt")  # a link that stays inside is loaded, so listed
+    (mine / "inside.json").symlink_to(mine / "real.json")
+    with TestClient(create_app(checkpoint_dirs=[mine]), base_url="http://127.0.0.1") as c:
+        listed = {g["game"]: [x["path"] for x in g["checkpoints"]] for g in c.get("/api/catalogue").json()["games"]}
+        boaring = [p for p in listed["boaring"] if p.startswith(str(tmp_path))]
+        # real.pt, once (the link that stays inside names the same file); no link out, nothing under "linked"
+        assert [Path(p).resolve() for p in boaring] == [(mine / "real.pt").resolve()], boaring
+        pytest.importorskip("torch")
+        body = {"game": "boaring", "options": {"num_players": 4}, "seats": ["human", "random", "random"]}
+        for path in listed["boaring"]:
+            r = c.post("/api/games", json=dict(body, seats=[*body["seats"], path]))
+            assert r.status_code == 201, (path, r.text)
+        for path in (mine / "escape.pt", mine / "linked" / "policy.pt"):
+            r = c.post("/api/games", json=dict(body, seats=[*body["seats"], str(path)]))
+            assert r.status_code == 400 and "unknown policy" in r.json()["error"]
+
+
+def test_headers_are_capped_even_when_they_arrive_in_one_piece():
+    """serve.py said headers are at most 16 KiB, but h11 caps only a head that arrives in pieces: a 60 KB header
+    sent in one piece got 200. The app refuses it (431), sent whole or in pieces, to uvicorn on 127.0.0.1."""
+    import socket
+
+    from tests.web.conftest import serve
+    from training.play.web.serve import MAX_HEADER_BYTES
+
+    gen = serve(create_app())
+    base = next(gen)
+    port = int(base.rsplit(":", 1)[1])
+
+    def status(head: bytes, whole: bool = True) -> int:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(head if whole else head[:20_000])  # in pieces: the first 20 KB, then wait
+            answer = b""
+            while b"\r\n" not in answer:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        return int(answer.split(b" ", 2)[1])
+
+    try:
+        for size, whole, expected in (
+            (60_000, True, 431),
+            (60_000, False, 400),  # h11 itself stops a head in pieces once it passes 16 KiB
+            (MAX_HEADER_BYTES + 100, True, 431),
+            (MAX_HEADER_BYTES - 200, True, 200),
+        ):
+            head = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size + b"\r\n\r\n"
+            assert status(head, whole) == expected, (size, whole)
+    finally:
+        next(gen, None)

@@ -66,6 +66,7 @@ from envs.common.policies import Policy
 from training.arena.players import baseline_names
 from training.arena.records import RecordError, parse_records, record_to_json
 from training.arena.tournament import TournamentResult
+from training.play.web.serve import MAX_HEADER_BYTES
 from training.play.web.sessions import (
     HUMAN,
     PlaySession,
@@ -73,6 +74,7 @@ from training.play.web.sessions import (
     SessionStore,
     WebError,
     check_record,
+    loadable,
     shown,
     warm_searches,
 )
@@ -186,6 +188,31 @@ class OriginGuard:
         await self.app(scope, receive, send)
 
 
+class HeadLimit:
+    """ASGI middleware: 431 for a request whose line and headers are over :data:`serve.MAX_HEADER_BYTES
+    <training.play.web.serve.MAX_HEADER_BYTES>` (uvicorn's h11 caps only a head that arrives in pieces: one that
+    arrives in one read, up to 256 KiB, it parsed whole and passed on)."""
+
+    def __init__(self, app: ASGIApp, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            query = scope.get("query_string", b"")
+            size = len(scope["method"]) + len(scope.get("raw_path") or scope["path"]) + len(query) + 14
+            size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+            if size > self.limit:
+                refusal = JSONResponse(
+                    {"error": f"request headers over {self.limit // 1024} KiB"},
+                    status_code=431,
+                    headers={"Connection": "close"},
+                )
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 class SecurityHeaders:
     """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP response (pages, files, API answers, errors)."""
 
@@ -217,7 +244,9 @@ def checkpoint_folders(roots: list[Path], extra: list[Path] | None = None) -> li
 
 def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under each of ``folders``, by game:
-    ``{"path", "options"}``, paths relative to the working folder where possible."""
+    ``{"path", "options"}``, paths relative to the working folder where possible. Only what the server would load
+    (:func:`training.play.web.sessions.loadable`, the checkpoint and its sidecar): a link that points out of the
+    folders is not listed."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
     seen: set[Path] = set()
     for base in folders:
@@ -225,7 +254,7 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
             continue
         for pt in sorted(base.rglob("*.pt")):
             sidecar = pt.with_suffix(".json")
-            if pt.resolve() in seen or not sidecar.is_file():
+            if pt.resolve() in seen or not (loadable(pt, folders) and loadable(sidecar, folders)):
                 continue
             try:
                 meta = json.loads(sidecar.read_text())
@@ -665,7 +694,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: not_found, Exception: server_error},
-        middleware=[Middleware(SecurityHeaders), Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(HeadLimit, limit=MAX_HEADER_BYTES),
+            Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS)),
+        ],
         lifespan=lifespan,
     )
     app.state.store = store

@@ -12,8 +12,9 @@ Slow clients are cut (:func:`server_options`): a request's headers must arrive w
 subclass of uvicorn's h11 protocol, since uvicorn has no header timeout of its own), its body within
 ``app.BODY_SECONDS`` (30 s, in the app: 408 and the connection closed; a body the route answers without reading
 it, within 30 s of the answer, or the protocol closes the connection), and an idle kept-alive connection is
-closed after uvicorn's ``timeout_keep_alive`` (5 s). Headers are at most 16 KiB (h11's
-``h11_max_incomplete_event_size``).
+closed after uvicorn's ``timeout_keep_alive`` (5 s). A request's line and headers are at most
+:data:`MAX_HEADER_BYTES` (16 KiB): a longer head is refused, with 400 by h11 when it arrives in pieces
+(``h11_max_incomplete_event_size``), with 431 by the app when it arrives in one read (h11 parses that whole).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ after a kept-alive response); the connection is closed otherwise."""
 KEEP_ALIVE_SECONDS = 5.0
 """uvicorn's ``timeout_keep_alive``: an idle connection is closed this long after its last response."""
 MAX_HEADER_BYTES = 16 * 1024
-"""uvicorn's ``h11_max_incomplete_event_size``: the longest request line and headers (400 beyond)."""
+"""The longest request line and headers: uvicorn's ``h11_max_incomplete_event_size`` (400 beyond, for a head that
+arrives in pieces) and the app's ``HeadLimit`` (431 beyond, for one that arrives whole)."""
 
 
 def bounded_h11(header_seconds: float, body_seconds: float = 30.0) -> type:

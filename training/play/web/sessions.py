@@ -325,13 +325,19 @@ def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], ex
         path = arg
     else:
         path = spec
+    if not loadable(Path(path), folders):
+        raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
+
+
+def loadable(path: Path, folders: Sequence[Path]) -> bool:
+    """Whether ``path`` (relative to the working folder, or absolute) is a file that lies under one of ``folders``
+    once every link is followed: the one rule for what the server loads and what the catalogue lists (a link
+    under a folder that points out of them is neither)."""
     try:
         resolved = (Path.cwd() / path).resolve()
-        allowed = any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
+        return any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
     except (OSError, ValueError, RuntimeError):
-        allowed = False
-    if not allowed:
-        raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
+        return False
 
 
 # ----- a game -------------------------------------------------------------------------------------------------------
