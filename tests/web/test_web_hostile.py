@@ -928,7 +928,7 @@ def test_headers_are_capped_even_when_they_arrive_in_one_piece():
     import socket
 
     from tests.web.conftest import serve
-    from training.play.web.serve import MAX_HEADER_BYTES
+    from training.play.web.app import MAX_HEADER_BYTES
 
     gen = serve(create_app())
     base = next(gen)

@@ -66,7 +66,6 @@ from envs.common.policies import Policy
 from training.arena.players import baseline_names
 from training.arena.records import RecordError, parse_records, record_to_json
 from training.arena.tournament import TournamentResult
-from training.play.web.serve import MAX_HEADER_BYTES
 from training.play.web.sessions import (
     HUMAN,
     PlaySession,
@@ -112,6 +111,9 @@ LARGE_BODY = 256 * 1024
 MAX_DIGITS = 30
 """Longest integer accepted in a request body (digits): a seed is at most 19, and a longer one would be a number
 that no float holds."""
+MAX_HEADER_BYTES = 16 * 1024
+"""The longest request line and headers: uvicorn's ``h11_max_incomplete_event_size`` (``serve`` sets it: 400
+beyond, for a head that arrives in pieces) and :class:`HeadLimit` (431 beyond, for one that arrives whole)."""
 BODY_SECONDS = 30.0
 """A request body must arrive whole within this many seconds (408 after): a client sending a byte at a time does
 not hold a connection open for ever. Headers are bounded the same way by :mod:`training.play.web.serve`."""
@@ -189,9 +191,9 @@ class OriginGuard:
 
 
 class HeadLimit:
-    """ASGI middleware: 431 for a request whose line and headers are over :data:`serve.MAX_HEADER_BYTES
-    <training.play.web.serve.MAX_HEADER_BYTES>` (uvicorn's h11 caps only a head that arrives in pieces: one that
-    arrives in one read, up to 256 KiB, it parsed whole and passed on)."""
+    """ASGI middleware: 431 for a request whose line and headers are over :data:`MAX_HEADER_BYTES` (uvicorn's h11
+    caps only a head that arrives in pieces: one that arrives in one read, up to 256 KiB, it parses whole and passes
+    on)."""
 
     def __init__(self, app: ASGIApp, limit: int):
         self.app = app

@@ -13,7 +13,7 @@ subclass of uvicorn's h11 protocol, since uvicorn has no header timeout of its o
 ``app.BODY_SECONDS`` (30 s, in the app: 408 and the connection closed; a body the route answers without reading
 it, within 30 s of the answer, or the protocol closes the connection), and an idle kept-alive connection is
 closed after uvicorn's ``timeout_keep_alive`` (5 s). A request's line and headers are at most
-:data:`MAX_HEADER_BYTES` (16 KiB): a longer head is refused, with 400 by h11 when it arrives in pieces
+``app.MAX_HEADER_BYTES`` (16 KiB): a longer head is refused, with 400 by h11 when it arrives in pieces
 (``h11_max_incomplete_event_size``), with 431 by the app when it arrives in one read (h11 parses that whole).
 """
 
@@ -29,9 +29,6 @@ HEADER_SECONDS = 10.0
 after a kept-alive response); the connection is closed otherwise."""
 KEEP_ALIVE_SECONDS = 5.0
 """uvicorn's ``timeout_keep_alive``: an idle connection is closed this long after its last response."""
-MAX_HEADER_BYTES = 16 * 1024
-"""The longest request line and headers: uvicorn's ``h11_max_incomplete_event_size`` (400 beyond, for a head that
-arrives in pieces) and the app's ``HeadLimit`` (431 beyond, for one that arrives whole)."""
 
 
 def bounded_h11(header_seconds: float, body_seconds: float = 30.0) -> type:
@@ -99,10 +96,10 @@ def server_options(
 ) -> dict[str, Any]:
     """The uvicorn settings the server runs with (``serve`` and the tests alike): slow headers cut after
     ``header_seconds``, idle connections after ``keep_alive_seconds``, the unread rest of a body after
-    ``body_seconds`` (default the app's ``BODY_SECONDS``), headers at most :data:`MAX_HEADER_BYTES`."""
-    if body_seconds is None:
-        from training.play.web.app import BODY_SECONDS
+    ``body_seconds`` (default the app's ``BODY_SECONDS``), headers at most the app's ``MAX_HEADER_BYTES``."""
+    from training.play.web.app import BODY_SECONDS, MAX_HEADER_BYTES
 
+    if body_seconds is None:
         body_seconds = BODY_SECONDS
     return {
         "http": bounded_h11(header_seconds, body_seconds),
