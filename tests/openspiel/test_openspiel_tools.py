@@ -129,6 +129,30 @@ def test_legal_actions_at_a_simultaneous_node_are_flat_joint_actions():
     assert state.legal_actions_mask(0) == [int(a in per_seat[0]) for a in range(game.num_distinct_actions())]
 
 
+def test_flat_joint_actions_are_listed_up_to_a_million_whatever_the_player_count():
+    """docs/openspiel.md said that 7 or more players raise at ``legal_actions()``; the code raises above 10^6 flat
+    joint actions (the product of each bidder's distinct values), which 7 players seldom reach (issue 50)."""
+    assert bridge.MAX_FLAT_JOINT_ACTIONS == 10**6
+    raised = {}
+    for n in (7, 10):
+        game = bridge.load_game("boaring", num_players=n)
+        raised[n] = 0
+        for seed in range(8):
+            state = game.new_initial_state()
+            rng = np.random.default_rng(seed)
+            while state.is_chance_node():
+                state.apply_action(int(rng.integers(len(state.chance_outcomes()))))
+            total = int(np.prod([len(state.legal_actions(p)) for p in range(n)]))
+            if total <= bridge.MAX_FLAT_JOINT_ACTIONS:
+                assert len(state.legal_actions()) == total
+            else:
+                raised[n] += 1
+                with pytest.raises(ValueError, match="too many to list"):
+                    state.legal_actions()
+                state.apply_actions([state.legal_actions(p)[0] for p in range(n)])  # per player still works
+    assert raised[7] == 0 and raised[10] > 0, raised
+
+
 def test_apply_actions_at_an_eat_decision_takes_zero_for_the_others():
     game = bridge.load_game("boaring", num_players=2)
     rng = np.random.default_rng(5)

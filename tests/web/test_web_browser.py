@@ -221,9 +221,14 @@ def test_games_in_two_tabs_stay_separate(page, server):
     other.on(
         "console", lambda msg: errors.append(f"tab 2 console {msg.type}: {msg.text}") if msg.type == "error" else None
     )
+    tabs: dict[str, set] = {"first": set(), "second": set()}  # each tab names itself in every request (issue 50)
+    page.on("request", lambda r: tabs["first"].add(r.headers.get("x-barnyard-tab")) if "/api/" in r.url else None)
+    other.on("request", lambda r: tabs["second"].add(r.headers.get("x-barnyard-tab")) if "/api/" in r.url else None)
     first = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     second = start_game(other, server, "bestiarium", {"board_size": 5}, ["human", "random"])
     assert first != second
+    assert len(tabs["first"]) == len(tabs["second"]) == 1 and tabs["first"] != tabs["second"], tabs
+    assert all(re.fullmatch(r"[0-9a-f]{24}", name) for name in tabs["first"] | tabs["second"]), tabs
     make_move(page, "bestiarium", np.random.default_rng(0), 0)
     page.wait_for_function(f"() => {STATUS} === 'your_turn'")
     assert ply(page) == 2 and ply(other) == 0
@@ -257,6 +262,36 @@ def test_a_seat_link_opens_that_seat_and_no_other(page, server, browser):
         stranger.goto(server + f"/#/game/{gid}")
         stranger.wait_for_function("() => !document.getElementById('banner').hidden")
         assert "token" in stranger.inner_text("#banner") and stranger.get_attribute("#game", "data-status") == ""
+    finally:
+        other.close()
+
+
+def test_a_seat_that_leaves_is_played_by_a_bot_and_the_other_players_screen_says_so(page, server, browser, artifacts):
+    """Two players by seat links; player_1 leaves on its turn. player_0's page said nothing and waited for ever;
+    now its log says that player_1 left and who plays the seat, the players table shows it, and the game goes on
+    to player_0's next turn."""
+    gid = start_game(page, server, "bestiarium", {"board_size": 5}, ["human", "human"])
+    page.wait_for_selector("#seat-links .seat-link-url")
+    links = {a.get_attribute("data-seat"): a.get_attribute("href") for a in page.locator(".seat-link-url").all()}
+    leaver = seat_token(page, gid, 1)
+    page.goto(server + "/#/")  # the page that made the game steps back: each player has their own link
+    other = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        tab = other.new_page()
+        errors: list[str] = []
+        tab.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        tab.goto(links["0"])
+        tab.wait_for_function(f"() => {STATUS} === 'your_turn'")
+        make_move(tab, "bestiarium", np.random.default_rng(1), ply(tab))
+        tab.wait_for_function(f"() => {STATUS} === 'other_human'")
+        r = page.request.post(f"{server}/api/games/{gid}/close", headers=leaver)
+        assert r.ok and r.json()["played_by"].startswith("human, then greedy")
+        tab.wait_for_function(f"() => {STATUS} === 'your_turn' && Number({PLY}) >= 2", timeout=30_000)
+        log = tab.inner_text("#log")
+        assert "player_1 (" in log and "left the game at ply 1: greedy plays their seat from here" in log, log
+        assert "human, then greedy from ply 1" in tab.inner_text("#players")
+        tab.screenshot(path=str(artifacts / "seat_left.png"))
+        assert not errors, errors
     finally:
         other.close()
 

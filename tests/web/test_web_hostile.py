@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -402,6 +403,8 @@ def test_an_unexpected_failure_is_a_500_without_python_internals(monkeypatch):
         monkeypatch.setattr(PlaySession, "payload", broken)
         r = c.get(f"/api/games/{start['id']}", headers=token(start, 0))
         assert r.status_code == 500 and "secret" not in r.text and "TypeError" not in r.text
+        # answered like any other response (issue 50): with the security headers, the connection kept
+        assert r.headers["x-frame-options"] == "DENY" and "connection" not in r.headers
 
 
 # ----- 11-12. what a user meets --------------------------------------------------------------------------------------
@@ -583,7 +586,7 @@ def test_a_seat_that_closes_leaves_the_other_seats_playing(client):
     start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
     gid = start["id"]
     r = client.post(f"/api/games/{gid}/close", headers=token(start, 1))
-    assert r.status_code == 200 and r.json() == {"closed": False, "left": 1}
+    assert r.status_code == 200 and r.json()["closed"] is False and r.json()["left"] == 1
     assert client.get(f"/api/games/{gid}", headers=token(start, 0)).status_code == 200
     r = client.get(f"/api/games/{gid}", headers=token(start, 1))
     assert r.status_code == 403 and "closed the game" in r.json()["error"]
@@ -611,3 +614,345 @@ def test_every_response_forbids_framing_and_foreign_scripts(client):
         csp = r.headers["content-security-policy"]
         assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "unsafe" not in csp, url
         assert r.headers["x-content-type-options"] == "nosniff"
+
+
+# ----- issue 50 -----------------------------------------------------------------------------------------------------
+def _peak_growth(fn) -> tuple[Any, float]:
+    """What ``fn()`` returns, and the most memory (MB) the process held meanwhile beyond what it held before
+    (tracemalloc: Python's objects and numpy's buffers)."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before, _ = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        result = fn()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return result, (peak - before) / 2**20
+
+
+def test_values_of_every_kind_are_counted_before_parsing(client):
+    """An 8 MiB body of numbers or short strings was parsed whole (4 million values, +242 MB) before it was
+    refused; now every value and key counts against a budget, before parsing."""
+    from training.play.web.app import MAX_ELEMENTS, MAX_FILE_BODY, MAX_FILE_ELEMENTS
+
+    for unit in (b"0,", b'"ab",', b"1.5,", b"null,"):
+        body = b"[" + unit * ((MAX_FILE_BODY - 16) // len(unit)) + b"0]"
+        for url in ("/api/tournaments", "/api/replays"):
+            r, grew = _peak_growth(lambda url=url, body=body: client.post(url, content=body))
+            assert r.status_code == 400 and f"more than {MAX_FILE_ELEMENTS} JSON values" in r.json()["error"], r.text
+            assert grew < 2.5 * len(body) / 2**20 + 8, (unit, url, grew)  # the body and the count's slices
+    # keys count too, and small bodies have their own budget
+    for body in ([0] * MAX_ELEMENTS, {str(i): 0 for i in range(MAX_ELEMENTS // 2)}):
+        r = client.post("/api/games", content=json.dumps(body))
+        assert r.status_code == 400 and f"more than {MAX_ELEMENTS} JSON values" in r.json()["error"]
+    # punctuation inside strings, escaped quotes included, is no value
+    note = 'a,b:[{\\"",' * 2000
+    body = {"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random", "random"], "note": note}
+    assert client.post("/api/games", json=body).status_code == 201
+    # a record file within the budget opens as before
+    r = client.post("/api/replays", content=_record_file(500))
+    assert r.status_code == 201 and len(r.json()["games"]) == 500
+
+
+def test_json_counts_are_an_upper_bound_of_what_the_parser_builds():
+    from training.play.web.app import json_counts
+
+    def built(value) -> tuple[int, int]:
+        if isinstance(value, list):
+            inner = [built(v) for v in value]
+            return 1 + sum(c for c, _ in inner), 1 + sum(e for _, e in inner)
+        if isinstance(value, dict):
+            inner = [built(v) for v in value.values()]
+            return 1 + sum(c for c, _ in inner), 1 + len(value) + sum(e for _, e in inner)
+        return 0, 1
+
+    for text in (
+        "[]",
+        "{}",
+        '{"a": 1, "b": [1, 2, {"c": null}]}',
+        '["a,b:[{", 1, "\\\\", "\\"[", "x\\\\\\"y,"]',
+        '[[], [[]], {"": {}}, "\\u005c", "[[[", 7]',
+        '"just a string, with: commas"',
+        "12",
+    ):
+        containers, elements = json_counts(text.encode())
+        exact = built(json.loads(text))
+        assert containers == exact[0] and exact[1] <= elements <= exact[1] + exact[0], (text, (containers, elements))
+
+
+@pytest.mark.slow
+def test_large_bodies_are_parsed_one_at_a_time():
+    """Four large bodies at once cost what one does: each is within the budgets (about 60 MB parsed), and they are
+    parsed in turn."""
+    import threading
+
+    from training.play.web.app import MAX_FILE_ELEMENTS
+
+    body = json.dumps({"x": ["ab"] * (MAX_FILE_ELEMENTS - 10)}).encode()
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        statuses = []
+
+        def one() -> None:
+            statuses.append(c.post("/api/tournaments", content=body).status_code)
+
+        _, single = _peak_growth(one)
+
+        def four() -> None:
+            threads = [threading.Thread(target=one) for _ in range(4)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+
+        _, together = _peak_growth(four)
+    assert statuses == [400] * 5  # parsed, then refused as no tournament
+    assert single > 30 and together < 1.5 * single + 4 * len(body) / 2**20, (single, together)
+
+
+def test_replays_are_replayed_one_at_a_time_and_a_kept_game_does_not_wait(monkeypatch):
+    """Replaying a game holds the interpreter (5-100 ms): games of different files were replayed in as many threads
+    at once; now one at a time. And a game kept replayed is served while another game of its file is replayed (it
+    waited for the file's lock)."""
+    import threading
+
+    from training.play.web.sessions import ReplaySession
+
+    real = ReplaySession._replay
+    running, most, lock = [0], [0], threading.Lock()
+    started, release = threading.Event(), threading.Event()
+
+    def replay(self, index):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            if index == 7:
+                started.set()
+                release.wait(30)
+            else:
+                time.sleep(0.02)  # long enough for the others to pile up (nothing here measures time)
+            return real(self, index)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(ReplaySession, "_replay", replay)
+    with TestClient(create_app(), base_url="http://127.0.0.1") as c:
+        one = _record_file(8)
+        files = [c.post("/api/replays", content=one).json()["id"] for _ in range(3)]
+        rid = files[0]
+        statuses: list[int] = []
+        clients = [  # seven games of three files at once
+            threading.Thread(
+                target=lambda i=i: statuses.append(c.get(f"/api/replays/{files[i % 3]}/{i}/3").status_code)
+            )
+            for i in range(7)
+        ]
+        for t in clients:
+            t.start()
+        for t in clients:
+            t.join(timeout=60)
+        assert statuses == [200] * 7 and most[0] == 1, (statuses, most)
+        # game 7 being replayed (held), game 6 (kept) is served meanwhile
+        held = threading.Thread(target=lambda: statuses.append(c.get(f"/api/replays/{rid}/7/0").status_code))
+        held.start()
+        assert started.wait(30)
+        kept = threading.Thread(target=lambda: statuses.append(c.get(f"/api/replays/{rid}/6/5").status_code))
+        kept.start()
+        kept.join(timeout=20)
+        served_meanwhile = not kept.is_alive()
+        release.set()
+        held.join(timeout=60)
+        kept.join(timeout=60)
+    assert served_meanwhile and statuses == [200] * 9
+
+
+def test_replayed_positions_are_nothing_the_garbage_collector_walks():
+    """The positions of a replayed game were kept as state objects (16,000 of them in a ten-player Boaring game),
+    which each full collection walked holding the interpreter; they are kept as JSON snapshots, and the log as
+    dicts of numbers and strings: none of it is tracked by the collector."""
+    import gc
+
+    from training.arena.records import record_to_json
+    from training.arena.tournament import play_game
+    from training.play.web.sessions import ReplaySession
+
+    record = record_to_json(play_game("boaring", {"num_players": 10}, ["random"] * 10, seed=1))
+    session = ReplaySession([record])
+    first = session.payload(0, 0)
+    last = session.payload(0, len(record["actions"]))
+    assert first["ply"] == 0 and last["status"] == "over" and last["result"]["returns"] == record["returns"]
+    (kept,) = session._games.values()
+    assert len(kept.snapshots) == len(record["actions"]) + 1 and len(kept.log) > len(record["actions"])
+    assert not any(gc.is_tracked(x) for x in kept.snapshots + kept.log)
+
+
+def test_one_tab_filling_the_store_evicts_its_own_games_not_another_tabs():
+    """Every local user is 127.0.0.1: eviction by address alone let 200 creations from one tab close another tab's
+    game in progress. Within an address the tab that created the most loses its own first (the page names its tab
+    in X-Barnyard-Tab); a client naming none is one creator, and one naming a new tab with every request loses its
+    newest creators' games before an older tab's."""
+    body = {"game": "boaring", "options": {"num_players": 2}, "seats": ["human", "random"]}
+    for flood_headers in (
+        lambda i: {"X-Barnyard-Tab": "flooder"},
+        lambda i: {},
+        lambda i: {"X-Barnyard-Tab": f"forged{i}"},
+    ):
+        store = SessionStore(max_items=20)
+        app = create_app(store)
+        with TestClient(app, base_url="http://127.0.0.1") as c:
+            mine = c.post("/api/games", json=body, headers={"X-Barnyard-Tab": "victim"}).json()
+            assert store.get(mine["id"], PlaySession).creator == "victim"
+            made = []
+            for i in range(60):
+                made.append(c.post("/api/games", json=body, headers=flood_headers(i)).json()["id"])
+            assert len(store) == 20
+            r = c.get(f"/api/games/{mine['id']}", headers=token(mine, 0))
+            assert r.status_code == 200, (flood_headers(0), r.text)
+            alive = [c.get(f"/api/games/{gid}").status_code == 403 for gid in made]  # (alive: it wants a token)
+            assert sum(alive) == 19 and alive[-1]
+            if "forged1" not in flood_headers(1).values():
+                assert not alive[0]  # one creator: its least recently used went
+    # a tab name that is not one (too long, other characters) counts as none
+    store = SessionStore()
+    with TestClient(create_app(store), base_url="http://127.0.0.1") as c:
+        for name in ("x" * 65, "a b", "a.b"):
+            gid = c.post("/api/games", json=body, headers={"X-Barnyard-Tab": name}).json()["id"]
+            assert store.get(gid, PlaySession).creator == ""
+
+
+def test_a_seat_that_leaves_on_its_turn_is_played_by_a_bot_and_the_others_are_told(client):
+    """A human seat that left on its turn left the others waiting for ever ("other_human", a step refused), and
+    nothing said so. Now greedy plays the seat from then on, every other seat's log says so, the seat shows who
+    plays it, and the game reaches its end; its record names both."""
+    start = create(client, "bestiarium", {"board_size": 5}, ["human", "human"])
+    gid, zero, one = start["id"], token(start, 0), token(start, 1)
+    view = client.get(f"/api/games/{gid}", headers=zero).json()
+    assert view["status"] == "your_turn"
+    client.post(f"/api/games/{gid}/move", json={"seat": 0, "action": view["moves"][0]["id"]}, headers=zero)
+    assert client.get(f"/api/games/{gid}", headers=zero).json()["status"] == "other_human"  # player_1's turn
+    r = client.post(f"/api/games/{gid}/close", headers=one)
+    assert r.json() == {
+        "closed": False,
+        "left": 1,
+        "played_by": "human, then greedy from ply 1 (the player left)",
+    }
+    view = client.get(f"/api/games/{gid}", headers=zero).json()
+    assert view["status"] == "bot" and view["to_move"] == 1
+    assert view["seats"][1]["policy"].startswith("human, then greedy") and view["seats"][1]["left"]
+    assert not view["seats"][1]["human"] and view["seats"][0]["human"]
+    assert any(e["text"].startswith("player_1 (") and "left the game at ply 1" in e["text"] for e in view["log"])
+    # the seat cannot be moved for by hand any more, nor its view had
+    r = client.post(f"/api/games/{gid}/move", json={"seat": 1, "action": 0}, headers=zero)
+    assert r.status_code == 403
+    # seat 0 steps the bot and plays on to the end
+    for _ in range(200):
+        view = client.get(f"/api/games/{gid}", headers=zero).json()
+        if view["status"] == "over":
+            break
+        if view["status"] == "bot":
+            assert client.post(f"/api/games/{gid}/step", headers=zero).status_code == 200
+        else:
+            assert view["status"] == "your_turn", view["status"]
+            move = {"seat": 0, "action": view["moves"][0]["id"]}
+            assert client.post(f"/api/games/{gid}/move", json=move, headers=zero).status_code == 200
+    assert view["status"] == "over" and view["result"]
+    record = client.get(f"/api/games/{gid}/record", headers=zero).json()[0]
+    assert record["seats"] == ["human", "human, then greedy from ply 1 (the player left)"]
+    # a record with such a seat replays
+    assert client.post("/api/replays", json=[record]).status_code == 201
+
+
+def test_a_seat_that_leaves_off_its_turn_is_played_by_a_bot_when_its_turn_comes(client):
+    start = create(client, "boaring", {"num_players": 3}, ["human", "human", "random"])
+    gid, zero, one = start["id"], token(start, 0), token(start, 1)
+    assert client.post(f"/api/games/{gid}/close", headers=one).json()["left"] == 1  # before any move
+    plies_by = {0: 0, 1: 0}
+    for _ in range(400):
+        view = client.get(f"/api/games/{gid}", headers=zero).json()
+        if view["status"] == "over":
+            break
+        if view["status"] == "bot":
+            seat = view["to_move"]
+            assert client.post(f"/api/games/{gid}/step", headers=zero).status_code == 200
+        else:
+            assert view["status"] == "your_turn", view["status"]
+            seat = 0
+            move = {"seat": 0, "action": view["moves"][0]["id"]}
+            assert client.post(f"/api/games/{gid}/move", json=move, headers=zero).status_code == 200
+        if seat in plies_by:
+            plies_by[seat] += 1
+    assert view["status"] == "over" and plies_by[0] > 0 and plies_by[1] > 0
+
+
+def test_the_catalogue_lists_only_checkpoints_the_server_loads(tmp_path):
+    """A link in a --checkpoint-dir that points out of the allowed folders was listed, and choosing it said
+    "unknown policy": the catalogue and the loader now share one rule (the file, every link followed)."""
+    import shutil
+    from pathlib import Path
+
+    outside, mine = tmp_path / "outside", tmp_path / "mine"
+    outside.mkdir()
+    mine.mkdir()
+    for name in ("policy.pt", "policy.json"):
+        shutil.copy(f"checkpoints/boaring/{name}", outside / name)
+        shutil.copy(f"checkpoints/boaring/{name}", mine / name.replace("policy", "real"))
+        (mine / name.replace("policy", "escape")).symlink_to(outside / name)
+    (mine / "linked").symlink_to(outside, target_is_directory=True)
+    (mine / "inside.pt").symlink_to(mine / "real.pt")  # a link that stays inside is loaded, so listed
+    (mine / "inside.json").symlink_to(mine / "real.json")
+    with TestClient(create_app(checkpoint_dirs=[mine]), base_url="http://127.0.0.1") as c:
+        listed = {g["game"]: [x["path"] for x in g["checkpoints"]] for g in c.get("/api/catalogue").json()["games"]}
+        boaring = [p for p in listed["boaring"] if p.startswith(str(tmp_path))]
+        # real.pt, once (the link that stays inside names the same file); no link out, nothing under "linked"
+        assert [Path(p).resolve() for p in boaring] == [(mine / "real.pt").resolve()], boaring
+        pytest.importorskip("torch")
+        body = {"game": "boaring", "options": {"num_players": 4}, "seats": ["human", "random", "random"]}
+        for path in listed["boaring"]:
+            r = c.post("/api/games", json=dict(body, seats=[*body["seats"], path]))
+            assert r.status_code == 201, (path, r.text)
+        for path in (mine / "escape.pt", mine / "linked" / "policy.pt"):
+            r = c.post("/api/games", json=dict(body, seats=[*body["seats"], str(path)]))
+            assert r.status_code == 400 and "unknown policy" in r.json()["error"]
+
+
+def test_headers_are_capped_even_when_they_arrive_in_one_piece():
+    """serve.py said headers are at most 16 KiB, but h11 caps only a head that arrives in pieces: a 60 KB header
+    sent in one piece got 200. The app refuses it (431), sent whole or in pieces, to uvicorn on 127.0.0.1."""
+    import socket
+
+    from tests.web.conftest import serve
+    from training.play.web.app import MAX_HEADER_BYTES
+
+    gen = serve(create_app())
+    base = next(gen)
+    port = int(base.rsplit(":", 1)[1])
+
+    def status(head: bytes, whole: bool = True) -> int:
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+            sock.sendall(head if whole else head[:20_000])  # in pieces: the first 20 KB, then wait
+            answer = b""
+            while b"\r\n" not in answer:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                answer += chunk
+        return int(answer.split(b" ", 2)[1])
+
+    try:
+        for size, whole, expected in (
+            (60_000, True, 431),
+            (60_000, False, 400),  # h11 itself stops a head in pieces once it passes 16 KiB
+            (MAX_HEADER_BYTES + 100, True, 431),
+            (MAX_HEADER_BYTES - 200, True, 200),
+        ):
+            head = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * size + b"\r\n\r\n"
+            assert status(head, whole) == expected, (size, whole)
+    finally:
+        next(gen, None)

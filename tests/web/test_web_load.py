@@ -4,6 +4,7 @@ slow-body connections are cut (issue 39). Slow: about 20 s in all."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import threading
@@ -185,6 +186,57 @@ def test_slow_header_and_slow_body_connections_are_cut():
             assert took is not None and took < 4.0, (kind, took, results)
         # a normal request is still served
         assert call("GET", f"{base}/api/catalogue")["games"]
+    finally:
+        for sock in socks.values():
+            sock.close()
+        next(gen, None)
+
+
+def test_bodies_that_routes_never_read_are_cut_too():
+    """A route that answers without reading its body (``GET /``, the catalogue, a step, a close) left the rest of
+    the body to uvicorn, which read it for ever: ``Content-Length: 60000`` and a byte now and then held the
+    connection open (issue 50). The rest now has ``body_seconds`` (1 s here) after the answer."""
+    from tests.web.conftest import serve
+    from training.play.web.app import create_app
+
+    gen = serve(create_app(), header_seconds=5.0, keep_alive_seconds=5.0, body_seconds=1.0)
+    base = next(gen)
+    port = int(base.rsplit(":", 1)[1])
+    game = call(
+        "POST", f"{base}/api/games", {"game": "bestiarium", "options": {"board_size": 5}, "seats": ["random"] * 2}
+    )
+    socks = {}
+    try:
+        results: dict[str, float | None] = {}
+        for method, path in (
+            ("GET", "/"),
+            ("GET", "/api/catalogue"),
+            ("POST", f"/api/games/{game['id']}/step"),
+            ("GET", "/static/style.css"),
+            ("GET", "/api/nothing-here"),
+        ):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(
+                f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                "Content-Length: 60000\r\n\r\n{".encode()
+            )
+            socks[path] = sock
+        threads = [
+            threading.Thread(target=lambda p=p: results.__setitem__(p, closed_by_server(socks[p], b"1", 6.0)))
+            for p in socks
+        ]  # a byte every 0.2 s: each restarted uvicorn's keep-alive timer
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=10)
+        assert len(results) == len(socks) and all(took is not None and took < 4.0 for took in results.values()), results
+        # a body that does arrive in time keeps the connection for the next request
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/api/catalogue", body=b"x" * 1000)
+        assert conn.getresponse().read()
+        conn.request("GET", "/api/catalogue")
+        assert json.loads(conn.getresponse().read())["games"]
+        conn.close()
     finally:
         for sock in socks.values():
             sock.close()

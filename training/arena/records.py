@@ -63,11 +63,13 @@ def parse_records(data: Any, source: str = "the data") -> list[dict[str, Any]]:
     return data
 
 
-def replay(record: dict[str, Any]) -> Iterator[tuple[Game, Any, int | None]]:
-    """Yield ``(game, state, action_just_played)`` for the start and after every action of a record."""
+def replay(record: dict[str, Any], game: Game | None = None) -> Iterator[tuple[Game, Any, int | None]]:
+    """Yield ``(game, state, action_just_played)`` for the start and after every action of a record. ``game``: the
+    record's engine, already built (with the record's game and options), instead of a new one."""
     try:
         game_name, options, seed, actions = record["game"], record["options"], record["seed"], record["actions"]
-        game = envs.make_game(game_name, **options)
+        if game is None:
+            game = envs.make_game(game_name, **options)
     except (KeyError, TypeError) as err:
         raise RecordError(f"damaged game record: {err!r}") from err
     rng = np.random.default_rng(seed)

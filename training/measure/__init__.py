@@ -20,7 +20,9 @@ and the docs.
 * ``search_speed`` - seconds per move of a game's ``search`` baseline, compiled and on ``rules.py``;
 * ``canvas_stats`` - whether Battle Sheep's canvas edge ever binds in random builds (RULES.md, "Canvas size");
 * ``stuck_search`` - adversarial search for Battle Sheep builds that get stuck, per canvas radius (the smallest
-  accepted canvases).
+  accepted canvases);
+* ``web_load`` - the web app's memory and ``GET /`` latency under a bounded hostile load, from outside (the app
+  runs in a child process on 127.0.0.1).
 
 May import: the shared top-level modules, :mod:`training.run`, :mod:`training.ppo`, :mod:`training.alphazero`,
 :mod:`training.arena` and the ``train`` command (:mod:`training.train_cli`). It does not import

@@ -16,7 +16,8 @@ JSON API (every error is ``{"error": message}`` with a 4xx status, and changes n
 ``POST /api/games/{id}/step``         the bot to move plays one move (watch mode and bot turns; a token, in a game
                                       with a human seat)
 ``GET  /api/games/{id}/record``       the finished game as a ``--record`` file (a token, in a game with a human)
-``POST /api/games/{id}/close``        forget the game now (likewise)
+``POST /api/games/{id}/close``        forget the game now (likewise); with other human seats in the game, only
+                                      this seat leaves: a bot plays it from then on (``sessions.STAND_IN``)
 ``POST /api/replays``                 a record file's JSON (``--record`` / ``--save-games``) -> its games
 ``GET  /api/replays/{id}/{i}/{ply}``  game i of that file after ``ply`` moves (spectator view)
 ``POST /api/tournaments``             a tournament JSON (``evaluate --out``) -> its table and win-share matrix
@@ -29,8 +30,9 @@ cross-site``): a page elsewhere cannot drive the server.
 
 Games and opened files are kept in memory until ``--ttl`` seconds (default 1800) after their last request,
 finished or abandoned alike, at most 200 at a time and opened files at most 32 MiB together (the least recently used
-go first). Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the
-folders checkpoints load from (:func:`training.play.web.sessions.check_spec`).
+of the creator holding the most go first: the address, then the page's tab named in :data:`TAB_HEADER`). Bodies
+are bounded (:data:`MAX_BODY`, :data:`MAX_FILE_BODY`), and so are search budgets and the folders checkpoints load
+from (:func:`training.play.web.sessions.check_spec`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import numpy as np
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
@@ -70,6 +73,7 @@ from training.play.web.sessions import (
     SessionStore,
     WebError,
     check_record,
+    loadable,
     shown,
     warm_searches,
 )
@@ -81,6 +85,11 @@ MAX_BOT_MOVES = 4
 """Bot moves (and policy loads) computed at once, across games; more wait their turn in a worker thread."""
 TOKEN_HEADER = "x-seat-token"
 """The header that carries a human seat's token (``?token=`` also does, for links)."""
+TAB_HEADER = "x-barnyard-tab"
+"""The header in which the page names its tab: a random id each tab draws once and keeps (sessionStorage), sent
+with every request. It is no secret and proves nothing: it only tells the store's eviction which items one tab
+created, so that a tab creating many games drops its own (:meth:`SessionStore.fit`)."""
+_TAB = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_BODY = 64 * 1024
 """Largest request body of a new game or a move, bytes."""
 MAX_FILE_BODY = 8 * 2**20
@@ -90,9 +99,21 @@ MAX_OBJECTS = 1_000
 """JSON objects and arrays in a request body at most ..."""
 MAX_FILE_OBJECTS = 100_000
 """... and in an opened file (a game record is two objects and four arrays)."""
+MAX_ELEMENTS = 10_000
+"""JSON values of every kind (numbers, strings, true/false/null, arrays, objects) and keys in a request body at
+most ..."""
+MAX_FILE_ELEMENTS = 1_000_000
+"""... and in an opened file: about 12,000 Beasty Borders games or 2,500 ten-player Boaring games of a record file
+(one value an action). Parsed, a value costs the server 30-60 bytes (a 1 MiB list of numbers or short strings
+about 60 MB at the most), and one opened file is parsed at a time."""
+LARGE_BODY = 256 * 1024
+"""Bodies over this many bytes are parsed in a worker thread, one at a time."""
 MAX_DIGITS = 30
 """Longest integer accepted in a request body (digits): a seed is at most 19, and a longer one would be a number
 that no float holds."""
+MAX_HEADER_BYTES = 16 * 1024
+"""The longest request line and headers: uvicorn's ``h11_max_incomplete_event_size`` (``serve`` sets it: 400
+beyond, for a head that arrives in pieces) and :class:`HeadLimit` (431 beyond, for one that arrives whole)."""
 BODY_SECONDS = 30.0
 """A request body must arrive whole within this many seconds (408 after): a client sending a byte at a time does
 not hold a connection open for ever. Headers are bounded the same way by :mod:`training.play.web.serve`."""
@@ -169,6 +190,31 @@ class OriginGuard:
         await self.app(scope, receive, send)
 
 
+class HeadLimit:
+    """ASGI middleware: 431 for a request whose line and headers are over :data:`MAX_HEADER_BYTES` (uvicorn's h11
+    caps only a head that arrives in pieces: one that arrives in one read, up to 256 KiB, it parses whole and passes
+    on)."""
+
+    def __init__(self, app: ASGIApp, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            query = scope.get("query_string", b"")
+            size = len(scope["method"]) + len(scope.get("raw_path") or scope["path"]) + len(query) + 14
+            size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+            if size > self.limit:
+                refusal = JSONResponse(
+                    {"error": f"request headers over {self.limit // 1024} KiB"},
+                    status_code=431,
+                    headers={"Connection": "close"},
+                )
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 class SecurityHeaders:
     """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP response (pages, files, API answers, errors)."""
 
@@ -200,7 +246,9 @@ def checkpoint_folders(roots: list[Path], extra: list[Path] | None = None) -> li
 
 def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under each of ``folders``, by game:
-    ``{"path", "options"}``, paths relative to the working folder where possible."""
+    ``{"path", "options"}``, paths relative to the working folder where possible. Only what the server would load
+    (:func:`training.play.web.sessions.loadable`, the checkpoint and its sidecar): a link that points out of the
+    folders is not listed."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
     seen: set[Path] = set()
     for base in folders:
@@ -208,7 +256,7 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
             continue
         for pt in sorted(base.rglob("*.pt")):
             sidecar = pt.with_suffix(".json")
-            if pt.resolve() in seen or not sidecar.is_file():
+            if pt.resolve() in seen or not (loadable(pt, folders) and loadable(sidecar, folders)):
                 continue
             try:
                 meta = json.loads(sidecar.read_text())
@@ -246,34 +294,61 @@ async def read_body(request: Request, limit: int, seconds: float = BODY_SECONDS)
     return b"".join(chunks)
 
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.|\\\Z)*+(?:"|\Z)', re.DOTALL)
-"""A JSON string, or an unterminated one to the end; possessive, so every quote matches at once (linear time)."""
+_SLICE = 2**20
+"""Bytes a body is counted in at a time (numpy's temporary arrays are a few times this)."""
 
 
-def count_containers(raw: bytes) -> int:
-    """How many JSON objects and arrays ``raw`` holds (its ``{`` and ``[`` outside strings), counted before parsing:
-    ``[[],[],...]`` builds a list for every three bytes."""
-    upper = raw.count(b"[") + raw.count(b"{")
-    if upper == 0:
-        return 0
-    bare = _STRING.sub(b"", raw)
-    return bare.count(b"[") + bare.count(b"{")
+def json_counts(raw: bytes) -> tuple[int, int]:
+    """``(containers, elements)`` of the JSON text ``raw``, counted before it is parsed: its arrays and objects (its
+    ``[`` and ``{`` outside strings), and its values of every kind and keys (each ``,`` and ``:`` outside strings
+    separates one more). An upper bound of what the parser builds from it, or from the part it reads of a text that
+    is not JSON: ``[0,0,...]`` builds a number for every two bytes, ``[[],...]`` a list for every three. numpy's
+    loops over 1 MiB slices, most of it without holding the interpreter (about 10 ms for 8 MiB)."""
+    if b"\\" in raw:  # an escaped quote ends no string: blank out the escape pairs first, left to right as JSON
+        raw = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    data = np.frombuffer(raw, np.uint8)
+    containers = separators = 0
+    inside = 0  # 1 while within a string
+    for start in range(0, len(data), _SLICE):
+        part = data[start : start + _SLICE]
+        quotes = np.cumsum(part == ord('"'), dtype=np.uint8)  # parity of the quotes so far (mod 256 keeps it)
+        outside = ((quotes + inside) & 1) == 0
+        containers += int(np.count_nonzero(((part == ord("[")) | (part == ord("{"))) & outside))
+        separators += int(np.count_nonzero(((part == ord(",")) | (part == ord(":"))) & outside))
+        inside = (inside + int(quotes[-1])) & 1
+    return containers, containers + separators + 1
 
 
-def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
-    """``raw`` as JSON with at most ``objects`` objects and arrays together (counted before parsing), integers of
-    at most :data:`MAX_DIGITS` digits and :data:`MAX_DEPTH` levels; NaN and Infinity are read as null.
-    :class:`WebError` 400 otherwise, with a message that names what is wrong and where."""
-    if count_containers(raw) > objects:
+def parse_json(raw: bytes, objects: int = MAX_OBJECTS, elements: int = MAX_ELEMENTS) -> Any:
+    """``raw`` as JSON with at most ``objects`` objects and arrays together and at most ``elements`` values and
+    keys of every kind (both counted before parsing: :func:`json_counts`), integers of at most :data:`MAX_DIGITS`
+    digits, numbers within a float's range and :data:`MAX_DEPTH` levels; NaN and Infinity are read as null. Every
+    string, keys too, must be Unicode text (a lone surrogate such as ``"\\ud800"`` is not): whatever the server
+    echoes back in an answer or a message can then be written as JSON again. :class:`WebError` 400 otherwise, with
+    a message that names what is wrong and where."""
+    containers, values = json_counts(raw)
+    if containers > objects:
         raise WebError(400, f"the request body has more than {objects} JSON objects and arrays")
+    if values > elements:
+        raise WebError(
+            400,
+            f"the request body has more than {elements} JSON values (numbers, strings, arrays, objects and keys "
+            "together)",
+        )
 
     def integer(text: str) -> int:
         if len(text.lstrip("-")) > MAX_DIGITS:
             raise WebError(400, f"the request body has an integer of more than {MAX_DIGITS} digits")
         return int(text)
 
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise WebError(400, f"the request body has a number beyond a float's range ({text[:20]})")
+        return value
+
     try:
-        data = json.loads(raw, parse_int=integer, parse_constant=lambda name: None)
+        data = json.loads(raw, parse_int=integer, parse_float=number, parse_constant=lambda name: None)
     except RecursionError:
         raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError:
@@ -284,14 +359,34 @@ def parse_json(raw: bytes, objects: int = MAX_OBJECTS) -> Any:
         ) from None
     except ValueError:
         raise WebError(400, "the request body is not JSON that this server reads") from None
-    todo = [(data, 1)]
-    while todo:
+    if isinstance(data, str):
+        _check_text(data)
+    todo = [(data, 1)] if isinstance(data, (list, dict)) else []
+    while todo:  # only the containers are held here: a value costs no more than the parse made it cost
         value, depth = todo.pop()
-        if isinstance(value, (list, dict)):
-            if depth > MAX_DEPTH:
-                raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
-            todo.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+        if depth > MAX_DEPTH:
+            raise WebError(400, f"the request body is nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            for key in value:
+                _check_text(key)
+            value = value.values()
+        for item in value:
+            if isinstance(item, (list, dict)):
+                todo.append((item, depth + 1))
+            elif isinstance(item, str):
+                _check_text(item)
     return data
+
+
+def _check_text(text: str) -> None:
+    """400 for a string that is not Unicode text (a lone surrogate, which no UTF-8 answer can carry)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise WebError(
+                400, "the request body has a string that is not Unicode text (a lone surrogate such as \\ud800)"
+            ) from None
 
 
 def _number(value: Any) -> bool:
@@ -336,7 +431,13 @@ def check_tournament(data: Any) -> None:
         fail("'pairs' must be a list with one row per pair of policies")
     names = set(policies)
     for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict) or pair.get("a") not in names or pair.get("b") not in names:
+        if not (
+            isinstance(pair, dict)
+            and isinstance(pair.get("a"), str)
+            and isinstance(pair.get("b"), str)
+            and pair["a"] in names
+            and pair["b"] in names
+        ):
             fail(f"pair {i} must name two of the policies as 'a' and 'b'")
         for key in ("games", "wins", "draws", "losses"):
             if not _count(pair.get(key)):
@@ -388,6 +489,8 @@ def create_app(
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     folders = checkpoint_folders(roots, checkpoint_dirs)
     bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
+    large_parses = anyio.CapacityLimiter(1)
+    replays = anyio.CapacityLimiter(1)
     extra = extra_policies or {}
     searches_ready = threading.Event()
     if not warm:
@@ -408,29 +511,39 @@ def create_app(
             threading.Thread(target=warm_up, name="warm-searches", daemon=True).start()
         yield
 
-    def client_of(request: Request) -> str:
-        """Who sent a request, for the store's per-client fairness: its address."""
-        return request.client.host if request.client else ""
+    def client_of(request: Request) -> tuple[str, str]:
+        """Who sent a request, for the store's fairness: its address, and the page's tab there
+        (:data:`TAB_HEADER`; "" for a client that names none)."""
+        tab = request.headers.get(TAB_HEADER, "")
+        return (request.client.host if request.client else ""), (tab if _TAB.fullmatch(tab) else "")
 
     def api(handler: Callable[[Request], Awaitable[Any]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
                 result = await handler(request)
+                return result if isinstance(result, Response) else JSONResponse(result)
             except WebError as err:
                 # a body left unread (too slow, too big): close the connection rather than read the rest
                 headers = {"Connection": "close"} if err.status in (408, 413) else None
                 return JSONResponse({"error": err.message}, status_code=err.status, headers=headers)
-            return result if isinstance(result, Response) else JSONResponse(result)
+            except Exception as exc:  # noqa: BLE001 - a bug: logged, and answered like any other response (with
+                # the security headers, the connection kept), never with Python's internals
+                return await server_error(request, exc)
 
         return endpoint
 
-    async def body_json(request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS) -> Any:
+    async def body_json(
+        request: Request, limit: int = MAX_BODY, objects: int = MAX_OBJECTS, elements: int = MAX_ELEMENTS
+    ) -> Any:
         """The request's JSON body, read at most ``limit`` bytes far (413 beyond), parsed with at most ``objects``
-        objects and :data:`MAX_DEPTH` levels (400 beyond), in a worker thread when large."""
-        raw = await read_body(request, limit, body_seconds)
-        if len(raw) > 256 * 1024:
-            return await run_in_threadpool(parse_json, raw, objects)
-        return parse_json(raw, objects)
+        objects and arrays, ``elements`` values and :data:`MAX_DEPTH` levels (400 beyond); over
+        :data:`LARGE_BODY`, in a worker thread and one at a time (four 8 MiB bodies at once cost what one does)."""
+        return await parsed(await read_body(request, limit, body_seconds), objects, elements)
+
+    async def parsed(raw: bytes, objects: int, elements: int) -> Any:
+        if len(raw) > LARGE_BODY:
+            return await anyio.to_thread.run_sync(parse_json, raw, objects, elements, limiter=large_parses)
+        return parse_json(raw, objects, elements)
 
     def game(request: Request) -> PlaySession:
         return store.get(request.path_params["game_id"], PlaySession)
@@ -476,13 +589,13 @@ def create_app(
         policies: dict[int, Policy] = {}
         if isinstance(seats, list) and isinstance(name, str) and isinstance(options, dict):
             for i, spec in enumerate(seats):
-                if spec in extra:
+                if isinstance(spec, str) and spec in extra:
                     policies[i] = extra[spec](name, options, i)
         session = await anyio.to_thread.run_sync(
             lambda: PlaySession(name, options, seats, body.get("seed"), policies, checkpoint_folders=folders),
             limiter=bot_moves,
         )
-        store.add(session, client_of(request))
+        store.add(session, *client_of(request))
         body = session.payload(session.default_viewer())
         body["tokens"] = {str(seat): token for seat, token in session.tokens.items()}
         return JSONResponse(body, status_code=201)
@@ -524,11 +637,11 @@ def create_app(
         if seat is None or session.leave(seat):  # a watch game, or its last human seat
             store.remove(session.id)
             return {"closed": True}
-        return {"closed": False, "left": seat}
+        return {"closed": False, "left": seat, "played_by": session.seat_label(seat)}
 
     async def open_replay(request: Request) -> Any:
         raw = await read_body(request, MAX_FILE_BODY, body_seconds)
-        body = await run_in_threadpool(parse_json, raw, MAX_FILE_OBJECTS)
+        body = await parsed(raw, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS)
         name = request.query_params.get("name", "")[:200]
         try:
             records = parse_records(body, "the file")
@@ -538,18 +651,22 @@ def create_app(
         for i, record in enumerate(records):
             check_record(i, record, players)
         session = ReplaySession(records, name, weight=len(raw))
-        store.add(session, client_of(request))
+        store.add(session, *client_of(request))
         return JSONResponse(session.summary(), status_code=201)
 
     async def show_replay(request: Request) -> Any:
         session = store.get(request.path_params["replay_id"], ReplaySession)
         p = request.path_params
-        body = await run_in_threadpool(session.payload, p["index"], p["ply"])
-        store.fit(session.id)  # the positions it replayed count against the byte budget
+        body = None
+        if session.loaded(p["index"]):
+            body = await run_in_threadpool(session.payload, p["index"], p["ply"], False)
+        if body is None:  # replaying a game holds the interpreter: one at a time, so other requests get it
+            body = await anyio.to_thread.run_sync(session.payload, p["index"], p["ply"], limiter=replays)
+            store.fit(session.id)  # the positions it replayed count against the byte budget
         return body
 
     async def tournament(request: Request) -> Any:
-        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS))
+        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS))
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):
@@ -579,7 +696,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: not_found, Exception: server_error},
-        middleware=[Middleware(SecurityHeaders), Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS))],
+        middleware=[
+            Middleware(SecurityHeaders),
+            Middleware(HeadLimit, limit=MAX_HEADER_BYTES),
+            Middleware(OriginGuard, hosts=list(allowed_hosts or LOOPBACK_HOSTS)),
+        ],
         lifespan=lifespan,
     )
     app.state.store = store

@@ -8,11 +8,13 @@ Games and opened files are kept in memory until ``--ttl`` seconds after their la
 at most 200 at a time (opened files: 32 MiB together). ``--checkpoint-dir DIR`` adds a folder of checkpoints to
 list and accept besides checkpoints/ and runs/.
 
-Slow clients are cut (:func:`server_config`): a request's headers must arrive within ``HEADER_SECONDS`` (10 s, a
+Slow clients are cut (:func:`server_options`): a request's headers must arrive within ``HEADER_SECONDS`` (10 s, a
 subclass of uvicorn's h11 protocol, since uvicorn has no header timeout of its own), its body within
-``app.BODY_SECONDS`` (30 s, in the app: 408 and the connection closed), and an idle kept-alive connection is
-closed after uvicorn's ``timeout_keep_alive`` (5 s). Headers are at most 16 KiB (h11's
-``h11_max_incomplete_event_size``).
+``app.BODY_SECONDS`` (30 s, in the app: 408 and the connection closed; a body the route answers without reading
+it, within 30 s of the answer, or the protocol closes the connection), and an idle kept-alive connection is
+closed after uvicorn's ``timeout_keep_alive`` (5 s). A request's line and headers are at most
+``app.MAX_HEADER_BYTES`` (16 KiB): a longer head is refused, with 400 by h11 when it arrives in pieces
+(``h11_max_incomplete_event_size``), with 431 by the app when it arrives in one read (h11 parses that whole).
 """
 
 from __future__ import annotations
@@ -27,17 +29,20 @@ HEADER_SECONDS = 10.0
 after a kept-alive response); the connection is closed otherwise."""
 KEEP_ALIVE_SECONDS = 5.0
 """uvicorn's ``timeout_keep_alive``: an idle connection is closed this long after its last response."""
-MAX_HEADER_BYTES = 16 * 1024
-"""uvicorn's ``h11_max_incomplete_event_size``: the longest request line and headers (400 beyond)."""
 
 
-def bounded_h11(header_seconds: float) -> type:
+def bounded_h11(header_seconds: float, body_seconds: float = 30.0) -> type:
     """uvicorn's h11 protocol with a deadline on each request's line and headers (a slow-header client, sending
-    a byte now and then, is cut after ``header_seconds``; uvicorn itself waits for ever)."""
+    a byte now and then, is cut after ``header_seconds``; uvicorn itself waits for ever), and on the rest of a
+    body that the route answered without reading (``GET /`` with a ``Content-Length``): the connection is closed
+    unless it has arrived ``body_seconds`` after the response (uvicorn reads and drops it for ever, each byte
+    restarting its keep-alive timer)."""
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class BoundedH11Protocol(H11Protocol):
+        _body_timer: Any = None
+
         def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
             self._head_timer = self.loop.call_later(header_seconds, self._head_expired)
@@ -60,12 +65,21 @@ def bounded_h11(header_seconds: float) -> type:
                 self._head_timer.cancel()
                 self._head_timer = None
             super().on_response_complete()
+            if not self.transport.is_closing() and self.conn.their_state is h11.SEND_BODY:
+                # answered before its body was read: the rest has body_seconds to arrive
+                self._body_timer = self.loop.call_later(body_seconds, self._body_expired, self.cycle)
 
         def connection_lost(self, exc: Exception | None) -> None:
-            if self._head_timer is not None:
-                self._head_timer.cancel()
-                self._head_timer = None
+            for timer in (self._head_timer, self._body_timer):
+                if timer is not None:
+                    timer.cancel()
+            self._head_timer = self._body_timer = None
             super().connection_lost(exc)
+
+        def _body_expired(self, cycle: Any) -> None:
+            self._body_timer = None
+            if self.cycle is cycle and self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+                self.transport.close()
 
         def _head_expired(self) -> None:
             self._head_timer = None
@@ -76,12 +90,19 @@ def bounded_h11(header_seconds: float) -> type:
 
 
 def server_options(
-    header_seconds: float = HEADER_SECONDS, keep_alive_seconds: float = KEEP_ALIVE_SECONDS
+    header_seconds: float = HEADER_SECONDS,
+    keep_alive_seconds: float = KEEP_ALIVE_SECONDS,
+    body_seconds: float | None = None,
 ) -> dict[str, Any]:
     """The uvicorn settings the server runs with (``serve`` and the tests alike): slow headers cut after
-    ``header_seconds``, idle connections after ``keep_alive_seconds``, headers at most :data:`MAX_HEADER_BYTES`."""
+    ``header_seconds``, idle connections after ``keep_alive_seconds``, the unread rest of a body after
+    ``body_seconds`` (default the app's ``BODY_SECONDS``), headers at most the app's ``MAX_HEADER_BYTES``."""
+    from training.play.web.app import BODY_SECONDS, MAX_HEADER_BYTES
+
+    if body_seconds is None:
+        body_seconds = BODY_SECONDS
     return {
-        "http": bounded_h11(header_seconds),
+        "http": bounded_h11(header_seconds, body_seconds),
         "timeout_keep_alive": keep_alive_seconds,
         "h11_max_incomplete_event_size": MAX_HEADER_BYTES,
         "log_level": "warning",

@@ -12,8 +12,9 @@ A game with a human seat is dealt from the server's own entropy (a seed from the
 when the game is over, and is in its record.
 
 Sessions live in a :class:`SessionStore` that forgets one ``ttl`` seconds after its last request, finished or
-not, keeps at most ``max_items`` and at most ``max_bytes`` of opened record files (the least recently used go
-first), and remembers for a while which ids it dropped and why, so a page can say so.
+not, keeps at most ``max_items`` and at most ``max_bytes`` of opened record files (the least recently used of
+the creator holding the most go first: see :meth:`SessionStore.fit`), and remembers for a while which ids it
+dropped and why, so a page can say so.
 
 Errors a user can cause raise :class:`WebError` with an HTTP status and a message; the state is checked before
 anything changes, so a refused request changes nothing.
@@ -52,6 +53,8 @@ def spectator_label(view: GameView) -> str:
     return SPECTATOR_LABEL if view.hidden_information else OPEN_SPECTATOR_LABEL
 
 
+STAND_IN = "greedy"
+"""The policy that plays a human seat whose player left a game that other humans play on (every game has it)."""
 MAX_SEED = 2**31 - 1
 MAX_REPLAY_GAMES_LOADED = 4
 """Games of one opened file kept replayed (every position) at a time; others are replayed again when asked for."""
@@ -95,6 +98,7 @@ class SessionStore:
         self.clock = clock
         self._items: dict[str, Any] = {}
         self._touched: dict[str, float] = {}
+        self._created: dict[str, float] = {}
         self._dropped: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -107,24 +111,29 @@ class SessionStore:
     def _weight(self) -> int:
         return sum(getattr(item, "weight", 0) for item in self._items.values())
 
-    def add(self, item: Any, owner: str = "") -> str:
+    def add(self, item: Any, owner: str = "", creator: str = "") -> str:
         """Store ``item`` under a new random id (returned, and set as ``item.id``) for the client ``owner`` (its
-        address); to make room, :meth:`fit` drops the least recently used items of the client that holds the
-        most, so one client filling the store evicts its own items, not another user's game."""
+        address) and ``creator`` (the page's tab at that address, or "" for a client that names none); to make
+        room, :meth:`fit` drops the least recently used item of the creator that holds the most, so one tab filling
+        the store evicts its own items, not another tab's game."""
         with self._lock:
             self._sweep()
             key = secrets.token_urlsafe(9)
             item.id = key
             item.owner = owner
+            item.creator = creator
             self._items[key] = item
-            self._touched[key] = self.clock()
+            self._touched[key] = self._created[key] = self.clock()
             self._fit(key)
             return key
 
     def fit(self, key: str | None = None) -> None:
         """Bring the store back within its bounds (after an item grew: a replay that replayed a game), keeping
         ``key``: replayed games of other files are forgotten first (they are replayed again when asked for), then
-        whole items go, the least recently used of the client holding the most."""
+        whole items go: of the address holding the most, of its creator (tab) holding the most, the least
+        recently used. Ties go to the adder of ``key`` (its own items first), then to the newest (the one whose
+        oldest item is youngest): a program naming a new creator with each request still loses its own items
+        before an older tab holding as many."""
         with self._lock:
             self._fit(key)
 
@@ -149,14 +158,20 @@ class SessionStore:
             candidates = [k for k in self._touched if k != key and (over_count or getattr(self._items[k], "weight", 0))]
             if not candidates:
                 return
-            held: dict[str, float] = {}
-            for k in candidates:
-                owner = getattr(self._items[k], "owner", "")
-                held[owner] = held.get(owner, 0) + (1 if over_count else self._items[k].weight)
-            adder = getattr(self._items.get(key), "owner", None) if key else None
-            biggest = max(held, key=lambda o: (held[o], o == adder))
-            mine = [k for k in candidates if getattr(self._items[k], "owner", "") == biggest]
-            self._drop(min(mine, key=self._touched.__getitem__), "room")
+            adder = self._items.get(key) if key else None
+            for field_name in ("owner", "creator"):
+                mine = getattr(adder, field_name, None)
+                held: dict[str, float] = {}
+                first: dict[str, float] = {}
+                for k in candidates:
+                    who = getattr(self._items[k], field_name, "")
+                    held[who] = held.get(who, 0) + (1 if over_count else self._items[k].weight)
+                    first[who] = min(first.get(who, math.inf), self._created.get(k, 0.0))
+                biggest = max(held, key=lambda w: (held[w], w == mine, first[w]))
+                candidates = [k for k in candidates if getattr(self._items[k], field_name, "") == biggest]
+                if field_name == "owner" and getattr(adder, "owner", None) != biggest:
+                    adder = None  # another address: its creators are not the adder's
+            self._drop(min(candidates, key=self._touched.__getitem__), "room")
 
     def get(self, key: str, kind: type) -> Any:
         """The live item ``key`` of type ``kind`` (its clock restarts), else :class:`WebError` 404 saying whether
@@ -171,7 +186,8 @@ class SessionStore:
                 elif why == "room":
                     text = (
                         f"closed to make room: the server keeps at most {self.max_items} games and files "
-                        f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used go first"
+                        f"({self.max_bytes / 2**20:.0f} MiB of files), the least recently used of the tab that "
+                        "made the most go first"
                     )
                 elif why == "closed":
                     text = "closed"
@@ -192,6 +208,7 @@ class SessionStore:
 
     def _drop(self, key: str, why: str) -> bool:
         self._touched.pop(key, None)
+        self._created.pop(key, None)
         found = self._items.pop(key, None) is not None
         if found:
             self._dropped[key] = why
@@ -308,13 +325,19 @@ def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], ex
         path = arg
     else:
         path = spec
+    if not loadable(Path(path), folders):
+        raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
+
+
+def loadable(path: Path, folders: Sequence[Path]) -> bool:
+    """Whether ``path`` (relative to the working folder, or absolute) is a file that lies under one of ``folders``
+    once every link is followed: the one rule for what the server loads and what the catalogue lists (a link
+    under a folder that points out of them is neither)."""
     try:
         resolved = (Path.cwd() / path).resolve()
-        allowed = any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
+        return any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
     except (OSError, ValueError, RuntimeError):
-        allowed = False
-    if not allowed:
-        raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
+        return False
 
 
 # ----- a game -------------------------------------------------------------------------------------------------------
@@ -379,6 +402,8 @@ class PlaySession:
         """Each human seat's secret: a request for that seat's view or move must carry it."""
         self.left: dict[int, str] = {}
         """Human seats that closed the game, with their former tokens (refused from then on)."""
+        self.stand_ins: dict[int, int] = {}
+        """Human seats that :data:`STAND_IN` plays since their player left, with the ply it took over at."""
         self.policies: list[Policy | None] = []
         for i, spec in enumerate(self.seats):
             if spec == HUMAN:
@@ -484,12 +509,35 @@ class PlaySession:
 
     def leave(self, seat: int) -> bool:
         """Seat ``seat`` (a human, already authorized) closes the game for itself: its token stops working, the
-        other seats play on. True when no human seat is left (the store then forgets the game)."""
+        other seats play on, and :data:`STAND_IN` plays the seat from now on (else the others would wait for its
+        move for ever); every other seat's log says so. True when no human seat is left (the store then forgets
+        the game)."""
         with self.lock:
             secret = self.tokens.pop(seat, None)
-            if secret is not None:
-                self.left[seat] = secret
-            return not self.tokens
+            if secret is None:
+                return not self.tokens
+            self.left[seat] = secret
+            if not self.tokens:
+                return True
+            if not self.over and self.policies[seat] is None:
+                policy = make_policy(STAND_IN, self.game_name, self.options, seed=self.seed * 101 + seat)
+                policy.reset(self.seed * 101 + seat)
+                self.policies[seat] = policy
+                self.stand_ins[seat] = len(self.actions)
+                self.viewers.pop(seat, None)
+                text = (
+                    f"player_{seat} ({self.names[seat]}) left the game at ply {len(self.actions)}: "
+                    f"{STAND_IN} plays their seat from here"
+                )
+                for seen in self.viewers.values():
+                    seen.log.append({"ply": None, "seat": seat, "text": text})
+            return False
+
+    def seat_label(self, seat: int) -> str:
+        """Who plays ``seat``: its spec, or ``human, then greedy from ply N`` for a seat whose player left."""
+        if seat in self.stand_ins:
+            return f"{self.seats[seat]}, then {STAND_IN} from ply {self.stand_ins[seat]} (the player left)"
+        return self.seats[seat]
 
     def default_viewer(self) -> int | None:
         """The view the creator's page opens with: the human to move, else the first human, else the spectator."""
@@ -520,8 +568,15 @@ class PlaySession:
             "title": self.view.title,
             "options": self.game.options(),
             "seats": [
-                {"seat": i, "agent": f"player_{i}", "name": self.names[i], "policy": spec, "human": spec == HUMAN}
-                for i, spec in enumerate(self.seats)
+                {
+                    "seat": i,
+                    "agent": f"player_{i}",
+                    "name": self.names[i],
+                    "policy": self.seat_label(i),
+                    "human": self.policies[i] is None,
+                    "left": i in self.stand_ins,
+                }
+                for i in range(len(self.seats))
             ],
             "viewer": viewer,
             "view_label": (
@@ -575,7 +630,7 @@ class PlaySession:
             current = self.game.current_player(self.state)
             if isinstance(seat, bool) or not isinstance(seat, int):
                 raise WebError(400, f"give the moving seat as an integer, got {shown(seat)}")
-            if seat not in self.humans:
+            if seat not in self.humans or self.policies[seat] is not None:
                 raise WebError(403, f"seat {seat} is not a human seat of this game")
             if seat != current:
                 raise WebError(409, f"it is player_{current}'s turn, not player_{seat}'s")
@@ -617,9 +672,9 @@ class PlaySession:
                     and 0 <= action < self.game.num_actions
                     and decision.action_mask[action]
                 ):
-                    failure = f"policy {self.seats[seat]!r} (player_{seat}) answered an illegal move {action!r}"
+                    failure = f"policy {self.seat_label(seat)!r} (player_{seat}) answered an illegal move {action!r}"
             except Exception as err:  # noqa: BLE001 - any failure of a policy is shown on the page
-                failure = f"policy {self.seats[seat]!r} (player_{seat}) failed: {type(err).__name__}: {err}"
+                failure = f"policy {self.seat_label(seat)!r} (player_{seat}) failed: {type(err).__name__}: {err}"
             with self.lock:
                 if failure:
                     self.error = failure
@@ -639,7 +694,7 @@ class PlaySession:
                 game=self.game_name,
                 options=self.game.options(),
                 seed=self.seed,
-                seats=list(self.seats),
+                seats=[self.seat_label(i) for i in range(len(self.seats))],
                 actions=list(self.actions),
                 returns=[float(x) for x in self.game.returns(self.state)],
                 scores=[float(x) for x in self.game.scores(self.state)],
@@ -749,11 +804,26 @@ def approx_bytes(obj: Any) -> int:
     return total
 
 
+@dataclass
+class _Replayed:
+    """One game of an opened file, replayed: each position as the engine's JSON snapshot (a string: nothing for the
+    garbage collector to walk, where the positions kept as objects had each of its full collections walk every
+    position of every file replayed, up to 140 ms at a time holding the interpreter; and less memory: a ten-player
+    Boaring game 0.48 MB, was 1.8), the spectator's log (dicts of numbers and strings, which the collector does
+    not track either) and where each ply's log ends, and the bytes these hold."""
+
+    key: str
+    snapshots: list[str]
+    log: list[Json]
+    log_at: list[int]
+    size: int
+
+
 class ReplaySession:
     """A record file opened in the page: every game of it, replayed on demand, stepped ply by ply. Its
     :attr:`weight`, which the store counts against its byte budget, is what the server holds for it: ``file_bytes``
     (the file as sent, standing for its parsed records, whose actions are kept as int32 arrays) plus the
-    positions of the games replayed so far (:attr:`loaded_bytes`, which :meth:`shed` frees)."""
+    positions of the games replayed so far and their engines (:attr:`loaded_bytes`, which :meth:`shed` frees)."""
 
     noun = "replay"
 
@@ -766,14 +836,17 @@ class ReplaySession:
             for r in records
         ]
         self.file_bytes = weight
-        self._games: dict[int, tuple[Game, list[Any], list[Json], list[int]]] = {}
-        self._game_bytes: dict[int, int] = {}
+        self._games: dict[int, _Replayed] = {}
+        self._engines: dict[str, tuple[Game, int]] = {}
+        """The engines of the games kept, by game and options, with their bytes: one for the file's games of the
+        same options (a four-player Battle Sheep engine is 2.4 MB and takes 0.1 s to build)."""
         self.lock = threading.Lock()
 
     @property
     def loaded_bytes(self) -> int:
-        """Bytes of the replayed games kept (their positions and logs)."""
-        return sum(list(self._game_bytes.values()))
+        """Bytes of the replayed games kept (their positions and logs) and of their engines."""
+        with self.lock:
+            return sum(g.size for g in self._games.values()) + sum(size for _, size in self._engines.values())
 
     @property
     def weight(self) -> int:
@@ -784,7 +857,12 @@ class ReplaySession:
         with self.lock:
             for index in list(self._games)[: max(0, len(self._games) - keep)]:
                 del self._games[index]
-                self._game_bytes.pop(index, None)
+            self._drop_engines()
+
+    def _drop_engines(self) -> None:
+        used = {g.key for g in self._games.values()}
+        for key in [k for k in self._engines if k not in used]:
+            del self._engines[key]
 
     def summary(self) -> Json:
         games = []
@@ -802,75 +880,121 @@ class ReplaySession:
             )
         return {"kind": "replay_file", "id": self.id, "name": self.name, "games": games}
 
-    def _load(self, index: int) -> tuple[Game, list[Any], list[Json], list[int]]:
-        if index in self._games:
-            self._games[index] = self._games.pop(index)  # most recently used last
-        else:
-            record = self.records[index]
-            if isinstance(record.get("actions"), np.ndarray):
-                record = dict(record, actions=record["actions"].tolist())
-            check_record(index, record)
+    def _engine(self, record: Json) -> tuple[str, Game]:
+        key = json.dumps([record["game"], record["options"]], sort_keys=True)
+        with self.lock:
+            kept = self._engines.get(key)
+        if kept is None:
             engine = _build_game(record["game"], record["options"])
-            num_players = engine.num_players
-            if len(record["actions"]) > engine.max_game_length:
-                raise WebError(
-                    400, f"game {index} of the file has more moves than a game can have ({engine.max_game_length})"
-                )
-            if record.get("seats") is not None and len(record["seats"]) != num_players:
-                raise WebError(400, f"game {index} of the file: 'seats' must name {num_players} seats")
-            for key in ("returns", "scores"):
-                if record.get(key) is not None and len(record[key]) != num_players:
-                    raise WebError(400, f"game {index} of the file: '{key}' must have {num_players} numbers")
-            view = view_for(record["game"])
-            states: list[Any] = []
-            log: list[Json] = []
-            log_at: list[int] = []
-            board = None
-            try:
-                previous = None
-                for game, state, action in replay(record):
-                    if action is not None:
-                        log.append(
-                            {
-                                "ply": len(states) - 1,
-                                "seat": game.current_player(previous),
-                                "text": game.action_to_str(previous, action),
-                            }
-                        )
-                    new_board = view.board(game, state, None)
-                    log += [{"ply": None, "seat": None, "text": t} for t in view.events(game, board, new_board)]
-                    board = new_board
-                    log_at.append(len(log))
-                    previous = game.clone(state)
-                    states.append(previous)
-            except (RecordError, ConfigError, TypeError, ValueError) as err:
-                raise WebError(400, f"game {index} of the file does not replay: {err}") from None
-            self._games[index] = (game, states, log, log_at)
-            self._game_bytes[index] = approx_bytes(self._games[index])
-            while len(self._games) > MAX_REPLAY_GAMES_LOADED:
-                oldest = next(iter(self._games))
-                del self._games[oldest]
-                self._game_bytes.pop(oldest, None)
-        return self._games[index]
+            kept = (engine, approx_bytes(engine))
+            with self.lock:
+                kept = self._engines.setdefault(key, kept)
+        return key, kept[0]
 
-    def payload(self, index: Any, ply: Any) -> Json:
-        """The spectator view of game ``index`` after ``ply`` moves (0 = the start)."""
+    def _replay(self, index: int) -> _Replayed:
+        """Game ``index`` replayed. Keeps nothing itself (but its engine), so it runs without the lock."""
+        record = self.records[index]
+        if isinstance(record.get("actions"), np.ndarray):
+            record = dict(record, actions=record["actions"].tolist())
+        check_record(index, record)
+        key, engine = self._engine(record)
+        num_players = engine.num_players
+        if len(record["actions"]) > engine.max_game_length:
+            raise WebError(
+                400, f"game {index} of the file has more moves than a game can have ({engine.max_game_length})"
+            )
+        if record.get("seats") is not None and len(record["seats"]) != num_players:
+            raise WebError(400, f"game {index} of the file: 'seats' must name {num_players} seats")
+        for name in ("returns", "scores"):
+            if record.get(name) is not None and len(record[name]) != num_players:
+                raise WebError(400, f"game {index} of the file: '{name}' must have {num_players} numbers")
+        view = view_for(record["game"])
+        snapshots: list[str] = []
+        log: list[Json] = []
+        log_at: list[int] = []
+        board = None
         try:
-            index, ply = int(index), int(ply)
+            previous = None
+            for game, state, action in replay(record, engine):
+                if action is not None:
+                    log.append(
+                        {
+                            "ply": len(snapshots) - 1,
+                            "seat": game.current_player(previous),
+                            "text": game.action_to_str(previous, action),
+                        }
+                    )
+                new_board = view.board(game, state, None)
+                log += [{"ply": None, "seat": None, "text": t} for t in view.events(game, board, new_board)]
+                board = new_board
+                log_at.append(len(log))
+                previous = game.clone(state)
+                snapshots.append(json.dumps(game.state_to_json(state), separators=(",", ":")))
+        except (RecordError, ConfigError, TypeError, ValueError) as err:
+            raise WebError(400, f"game {index} of the file does not replay: {err}") from None
+        return _Replayed(key, snapshots, log, log_at, approx_bytes((snapshots, log, log_at)))
+
+    def _entry(self, index: int, build: bool) -> _Replayed | None:
+        """Game ``index`` replayed, kept or replayed now (outside the lock: a game kept is served meanwhile);
+        None if it is not kept and ``build`` is false."""
+        with self.lock:
+            entry = self._games.pop(index, None)
+            if entry is not None:
+                self._games[index] = entry  # most recently used last
+                return entry
+        if not build:
+            return None
+        entry = self._replay(index)
+        with self.lock:
+            self._games.pop(index, None)
+            self._games[index] = entry
+            while len(self._games) > MAX_REPLAY_GAMES_LOADED:
+                del self._games[next(iter(self._games))]
+            self._drop_engines()
+        return entry
+
+    def _index(self, index: Any) -> int:
+        try:
+            index = int(index)
         except (TypeError, ValueError):
             raise WebError(400, "game index and ply must be integers") from None
         if not 0 <= index < len(self.records):
             raise WebError(404, f"the file holds {len(self.records)} games; there is no game {index}")
-        with self.lock:
-            game, states, log, log_at = self._load(index)
-        if not 0 <= ply < len(states):
-            raise WebError(404, f"game {index} has plies 0 to {len(states) - 1}; there is no ply {ply}")
+        return index
+
+    def loaded(self, index: Any) -> bool:
+        """Whether game ``index`` is kept replayed (a :meth:`payload` for it replays nothing)."""
+        try:
+            return self._index(index) in self._games
+        except WebError:
+            return True  # refused at once, without replaying anything
+
+    def payload(self, index: Any, ply: Any, build: bool = True) -> Json | None:
+        """The spectator view of game ``index`` after ``ply`` moves (0 = the start); None, with ``build`` false,
+        when that game is not kept replayed (the app replays games in worker threads one at a time: replaying
+        holds the interpreter, 5-100 ms a game)."""
+        index = self._index(index)
+        try:
+            ply = int(ply)
+        except (TypeError, ValueError):
+            raise WebError(400, "game index and ply must be integers") from None
+        entry = self._entry(index, build)
+        if entry is None:
+            return None
+        plies = len(entry.snapshots) - 1
+        if not 0 <= ply <= plies:
+            raise WebError(404, f"game {index} has plies 0 to {plies}; there is no ply {ply}")
         record = self.records[index]
         view = view_for(record["game"])
-        state = states[ply]
+        with self.lock:
+            game = self._engines[entry.key][0] if entry.key in self._engines else None
+        if game is None:  # shed meanwhile, with its engine
+            game = _build_game(record["game"], record["options"])
+        state = game.state_from_json(json.loads(entry.snapshots[ply]))
+        log = entry.log
         names = view.seat_names(game)
         seats = record.get("seats") or ["?"] * game.num_players
-        last = ply == len(states) - 1
+        last = ply == plies
         over = last and (game.current_player(state) == TERMINAL or bool(record.get("truncated")))
         return {
             "kind": "replay",
@@ -896,10 +1020,10 @@ class ReplaySession:
             "status": "over" if over else "replay",
             "to_move": game.current_player(state),
             "ply": ply,
-            "plies": len(states) - 1,
+            "plies": plies,
             "board": view.board(game, state, None),
             "moves": [],
-            "log": log[: log_at[ply]],
+            "log": log[: entry.log_at[ply]],
             "scores": [float(x) for x in game.scores(state)],
             "result": result_json(game, state, names, None, bool(record.get("truncated")), view) if over else None,
             "error": None,

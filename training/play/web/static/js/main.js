@@ -18,8 +18,20 @@ let searchReady = null;   // the catalogue's search_ready: false while the serve
 let searchPoll = null;
 
 // ----- talking to the server -----------------------------------------------------------------------------------
+// This tab's name for the server (no secret): a random id drawn once and kept for the tab, sent with every
+// request, so that when the server makes room it drops the games of the tab that created the most, not this one's.
+function tabId() {
+  let id = sessionStorage.getItem("barnyard-tab");
+  if (!id) {
+    const bytes = crypto.getRandomValues(new Uint8Array(12));
+    id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    sessionStorage.setItem("barnyard-tab", id);
+  }
+  return id;
+}
+
 async function request(method, url, body, token) {
-  const options = { method, headers: {} };
+  const options = { method, headers: { "X-Barnyard-Tab": tabId() } };
   if (token) options.headers["X-Seat-Token"] = token;
   if (body !== undefined) {
     options.body = typeof body === "string" ? body : JSON.stringify(body);
