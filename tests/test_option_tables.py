@@ -64,10 +64,10 @@ def test_a_changed_table_makes_the_pages_stale_until_they_are_rewritten(tmp_path
 # ----- the web form ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_the_web_form_offers_the_tables_values_and_defaults(game):
-    from training.play.web.views import VIEWS
+    from training.play.web.views import view_for
 
     table = TABLES[game]
-    form = VIEWS[game].options_form
+    form = view_for(game).options_form
     assert [f["name"] for f in form] == [o.name for o in table if o.in_form]
     for field in form:
         option = table[field["name"]]

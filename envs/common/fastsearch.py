@@ -21,14 +21,18 @@ What a game gives, in its own folder:
   determinization). It registers them for its context class with :func:`register`, and its ``CompiledSearch``
   subclasses :class:`CompiledSearch`.
 
-numba compiles :func:`search_kernel` once per registered context class and caches it on disk. The game's functions
-are found by the context's type (``numba.extending.overload``) rather than passed as arguments: a jitted function
-that takes other jitted functions as arguments is compiled anew in every process (numba 0.68: its disk cache never
-hits), which would cost every new process the whole search's compile time.
+numba compiles the tree once per registered context class and caches it on disk. The game's functions are found
+by the context's type (``numba.extending.overload``) rather than passed as arguments: a jitted function that takes
+other jitted functions as arguments is compiled anew in every process (numba 0.68: its disk cache never hits), which
+would cost every new process the whole search's compile time. Each game gets its own copy of the tree's dispatcher
+(:func:`kernels`), so its own cache file: numba loads a cache index whole, types included, and one shared index
+would make every game's search fail to load after a game registered from another package (a plugin, the tests'
+example game) had been compiled into it and its package was gone.
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -201,8 +205,7 @@ def _fixed_candidates(ctx):
 
 
 # ----- the tree ---------------------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def search_kernel(st, tab, ctx, args):
+def _search_tree(st, tab, ctx, args):
     """UCT with ``args.budget`` simulations (:class:`TreeArgs`); returns the most visited root child that
     ``args.root_legal`` allows (ties to the one expanded first), -1 if there is none. Fills ``args.root_visits``.
 
@@ -349,8 +352,7 @@ def _grown(values, used, capacity):
     return out
 
 
-@njit(cache=True, nogil=True)
-def action_values_kernel(st, tab, ctx, rollouts, root_legal, num_players, out):
+def _flat_values(st, tab, ctx, rollouts, root_legal, num_players, out):
     """Flat Monte Carlo: for every action that ``root_legal`` allows, the mean over ``rollouts`` simulations (each
     started as the search's, the action played, the leaf valued as the search's) of the mover's leaf value, into
     ``out`` (NaN elsewhere)."""
@@ -367,6 +369,42 @@ def action_values_kernel(st, tab, ctx, rollouts, root_legal, num_players, out):
             sim_leaf(st, tab, ctx, row, leaf)
             total += leaf[player]
         out[a] = total / rollouts
+
+
+_KERNELS: dict[type, tuple[Any, Any]] = {}
+
+
+def kernels(context: type) -> tuple[Any, Any]:
+    """The compiled tree and flat Monte Carlo of the game registered for ``context`` (its search context class):
+    numba dispatchers of their own, made on first use, each cached on disk under the context's name."""
+    found = _KERNELS.get(context)
+    if found is None:
+        if context not in _GAMES:
+            raise TypeError(f"no game's search is registered for {context.__name__} (envs.common.fastsearch.register)")
+        tag = f"{context.__module__}.{context.__qualname__}".replace(".", "_")
+        found = tuple(_own_copy(f, tag) for f in (_search_tree, _flat_values))
+        _KERNELS[context] = found
+    return found
+
+
+def _own_copy(function: Callable[..., Any], tag: str) -> Any:
+    """A jitted copy of ``function`` named ``<name>__<tag>`` (numba names its cache files after the name)."""
+    copy = types.FunctionType(function.__code__, function.__globals__, function.__name__, function.__defaults__)
+    copy.__qualname__ = f"{function.__qualname__}__{tag}"
+    copy.__doc__ = function.__doc__
+    return njit(cache=True, nogil=True)(copy)  # nogil: the web app searches in a worker thread
+
+
+def search_kernel(st: Any, tab: Any, ctx: Any, args: TreeArgs) -> int:
+    """The tree search (:func:`_search_tree`, compiled for ``ctx``'s game): the most visited legal root action."""
+    return int(kernels(type(ctx))[0](st, tab, ctx, args))
+
+
+def action_values_kernel(
+    st: Any, tab: Any, ctx: Any, rollouts: int, root_legal: np.ndarray, num_players: int, out: np.ndarray
+) -> None:
+    """Flat Monte Carlo action values (:func:`_flat_values`, compiled for ``ctx``'s game) into ``out``."""
+    kernels(type(ctx))[1](st, tab, ctx, rollouts, root_legal, num_players, out)
 
 
 # ----- the Python face --------------------------------------------------------------------------------------------

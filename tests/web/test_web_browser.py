@@ -13,8 +13,10 @@ import shutil
 import numpy as np
 import pytest
 
+import envs
 from training.arena.records import save_records
 from training.arena.tournament import play_game, run_tournament, save_result
+from training.play.web.views import view_for
 
 pytestmark = pytest.mark.xdist_group("machine")  # chromium and a live server: one worker runs these, one at a time
 
@@ -91,7 +93,7 @@ def make_move(page, game, rng, before):
             click_random(page, ".bs-dest", rng)
             click_random(page, ".bs-count", rng)
     else:
-        click_random(page, CLICKS[game], rng)
+        click_random(page, CLICKS.get(game, ".generic-move"), rng)
     page.wait_for_function(f"(p) => {PLY} !== p", arg=str(before))
 
 
@@ -137,6 +139,30 @@ def test_play_a_game_against_random_by_clicking(page, server, artifacts, case):
     assert page.locator("#log li.move").count() == final["ply"] == ply(page)
     assert page.is_visible("#download-record")
     page.screenshot(path=str(artifacts / f"{case}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("game", [g for g in envs.GAMES if view_for(g).drawing is None] + ["beasty_borders"])
+def test_a_game_without_a_drawing_of_its_own_plays_on_the_generic_one(page, server, artifacts, game, monkeypatch):
+    """A game whose descriptor names no board drawing (and Beasty Borders with its drawing taken away) is drawn by
+    the page's generic drawing: the board's text picture and every legal move as a button, clicked to the end."""
+    monkeypatch.setattr(view_for(game), "drawing", None)
+    options = view_for(game).browser_test_options
+    gid = start_game(
+        page, server, game, options, ["human"] + ["random"] * (envs.make_game(game, **options).num_players - 1)
+    )
+    rng = np.random.default_rng(3)
+    page.wait_for_function(f"() => ['your_turn', 'over'].includes({STATUS})", timeout=60_000)
+    assert page.locator("#board .generic-board text").count() >= 1
+    if page.get_attribute("#game", "data-status") == "your_turn":
+        shown = {
+            page.locator(".generic-move").nth(k).inner_text() for k in range(page.locator(".generic-move").count())
+        }
+        listed = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()["moves"]
+        assert shown == {m["text"] for m in listed}
+    moves = play_human_to_the_end(page, game, rng)
+    final = page.request.get(f"{server}/api/games/{gid}", headers=seat_token(page, gid)).json()
+    assert final["status"] == "over" and final["ply"] == ply(page) and moves >= 1
+    page.screenshot(path=str(artifacts / f"generic-{game}.png"), full_page=True)
 
 
 def test_watch_a_bot_game_with_pause_step_and_speed(page, server, artifacts):

@@ -38,6 +38,7 @@ from (:func:`training.play.web.sessions.check_spec`).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import logging
 import math
@@ -77,7 +78,7 @@ from training.play.web.sessions import (
     shown,
     warm_searches,
 )
-from training.play.web.views import VIEWS
+from training.play.web.views import view_for
 
 log = logging.getLogger("training.play.web")
 STATIC = Path(__file__).parent / "static"
@@ -557,7 +558,7 @@ def create_app(
         name = request.path_params["game"]
         if name not in envs.GAMES:
             raise WebError(404, f"no game {shown(name)}; the games are {', '.join(envs.GAMES)}")
-        path = Path(envs.__file__).parent / name / "RULES.md"
+        path = Path(importlib.import_module(envs.game_info(name).package).__file__).parent / "RULES.md"
         return FileResponse(path, media_type="text/plain; charset=utf-8")
 
     async def index(request: Request) -> Response:
@@ -567,11 +568,12 @@ def create_app(
         checkpoints = await run_in_threadpool(find_checkpoints, folders)
         games = []
         for name in envs.GAMES:
-            view = VIEWS[name]
+            view = view_for(name)
             games.append(
                 {
                     "game": name,
                     "title": view.title,
+                    "drawing": view.drawing,
                     "options": view.options_form,
                     "hidden_information": view.hidden_information,
                     "policies": baseline_names(name) + sorted(extra),

@@ -585,6 +585,7 @@ class PlaySession:
                 else f"Your view as player_{viewer} ({self.names[viewer]}): only what this seat may see"
             ),
             "hidden_information": self.view.hidden_information,
+            "drawing": self.view.drawing,
             "status": status,
             "to_move": self.game.current_player(self.state),
             "ply": len(self.actions),
@@ -1017,6 +1018,7 @@ class ReplaySession:
             "viewer": None,
             "view_label": spectator_label(view),
             "hidden_information": view.hidden_information,
+            "drawing": view.drawing,
             "status": "over" if over else "replay",
             "to_move": game.current_player(state),
             "ply": ply,

@@ -7,38 +7,50 @@ player's page can only be sent what that seat may know; ``move_data`` from the c
 holds no rules and parses no notation. The legal moves come with their notation (``game.action_to_str``) and enough
 geometry for the page to map clicks to them: the page never decides legality itself.
 
-One :class:`GameView` per game (title, the new-game form); :func:`view_for` picks it. No web framework is imported
-here.
+One :class:`GameView` per game, made from the game's descriptor (``GameInfo``: title, hidden information, the
+drawing the page uses) and its options table (the new-game form); :func:`view_for` gives it. No web framework is
+imported here.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from envs import game_options
+import envs
 from envs.common.game import Game
 
 Json = dict[str, Any]
 
 
+BOARDS = Path(__file__).resolve().parent / "static" / "js" / "boards"
+"""The page's board drawings, one module per drawing (``<name>.js``); a game without one gets ``generic.js``."""
+
+
 class GameView:
-    """The page's picture of one game: board JSON, moves with geometry, log lines, seat names, option form."""
+    """The page's picture of one game: board JSON, moves with geometry, log lines, seat names, option form. Every
+    game has the same view; what differs is read from its descriptor and built by its ``render.py``."""
 
-    game_name = ""
-    title = ""
-    hidden_information = False
-    """Whether a player's view differs from the spectator's (hidden hands)."""
-    options_form: list[Json] = []
-    """The new-game form: ``{"name", "label", "choices", "default"}`` per option, from the game's options table
-    (``OPTIONS`` in ``envs/<game>/rules.py``; the engine checks values)."""
-    browser_test_options: Json = {}
-
-    @property
-    def render(self) -> Any:
-        """The game's ``envs/<game>/render.py``: everything this view sends is built there."""
-        return importlib.import_module(f"envs.{self.game_name}.render")
+    def __init__(self, game_name: str):
+        info = envs.game_info(game_name)
+        self.game_name = game_name
+        self.title = info.title
+        self.hidden_information = info.hidden_information
+        """Whether a player's view differs from the spectator's (hidden hands)."""
+        self.options_form: list[Json] = envs.game_options(game_name).form()
+        """The new-game form: ``{"name", "label", "choices", "default"}`` per option, from the game's options
+        table (the engine checks values)."""
+        self.browser_test_options: Json = dict(info.web_test_options)
+        drawing = info.web_board
+        self.drawing: str | None = (
+            drawing if drawing and drawing.isidentifier() and (BOARDS / f"{drawing}.js").is_file() else None
+        )
+        """The page's board drawing (``static/js/boards/<drawing>.js``), or None: the generic one (the board's
+        ``text`` and the legal moves as buttons)."""
+        self.render: Any = info.room("render")
+        """The game's ``render.py``: everything this view sends is built there."""
 
     def seat_names(self, game: Game) -> list[str]:
         """A short name per seat (colour, side) shown beside ``player_i``."""
@@ -73,58 +85,7 @@ class GameView:
         return self.render.events(game, public_before, public_after)
 
 
-# ----- Battle Sheep -------------------------------------------------------------------------------------------------
-class BattleSheepView(GameView):
-    """Hex pastures with stacks, axial ``(q, r)`` cells: ``envs/battle_sheep/render.py``."""
-
-    game_name = "battle_sheep"
-    title = "Battle Sheep"
-    options_form = game_options("battle_sheep").form()
-    browser_test_options = {"num_players": 2}
-
-
-# ----- Bestiarium ---------------------------------------------------------------------------------------------------
-class BestiariumView(GameView):
-    """The hexhex board with its creatures (connected stones of one colour), sizes and the scoring cascade:
-    ``envs/bestiarium/render.py``."""
-
-    game_name = "bestiarium"
-    title = "Bestiarium"
-    options_form = game_options("bestiarium").form()
-    browser_test_options = {"board_size": 5}
-
-
-# ----- Beasty Borders -----------------------------------------------------------------------------------------------
-class BeastyBordersView(GameView):
-    """The tile landscape with its lakes, animals, markers, the steps-marker and the die (and the bidding row):
-    ``envs/beasty_borders/render.py``."""
-
-    game_name = "beasty_borders"
-    title = "Beasty Borders"
-    options_form = game_options("beasty_borders").form()
-    browser_test_options = {"variant": "main"}
-
-
-# ----- Boaring ------------------------------------------------------------------------------------------------------
-class BoaringView(GameView):
-    """Hands, the table (animal and food card, committed cards) and every player's savanna and graveyard:
-    ``envs/boaring/render.py``."""
-
-    game_name = "boaring"
-    title = "Boaring"
-    hidden_information = True
-    options_form = game_options("boaring").form()
-    browser_test_options = {"num_players": 2}
-
-
-VIEWS: dict[str, GameView] = {
-    v.game_name: v for v in (BattleSheepView(), BestiariumView(), BeastyBordersView(), BoaringView())
-}
-
-
+@cache
 def view_for(game_name: str) -> GameView:
-    """The :class:`GameView` of a game id (``ValueError`` for an unknown one)."""
-    try:
-        return VIEWS[game_name]
-    except KeyError:
-        raise ValueError(f"unknown game {game_name!r}; available: {', '.join(VIEWS)}") from None
+    """The :class:`GameView` of a registered game id (``ValueError`` naming the games for an unknown one)."""
+    return GameView(game_name)

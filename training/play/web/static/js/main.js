@@ -2,12 +2,17 @@
 // from the JSON the server sends for this viewer; every move the page can send is one the server listed as legal.
 import { html } from "./svg.js";
 import { drawTournament } from "./tournament.js";
-import * as battle_sheep from "./boards/battle_sheep.js";
-import * as bestiarium from "./boards/bestiarium.js";
-import * as beasty_borders from "./boards/beasty_borders.js";
-import * as boaring from "./boards/boaring.js";
+import * as generic from "./boards/generic.js";
 
-const BOARDS = { battle_sheep, bestiarium, beasty_borders, boaring };
+// Each game's drawing, by game id: the module the server names in a payload's "drawing" (boards/<drawing>.js),
+// loaded the first time the game is shown, or the generic drawing for a game that has none of its own.
+const BOARDS = {};
+async function loadDrawing(p) {
+  if (!(p.game in BOARDS)) {
+    BOARDS[p.game] = /^[A-Za-z_][A-Za-z0-9_]*$/.test(p.drawing || "") ? await import(`./boards/${p.drawing}.js`) : generic;
+  }
+  return BOARDS[p.game];
+}
 const $ = (id) => document.getElementById(id);
 const PAGES = ["page-new", "page-game", "page-replay", "page-tournament"];
 
@@ -393,6 +398,10 @@ function render(p) {
 
 function drawBoard() {
   const mine = live, p = mine.payload;
+  if (!(p.game in BOARDS)) {  // its drawing is not loaded yet: draw once it is
+    loadDrawing(p).then(() => { if (live === mine) { drawPlayers(mine.payload); drawBoard(); } }, (err) => banner(err.message));
+    return;
+  }
   const svg = $("board");
   svg.replaceChildren();
   $("move-buttons").replaceChildren();
@@ -426,7 +435,7 @@ function drawPlayers(p) {
   table.replaceChildren();
   const head = html("tr", {}, table);
   for (const h of ["", "seat", "who", "score"]) html("th", {}, head, h);
-  const colour = BOARDS[p.game].seatColour;
+  const colour = (BOARDS[p.game] || generic).seatColour;
   for (const s of p.seats) {
     const row = html("tr", { class: s.seat === p.to_move ? "to-move" : null }, table);
     const c = html("td", {}, row);
