@@ -69,6 +69,18 @@ GREEDY_PASS_BELOW_RESPONDER = 0.3
 """The greedy rule: the responder passes when the best placement value is at most this."""
 
 
+row_jit = njit(cache=True, _nrt=False)
+"""How this engine compiles its kernels and row functions: cached, and without numba's reference counting
+(``_nrt=False``; such a function cannot allocate an array). A kernel takes the state and the tables whole, and
+numba counts references to every array of both (32 here) on entry, on exit and wherever a branch joins, unless
+its pruning pass removes the pairs, which it mostly does not across branches: measured on numba 0.68, that made the
+search's playout 2.5 times slower than with the unpacked arrays before. The arrays belong to the caller, who
+keeps them alive for the call, so nothing needs counting."""
+inline_jit = njit(cache=True, inline="always", _nrt=False)
+""":data:`row_jit` inlined into its (numba) callers: the small helpers of the row functions, whose call would cost
+more than their work (a call passes the state and the tables, some 250 machine words)."""
+
+
 class BeastyBordersBatchedState(NamedTuple):
     """B Beasty Borders games; row ``b`` of every field is game ``b`` (see the module docstring)."""
 
@@ -143,12 +155,12 @@ class Tables(NamedTuple):
 
 
 # ----- helpers on one row -------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inline_jit
 def _mover(roller: int, phase: int) -> int:
     return roller if phase == ROLLER_CHOICE else 1 - roller
 
 
-@njit(cache=True)
+@inline_jit
 def _target_cell(board, tab, pos, steps, empty_count):
     """The ``steps``-th empty green space after ``pos`` along the cyclic path (rules.target_cell; ``board``: the
     row's view): the empty spaces after it, then ``pos`` itself if empty (reached only after a full lap); counting
@@ -166,14 +178,14 @@ def _target_cell(board, tab, pos, steps, empty_count):
     return pos  # unreachable while empty_count counts the empty spaces
 
 
-@njit(cache=True)
+@inline_jit
 def _roll(st, tab, b, pos):
     """(roll, new marker cell): the D8 from row ``b``'s generator and the marker's move from ``pos``."""
     roll = 1 + below(st.rng, b, 8)
     return roll, _target_cell(st.board[b], tab, pos, roll, st.empty_count[b])
 
 
-@njit(cache=True)
+@row_jit
 def _fill(board, label, group_size, vp, nbr, cell, code):
     """Put ``code`` on ``cell`` (row views) and keep groups and victory points up to date (a marker changes
     no group; an animal joins the groups of its code next to it, which merge under its own cell's label)."""
@@ -213,14 +225,14 @@ def _fill(board, label, group_size, vp, nbr, cell, code):
     vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(total, _TOP)] - lost
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _place(st, tab, b, code):
     """Fill the steps-marker's space of row ``b`` with ``code`` (an animal or the empty-space marker)."""
     _fill(st.board[b], st.label[b], st.group_size[b], st.vp[b], tab.nbr, st.pos[b], code)
     st.empty_count[b] -= 1
 
 
-@njit(cache=True)
+@inline_jit
 def _next_turn(st, tab, b, roller):
     """Start the next turn with ``roller`` rolling, unless the landscape is full (rules._next_turn)."""
     st.phase[b] = ROLLER_CHOICE
@@ -233,7 +245,7 @@ def _next_turn(st, tab, b, roller):
 
 
 # ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
-@njit(cache=True, inline="always")
+@row_jit
 def mover_row(st, tab, b):
     """The seat to move in row ``b`` (the roller, then the responder), -1 once the landscape is full or at the ply
     cap."""
@@ -242,8 +254,8 @@ def mover_row(st, tab, b):
     return _mover(st.roller[b], st.phase[b])
 
 
-@njit(cache=True, inline="always")
-def legal_row(st, tab, b, out):
+@inline_jit
+def _legal(st, tab, b, out):
     """The mover's legal mask of row ``b`` into ``out`` (num_actions bools, all False when over; rules.legal_mask);
     returns how many are legal."""
     n = out.shape[0]
@@ -270,7 +282,14 @@ def legal_row(st, tab, b, out):
     return count
 
 
-@njit(cache=True)
+@row_jit
+def legal_row(st, tab, b, out):
+    """The mover's legal mask of row ``b`` into ``out`` (num_actions bools, all False when over; rules.legal_mask);
+    returns how many are legal."""
+    return _legal(st, tab, b, out)
+
+
+@row_jit
 def apply_row(st, tab, b, a):
     """Play action ``a`` (legal) for the mover of live row ``b`` (rules.apply); the next turn's roll from
     ``st.rng[b]``."""
@@ -313,7 +332,7 @@ def apply_row(st, tab, b, a):
     _next_turn(st, tab, b, 1 - r)
 
 
-@njit(cache=True)
+@row_jit
 def returns_row(st, tab, b, out):
     """+1 / -1 / 0 per seat into ``out`` over the keys (victory points, then animals placed) once row ``b`` is over
     (rules.returns); zeros while live."""
@@ -330,27 +349,37 @@ def returns_row(st, tab, b, out):
         out[0], out[1] = -1.0, 1.0
 
 
-@njit(cache=True)
+@inline_jit
+def _copy_2d(a, src, dst):
+    """Row ``src`` of the 2-D array ``a`` into row ``dst`` (a loop: a slice assignment may allocate, which a
+    :data:`row_jit` function cannot)."""
+    for i in range(a.shape[1]):
+        a[dst, i] = a[src, i]
+
+
+@row_jit
 def copy_row(st, tab, src, dst):
     """Row ``src`` of every field but the generator into row ``dst``."""
-    st.board[dst] = st.board[src]
-    st.tiles[dst] = st.tiles[src]
+    _copy_2d(st.board, src, dst)
+    _copy_2d(st.tiles, src, dst)
     st.pos[dst] = st.pos[src]
     st.roll[dst] = st.roll[src]
     st.roller[dst] = st.roller[src]
     st.phase[dst] = st.phase[src]
     st.choice[dst] = st.choice[src]
-    st.remaining[dst] = st.remaining[src]
-    st.placed[dst] = st.placed[src]
-    st.row[dst] = st.row[src]
+    for seat in range(2):
+        for t in range(st.remaining.shape[2]):
+            st.remaining[dst, seat, t] = st.remaining[src, seat, t]
+    _copy_2d(st.placed, src, dst)
+    _copy_2d(st.row, src, dst)
     st.plies[dst] = st.plies[src]
     st.empty_count[dst] = st.empty_count[src]
-    st.label[dst] = st.label[src]
-    st.group_size[dst] = st.group_size[src]
-    st.vp[dst] = st.vp[src]
+    _copy_2d(st.label, src, dst)
+    _copy_2d(st.group_size, src, dst)
+    _copy_2d(st.vp, src, dst)
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _nth_legal(mask, k):
     """The ``k``-th (from 0) True entry of the legal mask ``mask``, -1 if there are fewer."""
     for a in range(mask.shape[0]):
@@ -361,15 +390,15 @@ def _nth_legal(mask, k):
     return -1
 
 
-@njit(cache=True)
+@row_jit
 def random_action_row(st, tab, b):
     """A uniformly random legal action of live row ``b`` (the k-th legal in id order, k drawn from ``st.rng[b]``)."""
     mask = tab.work_mask
-    return _nth_legal(mask, below(st.rng, b, legal_row(st, tab, b, mask)))
+    return _nth_legal(mask, below(st.rng, b, _legal(st, tab, b, mask)))
 
 
 # ----- the greedy baseline (baselines.greedy_choice), compiled ------------------------------------------------------
-@njit(cache=True)
+@row_jit
 def _merge_gain(bd, label, group_size, nbr, cell, code):
     """(victory points gained by an animal ``code`` on ``cell``, whether any group of ``code`` is next to it):
     baselines.merge_gain of the distinct neighbouring groups' sizes."""
@@ -395,7 +424,7 @@ def _merge_gain(bd, label, group_size, nbr, cell, code):
     return _GROUP_VP[min(1 + total, _TOP)] - vps, True
 
 
-@njit(cache=True)
+@row_jit
 def greedy_action_row(st, tab, b, rng):
     """baselines.greedy_choice for the mover of live row ``b``: the held type whose placement on the marker's space
     adds the most group points (plus ``greedy_deny`` times the most the opponent could add there, plus
@@ -535,14 +564,14 @@ def _reset_kernel(st, tab, rows):
         st.pos[b] = cell
 
 
-@njit(cache=True)
+@row_jit
 def _apply_kernel(st, tab, actions):
     for b in range(actions.shape[0]):
         if st.empty_count[b] > 0:
             apply_row(st, tab, b, actions[b])
 
 
-@njit(cache=True)
+@row_jit
 def _observe_kernel(st, tab, seats, out):
     for b in range(seats.shape[0]):
         observe_row(
@@ -571,25 +600,25 @@ def _observe_kernel(st, tab, seats, out):
         )
 
 
-@njit(cache=True)
+@row_jit
 def _legal_kernel(st, tab, out):
     for b in range(out.shape[0]):
-        legal_row(st, tab, b, out[b])
+        _legal(st, tab, b, out[b])
 
 
-@njit(cache=True)
+@row_jit
 def _current_player_kernel(st, out):
     for b in range(out.shape[0]):
         out[b] = TERMINAL if st.empty_count[b] == 0 else _mover(st.roller[b], st.phase[b])
 
 
-@njit(cache=True)
+@row_jit
 def _returns_kernel(st, tab, out):
     for b in range(out.shape[0]):
         returns_row(st, tab, b, out[b])
 
 
-@njit(cache=True)
+@row_jit
 def _greedy_kernel(st, tab, rng, out):
     """:func:`greedy_action_row` of every live row into ``out`` (-1 where over), ties from ``rng[b]``."""
     for b in range(out.shape[0]):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
 
 from envs.beasty_borders.fast import (
     BeastyBordersBatched,
@@ -19,9 +19,11 @@ from envs.beasty_borders.fast import (
     apply_row,
     copy_row,
     greedy_action_row,
+    inline_jit,
     legal_row,
     mover_row,
     random_action_row,
+    row_jit,
 )
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common import fastsearch
@@ -43,13 +45,13 @@ class SearchContext(NamedTuple):
     """(num_actions,) bool work."""
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _uniform(rng, b):
     """A float in [0, 1) from row ``b``'s generator (the top 53 bits)."""
     return float(next_u64(rng, b) >> uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@row_jit
 def _playout(st, tab, ctx, b):
     """Play row ``b`` on with baselines.greedy_rollout (a lone legal move, the pass, without a draw; else with
     probability ``ctx.epsilon`` a uniformly random legal move, otherwise :func:`greedy_action_row`; chance and ties
@@ -69,7 +71,7 @@ def _playout(st, tab, ctx, b):
     return depth
 
 
-@njit(cache=True)
+@row_jit
 def _tree_candidates(st, tab, ctx, b, player, out):
     """The tree's actions at live row ``b``: every legal action in id order (main), or per type the lowest and the
     highest legal figure, then the pass (variant: baselines.variant_candidates)."""
@@ -101,7 +103,7 @@ def _tree_candidates(st, tab, ctx, b, player, out):
     return n + 1
 
 
-@njit(cache=True)
+@row_jit
 def _leaf(st, tab, ctx, b, out):
     """The leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on: :func:`_playout`): a finished
     game's result blended with ``tanh(vp margin / eval_scale)`` by ``margin_weight``; a playout cut at
