@@ -70,15 +70,16 @@ GREEDY_PASS_BELOW_RESPONDER = 0.3
 
 
 row_jit = njit(cache=True, _nrt=False)
-"""How this engine compiles its kernels and row functions: cached, and without numba's reference counting
-(``_nrt=False``; such a function cannot allocate an array). A kernel takes the state and the tables whole, and
-numba counts references to every array of both (32 here) on entry, on exit and wherever a branch joins, unless
-its pruning pass removes the pairs, which it mostly does not across branches: measured on numba 0.68, that made the
-search's playout 2.5 times slower than with the unpacked arrays before. The arrays belong to the caller, who
-keeps them alive for the call, so nothing needs counting."""
+"""How this engine (and ``search.py``) compiles its kernels and row functions: cached, and without numba's reference
+counting (numba's ``_nrt=False`` option; such a function cannot allocate an array, so the few that do,
+``_reset_kernel``, use plain ``njit``). A function that takes the state and the tables whole has numba count
+references to each of their 32 arrays on entry, on exit and at branch joins (its pruning pass leaves most pairs
+that span a branch): measured on numba 0.68.1, that made the search take 2.7 times the CPU time per move of the
+unpacked-array kernels before, and the batched legal mask 4 times. The caller owns the arrays and keeps them alive
+for the call, so nothing here needs counting."""
 inline_jit = njit(cache=True, inline="always", _nrt=False)
-""":data:`row_jit` inlined into its (numba) callers: the small helpers of the row functions, whose call would cost
-more than their work (a call passes the state and the tables, some 250 machine words)."""
+""":data:`row_jit`, inlined into its numba callers (numba's IR inliner): the small helpers of the row functions,
+whose call costs more than their work (a call passes the state and the tables, some 250 machine words)."""
 
 
 class BeastyBordersBatchedState(NamedTuple):
@@ -256,8 +257,7 @@ def mover_row(st, tab, b):
 
 @inline_jit
 def _legal(st, tab, b, out):
-    """The mover's legal mask of row ``b`` into ``out`` (num_actions bools, all False when over; rules.legal_mask);
-    returns how many are legal."""
+    """:func:`legal_row`, inlined into this file's kernels (the batched mask calls it 1,024 times a step)."""
     n = out.shape[0]
     for a in range(n):
         out[a] = False

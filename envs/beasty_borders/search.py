@@ -4,6 +4,11 @@ the lowest and highest legal figure, then pass: ``baselines.variant_candidates``
 ``baselines.greedy_rollout`` with a uniformly random legal move with probability ``epsilon``, valued by the
 result blended with the final vp margin, or by the vp lead when cut). The dice are chance, so the candidates are
 listed on every visit. :func:`playout` plays a batched row to the end with the same playout (for tests).
+
+numba's disk cache of a function holds the functions it calls compiled into it and watches only its own file: the
+tree (``fastsearch.search_kernel``) does not notice edits here, nor this file's kernels edits of ``fast.py``. After
+editing either, clear ``envs/beasty_borders/__pycache__`` and ``envs/common/__pycache__/fastsearch.*``, or the
+search keeps running the old code.
 """
 
 from __future__ import annotations
@@ -108,8 +113,7 @@ def _leaf(st, tab, ctx, b, out):
     """The leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on: :func:`_playout`): a finished
     game's result blended with ``tanh(vp margin / eval_scale)`` by ``margin_weight``; a playout cut at
     ``max_depth`` by ``tanh((vp lead + 0.1 * placed lead) / eval_scale)`` (baselines.vp_evaluate)."""
-    if st.empty_count[b] > 0:
-        _playout(st, tab, ctx, b)
+    _playout(st, tab, ctx, b)
     vp = st.vp
     placed = st.placed
     if st.empty_count[b] > 0:
