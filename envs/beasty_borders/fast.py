@@ -233,7 +233,7 @@ def _place(st, tab, b, code):
     st.empty_count[b] -= 1
 
 
-@inline_jit
+@row_jit
 def _next_turn(st, tab, b, roller):
     """Start the next turn with ``roller`` rolling, unless the landscape is full (rules._next_turn)."""
     st.phase[b] = ROLLER_CHOICE
