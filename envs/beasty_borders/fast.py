@@ -15,11 +15,18 @@ streams ``rules.py`` draws from a numpy generator with the same seed (the differ
 tiles from one engine to the other).
 
 :meth:`~BeastyBordersBatched.greedy_actions` is the greedy baseline (``baselines.greedy_choice``) compiled; the
-search baseline's kernels, which play on these rows, are in ``search.py``.
+search baseline (``search.py``: its candidates and playouts, on the tree of ``envs/common/fastsearch.py``) plays on
+these rows through the row functions.
+
+Every kernel takes the state and the engine's :class:`Tables` (the configuration's constants and the engine's work
+buffers, one flat ``NamedTuple``), never their fields one by one, and the rules live in the row functions that
+every engine exports with one meaning (``envs.common.fastsearch.ROW_FUNCTIONS``: :func:`mover_row`,
+:func:`legal_row`, :func:`apply_row`, :func:`returns_row`, :func:`copy_row`, :func:`random_action_row`), plus
+:func:`greedy_action_row`, the greedy rule the search's playouts play. The batch kernels loop them over rows.
 
 Tables the kernels read as globals (``GROUP_VP``, the cell codes) are frozen into numba's on-disk cache, which
 only watches this file: after editing them elsewhere, touch this file (or clear its ``__pycache__``). The greedy
-rule's tuned weights are passed in as arguments for that reason.
+rule's tuned weights are in :class:`Tables` (arguments, not globals) for that reason.
 """
 
 from __future__ import annotations
@@ -50,26 +57,29 @@ from envs.common.vector import BatchedGame
 
 _GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
 _TOP = len(GROUP_VP) - 1
-_TILE_LAKE = np.array(
-    [
-        [1 if (r, c) in tile_lakes(t) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
-        for t in range(len(TILES))
-    ],
-    dtype=np.int8,
-)
-"""_TILE_LAKE[tile, k]: 1 where space k (row-major in the 2 x 3 tile) of ``tile`` is a lake."""
-_ROW_OWNER = np.array(act.ROW_OWNER, dtype=np.int64)
-_ROW_TYPE = np.array(act.ROW_TYPE, dtype=np.int64)
 
 GREEDY_DENY = 0.5
-"""The greedy rule (``baselines.greedy_choice``, and :func:`_greedy_action` here): weight of the opponent's points
-that a placement denies."""
+"""The greedy rule (``baselines.greedy_choice``, and :func:`greedy_action_row` here): weight of the opponent's
+points that a placement denies."""
 GREEDY_POTENTIAL = 0.25
 """The greedy rule: weight per empty neighbour (room for the group to grow)."""
 GREEDY_PASS_BELOW = 0.6
 """The greedy rule: the roller passes when the best placement value is at most this."""
 GREEDY_PASS_BELOW_RESPONDER = 0.3
 """The greedy rule: the responder passes when the best placement value is at most this."""
+
+
+row_jit = njit(cache=True, _nrt=False)
+"""How this engine (and ``search.py``) compiles its kernels and row functions: cached, and without numba's reference
+counting (numba's ``_nrt=False`` option; such a function cannot allocate an array, so the few that do,
+``_reset_kernel``, use plain ``njit``). A function that takes the state and the tables whole has numba count
+references to each of their 32 arrays on entry, on exit and at branch joins (its pruning pass leaves most pairs
+that span a branch): measured on numba 0.68.1, that made the search take 2.7 times the CPU time per move of the
+unpacked-array kernels before, and the batched legal mask 4 times. The caller owns the arrays and keeps them alive
+for the call, so nothing here needs counting."""
+inline_jit = njit(cache=True, inline="always", _nrt=False)
+""":data:`row_jit`, inlined into its numba callers (numba's IR inliner): the small helpers of the row functions,
+whose call costs more than their work (a call passes the state and the tables, some 250 machine words)."""
 
 
 class BeastyBordersBatchedState(NamedTuple):
@@ -93,19 +103,73 @@ class BeastyBordersBatchedState(NamedTuple):
     rng: np.ndarray  # (B,) uint64 the game's SplitMix64 generator
 
 
-# ----- kernels on one row ---------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+class Tables(NamedTuple):
+    """What the kernels read besides the state: one configuration's constants and the engine's work buffers (its
+    kernels run one call at a time per engine). Flat (arrays and scalars, no nested tuple), as numba's kernels
+    take it whole."""
+
+    luck: bool
+    """The main game (a die roll picks the space, the players pick types) rather than the variant's bidding row."""
+    types: int
+    """Animal types per seat (3 main, 2 variant)."""
+    pass_action: int
+    """The pass's action id (the last)."""
+    max_plies: int
+    """The AEC env's ply cap (``max_game_length``): a row reaching it is cut (:func:`mover_row` -1; never reached,
+    every filling takes at most two decisions)."""
+    path: np.ndarray
+    """(cells,) int64: the steps-marker's cyclic path."""
+    rank: np.ndarray
+    """(cells,) int64: each cell's place on the path."""
+    nbr: np.ndarray
+    """(cells, 4) int64: the orthogonal neighbours, then -1."""
+    nbr4: np.ndarray
+    """(cells, 5) int64: the neighbours padded with the cell itself, then the pad count (the observation's)."""
+    lay: np.ndarray
+    """The observation layout's offsets (``observation.ObservationTables``)."""
+    planes: np.ndarray
+    """(2, codes) int64: the observation plane that shows each cell code to each seat."""
+    slots: np.ndarray
+    """(2, codes) int64: where a neighbouring animal's gain goes in an observed space entry."""
+    row_owner: np.ndarray
+    """(28,) int64: the seat owning each bidding-row figure (variant)."""
+    row_type: np.ndarray
+    """(28,) int64: each bidding-row figure's type (variant)."""
+    counts: np.ndarray
+    """(types,) int64: the figures each seat starts with per type."""
+    slot_cells: np.ndarray
+    """(tiles, 6) int64: the cells of each tile slot of the grid, row-major in the 2 x 3 tile."""
+    tile_lake: np.ndarray
+    """(9, 6) int8: 1 where space k (row-major in the 2 x 3 tile) of a tile is a lake."""
+    greedy_deny: float
+    """:data:`GREEDY_DENY`."""
+    greedy_potential: float
+    """:data:`GREEDY_POTENTIAL`."""
+    greedy_pass_below: float
+    """:data:`GREEDY_PASS_BELOW`."""
+    greedy_pass_below_responder: float
+    """:data:`GREEDY_PASS_BELOW_RESPONDER`."""
+    work_mask: np.ndarray
+    """(num_actions,) bool work: :func:`random_action_row`'s legal mask."""
+    work_values: np.ndarray
+    """(3,) float64 work: :func:`greedy_action_row`'s values per type."""
+
+
+# ----- helpers on one row -------------------------------------------------------------------------------------------
+@inline_jit
 def _mover(roller: int, phase: int) -> int:
     return roller if phase == ROLLER_CHOICE else 1 - roller
 
 
-@njit(cache=True)
-def _target_cell(board, path, rank, pos, steps, empty_count):
-    """The ``steps``-th empty green space after ``pos`` along the cyclic path (rules.target_cell): the empty
-    spaces after it, then ``pos`` itself if empty (reached only after a full lap); counting runs round."""
+@inline_jit
+def _target_cell(board, tab, pos, steps, empty_count):
+    """The ``steps``-th empty green space after ``pos`` along the cyclic path (rules.target_cell; ``board``: the
+    row's view): the empty spaces after it, then ``pos`` itself if empty (reached only after a full lap); counting
+    runs round."""
+    path = tab.path
     k = (steps - 1) % empty_count
     cells = path.shape[0]
-    start = rank[pos]
+    start = tab.rank[pos]
     for i in range(1, cells + 1):
         cell = path[(start + i) % cells]
         if board[cell] == EMPTY:
@@ -115,14 +179,14 @@ def _target_cell(board, path, rank, pos, steps, empty_count):
     return pos  # unreachable while empty_count counts the empty spaces
 
 
-@njit(cache=True)
-def _roll(board, path, rank, pos, empty_count, rng, b):
-    """(roll, new marker cell): the D8 from row ``b``'s generator and the marker's move."""
-    roll = 1 + below(rng, b, 8)
-    return roll, _target_cell(board, path, rank, pos, roll, empty_count)
+@inline_jit
+def _roll(st, tab, b, pos):
+    """(roll, new marker cell): the D8 from row ``b``'s generator and the marker's move from ``pos``."""
+    roll = 1 + below(st.rng, b, 8)
+    return roll, _target_cell(st.board[b], tab, pos, roll, st.empty_count[b])
 
 
-@njit(cache=True)
+@row_jit
 def _fill(board, label, group_size, vp, nbr, cell, code):
     """Put ``code`` on ``cell`` (row views) and keep groups and victory points up to date (a marker changes
     no group; an animal joins the groups of its code next to it, which merge under its own cell's label)."""
@@ -162,322 +226,179 @@ def _fill(board, label, group_size, vp, nbr, cell, code):
     vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(total, _TOP)] - lost
 
 
-@njit(cache=True)
-def _next_turn(st_board, st_pos, st_roll, st_roller, st_phase, st_choice, st_empty, rng, path, rank, b, roller):
+@inline_jit
+def _place(st, tab, b, code):
+    """Fill the steps-marker's space of row ``b`` with ``code`` (an animal or the empty-space marker)."""
+    _fill(st.board[b], st.label[b], st.group_size[b], st.vp[b], tab.nbr, st.pos[b], code)
+    st.empty_count[b] -= 1
+
+
+@row_jit
+def _next_turn(st, tab, b, roller):
     """Start the next turn with ``roller`` rolling, unless the landscape is full (rules._next_turn)."""
-    st_phase[b] = ROLLER_CHOICE
-    st_choice[b] = -1
-    st_roller[b] = roller
-    if st_empty[b] > 0:
-        roll, cell = _roll(st_board[b], path, rank, st_pos[b], st_empty[b], rng, b)
-        st_roll[b] = roll
-        st_pos[b] = cell
+    st.phase[b] = ROLLER_CHOICE
+    st.choice[b] = -1
+    st.roller[b] = roller
+    if st.empty_count[b] > 0:
+        roll, cell = _roll(st, tab, b, st.pos[b])
+        st.roll[b] = roll
+        st.pos[b] = cell
 
 
-@njit(cache=True)
-def _apply_row(
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    b,
-    action,
-    luck,
-    pass_action,
-    path,
-    rank,
-    nbr,
-):
-    """Play ``action`` (legal) for the mover of live row ``b`` (rules.apply)."""
-    plies[b] += 1
-    r = roller[b]
-    seat = _mover(r, phase[b])
-    passed = action == pass_action
-    if luck:
-        if phase[b] == ROLLER_CHOICE:
+# ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
+@row_jit
+def mover_row(st, tab, b):
+    """The seat to move in row ``b`` (the roller, then the responder), -1 once the landscape is full or at the ply
+    cap."""
+    if st.empty_count[b] == 0 or st.plies[b] >= tab.max_plies:
+        return -1
+    return _mover(st.roller[b], st.phase[b])
+
+
+@inline_jit
+def _legal(st, tab, b, out):
+    """:func:`legal_row`, inlined into this file's kernels (the batched mask calls it 1,024 times a step)."""
+    n = out.shape[0]
+    for a in range(n):
+        out[a] = False
+    if st.empty_count[b] == 0:
+        return 0
+    seat = _mover(st.roller[b], st.phase[b])
+    count = 1  # the pass
+    if tab.luck:
+        for t in range(tab.types):
+            held = st.remaining[b, seat, t] > 0
+            out[t] = held
+            count += held
+        out[tab.types] = True
+        return count
+    low = st.choice[b] if st.phase[b] == 1 else -1
+    row_owner = tab.row_owner
+    for i in range(low + 1, n - 1):
+        free = st.row[b, i] and row_owner[i] == seat
+        out[i] = free
+        count += free
+    out[n - 1] = True
+    return count
+
+
+@row_jit
+def legal_row(st, tab, b, out):
+    """The mover's legal mask of row ``b`` into ``out`` (num_actions bools, all False when over; rules.legal_mask);
+    returns how many are legal."""
+    return _legal(st, tab, b, out)
+
+
+@row_jit
+def apply_row(st, tab, b, a):
+    """Play action ``a`` (legal) for the mover of live row ``b`` (rules.apply); the next turn's roll from
+    ``st.rng[b]``."""
+    st.plies[b] += 1
+    r = st.roller[b]
+    seat = _mover(r, st.phase[b])
+    passed = a == tab.pass_action
+    if tab.luck:
+        if st.phase[b] == ROLLER_CHOICE:
             if passed:
-                phase[b] = 1
+                st.phase[b] = 1
                 return
-            _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], FIRST_ANIMAL + 3 * seat + action)
-            remaining[b, seat, action] -= 1
-            placed[b, seat] += 1
-            empty_count[b] -= 1
-            _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
+            _place(st, tab, b, FIRST_ANIMAL + 3 * seat + a)
+            st.remaining[b, seat, a] -= 1
+            st.placed[b, seat] += 1
+            _next_turn(st, tab, b, 1 - r)
             return
         if passed:
-            _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], MARKER)
+            _place(st, tab, b, MARKER)
         else:
-            _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], FIRST_ANIMAL + 3 * seat + action)
-            remaining[b, seat, action] -= 1
-            placed[b, seat] += 1
-        empty_count[b] -= 1
-        _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, r)
+            _place(st, tab, b, FIRST_ANIMAL + 3 * seat + a)
+            st.remaining[b, seat, a] -= 1
+            st.placed[b, seat] += 1
+        _next_turn(st, tab, b, r)
         return
-    if phase[b] == ROLLER_CHOICE:
-        choice[b] = -1 if passed else action
-        phase[b] = 1
+    if st.phase[b] == ROLLER_CHOICE:
+        st.choice[b] = -1 if passed else a
+        st.phase[b] = 1
         return
-    figure = choice[b] if passed else action
+    figure = st.choice[b] if passed else a
     if figure < 0:
-        _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], MARKER)
+        _place(st, tab, b, MARKER)
     else:
-        owner = _ROW_OWNER[figure]
-        kind = _ROW_TYPE[figure]
-        row[b, figure] = False
-        _fill(board[b], label[b], group_size[b], vp[b], nbr, pos[b], FIRST_ANIMAL + 3 * owner + kind)
-        remaining[b, owner, kind] -= 1
-        placed[b, owner] += 1
-    empty_count[b] -= 1
-    _next_turn(board, pos, roll, roller, phase, choice, empty_count, rng, path, rank, b, 1 - r)
+        owner = tab.row_owner[figure]
+        kind = tab.row_type[figure]
+        st.row[b, figure] = False
+        _place(st, tab, b, FIRST_ANIMAL + 3 * owner + kind)
+        st.remaining[b, owner, kind] -= 1
+        st.placed[b, owner] += 1
+    _next_turn(st, tab, b, 1 - r)
 
 
-@njit(cache=True, inline="always")
-def _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out, ob):
-    """Row ``b``'s legal mask into ``out[ob]`` (rules.legal_mask)."""
-    n = out.shape[1]
-    for a in range(n):
-        out[ob, a] = False
-    if empty_count[b] == 0:
+@row_jit
+def returns_row(st, tab, b, out):
+    """+1 / -1 / 0 per seat into ``out`` over the keys (victory points, then animals placed) once row ``b`` is over
+    (rules.returns); zeros while live."""
+    out[0] = 0.0
+    out[1] = 0.0
+    if st.empty_count[b] > 0:
         return
-    seat = _mover(roller[b], phase[b])
-    if luck:
-        for t in range(types):
-            out[ob, t] = remaining[b, seat, t] > 0
-        out[ob, types] = True
-        return
-    low = choice[b] if phase[b] == 1 else -1
-    for i in range(low + 1, n - 1):
-        out[ob, i] = row[b, i] and row_owner[i] == seat
-    out[ob, n - 1] = True
+    d = st.vp[b, 0] - st.vp[b, 1]
+    if d == 0:
+        d = st.placed[b, 0] - st.placed[b, 1]
+    if d > 0:
+        out[0], out[1] = 1.0, -1.0
+    elif d < 0:
+        out[0], out[1] = -1.0, 1.0
 
 
-# ----- kernels over the batch ---------------------------------------------------------------------------------------
-@njit(cache=True)
-def _reset_kernel(
-    rows,
-    board,
-    tiles,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    luck,
-    counts,
-    slot_cells,
-    tile_lake,
-    path,
-    rank,
-):
-    """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
-    and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""
-    num_tiles = tiles.shape[1]
-    pool = np.empty(tile_lake.shape[0], dtype=np.int64)
-    for rr in range(rows.shape[0]):
-        b = rows[rr]
-        for t in range(pool.shape[0]):
-            pool[t] = t
-        pool[0], pool[SIGNPOST_TILE] = SIGNPOST_TILE, 0
-        if luck:
-            for i in range(num_tiles - 1, 0, -1):
-                j = below(rng, b, i + 1)
-                pool[i], pool[j] = pool[j], pool[i]
-        else:
-            # The signpost tile (pool[0]) and 5 of tiles 1..8 (a partial Fisher-Yates over pool[1:]), then the 6
-            # shuffled over the slots.
-            others = pool.shape[0] - 1
-            for i in range(num_tiles - 1):
-                j = i + below(rng, b, others - i)
-                pool[1 + i], pool[1 + j] = pool[1 + j], pool[1 + i]
-            for i in range(num_tiles - 1, 0, -1):
-                j = below(rng, b, i + 1)
-                pool[i], pool[j] = pool[j], pool[i]
-        count = 0
-        sign = 0
-        for s in range(num_tiles):
-            tile = pool[s]
-            tiles[b, s] = tile
-            for k in range(slot_cells.shape[1]):
-                cell = slot_cells[s, k]
-                if tile_lake[tile, k]:
-                    board[b, cell] = LAKE
-                else:
-                    board[b, cell] = EMPTY
-                    count += 1
-            if tile == SIGNPOST_TILE:
-                sign = slot_cells[s, 0]
-        for seat in range(2):
-            placed[b, seat] = 0
-            vp[b, seat] = 0
-            for t in range(remaining.shape[2]):
-                remaining[b, seat, t] = counts[t] if t < counts.shape[0] else 0
-        row[b, :] = not luck
-        label[b, :] = -1
-        group_size[b, :] = 0
-        plies[b] = 0
-        empty_count[b] = count
-        roller[b] = 0
-        phase[b] = ROLLER_CHOICE
-        choice[b] = -1
-        r, cell = _roll(board[b], path, rank, sign, count, rng, b)
-        roll[b] = r
-        pos[b] = cell
+@inline_jit
+def _copy_2d(a, src, dst):
+    """Row ``src`` of the 2-D array ``a`` into row ``dst`` (a loop: a slice assignment may allocate, which a
+    :data:`row_jit` function cannot)."""
+    for i in range(a.shape[1]):
+        a[dst, i] = a[src, i]
 
 
-@njit(cache=True)
-def _apply_kernel(
-    actions,
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    luck,
-    pass_action,
-    path,
-    rank,
-    nbr,
-):
-    for b in range(actions.shape[0]):
-        if empty_count[b] > 0:
-            _apply_row(
-                board,
-                pos,
-                roll,
-                roller,
-                phase,
-                choice,
-                remaining,
-                placed,
-                row,
-                plies,
-                empty_count,
-                label,
-                group_size,
-                vp,
-                rng,
-                b,
-                actions[b],
-                luck,
-                pass_action,
-                path,
-                rank,
-                nbr,
-            )
+@row_jit
+def copy_row(st, tab, src, dst):
+    """Row ``src`` of every field but the generator into row ``dst``."""
+    _copy_2d(st.board, src, dst)
+    _copy_2d(st.tiles, src, dst)
+    st.pos[dst] = st.pos[src]
+    st.roll[dst] = st.roll[src]
+    st.roller[dst] = st.roller[src]
+    st.phase[dst] = st.phase[src]
+    st.choice[dst] = st.choice[src]
+    for seat in range(2):
+        for t in range(st.remaining.shape[2]):
+            st.remaining[dst, seat, t] = st.remaining[src, seat, t]
+    _copy_2d(st.placed, src, dst)
+    _copy_2d(st.row, src, dst)
+    st.plies[dst] = st.plies[src]
+    st.empty_count[dst] = st.empty_count[src]
+    _copy_2d(st.label, src, dst)
+    _copy_2d(st.group_size, src, dst)
+    _copy_2d(st.vp, src, dst)
 
 
-@njit(cache=True)
-def _observe_kernel(
-    seats,
-    out,
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    row,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    lay,
-    planes,
-    slots,
-    path,
-    rank,
-    nbr4,
-    row_owner,
-):
-    for b in range(seats.shape[0]):
-        observe_row(
-            board,
-            pos,
-            roll,
-            roller,
-            phase,
-            choice,
-            remaining,
-            row,
-            empty_count,
-            label,
-            group_size,
-            vp,
-            b,
-            seats[b],
-            out,
-            lay,
-            planes,
-            slots,
-            path,
-            rank,
-            nbr4,
-            row_owner,
-        )
+@inline_jit
+def _nth_legal(mask, k):
+    """The ``k``-th (from 0) True entry of the legal mask ``mask``, -1 if there are fewer."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
 
 
-@njit(cache=True)
-def _legal_kernel(out, remaining, row, roller, phase, choice, empty_count, luck, types, row_owner):
-    for b in range(out.shape[0]):
-        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, out, b)
-
-
-@njit(cache=True)
-def _current_player_kernel(roller, phase, empty_count, out):
-    for b in range(out.shape[0]):
-        out[b] = TERMINAL if empty_count[b] == 0 else _mover(roller[b], phase[b])
-
-
-@njit(cache=True)
-def _returns_kernel(vp, placed, empty_count, out):
-    """+1 / -1 / 0 over the keys (victory points, animals placed) once over (rules.returns); zeros while live."""
-    for b in range(out.shape[0]):
-        out[b, 0] = 0.0
-        out[b, 1] = 0.0
-        if empty_count[b] > 0:
-            continue
-        d = vp[b, 0] - vp[b, 1]
-        if d == 0:
-            d = placed[b, 0] - placed[b, 1]
-        if d > 0:
-            out[b, 0], out[b, 1] = 1.0, -1.0
-        elif d < 0:
-            out[b, 0], out[b, 1] = -1.0, 1.0
+@row_jit
+def random_action_row(st, tab, b):
+    """A uniformly random legal action of live row ``b`` (the k-th legal in id order, k drawn from ``st.rng[b]``)."""
+    mask = tab.work_mask
+    return _nth_legal(mask, below(st.rng, b, _legal(st, tab, b, mask)))
 
 
 # ----- the greedy baseline (baselines.greedy_choice), compiled ------------------------------------------------------
-@njit(cache=True)
+@row_jit
 def _merge_gain(bd, label, group_size, nbr, cell, code):
     """(victory points gained by an animal ``code`` on ``cell``, whether any group of ``code`` is next to it):
     baselines.merge_gain of the distinct neighbouring groups' sizes."""
@@ -503,39 +424,27 @@ def _merge_gain(bd, label, group_size, nbr, cell, code):
     return _GROUP_VP[min(1 + total, _TOP)] - vps, True
 
 
-@njit(cache=True)
-def _greedy_action(
-    board,
-    pos,
-    phase,
-    choice,
-    remaining,
-    row,
-    label,
-    group_size,
-    rng,
-    b,
-    seat,
-    luck,
-    types,
-    pass_action,
-    nbr,
-    row_owner,
-    row_type,
-    values,
-    greedy,
-):
-    """baselines.greedy_choice for ``seat`` (the mover) in live row ``b``; ties broken with the row's generator
-    (``values``: scratch of 3 floats; ``greedy``: the rule's weights DENY, POTENTIAL, PASS_BELOW,
-    PASS_BELOW_RESPONDER, passed in so that a cached kernel never keeps stale ones)."""
-    bd = board[b]
-    lb = label[b]
-    gs = group_size[b]
-    cell = pos[b]
+@row_jit
+def greedy_action_row(st, tab, b, rng):
+    """baselines.greedy_choice for the mover of live row ``b``: the held type whose placement on the marker's space
+    adds the most group points (plus ``greedy_deny`` times the most the opponent could add there, plus
+    ``greedy_potential`` per empty neighbour while more of the type are held), or the pass when the best is at most
+    the roller's / responder's threshold; ties drawn from ``rng[b]`` (the row's own generator in the search's
+    playouts, another one in :meth:`BeastyBordersBatched.greedy_actions`). Variant: the chosen type's lowest legal
+    figure (its highest for a roller with a value of 2 or more)."""
+    bd = st.board[b]
+    lb = st.label[b]
+    gs = st.group_size[b]
+    nbr = tab.nbr
+    types = tab.types
+    values = tab.work_values
+    phase = st.phase[b]
+    seat = _mover(st.roller[b], phase)
+    cell = st.pos[b]
     opp = 1 - seat
     deny = 0
     for k in range(types):
-        if remaining[b, opp, k] > 0:
+        if st.remaining[b, opp, k] > 0:
             gain, near = _merge_gain(bd, lb, gs, nbr, cell, FIRST_ANIMAL + 3 * opp + k)
             if near and gain > deny:
                 deny = gain
@@ -549,47 +458,171 @@ def _greedy_action(
     best = -1e300
     any_held = False
     for k in range(types):
-        rem = remaining[b, seat, k]
+        rem = st.remaining[b, seat, k]
         if rem <= 0:
             continue
         any_held = True
         grow = room if rem > 1 else 0
         gain, near = _merge_gain(bd, lb, gs, nbr, cell, FIRST_ANIMAL + 3 * seat + k)
-        v = gain + greedy[0] * deny + greedy[1] * grow + 0.01 * rem
+        v = gain + tab.greedy_deny * deny + tab.greedy_potential * grow + 0.01 * rem
         values[k] = v
         if v > best:
             best = v
     if not any_held:
-        return pass_action
-    if best <= (greedy[2] if phase[b] == ROLLER_CHOICE else greedy[3]):
-        return pass_action
+        return tab.pass_action
+    if best <= (tab.greedy_pass_below if phase == ROLLER_CHOICE else tab.greedy_pass_below_responder):
+        return tab.pass_action
     ties = 0
     for k in range(types):
-        if remaining[b, seat, k] > 0 and values[k] >= best - 1e-9:
+        if st.remaining[b, seat, k] > 0 and values[k] >= best - 1e-9:
             ties += 1
     pick = below(rng, b, ties) if ties > 1 else 0
     kind = -1
     for k in range(types):
-        if remaining[b, seat, k] > 0 and values[k] >= best - 1e-9:
+        if st.remaining[b, seat, k] > 0 and values[k] >= best - 1e-9:
             if pick == 0:
                 kind = k
                 break
             pick -= 1
-    if luck:
+    if tab.luck:
         return kind
-    low = choice[b] if phase[b] == 1 else -1
+    low = st.choice[b] if phase == 1 else -1
     first = -1
     last = -1
+    row_owner = tab.row_owner
+    row_type = tab.row_type
     for i in range(low + 1, row_owner.shape[0]):
-        if row[b, i] and row_owner[i] == seat and row_type[i] == kind:
+        if st.row[b, i] and row_owner[i] == seat and row_type[i] == kind:
             if first < 0:
                 first = i
             last = i
     if first < 0:
-        return pass_action
-    if phase[b] == ROLLER_CHOICE and best >= 2.0:
+        return tab.pass_action
+    if phase == ROLLER_CHOICE and best >= 2.0:
         return last
     return first
+
+
+# ----- kernels over the batch ---------------------------------------------------------------------------------------
+@njit(cache=True)
+def _reset_kernel(st, tab, rows):
+    """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
+    and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""
+    rng = st.rng
+    num_tiles = st.tiles.shape[1]
+    slot_cells = tab.slot_cells
+    counts = tab.counts
+    pool = np.empty(tab.tile_lake.shape[0], dtype=np.int64)
+    for rr in range(rows.shape[0]):
+        b = rows[rr]
+        for t in range(pool.shape[0]):
+            pool[t] = t
+        pool[0], pool[SIGNPOST_TILE] = SIGNPOST_TILE, 0
+        if tab.luck:
+            for i in range(num_tiles - 1, 0, -1):
+                j = below(rng, b, i + 1)
+                pool[i], pool[j] = pool[j], pool[i]
+        else:
+            # The signpost tile (pool[0]) and 5 of tiles 1..8 (a partial Fisher-Yates over pool[1:]), then the 6
+            # shuffled over the slots.
+            others = pool.shape[0] - 1
+            for i in range(num_tiles - 1):
+                j = i + below(rng, b, others - i)
+                pool[1 + i], pool[1 + j] = pool[1 + j], pool[1 + i]
+            for i in range(num_tiles - 1, 0, -1):
+                j = below(rng, b, i + 1)
+                pool[i], pool[j] = pool[j], pool[i]
+        count = 0
+        sign = 0
+        for s in range(num_tiles):
+            tile = pool[s]
+            st.tiles[b, s] = tile
+            for k in range(slot_cells.shape[1]):
+                cell = slot_cells[s, k]
+                if tab.tile_lake[tile, k]:
+                    st.board[b, cell] = LAKE
+                else:
+                    st.board[b, cell] = EMPTY
+                    count += 1
+            if tile == SIGNPOST_TILE:
+                sign = slot_cells[s, 0]
+        for seat in range(2):
+            st.placed[b, seat] = 0
+            st.vp[b, seat] = 0
+            for t in range(st.remaining.shape[2]):
+                st.remaining[b, seat, t] = counts[t] if t < counts.shape[0] else 0
+        st.row[b, :] = not tab.luck
+        st.label[b, :] = -1
+        st.group_size[b, :] = 0
+        st.plies[b] = 0
+        st.empty_count[b] = count
+        st.roller[b] = 0
+        st.phase[b] = ROLLER_CHOICE
+        st.choice[b] = -1
+        r, cell = _roll(st, tab, b, sign)
+        st.roll[b] = r
+        st.pos[b] = cell
+
+
+@row_jit
+def _apply_kernel(st, tab, actions):
+    for b in range(actions.shape[0]):
+        if st.empty_count[b] > 0:
+            apply_row(st, tab, b, actions[b])
+
+
+@row_jit
+def _observe_kernel(st, tab, seats, out):
+    for b in range(seats.shape[0]):
+        observe_row(
+            st.board,
+            st.pos,
+            st.roll,
+            st.roller,
+            st.phase,
+            st.choice,
+            st.remaining,
+            st.row,
+            st.empty_count,
+            st.label,
+            st.group_size,
+            st.vp,
+            b,
+            seats[b],
+            out,
+            tab.lay,
+            tab.planes,
+            tab.slots,
+            tab.path,
+            tab.rank,
+            tab.nbr4,
+            tab.row_owner,
+        )
+
+
+@row_jit
+def _legal_kernel(st, tab, out):
+    for b in range(out.shape[0]):
+        _legal(st, tab, b, out[b])
+
+
+@row_jit
+def _current_player_kernel(st, out):
+    for b in range(out.shape[0]):
+        out[b] = TERMINAL if st.empty_count[b] == 0 else _mover(st.roller[b], st.phase[b])
+
+
+@row_jit
+def _returns_kernel(st, tab, out):
+    for b in range(out.shape[0]):
+        returns_row(st, tab, b, out[b])
+
+
+@row_jit
+def _greedy_kernel(st, tab, rng, out):
+    """:func:`greedy_action_row` of every live row into ``out`` (-1 where over), ties from ``rng[b]``."""
+    for b in range(out.shape[0]):
+        out[b] = -1 if st.empty_count[b] == 0 else greedy_action_row(st, tab, b, rng)
 
 
 # ----- the batched game ----------------------------------------------------------------------------------------------
@@ -610,13 +643,36 @@ class BeastyBordersBatched(BatchedGame):
         self.cells = ref.cells
         self.num_types = ref.num_types
         self.num_tiles = ref.num_tiles
-        t = ref.tables  # the observation kernels' tables (kernels.ObservationTables)
-        self.path, self.rank, self.nbr, self.nbr4 = t.path, t.rank, t.nbr, t.nbr4
-        self.lay, self.planes, self.slots = t.lay, t.planes, t.slots
-        self.slot_cells = np.array(ref.slot_cells, dtype=np.int64)
-        self.counts = np.array(ref.counts, dtype=np.int64)
-        self.greedy = np.array([GREEDY_DENY, GREEDY_POTENTIAL, GREEDY_PASS_BELOW, GREEDY_PASS_BELOW_RESPONDER])
-        """The greedy rule's weights, as the compiled greedy and the search's playouts take them."""
+        t = ref.tables  # the observation kernels' tables (observation.ObservationTables)
+        tile_lake = [
+            [1 if (r, c) in tile_lakes(tile) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
+            for tile in range(len(TILES))
+        ]
+        self.tables = Tables(
+            luck=bool(ref.luck),
+            types=ref.num_types,
+            pass_action=ref.pass_action,
+            max_plies=ref.max_game_length,
+            path=t.path,
+            rank=t.rank,
+            nbr=t.nbr,
+            nbr4=t.nbr4,
+            lay=t.lay,
+            planes=t.planes,
+            slots=t.slots,
+            row_owner=np.array(act.ROW_OWNER, dtype=np.int64),
+            row_type=np.array(act.ROW_TYPE, dtype=np.int64),
+            counts=np.array(ref.counts, dtype=np.int64),
+            slot_cells=np.array(ref.slot_cells, dtype=np.int64),
+            tile_lake=np.array(tile_lake, dtype=np.int8),
+            greedy_deny=GREEDY_DENY,
+            greedy_potential=GREEDY_POTENTIAL,
+            greedy_pass_below=GREEDY_PASS_BELOW,
+            greedy_pass_below_responder=GREEDY_PASS_BELOW_RESPONDER,
+            work_mask=np.zeros(ref.num_actions, dtype=np.bool_),
+            work_values=np.zeros(3, dtype=np.float64),
+        )
+        """The kernels' constants and work buffers (:class:`Tables`)."""
 
     def options(self) -> dict[str, Any]:
         """The options, as the reference game reports them."""
@@ -648,113 +704,35 @@ class BeastyBordersBatched(BatchedGame):
             rng=np.zeros(batch, np.uint64),
         )
 
-    def _fields(self, s: BeastyBordersBatchedState) -> tuple:
-        return (
-            s.board,
-            s.pos,
-            s.roll,
-            s.roller,
-            s.phase,
-            s.choice,
-            s.remaining,
-            s.placed,
-            s.row,
-            s.plies,
-            s.empty_count,
-            s.label,
-            s.group_size,
-            s.vp,
-            s.rng,
-        )
-
     def reset_rows(self, state: BeastyBordersBatchedState, rows: np.ndarray) -> None:
         """New games in ``rows``: tiles shuffled and the first roll drawn from each row's generator."""
-        s = state
-        _reset_kernel(
-            np.asarray(rows, dtype=np.int64),
-            s.board,
-            s.tiles,
-            s.pos,
-            s.roll,
-            s.roller,
-            s.phase,
-            s.choice,
-            s.remaining,
-            s.placed,
-            s.row,
-            s.plies,
-            s.empty_count,
-            s.label,
-            s.group_size,
-            s.vp,
-            s.rng,
-            self.luck,
-            self.counts,
-            self.slot_cells,
-            _TILE_LAKE,
-            self.path,
-            self.rank,
-        )
+        _reset_kernel(state, self.tables, np.asarray(rows, dtype=np.int64))
 
     def legal_mask(self, state: BeastyBordersBatchedState, out: np.ndarray) -> None:
         """The mover's legal mask per row (zeros when over)."""
-        s = state
-        _legal_kernel(
-            out, s.remaining, s.row, s.roller, s.phase, s.choice, s.empty_count, self.luck, self.num_types, _ROW_OWNER
-        )
+        _legal_kernel(state, self.tables, out)
 
     def apply(self, state: BeastyBordersBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row; the next turn's roll from the row's generator."""
-        _apply_kernel(
-            np.asarray(actions, dtype=np.int64),
-            *self._fields(state),
-            self.luck,
-            self.pass_action,
-            self.path,
-            self.rank,
-            self.nbr,
-        )
+        _apply_kernel(state, self.tables, np.asarray(actions, dtype=np.int64))
 
     def observe(self, state: BeastyBordersBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s observation from seat ``seats[b]`` (0 or 1) into ``out[b]``."""
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() > 1)):
             raise ValueError(f"seats must be {out.shape[0]} seats 0 or 1")
-        s = state
-        _observe_kernel(
-            seats,
-            out,
-            s.board,
-            s.pos,
-            s.roll,
-            s.roller,
-            s.phase,
-            s.choice,
-            s.remaining,
-            s.row,
-            s.empty_count,
-            s.label,
-            s.group_size,
-            s.vp,
-            self.lay,
-            self.planes,
-            self.slots,
-            self.path,
-            self.rank,
-            self.nbr4,
-            _ROW_OWNER,
-        )
+        _observe_kernel(state, self.tables, seats, out)
 
     def current_player(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """Seat to move per row: the roller, then the responder; TERMINAL once the landscape is full."""
         out = np.empty(state.pos.shape[0], dtype=np.int64)
-        _current_player_kernel(state.roller, state.phase, state.empty_count, out)
+        _current_player_kernel(state, out)
         return out
 
     def returns(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """(B, 2) terminal rewards, zeros while live."""
         out = np.empty((state.pos.shape[0], 2), dtype=np.float64)
-        _returns_kernel(state.vp, state.placed, state.empty_count, out)
+        _returns_kernel(state, self.tables, out)
         return out
 
     def truncated(self, state: BeastyBordersBatchedState) -> np.ndarray:
@@ -805,9 +783,9 @@ class BeastyBordersBatched(BatchedGame):
         state.row[row] = False if r.row is None else r.row
         state.plies[row] = 0
         state.empty_count[row] = len(r.empty)
-        rebuild_groups(state.board[row], state.label[row], state.group_size[row], state.vp[row], self.nbr)
+        rebuild_groups(state.board[row], state.label[row], state.group_size[row], state.vp[row], self.tables.nbr)
 
-    # ----- the search baseline's playouts -----------------------------------------------------------------------
+    # ----- the greedy baseline, compiled ------------------------------------------------------------------------
     has_greedy_actions = True
 
     def greedy_actions(self, state: BeastyBordersBatchedState, rng: np.ndarray, out: np.ndarray) -> None:
@@ -820,29 +798,4 @@ class BeastyBordersBatched(BatchedGame):
                 f"greedy_actions needs rng uint64 ({batch},) and out int64 ({batch},), got rng "
                 f"{rng.dtype}{rng.shape} and out {out.dtype}{out.shape}"
             )
-        seats = self.current_player(state)
-        s = state
-        values = np.empty(3, dtype=np.float64)
-        out[:] = -1
-        for b in np.flatnonzero(seats >= 0):
-            out[b] = _greedy_action(
-                s.board,
-                s.pos,
-                s.phase,
-                s.choice,
-                s.remaining,
-                s.row,
-                s.label,
-                s.group_size,
-                rng,
-                b,
-                int(seats[b]),
-                self.luck,
-                self.num_types,
-                self.pass_action,
-                self.nbr,
-                _ROW_OWNER,
-                _ROW_TYPE,
-                values,
-                self.greedy,
-            )
+        _greedy_kernel(state, self.tables, rng, out)

@@ -1,163 +1,100 @@
-"""Beasty Borders' compiled search baseline: the whole UCT search of ``baselines.BordersMCTS`` in one numba kernel
-over the batched engine's rows (``fast.py``), with greedy playouts (``baselines.greedy_rollout``, a uniformly random
-legal move with probability ``epsilon``) valued by the result blended with the final vp margin.
+"""Beasty Borders' compiled search baseline: what is Beasty Borders' own in ``baselines.BordersMCTS``, for the tree
+written once in ``envs/common/fastsearch.py``: the tree's candidates (every legal action; in the variant per type
+the lowest and highest legal figure, then pass: ``baselines.variant_candidates``) and the leaf (a greedy playout,
+``baselines.greedy_rollout`` with a uniformly random legal move with probability ``epsilon``, valued by the
+result blended with the final vp margin, or by the vp lead when cut). The dice are chance, so the candidates are
+listed on every visit. :func:`playout` plays a batched row to the end with the same playout (for tests).
 
-:class:`CompiledSearch` is the one interface every game's compiled search offers (``envs/common/fastsearch.py``);
-:func:`playout` plays a batched row to the end with the playout rule (for tests).
+numba's disk cache of a function holds the functions it calls compiled into it and watches only its own file: the
+tree (``fastsearch.search_kernel``) does not notice edits here, nor this file's kernels edits of ``fast.py``. After
+editing either, clear ``envs/beasty_borders/__pycache__`` and ``envs/common/__pycache__/fastsearch.*``, or the
+search keeps running the old code.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
 
 from envs.beasty_borders.fast import (
-    _ROW_OWNER,
-    _ROW_TYPE,
     BeastyBordersBatched,
     BeastyBordersBatchedState,
-    _apply_row,
-    _greedy_action,
-    _legal_row,
-    _mover,
+    apply_row,
+    copy_row,
+    greedy_action_row,
+    inline_jit,
+    legal_row,
+    mover_row,
+    random_action_row,
+    row_jit,
 )
-from envs.common.fastrng import below, next_u64
-from envs.common.fastsearch import untried_choice
-from envs.common.game import Game
+from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
+from envs.common import fastsearch
+from envs.common.fastrng import next_u64
 
 
-@njit(cache=True, inline="always")
+class SearchContext(NamedTuple):
+    """The search's own settings (``baselines.BordersMCTS``) and work buffer."""
+
+    max_depth: int
+    """Playout plies before a cut (the vp lead values the leaf); -1: play to the end."""
+    epsilon: float
+    """The playout's chance of a uniformly random legal move instead of the greedy one."""
+    margin_weight: float
+    """A finished playout's value: (1 - w) * result + w * tanh(vp margin / eval_scale)."""
+    eval_scale: float
+    """The vp margin's (and a cut playout's vp lead's) scale."""
+    mask: np.ndarray
+    """(num_actions,) bool work."""
+
+
+@inline_jit
 def _uniform(rng, b):
     """A float in [0, 1) from row ``b``'s generator (the top 53 bits)."""
     return float(next_u64(rng, b) >> uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _playout_kernel(
-    b,
-    max_depth,
-    epsilon,
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    luck,
-    types,
-    pass_action,
-    path,
-    rank,
-    nbr,
-    row_owner,
-    row_type,
-    greedy,
-):
-    """Play row ``b`` on with baselines.greedy_rollout until the game ends or ``max_depth`` plies (< 0: no cut);
-    returns the plies played."""
-    mask = np.zeros((1, pass_action + 1), dtype=np.bool_)
-    values = np.empty(3, dtype=np.float64)
+@row_jit
+def _playout(st, tab, ctx, b):
+    """Play row ``b`` on with baselines.greedy_rollout (a lone legal move, the pass, without a draw; else with
+    probability ``ctx.epsilon`` a uniformly random legal move, otherwise :func:`greedy_action_row`; chance and ties
+    from ``st.rng[b]``) until the game ends or ``ctx.max_depth`` plies (< 0: no cut); returns the plies played."""
     depth = 0
-    while empty_count[b] > 0:
-        if max_depth >= 0 and depth >= max_depth:
+    while mover_row(st, tab, b) >= 0:
+        if ctx.max_depth >= 0 and depth >= ctx.max_depth:
             break
-        _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask, 0)
-        count = 0
-        for a in range(mask.shape[1]):
-            if mask[0, a]:
-                count += 1
-        if count == 1:
-            action = pass_action
-        elif _uniform(rng, b) < epsilon:
-            k = below(rng, b, count)
-            action = -1
-            for a in range(mask.shape[1]):
-                if mask[0, a]:
-                    if k == 0:
-                        action = a
-                        break
-                    k -= 1
+        if legal_row(st, tab, b, ctx.mask) == 1:
+            action = tab.pass_action
+        elif _uniform(st.rng, b) < ctx.epsilon:
+            action = random_action_row(st, tab, b)
         else:
-            seat = _mover(roller[b], phase[b])
-            action = _greedy_action(
-                board,
-                pos,
-                phase,
-                choice,
-                remaining,
-                row,
-                label,
-                group_size,
-                rng,
-                b,
-                seat,
-                luck,
-                types,
-                pass_action,
-                nbr,
-                row_owner,
-                row_type,
-                values,
-                greedy,
-            )
-        _apply_row(
-            board,
-            pos,
-            roll,
-            roller,
-            phase,
-            choice,
-            remaining,
-            placed,
-            row,
-            plies,
-            empty_count,
-            label,
-            group_size,
-            vp,
-            rng,
-            b,
-            action,
-            luck,
-            pass_action,
-            path,
-            rank,
-            nbr,
-        )
+            action = greedy_action_row(st, tab, b, st.rng)
+        apply_row(st, tab, b, action)
         depth += 1
     return depth
 
 
-@njit(cache=True)
-def _candidates(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, row_type, mask, out):
-    """The actions the search tree considers in live row ``b`` into ``out``; returns how many: every legal action
-    (main), or per type the lowest and the highest legal figure, then pass (variant: baselines.variant_candidates).
-    ``mask``: scratch (1, num_actions)."""
-    _legal_row(remaining, row, roller, phase, choice, empty_count, b, luck, types, row_owner, mask, 0)
-    actions = mask.shape[1]
+@row_jit
+def _tree_candidates(st, tab, ctx, b, player, out):
+    """The tree's actions at live row ``b``: every legal action in id order (main), or per type the lowest and the
+    highest legal figure, then the pass (variant: baselines.variant_candidates)."""
+    mask = ctx.mask
+    legal_row(st, tab, b, mask)
+    actions = mask.shape[0]
     n = 0
-    if luck:
+    if tab.luck:
         for a in range(actions):
-            if mask[0, a]:
+            if mask[a]:
                 out[n] = a
                 n += 1
         return n
-    for k in range(types):
+    for k in range(tab.types):
         first = -1
         last = -1
         for a in range(actions - 1):
-            if mask[0, a] and row_type[a] == k:
+            if mask[a] and tab.row_type[a] == k:
                 if first < 0:
                     first = a
                 last = a
@@ -171,276 +108,62 @@ def _candidates(remaining, row, roller, phase, choice, empty_count, b, luck, typ
     return n + 1
 
 
-@njit(cache=True)
-def _copy_row(
-    src, dst, board, pos, roll, roller, phase, choice, remaining, placed, row, plies, empty_count, label, group_size, vp
-):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    board[dst] = board[src]
-    pos[dst] = pos[src]
-    roll[dst] = roll[src]
-    roller[dst] = roller[src]
-    phase[dst] = phase[src]
-    choice[dst] = choice[src]
-    remaining[dst] = remaining[src]
-    placed[dst] = placed[src]
-    row[dst] = row[src]
-    plies[dst] = plies[src]
-    empty_count[dst] = empty_count[src]
-    label[dst] = label[src]
-    group_size[dst] = group_size[src]
-    vp[dst] = vp[src]
+@row_jit
+def _leaf(st, tab, ctx, b, out):
+    """The leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on: :func:`_playout`): a finished
+    game's result blended with ``tanh(vp margin / eval_scale)`` by ``margin_weight``; a playout cut at
+    ``max_depth`` by ``tanh((vp lead + 0.1 * placed lead) / eval_scale)`` (baselines.vp_evaluate)."""
+    _playout(st, tab, ctx, b)
+    vp = st.vp
+    placed = st.placed
+    if st.empty_count[b] > 0:
+        v = np.tanh((vp[b, 0] - vp[b, 1] + 0.1 * (placed[b, 0] - placed[b, 1])) / ctx.eval_scale)
+    else:
+        d = vp[b, 0] - vp[b, 1]
+        if d == 0:
+            d = placed[b, 0] - placed[b, 1]
+        result = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+        margin = np.tanh((vp[b, 0] - vp[b, 1]) / ctx.eval_scale)
+        v = (1 - ctx.margin_weight) * result + ctx.margin_weight * margin
+    out[0] = v
+    out[1] = -v
 
 
-@njit(cache=True, nogil=True)  # nogil: the web app searches in a worker thread and answers other games meanwhile
-def _search_kernel(
-    budget,
-    exploration,
-    margin_weight,
-    max_depth,
-    epsilon,
-    root_legal,
-    root_visits,
-    root_actions,
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    placed,
-    row,
-    plies,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    rng,
-    luck,
-    types,
-    pass_action,
-    path,
-    rank,
-    nbr,
-    row_owner,
-    row_type,
-    eval_scale,
-    max_plies,
-    greedy,
-):
-    """The ``search`` baseline's decision for the mover of row 0, compiled: envs.common.mcts.MCTSPolicy.act
-    (UCT, open loop: each simulation copies row 0 into row 1 and samples the dice from ``rng[1]``) with
-    BordersMCTS's playouts and values (:func:`_playout_kernel`; tanh of the final vp margin / ``eval_scale``
-    blended with the result by ``margin_weight``; a playout cut after ``max_depth`` plies is valued by the
-    vp lead as baselines.vp_evaluate). ``root_visits[a]``: the visits of the root's child ``a`` (0 if none). The
-    root's children are restricted to ``root_legal`` when choosing; returns the most visited (the first expanded
-    on ties), -1 if none. ``root_actions``: when not empty, the root's children are exactly these (legal) actions
-    instead of the candidates."""
-    actions = pass_action + 1
-    max_nodes = budget + 1
-    children = np.full((max_nodes, actions), -1, dtype=np.int64)
-    visits = np.zeros(max_nodes, dtype=np.int64)
-    avail = np.zeros(max_nodes, dtype=np.int64)
-    value = np.zeros((max_nodes, 2), dtype=np.float64)
-    nodes = 1
-    node_path = np.empty(max_plies + 2, dtype=np.int64)
-    mask = np.zeros((1, actions), dtype=np.bool_)
-    acts = np.empty(actions, dtype=np.int64)
-    untried = np.empty(actions, dtype=np.int64)
-    for _ in range(budget):
-        _copy_row(
-            0,
-            1,
-            board,
-            pos,
-            roll,
-            roller,
-            phase,
-            choice,
-            remaining,
-            placed,
-            row,
-            plies,
-            empty_count,
-            label,
-            group_size,
-            vp,
-        )
-        node = 0
-        node_path[0] = 0
-        length = 1
-        while empty_count[1] > 0:
-            player = _mover(roller[1], phase[1])
-            n = _candidates(
-                remaining, row, roller, phase, choice, empty_count, 1, luck, types, row_owner, row_type, mask, acts
-            )
-            if node == 0 and root_actions.size > 0:
-                n = root_actions.size
-                acts[:n] = root_actions
-            a = untried_choice(children, node, acts, n, avail, untried, rng, 1)
-            if a >= 0:
-                child = nodes
-                nodes += 1
-                children[node, a] = child
-                avail[child] = 1
-                _apply_row(
-                    board,
-                    pos,
-                    roll,
-                    roller,
-                    phase,
-                    choice,
-                    remaining,
-                    placed,
-                    row,
-                    plies,
-                    empty_count,
-                    label,
-                    group_size,
-                    vp,
-                    rng,
-                    1,
-                    a,
-                    luck,
-                    pass_action,
-                    path,
-                    rank,
-                    nbr,
-                )
-                node_path[length] = child
-                length += 1
-                break
-            best = -1
-            best_score = -np.inf
-            for i in range(n):
-                child = children[node, acts[i]]
-                score = value[child, player] / visits[child] + exploration * np.sqrt(
-                    np.log(avail[child]) / visits[child]
-                )
-                if score > best_score:
-                    best = acts[i]
-                    best_score = score
-            _apply_row(
-                board,
-                pos,
-                roll,
-                roller,
-                phase,
-                choice,
-                remaining,
-                placed,
-                row,
-                plies,
-                empty_count,
-                label,
-                group_size,
-                vp,
-                rng,
-                1,
-                best,
-                luck,
-                pass_action,
-                path,
-                rank,
-                nbr,
-            )
-            node = children[node, best]
-            node_path[length] = node
-            length += 1
-        if empty_count[1] > 0:
-            _playout_kernel(
-                1,
-                max_depth,
-                epsilon,
-                board,
-                pos,
-                roll,
-                roller,
-                phase,
-                choice,
-                remaining,
-                placed,
-                row,
-                plies,
-                empty_count,
-                label,
-                group_size,
-                vp,
-                rng,
-                luck,
-                types,
-                pass_action,
-                path,
-                rank,
-                nbr,
-                row_owner,
-                row_type,
-                greedy,
-            )
-        if empty_count[1] > 0:  # cut: the vp lead (baselines.vp_evaluate)
-            v = np.tanh((vp[1, 0] - vp[1, 1] + 0.1 * (placed[1, 0] - placed[1, 1])) / eval_scale)
-        else:
-            d = vp[1, 0] - vp[1, 1]
-            if d == 0:
-                d = placed[1, 0] - placed[1, 1]
-            result = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
-            margin = np.tanh((vp[1, 0] - vp[1, 1]) / eval_scale)
-            v = (1 - margin_weight) * result + margin_weight * margin
-        for i in range(length):
-            visits[node_path[i]] += 1
-            value[node_path[i], 0] += v
-            value[node_path[i], 1] -= v
-    best = -1
-    for a in range(actions):
-        child = children[0, a]
-        root_visits[a] = visits[child] if child >= 0 else 0
-        if (
-            child >= 0
-            and root_legal[a]
-            and (
-                best < 0
-                or visits[child] > visits[children[0, best]]
-                or (visits[child] == visits[children[0, best]] and child < children[0, best])
-            )
-        ):
-            best = a
-    return best
+fastsearch.register(
+    SearchContext,
+    mover=mover_row,
+    apply=apply_row,
+    copy=copy_row,
+    candidates=_tree_candidates,
+    leaf=_leaf,
+    fixed_candidates=False,  # the dice: a node's position (and its legal actions) differs from visit to visit
+)
 
 
 def playout(
     engine: BeastyBordersBatched, state: BeastyBordersBatchedState, row: int, max_depth: int = -1, epsilon: float = 0.1
 ) -> int:
-    """Play row ``row`` on with the greedy playout rule of ``baselines.greedy_rollout`` (a uniformly random
-    legal move with probability ``epsilon``) until the game ends or ``max_depth`` plies (< 0: no cut), chance
-    and ties from the row's generator; returns the plies played."""
-    return _playout_kernel(
-        row,
-        max_depth,
-        epsilon,
-        *engine._fields(state),
-        engine.luck,
-        engine.num_types,
-        engine.pass_action,
-        engine.path,
-        engine.rank,
-        engine.nbr,
-        _ROW_OWNER,
-        _ROW_TYPE,
-        engine.greedy,
-    )
+    """Play row ``row`` on with the search's playout (:func:`_playout`: ``baselines.greedy_rollout``, a uniformly
+    random legal move with probability ``epsilon``) until the game ends or ``max_depth`` plies (< 0: no cut),
+    chance and ties from the row's generator; returns the plies played."""
+    ctx = SearchContext(int(max_depth), float(epsilon), 0.0, 1.0, np.zeros(engine.num_actions, dtype=np.bool_))
+    return int(_playout(state, engine.tables, ctx, int(row)))
 
 
-class CompiledSearch:
-    """The ``search`` baseline's decision with its whole search compiled (:func:`_search_kernel`): the position is
-    loaded into row 0 of a two-row batch (row 1 is each simulation's scratch) and searched with ``budget`` UCT
-    simulations, greedy playouts and the blended playout values of ``baselines.BordersMCTS``. Its dice, random moves
-    and ties come from a SplitMix64 stream seeded by one draw from the caller's generator per decision: a seeded
-    search is deterministic, but draws other numbers than the Python search with the same seed."""
+class CompiledSearch(fastsearch.CompiledSearch):
+    """The ``search`` baseline's decision, compiled (:class:`envs.common.fastsearch.CompiledSearch`): the position
+    in row 0 of a two-row batch, each simulation on row 1 (its dice, random moves and ties drawn from row 1's
+    generator), the UCT, candidates, greedy playouts and blended values of ``baselines.BordersMCTS``. One raw draw
+    from the caller's generator per decision seeds the stream: a seeded search is deterministic, but draws other
+    numbers than the Python search with the same seed.
+
+    ``margin_weight``, ``eval_scale``: a finished playout's value (:func:`_leaf`); ``rollout_depth``: playout plies
+    before the vp lead values the leaf (None: play to the end); ``rollout_epsilon``: the playout's random-move
+    chance."""
 
     def __init__(
         self,
-        game: Game,
+        game: BeastyBordersGame,
         budget: int,
         exploration: float,
         margin_weight: float,
@@ -448,58 +171,29 @@ class CompiledSearch:
         rollout_depth: int | None = None,
         rollout_epsilon: float = 0.1,
     ):
+        super().__init__(budget, exploration)
         self.game = game
         self.engine = BeastyBordersBatched(**game.options())
-        self.budget = int(budget)
-        self.exploration = float(exploration)
-        self.margin_weight = float(margin_weight)
-        self.eval_scale = float(eval_scale)
-        self.max_depth = -1 if rollout_depth is None else int(rollout_depth)
-        self.epsilon = float(rollout_epsilon)
         self._rows = self.engine.new_state(2)
-
-    def __call__(
-        self,
-        state: Any,
-        rng: np.random.Generator,
-        root_actions: np.ndarray | None = None,
-        budget: int | None = None,
-        root_visits: np.ndarray | None = None,
-    ) -> int:
-        """The most visited legal root action after ``budget`` (default: the search's) simulations from ``state``
-        (a reference state, unchanged) for the player to move, -1 if there is none; ``root_actions`` (legal ids),
-        when given, are the root's only children; ``root_visits`` (int64, one per action), when given, receives
-        the root children's visit counts."""
-        engine, rows = self.engine, self._rows
-        if root_visits is None:
-            root_visits = np.zeros(engine.num_actions, dtype=np.int64)
-        root_actions = np.zeros(0, np.int64) if root_actions is None else np.asarray(root_actions, np.int64)
-        if root_actions.size > engine.num_actions:
-            raise ValueError(f"at most {engine.num_actions} root actions, got {root_actions.size}")
-        legal = self.game.legal_mask(state).astype(bool)
-        engine.from_reference(state, rows, 0)
-        rows.rng[1] = rng.bit_generator.random_raw()
-        return int(
-            _search_kernel(
-                self.budget if budget is None else int(budget),
-                self.exploration,
-                self.margin_weight,
-                self.max_depth,
-                self.epsilon,
-                legal,
-                root_visits,
-                root_actions,
-                *engine._fields(rows),
-                engine.luck,
-                engine.num_types,
-                engine.pass_action,
-                engine.path,
-                engine.rank,
-                engine.nbr,
-                _ROW_OWNER,
-                _ROW_TYPE,
-                self.eval_scale,
-                engine.max_game_length,
-                engine.greedy,
-            )
+        self._context = SearchContext(
+            max_depth=-1 if rollout_depth is None else int(rollout_depth),
+            epsilon=float(rollout_epsilon),
+            margin_weight=float(margin_weight),
+            eval_scale=float(eval_scale),
+            mask=np.zeros(self.engine.num_actions, dtype=np.bool_),
         )
+
+    def load(self, state: BeastyBordersState, budget: int, seed: int) -> BeastyBordersBatchedState:
+        """The position in row 0; the simulations' row 1 drawing from ``seed``."""
+        self.engine.from_reference(state, self._rows, 0)
+        self._rows.rng[1] = np.uint64(seed)
+        return self._rows
+
+    def context(self) -> SearchContext:
+        """The playout settings and work buffer."""
+        return self._context
+
+    def draw_seed(self, rng: np.random.Generator) -> int:
+        """One raw 64-bit draw of the caller's generator (the draw this search has always made, so that seeded
+        games stay the same)."""
+        return int(rng.bit_generator.random_raw())
