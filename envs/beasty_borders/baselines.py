@@ -50,7 +50,7 @@ from envs.beasty_borders.fast import GREEDY_POTENTIAL as POTENTIAL
 from envs.beasty_borders.observation import GROUP_VP
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision, SeededPolicy
+from envs.common.policies import CompiledRootSearch, Decision, SeededPolicy
 
 
 def neighbour_groups(game: BeastyBordersGame, board: list[int], cell: int) -> dict[int, list[int]]:
@@ -193,7 +193,7 @@ MARGIN_WEIGHT = 1.0
 lower-variance signal than the bare result, which matters with ~100 playouts shared by 2-4 actions."""
 
 
-class BordersMCTS(MCTSPolicy):
+class BordersMCTS(CompiledRootSearch, MCTSPolicy):
     """:class:`MCTSPolicy` whose full playouts are valued by the result blended with the final vp margin.
 
     With ``compiled=True`` (the default), the greedy playout rule and :func:`variant_candidates` (as
@@ -242,15 +242,6 @@ class BordersMCTS(MCTSPolicy):
         if self.compiled is None or legal.size == 1:
             return super().act(decision)
         return self.act_among(decision, None)
-
-    def act_among(self, decision: Decision, root_actions: np.ndarray | None, budget: int | None = None) -> int:
-        """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
-        the candidates) and ``budget`` simulations (default: the policy's)."""
-        if self.compiled is None:
-            raise ValueError("act_among needs the compiled search (compiled=True, the default playouts)")
-        legal = decision.legal_actions()
-        action = self.compiled(decision.info_state, self.rng, root_actions, self.budget if budget is None else budget)
-        return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
     def _leaf_value(self, state: Any) -> np.ndarray:
         game, rng, rollout = self.game, self.rng, self.rollout

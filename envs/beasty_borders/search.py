@@ -5,10 +5,9 @@ the lowest and highest legal figure, then pass: ``baselines.variant_candidates``
 result blended with the final vp margin, or by the vp lead when cut). The dice are chance, so the candidates are
 listed on every visit. :func:`playout` plays a batched row to the end with the same playout (for tests).
 
-numba's disk cache of a function holds the functions it calls compiled into it and watches only its own file: the
-tree (``fastsearch.search_kernel``) does not notice edits here, nor this file's kernels edits of ``fast.py``. After
-editing either, clear ``envs/beasty_borders/__pycache__`` and ``envs/common/__pycache__/fastsearch.*``, or the
-search keeps running the old code.
+numba's disk cache of a function holds the functions it calls compiled into it and watches only its own file:
+this file's kernels do not notice edits of ``fast.py`` (clear ``envs/beasty_borders/__pycache__`` after one); the
+tree's cache file is named after a digest of both files (``envs.common.fastsearch.kernels``).
 """
 
 from __future__ import annotations
@@ -189,7 +188,7 @@ class CompiledSearch(fastsearch.CompiledSearch):
         self._rows.rng[1] = np.uint64(seed)
         return self._rows
 
-    def context(self) -> SearchContext:
+    def context(self, state: BeastyBordersState, seed: int) -> SearchContext:
         """The playout settings and work buffer."""
         return self._context
 

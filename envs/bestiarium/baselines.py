@@ -65,7 +65,7 @@ def cascade_key(game: BestiariumGame, state: BestiariumState, seat: int) -> tupl
     return (0,) + tuple(mine.get(s, 0) - theirs.get(s, 0) for s in range(game.num_cells, 0, -1))
 
 
-def _key_after_chain(game: BestiariumGame, state: BestiariumState, seat: int) -> tuple[int, ...]:
+def key_after_chain(game: BestiariumGame, state: BestiariumState, seat: int) -> tuple[int, ...]:
     """The key once ``seat``'s eating chain (if any) is finished with the best growth cells (``state`` changes)."""
     if state.over or state.to_move != seat or state.phase != GROW:
         return cascade_key(game, state, seat)
@@ -73,7 +73,7 @@ def _key_after_chain(game: BestiariumGame, state: BestiariumState, seat: int) ->
     for a in game.growth_cells(state):
         child = state.clone()
         game.apply(child, a)
-        k = _key_after_chain(game, child, seat)
+        k = key_after_chain(game, child, seat)
         if best is None or k > best:
             best = k
     return best
@@ -93,7 +93,7 @@ class GreedyPolicy(SeededPolicy):
         for a in legal:
             child = state.clone()
             game.apply(child, int(a))
-            keys.append(_key_after_chain(game, child, seat))
+            keys.append(key_after_chain(game, child, seat))
         top = max(keys)
         best = [i for i, k in enumerate(keys) if k == top]
         return int(legal[best[self.rng.integers(len(best))]])

@@ -752,13 +752,13 @@ def _key_greater(a, b):
 
 @njit(cache=True, inline="always")
 def _chain_done(st, b, seat):
-    """Whether ``seat`` has no growth cell to choose in row ``b`` (``baselines._key_after_chain``'s leaf)."""
+    """Whether ``seat`` has no growth cell to choose in row ``b`` (``baselines.key_after_chain``'s leaf)."""
     return st.over[b] or st.to_move[b] != seat or st.phase[b] != GROW
 
 
 @njit(cache=True)
 def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
-    """``baselines._key_after_chain`` of ``work``'s row 0 for ``seat`` into ``keys[0]``: the eating chain, if any,
+    """``baselines.key_after_chain`` of ``work``'s row 0 for ``seat`` into ``keys[0]``: the eating chain, if any,
     walked depth first over every choice of growth cells (level d of the walk on work row d, its growth cells in
     ``masks[d]``, the next one to try at ``cursor[d]``, its best key so far in ``keys[d]``; a chain adds a stone to
     its creature per level, so it is at most N levels deep). Rows 1.. are played on."""
@@ -804,11 +804,12 @@ def _group_value(n, kinds, s):
 
 
 @njit(cache=True)
-def _greedy_root(st, b, seat, tab, sc, count, kinds, rep, mult, forms, key):
+def _greedy_root(st, b, seat, tab, sc, g):
     """Row ``b``'s creatures as :func:`_greedy_keys_row` updates them: per (seat, size) ``count`` creatures of
     ``kinds`` distinct shapes; per creature of a size that has several shapes its canonical form (``forms[slot]``)
     and its class (``rep[slot]``: the first slot of its size and shape, of which ``mult[rep]`` creatures); ``key``:
     the cascade key of the (live) row for ``seat``, as :func:`_cascade_key_row` computes it."""
+    count, kinds, rep, mult, forms, key = g[9], g[10], g[11], g[12], g[13], g[14]
     n_cells = st.color.shape[1]
     count[:, :] = 0
     kinds[:, :] = 0
@@ -877,7 +878,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
             k += 1
     if num == 1 and not single:
         return num
-    _greedy_root(st, b, seat, tab, sc, count, kinds, rep, mult, forms, base)
+    _greedy_root(st, b, seat, tab, sc, g)
     d = 0
     for i in range(num):
         a = actions[i]
@@ -968,7 +969,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
 def _greedy_scratch(n_actions, levels):
     """Work arrays of the greedy kernels: the chain walk's keys, masks, cursors and flags per level, the cascade
     values, the legal mask, the legal actions, their keys, the best actions, then :func:`_greedy_root`'s counts,
-    kinds, classes, class sizes, forms and key (each written before it is read)."""
+    kinds, classes, class sizes, forms and key (entries 9-14; each written before it is read)."""
     return (
         np.empty((levels, n_actions), dtype=np.int64),
         np.empty((levels, n_actions), dtype=np.bool_),

@@ -86,7 +86,7 @@ def eat_choice(game: BoaringGame, state: BoaringState, seat: int) -> int:
     return A.NO_EAT
 
 
-def _hidden_counts(state: BoaringState, seat: int) -> list[int]:
+def hidden_counts(state: BoaringState, seat: int) -> list[int]:
     """Food counts per value that ``seat`` cannot locate, computed from public cards and its own hand only.
 
     Equal to ``game.unknown_food`` on an information state (whose hidden pending cards are placeholders); on a
@@ -114,7 +114,7 @@ def bid_values(
     n = game.num_players
     hand = state.hands[seat]
     values = [i + 1 for i in range(NUM_VALUES) if hand[i] > 0]
-    pool = np.repeat(np.arange(1, NUM_VALUES + 1), _hidden_counts(state, seat))
+    pool = np.repeat(np.arange(1, NUM_VALUES + 1), hidden_counts(state, seat))
     others = [s for s in range(n) if s != seat]
     k = len(others)
     draws = pool[np.argsort(rng.random((samples, pool.size)), axis=1)[:, :k]].astype(np.int64)
@@ -175,7 +175,7 @@ def fast_bid(game: BoaringGame, state: BoaringState, seat: int, card_cost: float
 
     n = game.num_players
     best = closed_form_bid(
-        np.array(_hidden_counts(state, seat), dtype=np.int64),
+        np.array(hidden_counts(state, seat), dtype=np.int64),
         np.array(state.hands[seat], dtype=np.int64),
         state.requirement * n,
         animal_worth(game, state, seat),

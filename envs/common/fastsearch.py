@@ -27,13 +27,20 @@ other jitted functions as arguments is compiled anew in every process (numba 0.6
 would cost every new process the whole search's compile time. Each game gets its own copy of the tree's dispatcher
 (:func:`kernels`), so its own cache file: numba loads a cache index whole, types included, and one shared index
 would make every game's search fail to load after a game registered from another package (a plugin, the tests'
-example game) had been compiled into it and its package was gone.
+example game) had been compiled into it and its package was gone. The copy's name carries a digest of the game's
+``search.py`` and ``fast.py``: numba watches only the tree's own file, and an edit of the game's must not leave the
+search running the old code. (numba's cache has the same blind spot one level down: a ``search.py`` kernel cached
+with ``fast.py`` functions compiled into it does not notice an edit of ``fast.py``; clear the game's
+``__pycache__`` after one.)
 """
 
 from __future__ import annotations
 
+import hashlib
+import sys
 import types
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -381,10 +388,25 @@ def kernels(context: type) -> tuple[Any, Any]:
     if found is None:
         if context not in _GAMES:
             raise TypeError(f"no game's search is registered for {context.__name__} (envs.common.fastsearch.register)")
-        tag = f"{context.__module__}.{context.__qualname__}".replace(".", "_")
+        tag = f"{context.__module__}.{context.__qualname__}".replace(".", "_") + "_" + _source_digest(context)
         found = tuple(_own_copy(f, tag) for f in (_search_tree, _flat_values))
         _KERNELS[context] = found
     return found
+
+
+def _source_digest(context: type) -> str:
+    """A short digest of the source files of the game's search context and registered functions (its ``search.py``
+    and ``fast.py``): numba watches only a function's own file, and the tree has the game's functions compiled into
+    it, so an edit of the game's files must name a new cache file (the old one is left unused)."""
+    files = {sys.modules[context.__module__].__file__}
+    for function in _GAMES[context].values():
+        module = getattr(getattr(function, "py_func", None), "__module__", None)
+        if module in sys.modules:
+            files.add(sys.modules[module].__file__)
+    digest = hashlib.sha1()
+    for name in sorted(f for f in files if f):
+        digest.update(Path(name).read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def _own_copy(function: Callable[..., Any], tag: str) -> Any:

@@ -2,7 +2,7 @@
 
 Games are played in the batched engine (random moves, a 'grower' that places next to its own stones for eating
 chains and big shapes, and the compiled greedy's own moves); at checked decisions of every row the compiled keys
-(``BestiariumBatched.greedy_scores``) must equal the Python greedy's (``baselines._key_after_chain`` after each
+(``BestiariumBatched.greedy_scores``) must equal the Python greedy's (``baselines.key_after_chain`` after each
 legal action on the row's reference state) exactly, and the compiled choice must be one of the actions with the
 best key, the very action where only one is best. The two draw their tie-breaks from different generators, so
 only the set is compared where several tie. Covered: placements, growth-cell choices inside a chain, placements
@@ -19,7 +19,7 @@ import time
 import numpy as np
 import pytest
 
-from envs.bestiarium.baselines import GreedyPolicy, _key_after_chain
+from envs.bestiarium.baselines import GreedyPolicy, key_after_chain
 from envs.bestiarium.fast import BestiariumBatched
 from envs.bestiarium.rules import BOARD_SIZES, GROW, SHAPE_EQUIVALENCES, BestiariumGame, BestiariumState
 from envs.common.fastrng import seed_states
@@ -42,7 +42,7 @@ def python_keys(game: BestiariumGame, s: BestiariumState) -> tuple[list[int], li
     for a in legal:
         child = s.clone()
         game.apply(child, a)
-        keys.append(_key_after_chain(game, child, s.to_move))
+        keys.append(key_after_chain(game, child, s.to_move))
     return legal, keys
 
 

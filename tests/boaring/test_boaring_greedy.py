@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from envs.boaring import fast as F
-from envs.boaring.baselines import CARD_COST, SAMPLES, GreedyPolicy, _hidden_counts, bid_values
+from envs.boaring.baselines import CARD_COST, SAMPLES, GreedyPolicy, bid_values, hidden_counts
 from envs.boaring.fast import BoaringBatched
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame
 from envs.common.fastrng import seed_states
@@ -37,7 +37,7 @@ class RecordingGenerator:
 
 def python_draws(state, seat: int, n: int, uniforms: np.ndarray) -> np.ndarray:
     """The other seats' bids bid_values derives from its uniforms: the pool ordered by the argsort of each row."""
-    pool = np.repeat(np.arange(1, 11), _hidden_counts(state, seat))
+    pool = np.repeat(np.arange(1, 11), hidden_counts(state, seat))
     return pool[np.argsort(uniforms, axis=1)[:, : n - 1]].astype(np.int64)
 
 
@@ -119,8 +119,8 @@ def test_compiled_draws_converge_to_the_python_evs():
     worst = 0.0
     for b, s in enumerate(states):
         seat = s.current
-        F._hidden_counts(batch, b, seat, counts)
-        assert counts.tolist() == _hidden_counts(game.information_state(s, seat), seat)
+        F.hidden_counts_row(batch, fast.tables, b, seat, counts)
+        assert counts.tolist() == hidden_counts(game.information_state(s, seat), seat)
         kk = F._greedy_draws(counts, n - 1, samples, rng, 0, pool, draws)
         assert kk == n - 1
         for value in range(1, 11):  # without replacement: never more copies of a value than the pool holds
