@@ -431,44 +431,17 @@ def test_playout_draws_every_legal_action_uniformly():
 
 def test_search_candidates_are_the_references():
     """The tree's candidate actions (compiled) are baselines.move_candidates, in order, on random positions of every
-    phase: checked through a budget-1 search per position, whose one expansion is drawn from the candidates."""
+    phase."""
     from envs.battle_sheep.baselines import move_candidates
-    from envs.battle_sheep.search import _candidates
+    from envs.battle_sheep.search import CompiledSearch
 
     ref = BattleSheepGame(num_players=3)
-    fast = BattleSheepBatched(num_players=3)
+    search = CompiledSearch(ref, budget=1, exploration=1.0)
     rng = np.random.default_rng(5)
-    state = fast.new_state(1)
-    t = fast.tables
-    cells = fast.num_cells
-    scratch = (
-        np.empty(cells, np.int8),
-        np.empty(cells, np.int64),
-        np.empty(3 * cells, bool),
-        np.empty(3 * cells, np.int64),
-    )
     for _ in range(4):
         s = ref.initial_state(rng)
         while not ref.is_terminal(s):
-            fast.from_reference(s, state, 0)
-            m = _candidates(
-                state.cells,
-                state.heights,
-                state.stacks,
-                state.num_stacks,
-                state.phase,
-                state.to_move,
-                state.num_pasture,
-                state.pasture,
-                state.on_border,
-                0,
-                t.tiles,
-                t.cell_tiles,
-                t.nbr,
-                t.centre,
-                *scratch,
-            )
-            assert scratch[3][:m].tolist() == move_candidates(ref, s)
+            assert search.candidates(s).tolist() == move_candidates(ref, s)
             legal = ref.legal_actions(s)
             ref.apply(s, legal[rng.integers(len(legal))])
 
