@@ -196,105 +196,62 @@ def _make_tables(ref: BattleSheepGame) -> Tables:
     )
 
 
-# ----- helpers on one row ---------------------------------------------------------------------------------------------
+# ----- one position's helpers -----------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
 def _next_seat(seat, n):
     return 0 if seat + 1 == n else seat + 1
 
 
 @njit(cache=True, inline="always")
-def _has_move(st, tab, b, seat):
-    """Whether ``seat`` of row ``b`` can move (rules.has_move)."""
-    for i in range(st.num_stacks[b, seat]):
-        if stack_can_move(st.cells[b], st.heights[b], tab.nbr, st.stacks[b, seat, i]):
+def _has_move(cells, heights, stack_cells, count, nbr):
+    """Whether the seat whose stacks are ``stack_cells[:count]`` can move (rules.has_move; ``cells``, ``heights``:
+    one row)."""
+    for i in range(count):
+        if stack_can_move(cells, heights, nbr, stack_cells[i]):
             return True
     return False
 
 
 @njit(cache=True)
-def _advance_mover(st, tab, b, first):
-    """Next mover from seat ``first`` clockwise, skipping blocked seats; over if nobody can move
-    (rules._advance_mover; ``tab.splits``: the seat to move that cannot move ends the game)."""
-    n = tab.num_players
+def _next_mover(cells, heights, stacks, num_stacks, can_move, nbr, first, n, splits):
+    """(the seat to move, whether the game is over) after a move, from seat ``first`` clockwise, skipping blocked
+    seats (whose ``can_move`` it clears); over if nobody can move (rules._advance_mover; ``splits``: the seat to
+    move that cannot move ends the game, and stays the mover). Seat -1: over, the mover unchanged. One row's
+    arrays."""
     seat = first if first < n else first - n
-    if tab.splits:
-        st.to_move[b] = seat
-        if not _has_move(st, tab, b, seat):
-            st.can_move[b, seat] = False
-            st.phase[b] = OVER
-        return
+    if splits:
+        if _has_move(cells, heights, stacks[seat], num_stacks[seat], nbr):
+            return seat, False
+        can_move[seat] = False
+        return seat, True
     for _ in range(n):
-        if st.can_move[b, seat]:
-            if _has_move(st, tab, b, seat):
-                st.to_move[b] = seat
-                return
-            st.can_move[b, seat] = False
+        if can_move[seat]:
+            if _has_move(cells, heights, stacks[seat], num_stacks[seat], nbr):
+                return seat, False
+            can_move[seat] = False
         seat = _next_seat(seat, n)
-    st.phase[b] = OVER
+    return -1, True
 
 
-@njit(cache=True)
-def _set_legal_row(st, tab, b, out, span_start, span_len):
-    """Set row ``b``'s legal actions in ``out`` (its mask, all zeros before) and record the spans of ``out`` it may
-    have set (``span_start[i]``, ``span_len[i]``; every entry of a move span is set); returns how many spans, so
-    that the next call can clear just those instead of the whole row."""
-    n = st.cells.shape[1]
-    ph = st.phase[b]
+@njit(cache=True, inline="always")
+def _listed(mask, out):
+    """The indices of ``mask``'s set entries in order into ``out``; returns how many."""
     count = 0
-    if ph == BUILD:
-        m = st.num_pasture[b]
-        mask_tiles(
-            st.cells[b],
-            st.pasture[b],
-            m,
-            m,
-            tab.tiles,
-            tab.cell_tiles,
-            tab.nbr,
-            tab.centre,
-            tab.work_code,
-            tab.work_near,
-            out,
-        )
-        span_start[0] = 0
-        span_len[0] = 3 * n
-        count = 1
-    elif ph == PLACE:
-        for i in range(st.num_pasture[b]):
-            c = st.pasture[b, i]
-            if st.on_border[b, c] and st.cells[b, c] == EMPTY:
-                out[3 * n + c] = True
-        span_start[0] = 3 * n
-        span_len[0] = n
-        count = 1
-    elif ph == MOVE:
-        seat = st.to_move[b]
-        nbr = tab.nbr
-        for i in range(st.num_stacks[b, seat]):
-            c = st.stacks[b, seat, i]
-            h = np.int64(st.heights[b, c])
-            if h < 2:
-                continue
-            for d in range(6):
-                j = nbr[c, d]
-                if j >= 0 and st.cells[b, j] == EMPTY:
-                    start = 4 * n + (c * 6 + d) * MAX_MOVE
-                    for k in range(h - 1):
-                        out[start + k] = True
-                    span_start[count] = start
-                    span_len[count] = h - 1
-                    count += 1
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            out[count] = i
+            count += 1
     return count
 
 
 @njit(cache=True)
-def _final_returns(cells, num_stacks, to_move, tab, out):
+def _final_returns(cells, num_stacks, to_move, n, splits, nbr, seen, todo, out):
     """The returns of a finished position into ``out`` (rules.returns): one row's ``cells`` and ``num_stacks``,
-    and ``to_move``, the seat whose turn ended the game (the loser under ``tab.splits``)."""
-    n = tab.num_players
+    and ``to_move``, the seat whose turn ended the game (the loser under ``splits``). ``seen``, ``todo``: the
+    largest herd's scratch."""
     for s in range(n):
         out[s] = 0.0
-    if tab.splits:
+    if splits:
         out[0] = 1.0
         out[1] = 1.0
         out[to_move] = -1.0
@@ -303,7 +260,7 @@ def _final_returns(cells, num_stacks, to_move, tab, out):
     herds = np.empty(n, dtype=np.int64)
     for s in range(n):
         pastures[s] = num_stacks[s]
-        herds[s] = largest_herd(cells, tab.nbr, s, tab.work_seen, tab.work_todo)
+        herds[s] = largest_herd(cells, nbr, s, seen, todo)
     for i in range(n):
         for j in range(i + 1, n):
             if pastures[i] > pastures[j] or (pastures[i] == pastures[j] and herds[i] > herds[j]):
@@ -316,14 +273,64 @@ def _final_returns(cells, num_stacks, to_move, tab, out):
         out[s] /= n - 1
 
 
+# ----- functions on one row of the batch ------------------------------------------------------------------------------
+@njit(cache=True)
+def _set_legal_row(st, tab, b, out, span_start, span_len):
+    """Set row ``b``'s legal actions in ``out`` (its mask, all zeros before) and record the spans of ``out`` it may
+    have set (``span_start[i]``, ``span_len[i]``; every entry of a move span is set); returns how many spans, so
+    that the next call can clear just those instead of the whole row."""
+    n = st.cells.shape[1]
+    ph = st.phase[b]
+    seat = st.to_move[b]
+    m = st.num_pasture[b]
+    num_stacks = st.num_stacks[b, seat]
+    cells = st.cells[b]
+    heights = st.heights[b]
+    pasture = st.pasture[b]
+    on_border = st.on_border[b]
+    stacks = st.stacks[b, seat]
+    tiles, cell_tiles, nbr, centre = tab.tiles, tab.cell_tiles, tab.nbr, tab.centre
+    code, near = tab.work_code, tab.work_near
+    count = 0
+    if ph == BUILD:
+        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, out)
+        span_start[0] = 0
+        span_len[0] = 3 * n
+        count = 1
+    elif ph == PLACE:
+        for i in range(m):
+            c = pasture[i]
+            if on_border[c] and cells[c] == EMPTY:
+                out[3 * n + c] = True
+        span_start[0] = 3 * n
+        span_len[0] = n
+        count = 1
+    elif ph == MOVE:
+        for i in range(num_stacks):
+            c = stacks[i]
+            h = np.int64(heights[c])
+            if h < 2:
+                continue
+            for d in range(6):
+                j = nbr[c, d]
+                if j >= 0 and cells[j] == EMPTY:
+                    start = 4 * n + (c * 6 + d) * MAX_MOVE
+                    for k in range(h - 1):
+                        out[start + k] = True
+                    span_start[count] = start
+                    span_len[count] = h - 1
+                    count += 1
+    return count
+
+
 @njit(cache=True)
 def legal_tiles_row(st, tab, b, out):
     """The legal tile placements of row ``b`` (in the build phase) in id order into ``out`` (int64, at least 3N);
     returns how many: the legal list the random build and the random playouts draw from (``below(count)``, as
     ``rules.py`` draws ``integers(count)`` over ``legal_actions``), and the search's candidates there."""
+    m = st.num_pasture[b]
     tile_ok = tab.work_tile_ok
     zero(tile_ok)
-    m = st.num_pasture[b]
     mask_tiles(
         st.cells[b],
         st.pasture[b],
@@ -337,21 +344,18 @@ def legal_tiles_row(st, tab, b, out):
         tab.work_near,
         tile_ok,
     )
-    count = 0
-    for t in range(tile_ok.shape[0]):
-        if tile_ok[t]:
-            out[count] = t
-            count += 1
-    return count
+    return _listed(tile_ok, out)
 
 
 # ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) -----------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mover_row(st, tab, b):
     """The seat to move in row ``b``, -1 when over or at the ply cap (never reached: every move fills a pasture)."""
-    if st.phase[b] == OVER or st.plies[b] >= tab.max_plies:
-        return -1
-    return st.to_move[b]
+    phase = st.phase[b]
+    plies = st.plies[b]
+    seat = st.to_move[b]
+    cap = tab.max_plies
+    return -1 if phase == OVER or plies >= cap else seat
 
 
 @njit(cache=True)
@@ -361,131 +365,165 @@ def legal_row(st, tab, b, out):
     zero(out)
     starts = tab.work_spans[0]
     lens = tab.work_spans[1]
+    spans = _set_legal_row(st, tab, b, out, starts, lens)
     count = 0
-    for i in range(_set_legal_row(st, tab, b, out, starts, lens)):
+    for i in range(spans):
         for k in range(starts[i], starts[i] + lens[i]):
             if out[k]:
                 count += 1
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply_row(st, tab, b, a):
     """Play legal action ``a`` for the mover of live row ``b`` (rules.apply; no chance)."""
-    seat = st.to_move[b]
     num_cells = st.cells.shape[1]
-    n = tab.num_players
+    seat = st.to_move[b]
     ph = st.phase[b]
+    cells, heights, stacks, num_stacks, can_move = st.cells, st.heights, st.stacks, st.num_stacks, st.can_move
+    phase, to_move, stacks_placed, tiles_left = st.phase, st.to_move, st.stacks_placed, st.tiles_left
+    num_pasture, pasture, extent, on_border = st.num_pasture, st.pasture, st.extent, st.on_border
+    n, splits, nbr = tab.num_players, tab.splits, tab.nbr
+    tiles, q, r, cell_at, radius, total_tiles = tab.tiles, tab.q, tab.r, tab.cell_at, tab.radius, tab.total_tiles
+    seen, todo = tab.work_seen, tab.work_todo
+    st.plies[b] += 1
+    st.last_action[b] = a
+    first = -1  # the seat from which the next mover is sought (the moves)
     if ph == BUILD:
-        place_tile(
-            st.cells, st.num_pasture, st.pasture, st.extent, b, a, tab.tiles, tab.q, tab.r, tab.cell_at, tab.radius
-        )
-        st.tiles_left[b, seat] -= 1
-        if st.num_pasture[b] == 4 * tab.total_tiles:
-            st.phase[b] = PLACE
-            outer_border(st.cells[b], tab.nbr, tab.work_seen, tab.work_todo, st.on_border[b])
-            st.to_move[b] = 0
+        place_tile(cells, num_pasture, pasture, extent, b, a, tiles, q, r, cell_at, radius)
+        tiles_left[b, seat] -= 1
+        if num_pasture[b] == 4 * total_tiles:
+            phase[b] = PLACE
+            outer_border(cells[b], nbr, seen, todo, on_border[b])
+            to_move[b] = 0
         else:
-            st.to_move[b] = _next_seat(seat, n)
+            to_move[b] = _next_seat(seat, n)
     elif ph == PLACE:
         c = a - 3 * num_cells
-        st.cells[b, c] = seat
-        st.heights[b, c] = SHEEP_PER_PLAYER
-        st.stacks[b, seat, st.num_stacks[b, seat]] = c
-        st.num_stacks[b, seat] += 1
-        st.stacks_placed[b] += 1
-        if st.stacks_placed[b] == n:
-            st.phase[b] = MOVE
-            _advance_mover(st, tab, b, 0)
+        cells[b, c] = seat
+        heights[b, c] = SHEEP_PER_PLAYER
+        stacks[b, seat, num_stacks[b, seat]] = c
+        num_stacks[b, seat] += 1
+        stacks_placed[b] += 1
+        if stacks_placed[b] == n:
+            phase[b] = MOVE
+            first = 0
         else:
-            st.to_move[b] = seat + 1
+            to_move[b] = seat + 1
     else:
         rest = a - 4 * num_cells
         cell_dir = rest // MAX_MOVE
         k = rest - cell_dir * MAX_MOVE + 1
         c = cell_dir // 6
         d = cell_dir - 6 * c
-        dest = slide(st.cells[b], tab.nbr, c, d)
-        st.heights[b, c] -= k
-        st.cells[b, dest] = seat
-        st.heights[b, dest] = k
-        st.stacks[b, seat, st.num_stacks[b, seat]] = dest
-        st.num_stacks[b, seat] += 1
-        _advance_mover(st, tab, b, seat + 1)
-    st.plies[b] += 1
-    st.last_action[b] = a
+        dest = slide(cells[b], nbr, c, d)
+        heights[b, c] -= k
+        cells[b, dest] = seat
+        heights[b, dest] = k
+        stacks[b, seat, num_stacks[b, seat]] = dest
+        num_stacks[b, seat] += 1
+        first = seat + 1
+    if first >= 0:
+        mover, over = _next_mover(cells[b], heights[b], stacks[b], num_stacks[b], can_move[b], nbr, first, n, splits)
+        if mover >= 0:
+            to_move[b] = mover
+        if over:
+            phase[b] = OVER
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def returns_row(st, tab, b, out):
     """Row ``b``'s returns per seat into ``out`` (float64; zeros while live): rules.returns."""
-    if st.phase[b] != OVER:
-        for s in range(tab.num_players):
+    over = st.phase[b] == OVER
+    cells, num_stacks, seat = st.cells[b], st.num_stacks[b], st.to_move[b]
+    n, splits, nbr, seen, todo = tab.num_players, tab.splits, tab.nbr, tab.work_seen, tab.work_todo
+    if over:
+        _final_returns(cells, num_stacks, seat, n, splits, nbr, seen, todo, out)
+    else:
+        for s in range(n):
             out[s] = 0.0
-        return
-    _final_returns(st.cells[b], st.num_stacks[b], st.to_move[b], tab, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def copy_row(st, tab, src, dst):
     """Row ``src`` of every field but the generator into row ``dst``."""
-    st.cells[dst] = st.cells[src]
-    st.heights[dst] = st.heights[src]
-    st.stacks[dst] = st.stacks[src]
-    st.num_stacks[dst] = st.num_stacks[src]
-    st.tiles_left[dst] = st.tiles_left[src]
-    st.phase[dst] = st.phase[src]
-    st.to_move[dst] = st.to_move[src]
-    st.stacks_placed[dst] = st.stacks_placed[src]
-    st.can_move[dst] = st.can_move[src]
-    st.num_pasture[dst] = st.num_pasture[src]
-    st.pasture[dst] = st.pasture[src]
-    st.extent[dst] = st.extent[src]
-    st.on_border[dst] = st.on_border[src]
-    st.plies[dst] = st.plies[src]
-    st.last_action[dst] = st.last_action[src]
+    cells, heights, stacks, num_stacks, tiles_left = st.cells, st.heights, st.stacks, st.num_stacks, st.tiles_left
+    phase, to_move, stacks_placed, can_move = st.phase, st.to_move, st.stacks_placed, st.can_move
+    num_pasture, pasture, extent, on_border = st.num_pasture, st.pasture, st.extent, st.on_border
+    plies, last_action = st.plies, st.last_action
+    cells[dst] = cells[src]
+    heights[dst] = heights[src]
+    stacks[dst] = stacks[src]
+    num_stacks[dst] = num_stacks[src]
+    tiles_left[dst] = tiles_left[src]
+    phase[dst] = phase[src]
+    to_move[dst] = to_move[src]
+    stacks_placed[dst] = stacks_placed[src]
+    can_move[dst] = can_move[src]
+    num_pasture[dst] = num_pasture[src]
+    pasture[dst] = pasture[src]
+    extent[dst] = extent[src]
+    on_border[dst] = on_border[src]
+    plies[dst] = plies[src]
+    last_action[dst] = last_action[src]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_action_row(st, tab, b):
     """A uniformly random legal action of live row ``b``, one draw from ``st.rng[b]`` (``MCTSPolicy``'s default
     rollout, the search's playout): ``below(count)`` over the legal tiles in id order, the free border cells in
     pasture order, or the moves by stack (in the order first occupied), direction and count."""
     num_cells = st.cells.shape[1]
-    work = tab.work_list
     ph = st.phase[b]
+    seat = st.to_move[b]
+    m = st.num_pasture[b]
+    num_stacks = st.num_stacks[b, seat]
+    cells = st.cells[b]
+    heights = st.heights[b]
+    pasture = st.pasture[b]
+    on_border = st.on_border[b]
+    stacks = st.stacks[b, seat]
+    rng = st.rng
+    nbr, work = tab.nbr, tab.work_list
+    tiles, cell_tiles, centre, code, near, tile_ok = (
+        tab.tiles,
+        tab.cell_tiles,
+        tab.centre,
+        tab.work_code,
+        tab.work_near,
+        tab.work_tile_ok,
+    )
     if ph == BUILD:
-        count = legal_tiles_row(st, tab, b, work)
-        return work[below(st.rng, b, count)]
+        zero(tile_ok)
+        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
+        return work[below(rng, b, _listed(tile_ok, work))]
     if ph == PLACE:
         count = 0
-        for i in range(st.num_pasture[b]):
-            c = st.pasture[b, i]
-            if st.on_border[b, c] and st.cells[b, c] == EMPTY:
+        for i in range(m):
+            c = pasture[i]
+            if on_border[c] and cells[c] == EMPTY:
                 work[count] = c
                 count += 1
-        return 3 * num_cells + work[below(st.rng, b, count)]
-    nbr = tab.nbr
-    seat = st.to_move[b]
+        return 3 * num_cells + work[below(rng, b, count)]
     total = 0
-    for i in range(st.num_stacks[b, seat]):
-        c = st.stacks[b, seat, i]
-        h = np.int64(st.heights[b, c])
+    for i in range(num_stacks):
+        c = stacks[i]
+        h = np.int64(heights[c])
         if h < 2:
             continue
         for d in range(6):
             j = nbr[c, d]
-            if j >= 0 and st.cells[b, j] == EMPTY:
+            if j >= 0 and cells[j] == EMPTY:
                 total += h - 1
-    k = np.int64(below(st.rng, b, total))  # below returns a uint64: int64 arithmetic below
-    for i in range(st.num_stacks[b, seat]):
-        c = st.stacks[b, seat, i]
-        h = np.int64(st.heights[b, c])
+    k = np.int64(below(rng, b, total))  # below returns a uint64: int64 arithmetic below
+    for i in range(num_stacks):
+        c = stacks[i]
+        h = np.int64(heights[c])
         if h < 2:
             continue
         for d in range(6):
             j = nbr[c, d]
-            if j >= 0 and st.cells[b, j] == EMPTY:
+            if j >= 0 and cells[j] == EMPTY:
                 if k < h - 1:
                     return 4 * num_cells + (c * 6 + d) * MAX_MOVE + k
                 k -= h - 1
@@ -635,9 +673,10 @@ def _score_moves(st, tab, b, actions, scores):
     stacks = st.stacks[b]
     num_stacks = st.num_stacks[b]
     can_move = st.can_move[b]
+    seen, todo, result = tab.work_seen, tab.work_todo, tab.work_result
     after = tab.work_after
-    after[:] = cells
     stacks_after = tab.work_stacks
+    after[:] = cells
     for s in range(n):
         stacks_after[s] = num_stacks[s]
     stacks_after[seat] += 1
@@ -702,8 +741,8 @@ def _score_moves(st, tab, b, actions, scores):
                     over = not others_can and not (can_move[seat] and mine_live > 0)
                 if over:
                     if not final_known:
-                        _final_returns(after, stacks_after, (seat + 1) % n, tab, tab.work_result)
-                        final = 1000.0 * tab.work_result[seat]
+                        _final_returns(after, stacks_after, (seat + 1) % n, n, splits, nbr, seen, todo, result)
+                        final = 1000.0 * result[seat]
                         final_known = True
                     scores[count] = final
                 else:
@@ -715,53 +754,58 @@ def _score_moves(st, tab, b, actions, scores):
 
 
 @njit(cache=True)
-def _greedy_scores_row(st, tab, b, actions, scores):
-    """The legal actions of live row ``b``'s mover into ``actions`` and their greedy scores into ``scores``
-    (baselines.greedy_scores: build, the pasture edges the tile touches; stack placement, the free cells in
-    straight lines; moves, the position's live-sheep value after the move, :func:`_score_moves`); returns how
-    many."""
+def _setup_scores(st, tab, b, actions, scores):
+    """The legal actions of row ``b``'s mover in the set-up phases into ``actions`` and their greedy scores into
+    ``scores`` (baselines.greedy_scores: build, the pasture edges the tile touches; stack placement, the free
+    cells in straight lines); returns how many (0 when over)."""
     num_cells = st.cells.shape[1]
-    nbr = tab.nbr
     ph = st.phase[b]
+    m = st.num_pasture[b]
+    cells = st.cells[b]
+    pasture = st.pasture[b]
+    on_border = st.on_border[b]
+    nbr, tiles, cell_tiles, centre = tab.nbr, tab.tiles, tab.cell_tiles, tab.centre
+    code, near, tile_ok = tab.work_code, tab.work_near, tab.work_tile_ok
+    count = 0
     if ph == BUILD:
-        count = legal_tiles_row(st, tab, b, actions)
+        zero(tile_ok)
+        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
+        count = _listed(tile_ok, actions)
         for i in range(count):
             score = 0
             for e in range(4):
-                c = tab.tiles[actions[i], e]
+                c = tiles[actions[i], e]
                 for d in range(6):
                     j = nbr[c, d]
-                    if j >= 0 and st.cells[b, j] != NO_PASTURE:
+                    if j >= 0 and cells[j] != NO_PASTURE:
                         score += 1
             scores[i] = score
-        return count
-    if ph == PLACE:
-        count = 0
+    elif ph == PLACE:
         for c in range(num_cells):
-            if st.on_border[b, c] and st.cells[b, c] == EMPTY:
+            if on_border[c] and cells[c] == EMPTY:
                 reach = 0
                 for d in range(6):
                     j = nbr[c, d]
-                    while j >= 0 and st.cells[b, j] == EMPTY:
+                    while j >= 0 and cells[j] == EMPTY:
                         reach += 1
                         j = nbr[j, d]
                 actions[count] = 3 * num_cells + c
                 scores[count] = reach
                 count += 1
-        return count
-    if ph == MOVE:
-        return _score_moves(st, tab, b, actions, scores)
-    return 0
+    return count
 
 
 @njit(cache=True)
 def _greedy_kernel(st, tab, rng, out):
     """baselines.GreedyPolicy's action for the mover of every row into ``out`` (-1 where the game is over): one of
-    the best-scoring legal actions (:func:`_greedy_scores_row`), drawn from ``rng[b]`` when several tie (no draw
-    otherwise)."""
+    the best-scoring legal actions (baselines.greedy_scores: :func:`_score_moves`, :func:`_setup_scores`), drawn
+    from ``rng[b]`` when several tie (no draw otherwise)."""
     actions, scores, best = tab.work_actions, tab.work_scores, tab.work_best
     for b in range(out.shape[0]):
-        count = _greedy_scores_row(st, tab, b, actions, scores)
+        if st.phase[b] == MOVE:
+            count = _score_moves(st, tab, b, actions, scores)
+        else:
+            count = _setup_scores(st, tab, b, actions, scores)
         if count == 0:  # over (or, never in a live position, no legal action)
             out[b] = -1
             continue
@@ -785,8 +829,12 @@ def _greedy_kernel(st, tab, rng, out):
 
 @njit(cache=True)
 def _greedy_scores_kernel(st, tab, row):
-    count = _greedy_scores_row(st, tab, row, tab.work_actions, tab.work_scores)
-    return tab.work_actions[:count].copy(), tab.work_scores[:count].copy()
+    actions, scores = tab.work_actions, tab.work_scores
+    if st.phase[row] == MOVE:
+        count = _score_moves(st, tab, row, actions, scores)
+    else:
+        count = _setup_scores(st, tab, row, actions, scores)
+    return actions[:count].copy(), scores[:count].copy()
 
 
 # ----- the batched game ----------------------------------------------------------------------------------------------

@@ -20,11 +20,11 @@ from envs.battle_sheep.fast import (
     BattleSheepBatchedState,
     apply_row,
     copy_row,
-    legal_tiles_row,
     mover_row,
     random_action_row,
     returns_row,
 )
+from envs.battle_sheep.observation import mask_tiles, zero
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common import fastsearch
 
@@ -35,31 +35,45 @@ class SearchContext(NamedTuple):
     (``fastsearch.register``)."""
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tree_candidates(st, tab, ctx, b, player, out):
     """``baselines.move_candidates`` of live row ``b`` into ``out``; returns how many: per (stack, direction) of
     the mover 1, half and all but one of the sheep that may leave (each once), in the reference's order (stacks
     in the order first occupied); the legal tiles or stack cells in id order in the set-up phases."""
     num_cells = st.cells.shape[1]
     ph = st.phase[b]
-    if ph == BUILD:
-        return legal_tiles_row(st, tab, b, out)
+    m = st.num_pasture[b]
+    num_stacks = st.num_stacks[b, player]
+    cells = st.cells[b]
+    heights = st.heights[b]
+    pasture = st.pasture[b]
+    on_border = st.on_border[b]
+    stacks = st.stacks[b, player]
+    tiles, cell_tiles, nbr, centre = tab.tiles, tab.cell_tiles, tab.nbr, tab.centre
+    code, near, tile_ok = tab.work_code, tab.work_near, tab.work_tile_ok
     count = 0
+    if ph == BUILD:
+        zero(tile_ok)
+        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
+        for t in range(tile_ok.shape[0]):
+            if tile_ok[t]:
+                out[count] = t
+                count += 1
+        return count
     if ph == PLACE:
         for c in range(num_cells):
-            if st.on_border[b, c] and st.cells[b, c] == EMPTY:
+            if on_border[c] and cells[c] == EMPTY:
                 out[count] = 3 * num_cells + c
                 count += 1
         return count
-    nbr = tab.nbr
-    for i in range(st.num_stacks[b, player]):
-        c = st.stacks[b, player, i]
-        k = np.int64(st.heights[b, c]) - 1
+    for i in range(num_stacks):
+        c = stacks[i]
+        k = np.int64(heights[c]) - 1
         if k < 1:
             continue
         for d in range(6):
             j = nbr[c, d]
-            if j < 0 or st.cells[b, j] != EMPTY:
+            if j < 0 or cells[j] != EMPTY:
                 continue
             base = 4 * num_cells + (c * 6 + d) * MAX_MOVE
             half = (k + 1) // 2
@@ -74,7 +88,7 @@ def _tree_candidates(st, tab, ctx, b, player, out):
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _playout(st, tab, b, max_depth):
     """Play row ``b`` on with uniformly random legal actions (``random_action_row``: ``st.rng[b]``) until the game
     ends or ``max_depth`` plies (< 0: no cut); returns the plies played. The search's and the tests' one playout."""
@@ -85,7 +99,7 @@ def _playout(st, tab, b, max_depth):
     return depth
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _leaf(st, tab, ctx, b, out):
     """The leaf's value per seat into ``out``: row ``b`` played to the end (:func:`_playout`), its returns."""
     _playout(st, tab, b, -1)
