@@ -30,8 +30,20 @@ runs here (:meth:`BattleSheepBatched.greedy_actions`, every row at once: ``basel
 tie-breaks from a generator per row; ``tests/battle_sheep/test_battle_sheep_greedy_fast.py`` checks it move by move
 against the Python policy and measures both with ``--speed``).
 
-numba's on-disk cache of these kernels watches only this file, not ``observation.py`` whose functions they call:
-after editing that file, touch this one (or clear ``envs/battle_sheep/__pycache__``).
+How the functions read the state and the tables, for speed: numba increfs every array of both tuples (37 at the
+default options) when a function taking them starts and decrefs them when it ends, and its reference-count pruning
+drops those pairs only when both tuples die in the function's first block. So the functions run every ply (the row
+functions and their helpers) read the fields they need into locals at their top, before anything that branches or
+calls, and pass one row's arrays to their helpers (:func:`_next_mover`, :func:`_final_returns`); the small row
+functions are inlined into their callers (``inline="always"``; the tree's wrappers in ``fastsearch`` included). A
+row function that passes ``st`` and ``tab`` on pays the 37 pairs at each call: written that way, the playouts and
+the search ran 2.5-3x slower (measured). Functions run once per kernel call, or once per row of a batch where the
+row's work dwarfs it, take the simpler style.
+
+numba's on-disk cache of a compiled function watches only its own file, not those of the functions it calls (or
+inlines): after editing ``observation.py``, touch this file; after editing this file or ``search.py``, clear
+``envs/battle_sheep/__pycache__`` and the search kernel's ``envs/common/__pycache__/fastsearch.search_kernel-*``
+(compiled with this game's functions, it otherwise runs the old ones).
 """
 
 from __future__ import annotations
@@ -493,7 +505,7 @@ def random_action_row(st, tab, b):
         tab.work_near,
         tab.work_tile_ok,
     )
-    if ph == BUILD:
+    if ph == BUILD:  # legal_tiles_row's steps: calling it from a branch would cost every call (module docstring)
         zero(tile_ok)
         mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
         return work[below(rng, b, _listed(tile_ok, work))]
@@ -760,17 +772,12 @@ def _setup_scores(st, tab, b, actions, scores):
     cells in straight lines); returns how many (0 when over)."""
     num_cells = st.cells.shape[1]
     ph = st.phase[b]
-    m = st.num_pasture[b]
     cells = st.cells[b]
-    pasture = st.pasture[b]
     on_border = st.on_border[b]
-    nbr, tiles, cell_tiles, centre = tab.nbr, tab.tiles, tab.cell_tiles, tab.centre
-    code, near, tile_ok = tab.work_code, tab.work_near, tab.work_tile_ok
+    nbr, tiles = tab.nbr, tab.tiles
     count = 0
     if ph == BUILD:
-        zero(tile_ok)
-        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
-        count = _listed(tile_ok, actions)
+        count = legal_tiles_row(st, tab, b, actions)
         for i in range(count):
             score = 0
             for e in range(4):

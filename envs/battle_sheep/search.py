@@ -20,11 +20,11 @@ from envs.battle_sheep.fast import (
     BattleSheepBatchedState,
     apply_row,
     copy_row,
+    legal_tiles_row,
     mover_row,
     random_action_row,
     returns_row,
 )
-from envs.battle_sheep.observation import mask_tiles, zero
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common import fastsearch
 
@@ -39,27 +39,20 @@ class SearchContext(NamedTuple):
 def _tree_candidates(st, tab, ctx, b, player, out):
     """``baselines.move_candidates`` of live row ``b`` into ``out``; returns how many: per (stack, direction) of
     the mover 1, half and all but one of the sheep that may leave (each once), in the reference's order (stacks
-    in the order first occupied); the legal tiles or stack cells in id order in the set-up phases."""
+    in the order first occupied); the legal tiles or stack cells in id order in the set-up phases. Inlined into
+    the tree, the fields read at the top (``fast.py``'s docstring says why); the build phase's call of
+    ``legal_tiles_row`` costs every call some reference counting, measured negligible at one call a simulation."""
+    if st.phase[b] == BUILD:
+        return legal_tiles_row(st, tab, b, out)
     num_cells = st.cells.shape[1]
     ph = st.phase[b]
-    m = st.num_pasture[b]
     num_stacks = st.num_stacks[b, player]
     cells = st.cells[b]
     heights = st.heights[b]
-    pasture = st.pasture[b]
     on_border = st.on_border[b]
     stacks = st.stacks[b, player]
-    tiles, cell_tiles, nbr, centre = tab.tiles, tab.cell_tiles, tab.nbr, tab.centre
-    code, near, tile_ok = tab.work_code, tab.work_near, tab.work_tile_ok
+    nbr = tab.nbr
     count = 0
-    if ph == BUILD:
-        zero(tile_ok)
-        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
-        for t in range(tile_ok.shape[0]):
-            if tile_ok[t]:
-                out[count] = t
-                count += 1
-        return count
     if ph == PLACE:
         for c in range(num_cells):
             if on_border[c] and cells[c] == EMPTY:
