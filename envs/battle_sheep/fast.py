@@ -624,13 +624,14 @@ def _returns_kernel(st, tab, out):
 @njit(cache=True)
 def _potential_kernel(st, tab, out):
     """Pastures occupied + sheep that could still leave their pasture, per seat (rules.shaping_potential)."""
+    cells, heights, stacks, num_stacks, nbr = st.cells, st.heights, st.stacks, st.num_stacks, tab.nbr
     for b in range(out.shape[0]):
         for s in range(tab.num_players):
-            total = st.num_stacks[b, s]
-            for i in range(st.num_stacks[b, s]):
-                c = st.stacks[b, s, i]
-                if stack_can_move(st.cells[b], st.heights[b], tab.nbr, c):
-                    total += st.heights[b, c] - 1
+            total = num_stacks[b, s]
+            for i in range(num_stacks[b, s]):
+                c = stacks[b, s, i]
+                if stack_can_move(cells[b], heights[b], nbr, c):
+                    total += heights[b, c] - 1
             out[b, s] = total
 
 
