@@ -69,7 +69,7 @@ def test_battle_sheep_search_keeps_to_the_given_root_moves():
         single = search.act_among(decision, given[:1], budget=30)
         assert single == given[0]
     assert outside > 0  # some positions tried a move outside the candidates
-    with pytest.raises(ValueError, match="root actions"):
+    with pytest.raises(ValueError, match="root_actions"):  # illegal or repeated root actions are refused
         search.compiled(
             decisions[0].info_state,
             np.random.default_rng(0),

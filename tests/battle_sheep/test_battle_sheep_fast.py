@@ -429,46 +429,73 @@ def test_playout_draws_every_legal_action_uniformly():
     assert np.abs(counts - expected).max() < 5 * np.sqrt(expected)
 
 
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "pasture": "random"}, {"end_rule": "splits"}])
+def test_row_functions_agree_with_the_engines(options):
+    """The row functions of the compiled contract (envs.common.fastsearch.ROW_FUNCTIONS) and legal_tiles_row, one
+    row at a time, agree with the batched engine (mover, legal mask and count, returns) and the reference (apply)
+    on random games of every phase; copy_row copies the game, random_action_row plays legal moves."""
+    from envs.battle_sheep.fast import (
+        apply_row,
+        copy_row,
+        legal_row,
+        legal_tiles_row,
+        mover_row,
+        random_action_row,
+        returns_row,
+    )
+
+    fast = BattleSheepBatched(**options)
+    ref, tab = fast.reference, fast.tables
+    rows = 6
+    spare = rows  # the last row receives the copies
+    state = fast.new_state(rows + 1)
+    state.rng[:] = seed_states(11, rows + 1)
+    fast.reset_rows(state, np.arange(rows + 1))
+    mask = np.zeros((rows + 1, fast.num_actions), dtype=bool)
+    one = np.zeros(fast.num_actions, dtype=bool)
+    tiles = np.zeros(3 * fast.num_cells, dtype=np.int64)
+    out = np.zeros(fast.num_players)
+    live = True
+    while live:
+        fast.legal_mask(state, mask)
+        seats = fast.current_player(state)
+        returns = fast.returns(state)
+        live = False
+        for b in range(rows):
+            assert mover_row(state, tab, b) == (-1 if seats[b] == TERMINAL else seats[b])
+            assert legal_row(state, tab, b, one) == mask[b].sum()
+            assert (one == mask[b]).all()
+            returns_row(state, tab, b, out)
+            assert out.tolist() == returns[b].tolist()
+            if seats[b] == TERMINAL:
+                continue
+            live = True
+            n = legal_tiles_row(state, tab, b, tiles)
+            if not mask[b, 3 * fast.num_cells :].any():  # the build phase: its legal actions are the tiles
+                assert tiles[:n].tolist() == np.flatnonzero(mask[b]).tolist()
+            copy_row(state, tab, b, spare)
+            assert ref.state_to_json(fast.to_reference(state, spare)) == ref.state_to_json(fast.to_reference(state, b))
+            a = random_action_row(state, tab, b)
+            assert mask[b, a]
+            expected = fast.to_reference(state, b)
+            ref.apply(expected, int(a))
+            apply_row(state, tab, b, a)
+            assert ref.state_to_json(fast.to_reference(state, b)) == ref.state_to_json(expected)
+
+
 def test_search_candidates_are_the_references():
     """The tree's candidate actions (compiled) are baselines.move_candidates, in order, on random positions of every
-    phase: checked through a budget-1 search per position, whose one expansion is drawn from the candidates."""
+    phase."""
     from envs.battle_sheep.baselines import move_candidates
-    from envs.battle_sheep.search import _candidates
+    from envs.battle_sheep.search import CompiledSearch
 
     ref = BattleSheepGame(num_players=3)
-    fast = BattleSheepBatched(num_players=3)
+    search = CompiledSearch(ref, budget=1, exploration=1.0)
     rng = np.random.default_rng(5)
-    state = fast.new_state(1)
-    t = fast.tables
-    cells = fast.num_cells
-    scratch = (
-        np.empty(cells, np.int8),
-        np.empty(cells, np.int64),
-        np.empty(3 * cells, bool),
-        np.empty(3 * cells, np.int64),
-    )
     for _ in range(4):
         s = ref.initial_state(rng)
         while not ref.is_terminal(s):
-            fast.from_reference(s, state, 0)
-            m = _candidates(
-                state.cells,
-                state.heights,
-                state.stacks,
-                state.num_stacks,
-                state.phase,
-                state.to_move,
-                state.num_pasture,
-                state.pasture,
-                state.on_border,
-                0,
-                t.tiles,
-                t.cell_tiles,
-                t.nbr,
-                t.centre,
-                *scratch,
-            )
-            assert scratch[3][:m].tolist() == move_candidates(ref, s)
+            assert search.candidates(s).tolist() == move_candidates(ref, s)
             legal = ref.legal_actions(s)
             ref.apply(s, legal[rng.integers(len(legal))])
 
