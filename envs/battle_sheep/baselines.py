@@ -23,7 +23,7 @@ import numpy as np
 
 from envs.battle_sheep.rules import BUILD, EMPTY, MOVE, NO_PASTURE, OVER, PLACE, BattleSheepGame, BattleSheepState
 from envs.common.mcts import MCTSPolicy
-from envs.common.policies import Decision, SeededPolicy
+from envs.common.policies import CompiledRootSearch, Decision, SeededPolicy
 
 
 def live_sheep(game: BattleSheepGame, state: BattleSheepState, seat: int) -> tuple[int, int]:
@@ -112,7 +112,7 @@ def move_candidates(game: BattleSheepGame, state: BattleSheepState) -> list[int]
     return out
 
 
-class SheepMCTS(MCTSPolicy):
+class SheepMCTS(CompiledRootSearch, MCTSPolicy):
     """:class:`MCTSPolicy` over :func:`move_candidates` with uniformly random playouts, run compiled.
 
     With ``compiled=True`` (the default) and the search as :func:`search_policy` builds it (these candidates, no
@@ -141,23 +141,6 @@ class SheepMCTS(MCTSPolicy):
         if self.compiled is None or legal.size == 1:
             return super().act(decision)
         return self.act_among(decision, None)
-
-    def act_among(
-        self,
-        decision: Decision,
-        root_actions: np.ndarray | None,
-        budget: int | None = None,
-        root_visits: np.ndarray | None = None,
-    ) -> int:
-        """The compiled search's move with the root's children restricted to ``root_actions`` (legal ids; None:
-        ``move_candidates``) and ``budget`` simulations (default: the policy's); ``root_visits`` (int64, one per
-        action), when given, receives the root children's visit counts."""
-        if self.compiled is None:
-            raise ValueError("act_among needs the compiled search (compiled=True, the default candidates)")
-        legal = decision.legal_actions()
-        budget = self.budget if budget is None else budget
-        action = self.compiled(decision.info_state, self.rng, root_actions, budget, root_visits)
-        return action if action >= 0 else int(legal[int(self.rng.integers(legal.size))])
 
 
 def search_policy(

@@ -41,9 +41,9 @@ the search ran 2.5-3x slower (measured). Functions run once per kernel call, or 
 row's work dwarfs it, take the simpler style.
 
 numba's on-disk cache of a compiled function watches only its own file, not those of the functions it calls (or
-inlines): after editing ``observation.py``, touch this file; after editing this file or ``search.py``, clear
-``envs/battle_sheep/__pycache__`` and the search kernel's ``envs/common/__pycache__/fastsearch.search_kernel-*``
-(compiled with this game's functions, it otherwise runs the old ones).
+inlines): after editing ``observation.py``, touch this file; after editing this file, clear
+``envs/battle_sheep/__pycache__`` (``search.py``'s kernels have its functions compiled into them). The tree's own
+cache file is named after a digest of ``search.py`` and this file (``envs.common.fastsearch.kernels``).
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ class CompiledSearch(fastsearch.CompiledSearch):
         self._rows.rng[1] = np.uint64(seed)
         return self._rows
 
-    def context(self) -> SearchContext:
+    def context(self, state: BattleSheepState, seed: int) -> SearchContext:
         """The (empty) search context."""
         return self._context
 

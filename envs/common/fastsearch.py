@@ -165,7 +165,7 @@ def fixed_candidates(ctx: Any) -> bool:
     return _not_compiled()
 
 
-@overload(sim_start, inline="always")
+@overload(sim_start)
 def _sim_start(st, tab, ctx, i):
     start = _game(ctx, "start")
     if start is not None:
@@ -180,31 +180,31 @@ def _sim_start(st, tab, ctx, i):
     return default
 
 
-@overload(sim_mover, inline="always")
+@overload(sim_mover)
 def _sim_mover(st, tab, ctx, b):
     mover = _game(ctx, "mover")
     return lambda st, tab, ctx, b: mover(st, tab, b)
 
 
-@overload(sim_candidates, inline="always")
+@overload(sim_candidates)
 def _sim_candidates(st, tab, ctx, b, player, out):
     candidates = _game(ctx, "candidates")
     return lambda st, tab, ctx, b, player, out: candidates(st, tab, ctx, b, player, out)
 
 
-@overload(sim_apply, inline="always")
+@overload(sim_apply)
 def _sim_apply(st, tab, ctx, b, a):
     apply = _game(ctx, "apply")
     return lambda st, tab, ctx, b, a: apply(st, tab, b, a)
 
 
-@overload(sim_leaf, inline="always")
+@overload(sim_leaf)
 def _sim_leaf(st, tab, ctx, b, out):
     leaf = _game(ctx, "leaf")
     return lambda st, tab, ctx, b, out: leaf(st, tab, ctx, b, out)
 
 
-@overload(fixed_candidates, inline="always")
+@overload(fixed_candidates)
 def _fixed_candidates(ctx):
     if _game(ctx, "fixed"):
         return lambda ctx: True
@@ -262,6 +262,8 @@ def _search_tree(st, tab, ctx, args):
                     acts[:m] = args.root_actions
                 else:
                     m = sim_candidates(st, tab, ctx, row, player, acts)
+                if m == 0:  # a live node without candidates (a game's bug): valued as a leaf, never expanded
+                    break
                 if fixed:
                     if edges + m > capacity:
                         capacity = 2 * capacity + m
