@@ -105,8 +105,11 @@ def make_game(game: str, **options: Any) -> Game:
     return getattr(rules, info.game_class)(**options)
 
 
-def _register_package(package: str) -> None:
-    module_ = importlib.import_module(package)
+def _register_package(package: str, source: str = "envs.BUILTIN_GAMES") -> None:
+    try:
+        module_ = importlib.import_module(package)
+    except ImportError as error:
+        raise ImportError(f"{source} names {package!r}, which does not import: {error}") from error
     info = getattr(module_, "INFO", None)
     if isinstance(info, GameInfo):
         register_game(info)
@@ -115,7 +118,7 @@ def _register_package(package: str) -> None:
 for _package in BUILTIN_GAMES:
     _register_package(_package)
 for _package in filter(None, (p.strip() for p in os.environ.get("BARNYARD_GAMES", "").split(","))):
-    _register_package(_package)  # a module that calls register_game itself, or holds an INFO
+    _register_package(_package, "BARNYARD_GAMES")  # a module that calls register_game itself, or holds an INFO
 
 
 def __getattr__(name: str) -> Any:

@@ -308,6 +308,12 @@ print(json.dumps(failures))
 """
 
 
+def python_path() -> str:
+    """This checkout first on a subprocess's path, then the suite's own (the example game's folder, which
+    ``BARNYARD_GAMES`` names: tests/conftest.py)."""
+    return os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
+
+
 OPTIONAL_EXTRAS = {"envs.openspiel": "pyspiel"}
 """Packages that need an optional extra (envs.openspiel: the ``openspiel`` extra). Without it installed they are
 left out of the import-alone check, and importing them must fail with a message naming the extra."""
@@ -324,7 +330,7 @@ def test_optional_packages_name_their_extra_when_it_is_missing():
             capture_output=True,
             text=True,
             timeout=300,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": python_path()},
         )
         assert done.returncode != 0 and "pip install" in done.stderr and "openspiel" in done.stderr
 
@@ -353,7 +359,7 @@ def test_every_module_imports_alone():
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": python_path()},
     )
     assert done.returncode == 0, done.stderr
     failures = json.loads(done.stdout.strip().splitlines()[-1])

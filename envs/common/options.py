@@ -283,12 +283,12 @@ def render_docs(game_dir: Path, table: OptionTable) -> dict[Path, str]:
     return {rules_md: md, env_py: py}
 
 
-def stale_docs(tables: Mapping[str, OptionTable], root: Path, write: bool = False) -> list[Path]:
-    """The game files under ``root/envs/<game>/`` whose options blocks differ from the tables (rewritten when
-    ``write``)."""
+def stale_docs(tables: Mapping[Path, OptionTable], write: bool = False) -> list[Path]:
+    """The files of the game folders (``tables``: each folder's options table) whose options blocks differ from
+    the tables (rewritten when ``write``)."""
     stale = []
-    for game, table in tables.items():
-        for path, text in render_docs(root / "envs" / game, table).items():
+    for game_dir, table in tables.items():
+        for path, text in render_docs(game_dir, table).items():
             if path.read_text() != text:
                 stale.append(path)
                 if write:
@@ -296,17 +296,23 @@ def stale_docs(tables: Mapping[str, OptionTable], root: Path, write: bool = Fals
     return stale
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m envs.common.options [--check]``: rewrite (or check) every game's generated options blocks."""
-    import argparse
-
+def game_tables() -> dict[Path, OptionTable]:
+    """Every registered game's folder (``GameInfo.folder``: ``envs/<game>``, or wherever a game registered from
+    outside lives) with its options table."""
     import envs
+
+    return {envs.game_info(g).folder: envs.game_options(g) for g in envs.GAMES}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m envs.common.options [--check]``: rewrite (or check) every registered game's generated options
+    blocks (a game registered from outside the package too, when ``BARNYARD_GAMES`` names it)."""
+    import argparse
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--check", action="store_true", help="only say which files are stale (exit status 1)")
     args = parser.parse_args(argv)
-    tables = {g: envs.game_options(g) for g in envs.GAMES if envs.game_info(g).package == f"envs.{g}"}
-    stale = stale_docs(tables, Path(envs.__file__).resolve().parents[1], write=not args.check)
+    stale = stale_docs(game_tables(), write=not args.check)
     for path in stale:
         print(("stale: " if args.check else "rewrote: ") + str(path))
     return 1 if args.check and stale else 0

@@ -14,8 +14,10 @@ built-in games and offers the public calls (``envs.register_game``, ``envs.game_
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -88,6 +90,15 @@ class GameInfo:
     def module_name(self) -> str:
         """The public module's own name (``"battle_sheep_v0"``): the AEC env's ``metadata["name"]``."""
         return self.public_module.rpartition(".")[2]
+
+    @property
+    def folder(self) -> Path:
+        """The folder of the game's package (``envs/battle_sheep`` for a built-in game), found without importing
+        it: where its rooms, ``RULES.md`` and the spec page's generated options blocks live."""
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or spec.origin is None:
+            raise ModuleNotFoundError(f"game {self.name!r}: no package {self.package!r} on the import path")
+        return Path(spec.origin).resolve().parent
 
     def room(self, room: str) -> ModuleType:
         """The package's module ``room`` (``info.room("rules")``), imported."""

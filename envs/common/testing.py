@@ -222,8 +222,9 @@ def engine_digests(game: str, options: dict[str, Any], seed: int = 0, search_bud
       masks, rewards, ends, movers, and the compiled greedy's choices where the engine has them);
     * ``search``: ``search:<search_budget>`` against ``greedy`` (seats rotated, two games on the rule engine),
       every action taken;
-    * ``root``: the search baseline's root visit counts at the first decisions of a random game (through its
-      ``act_among(decision, None, root_visits=...)``), or ``"none"`` where the search has no root to count."""
+    * ``root``: the search baseline's root visit counts at the first decisions of a random game with more than
+      two legal actions (more than one in a game of two actions), or ``"none"`` where the search has no root to
+      count."""
     import envs
     from envs.common.policies import decision_from_state, make_baseline
 
@@ -277,10 +278,11 @@ def engine_digests(game: str, options: dict[str, Any], seed: int = 0, search_bud
     search_rng = np.random.default_rng(seed + 300)
     state = rules.initial_state(game_rng)
     counted = 0
+    choice = min(2, rules.num_actions - 1)  # decisions among more than 2 legal actions (1 in a game of 2 actions)
     while counted < 6 and rules.current_player(state) != TERMINAL:
         decision = decision_from_state(rules, state)
         legal = decision.legal_actions()
-        if legal.size > 2:
+        if legal.size > choice:
             for root_actions in (None, legal[::-2].copy()):
                 visits = np.zeros(rules.num_actions, dtype=np.int64)
                 try:

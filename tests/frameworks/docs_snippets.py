@@ -9,14 +9,17 @@ import envs
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "frameworks.md"
 
-GAME_SETUPS: dict[str, dict] = {
-    # Small but real set-ups per game (the snippet's OPTIONS/OPPONENTS lines are replaced by these).
-    "battle_sheep": {"OPTIONS": {}, "OPPONENTS": ["random"]},
-    "bestiarium": {"OPTIONS": {}, "OPPONENTS": ["random"]},
-    "beasty_borders": {"OPTIONS": {}, "OPPONENTS": ["random"]},
-    "boaring": {"OPTIONS": {"num_players": 4}, "OPPONENTS": ["random", "random", "greedy"]},
-}
-assert set(GAME_SETUPS) == set(envs.GAMES)
+
+def game_setup(game: str) -> dict:
+    """A small but real set-up of ``game`` for the snippets (their ``OPTIONS`` / ``OPPONENTS`` lines are replaced by
+    these): the default options, and an opponent for every other seat, random ones and, with three or more
+    players, one ``greedy``."""
+    others = envs.make_game(game).num_players - 1
+    return {"OPTIONS": {}, "OPPONENTS": ["random"] * others if others < 2 else ["random"] * (others - 1) + ["greedy"]}
+
+
+GAME_SETUPS: dict[str, dict] = {game: game_setup(game) for game in envs.GAMES}
+"""Every registered game's set-up (:func:`game_setup`)."""
 
 
 def snippet(name: str, **constants) -> str:

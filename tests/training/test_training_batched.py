@@ -183,14 +183,15 @@ def test_batched_collector_gives_the_reference_collectors_transitions(game: str)
 
 @pytest.mark.parametrize("game", BATCHED_GAMES)
 def test_batched_collector_bootstraps_cut_games_as_the_reference_does(game: str):
-    """A ply cap of 9 cuts every game: each learner seat's pending transition is completed with its own value at
-    the cut and gamma * the potential there, not done; the same on both engines."""
+    """A ply cap of 9 cuts the games (all of them in the games whose shortest game is longer; a short game of Pig
+    ends before it): each learner seat's pending transition is completed with its own value at the cut and gamma *
+    the potential there, not done; the same on both engines."""
     reference, batched = collector_pair(game, cap=9, score_shaping=0.3, opponent_fraction=0.5, opponent_mix="greedy:1")
     got = assert_same_collection(reference, batched, 120)
     cuts = [t for t in got if t[10]]
-    assert cuts and not any(t[7] for t in got)  # games are cut, never finished
+    assert cuts and not any(t[7] for t in cuts)  # a cut game's transitions are not done
     assert all(t[8] != 0.0 for t in cuts)  # bootstrapped on a value
-    assert all(e for e in reference.lengths) and set(reference.lengths) == {9}
+    assert all(0 < e <= 9 for e in reference.lengths) and 9 in set(reference.lengths)  # games end or are cut at 9
 
 
 def checking_engine(game: str, played: list) -> Any:
@@ -223,7 +224,7 @@ def test_random_seats_draw_legal_actions_per_env_reproducibly(game: str):
         assert r1.obs.tobytes() == r2.obs.tobytes() and r1.masks.tobytes() == r2.masks.tobytes()
     assert np.array_equal(one.random_rng, two.random_rng)
     assert len(played) > 3 * 60 * (one.n - 1) // 2  # the random seats moved
-    assert len(set(played)) > 3  # not one fixed choice
+    assert len(set(played)) > min(3, r1.masks.shape[1] - 1)  # not one fixed choice (Pig has 2 actions)
     # one env's games do not depend on the others': the same seed alone gives the same first position
     alone = BatchedSlots(game, {}, [12], 1.0, {"random": 1.0}, 0.0).reset()
     fresh = BatchedSlots(*args).reset()
