@@ -38,7 +38,6 @@ from (:func:`training.play.web.sessions.check_spec`).
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import logging
 import math
@@ -558,7 +557,7 @@ def create_app(
         name = request.path_params["game"]
         if name not in envs.GAMES:
             raise WebError(404, f"no game {shown(name)}; the games are {', '.join(envs.GAMES)}")
-        path = Path(importlib.import_module(envs.game_info(name).package).__file__).parent / "RULES.md"
+        path = envs.game_info(name).folder / "RULES.md"
         return FileResponse(path, media_type="text/plain; charset=utf-8")
 
     async def index(request: Request) -> Response:
