@@ -23,9 +23,12 @@ from envs.common.fastrng import seed_states
 from envs.common.vector import BatchedGame, batched_game_class
 from training.config import make_config
 from training.networks import build_network, network_spec
+from training.ppo.batched_slots import BatchedSlots
 from training.ppo.buffer import RolloutBuffer
-from training.ppo.collect import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine, resolve_workers
+from training.ppo.collect import SelfPlayCollector
+from training.ppo.envworkers import resolve_workers
 from training.ppo.loop import train
+from training.ppo.slots import GameSlots, resolve_engine
 from training.train_cli import main as train_main
 
 BATCHED_GAMES = [g for g in envs.GAMES if batched_game_class(g) is not None]

@@ -15,7 +15,8 @@ from training.config import make_config
 from training.measure.shaping_gap import measure
 from training.networks import MLPNet
 from training.ppo.buffer import RolloutBuffer
-from training.ppo.collect import GameSlots, SelfPlayCollector
+from training.ppo.collect import SelfPlayCollector
+from training.ppo.slots import GameSlots
 from training.run.opponents import outcome
 
 

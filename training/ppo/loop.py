@@ -100,7 +100,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         saved_engine = state["collector"].get("engine", "reference")
         engine = saved_engine if config.engine in ("auto", saved_engine) else None
     collector = SelfPlayCollector(config, net, generator, engine=engine)
-    buffer = RolloutBuffer(game.num_actions)
+    buffer = RolloutBuffer(game.num_actions, capacity=2 * config.batch_size)
     global_step, update, elapsed = 0, 0, 0.0
     evaluation: dict[str, Any] = {}
 
