@@ -385,6 +385,8 @@ def test_torch_threads_by_phase():
     from training.workers import thread_counts, usable_cores
 
     assert thread_counts(-1) == (1, usable_cores())
+    assert thread_counts(-1, small_network=True) == (1, 1)  # a small network's update: one thread
+    assert thread_counts(3, small_network=True) == (3, 3)  # the user's setting wins
     assert thread_counts(2) == (2, 2) and thread_counts(0) == (0, 0)
     with pytest.raises(ValueError, match="torch_threads"):
         thread_counts(-3)

@@ -24,6 +24,7 @@ here too.
 from __future__ import annotations
 
 import json
+import time
 from collections import deque
 from typing import Any
 
@@ -146,6 +147,9 @@ class SelfPlayCollector:
         """Recent training-game outcomes of the learner (1 win, 0.5 shared first, 0 loss) per opponent kind."""
         self.lengths: deque = deque(maxlen=200)
         self.episodes = 0
+        self.network_cpu_s = 0.0
+        """CPU seconds this thread spent in the network's passes (choosing actions, values at cuts) since the
+        counter was last reset: the loop's serial figure leaves them out."""
         self.add_snapshot(net)
 
     # ----- the pool -------------------------------------------------------------------------------------
@@ -249,7 +253,8 @@ class SelfPlayCollector:
         if report.actions is not None:  # the worker chose them (policy_in_workers)
             assert report.logps is not None and report.values is not None
             return report.actions, report.logps, report.values
-        return choose_actions(
+        return self._timed(
+            choose_actions,
             self.net,
             self._snapshot,
             report.obs,
@@ -262,7 +267,8 @@ class SelfPlayCollector:
 
     def _answers_all(self, reports: list[Report]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Step 2 for every group at once (the rows of all reports, group after group)."""
-        return choose_actions(
+        return self._timed(
+            choose_actions,
             self.net,
             self._snapshot,
             np.concatenate([r.obs for r in reports]),
@@ -294,6 +300,14 @@ class SelfPlayCollector:
         )
         return chosen.copy()
 
+    def _timed(self, fn: Any, *args: Any) -> Any:
+        """``fn(*args)``, its CPU time on this thread added to :attr:`network_cpu_s`."""
+        start = time.thread_time()
+        try:
+            return fn(*args)
+        finally:
+            self.network_cpu_s += time.thread_time() - start
+
     def _credit(self, report: Report) -> SeatCredit:
         if self.credit is None:
             self.credit = SeatCredit(
@@ -309,7 +323,8 @@ class SelfPlayCollector:
     def _values(self, obs: np.ndarray) -> np.ndarray:
         """The learner's values of observations (the bootstraps at cuts)."""
         device = network_device(self.net, torch.device("cpu"))
-        _, values, _ = self.net.scores(torch.from_numpy(obs).to(device))  # type: ignore[operator]  # nn.Module attributes are untyped
+        scores = self.net.scores
+        _, values, _ = self._timed(scores, torch.from_numpy(obs).to(device))
         return values.cpu().numpy().astype(np.float32)
 
     def _record(self, episode: dict[str, Any]) -> None:
@@ -321,6 +336,10 @@ class SelfPlayCollector:
             kind = others.pop()
             seat = controllers.index(LEARNER)
             self.results[kind].append(outcome(np.array(episode["returns"]), seat))
+
+    def workers_cpu_s(self) -> float:
+        """The env workers' CPU time so far (0 without workers)."""
+        return sum(handle.cpu_seconds() for handle in self.handles)
 
     def win_rates(self) -> dict[str, float]:
         """Recent training-game scores of the learner per opponent kind (kinds with games only)."""

@@ -202,6 +202,10 @@ class LocalHandle:
     def close(self) -> None:
         self.slots.close()
 
+    def cpu_seconds(self) -> float:
+        """No worker: its CPU time is this process's."""
+        return 0.0
+
 
 def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None) -> None:
     """Worker process: serve commands on a :func:`make_slots` group until ``close``. A report's observations go
