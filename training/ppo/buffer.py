@@ -64,10 +64,13 @@ def unpack_masks(packed: np.ndarray, num_actions: int) -> np.ndarray:
 
 @dataclass
 class Batch:
-    """One update's samples as tensors (masks stay packed until a minibatch needs them)."""
+    """One update's samples: the small columns as tensors in the batch's order; the observations and the packed
+    masks stay in the rows the buffer wrote them to (``rows[t]``: sample ``t``'s row), read per minibatch, so the
+    largest arrays are never copied whole. Valid until the buffer is written again (the next collection)."""
 
-    obs: torch.Tensor
-    packed_masks: np.ndarray
+    stored_obs: np.ndarray
+    stored_packed: np.ndarray
+    rows: np.ndarray
     actions: torch.Tensor
     logp: torch.Tensor
     values: torch.Tensor
@@ -78,9 +81,18 @@ class Batch:
     def __len__(self) -> int:
         return int(self.actions.shape[0])
 
+    def observations(self, index: np.ndarray) -> torch.Tensor:
+        """The observations of the samples at ``index``."""
+        return torch.from_numpy(self.stored_obs[self.rows[index]])
+
     def legal(self, index: np.ndarray) -> LegalActions:
         """The legal actions of the samples at ``index`` (read from the packed masks without unpacking them)."""
-        return LegalActions.from_packed(self.packed_masks[index], self.num_actions)
+        return LegalActions.from_packed(self.stored_packed[self.rows[index]], self.num_actions)
+
+    @property
+    def obs(self) -> torch.Tensor:
+        """Every sample's observation, in the batch's order (a copy)."""
+        return self.observations(np.arange(len(self)))
 
 
 COLUMNS: dict[str, Any] = {
@@ -162,34 +174,45 @@ class RolloutBuffer:
         return rows, chained
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """Flat arrays in :meth:`order`, with ``chained``."""
+        """Flat arrays in :meth:`order`, with ``chained`` and ``rows`` (each sample's row in the buffer's arrays)."""
         rows, chained = self.order()
-        assert self.size == 0 or (self.obs is not None and self.packed is not None)
-        empty = np.zeros(0)
-        return {
-            "obs": self.obs[rows] if self.obs is not None else empty,
-            "packed_masks": self.packed[rows] if self.packed is not None else empty,
-            "actions": self.columns["action"][rows],
-            "logp": self.columns["logp"][rows],
-            "values": self.columns["value"][rows],
-            "rewards": self.columns["reward"][rows].astype(np.float32),
-            "dones": self.columns["done"][rows],
-            "next_values": self.columns["next_value"][rows],
+        c = self.columns
+        out = {
+            "rows": rows,
+            "actions": c["action"][rows],
+            "logp": c["logp"][rows],
+            "values": c["value"][rows],
+            "rewards": c["reward"][rows].astype(np.float32),
+            "dones": c["done"][rows],
+            "next_values": c["next_value"][rows],
             "chained": chained,
         }
+        if self.obs is not None and self.packed is not None:
+            out["obs"], out["packed_masks"] = self.obs[rows], self.packed[rows]
+        return out
 
     def build(self, gamma: float, gae_lambda: float) -> Batch:
         """GAE advantages and returns over every stream; the batch for one update."""
-        a = self.arrays()
+        rows, chained = self.order()
+        c = self.columns
+        values = c["value"][rows]
         advantages, returns = gae(
-            a["rewards"], a["values"], a["next_values"], a["dones"], a["chained"], gamma, gae_lambda
+            c["reward"][rows].astype(np.float32),
+            values,
+            c["next_value"][rows],
+            c["done"][rows],
+            chained,
+            gamma,
+            gae_lambda,
         )
+        assert self.obs is not None and self.packed is not None, "build needs samples"
         return Batch(
-            obs=torch.from_numpy(a["obs"]),
-            packed_masks=a["packed_masks"],
-            actions=torch.from_numpy(a["actions"]),
-            logp=torch.from_numpy(a["logp"]),
-            values=torch.from_numpy(a["values"]),
+            stored_obs=self.obs,
+            stored_packed=self.packed,
+            rows=rows,
+            actions=torch.from_numpy(c["action"][rows]),
+            logp=torch.from_numpy(c["logp"][rows]),
+            values=torch.from_numpy(values),
             advantages=torch.from_numpy(advantages),
             returns=torch.from_numpy(returns),
             num_actions=self.num_actions,

@@ -142,7 +142,7 @@ def ppo_update(
         order = rng.permutation(size)
         for idx in np.array_split(order, min(config.num_minibatches, size)):
             index = torch.from_numpy(idx)
-            dist, values = masked_policy(net, batch.obs[index], batch.legal(idx))  # the stored mask, re-applied
+            dist, values = masked_policy(net, batch.observations(idx), batch.legal(idx))  # the stored mask, re-applied
             loss, stats = ppo_loss(
                 dist.log_prob(batch.actions[index].to(device)),
                 batch.logp[index].to(device),
