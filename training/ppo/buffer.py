@@ -128,9 +128,9 @@ class RolloutBuffer:
     def __len__(self) -> int:
         return self.size
 
-    def add(self, obs: np.ndarray, packed: np.ndarray, **columns: np.ndarray) -> None:
+    def add(self, obs: np.ndarray, packed: np.ndarray, **columns: np.ndarray | float | bool) -> None:
         """Append ``k`` complete transitions: ``obs`` ``(k, *shape)``, ``packed`` ``(k, bytes)`` and every column of
-        :data:`COLUMNS` as a ``(k,)`` array (streams must be fed in time order)."""
+        :data:`COLUMNS` as a ``(k,)`` array or one value for all (streams must be fed in time order)."""
         k = len(obs)
         if k == 0:
             return

@@ -129,8 +129,7 @@ class SeatCredit:
         cut: bool = False,
     ) -> None:
         """The pending decisions of seats ``s`` of envs ``i`` to the buffer, with their reward and what followed."""
-        k = len(i)
-        if k == 0:
+        if len(i) == 0:
             return
         buffer.add(
             self.obs[i, s],
@@ -141,10 +140,10 @@ class SeatCredit:
             logp=self.logp[i, s],
             value=self.value[i, s],
             reward=reward,
-            done=np.full(k, done),
-            next_value=np.broadcast_to(np.asarray(next_value, dtype=np.float32), (k,)),
+            done=done,
+            next_value=next_value,
             potential=self.potential[i, s],
-            cut=np.full(k, cut),
+            cut=cut,
         )
 
     # ----- reading and saving it ------------------------------------------------------------------------------
