@@ -76,8 +76,10 @@ class TrainConfig:
     in Beasty Borders, about +5% in Boaring (docs/speed.md). The run is another than without it (other draws)."""
     torch_threads: int = -1
     """Threads for torch's CPU kernels. -1: one thread for the rollouts' forward passes (the env workers use the
-    other cores then) and every usable core for the update (the workers wait for it); k > 0: k threads for both;
-    0: torch's default."""
+    other cores then), and for the update one thread where the network is an MLP (flat observations: a small
+    network's update waits on any busy core; docs/speed.md) or every usable core for the conv nets; k > 0: k
+    threads for both; 0: torch's default. The thread count changes the update's rounding, so runs with other
+    counts are other runs."""
 
     # ----- PPO ------------------------------------------------------------------------------------------
     learning_rate: float = 2.5e-4

@@ -20,10 +20,17 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def thread_counts(torch_threads: int) -> tuple[int, int]:
-    """Torch threads ``(rollouts, update)`` for config ``torch_threads`` (0: torch's default, left as it is)."""
+def thread_counts(torch_threads: int, small_network: bool = False) -> tuple[int, int]:
+    """Torch threads ``(rollouts, update)`` for config ``torch_threads`` (0: torch's default, left as it is).
+
+    -1 (by phase): one thread for the rollouts' forward passes (the env workers use the other cores then); for the
+    update one thread where the network is small (``small_network``: the MLP of flat observations), else every
+    usable core. A small network's update is many short parallel regions, and each one waits for its slowest
+    thread: with any other busy process on the machine (a browser, another run, even at ``nice 15``) two threads
+    made Beasty Borders' training 20x slower (docs/speed.md); one thread gives up a third of the update's speed on
+    an idle machine and none on a busy one."""
     if torch_threads == -1:
-        return 1, usable_cores()
+        return 1, 1 if small_network else usable_cores()
     if torch_threads < -1:
         raise ValueError(f"torch_threads={torch_threads}; allowed: -1 (by phase), 0 (torch's default) or k > 0")
     return torch_threads, torch_threads
@@ -60,6 +67,15 @@ class PipeWorker:
 
     def send(self, command: str, data: Any = None) -> None:
         self.conn.send((command, data))
+
+    def cpu_seconds(self) -> float:
+        """The worker's CPU time so far (user + system, from ``/proc``; 0 where that cannot be read)."""
+        try:
+            with open(f"/proc/{self.process.pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return 0.0
 
     def recv(self) -> Any:
         return self.conn.recv()

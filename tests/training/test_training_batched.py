@@ -23,9 +23,12 @@ from envs.common.fastrng import seed_states
 from envs.common.vector import BatchedGame, batched_game_class
 from training.config import make_config
 from training.networks import build_network, network_spec
+from training.ppo.batched_slots import BatchedSlots
 from training.ppo.buffer import RolloutBuffer
-from training.ppo.collect import BatchedSlots, GameSlots, SelfPlayCollector, resolve_engine, resolve_workers
+from training.ppo.collect import SelfPlayCollector
+from training.ppo.envworkers import resolve_workers
 from training.ppo.loop import train
+from training.ppo.slots import GameSlots, resolve_engine
 from training.train_cli import main as train_main
 
 BATCHED_GAMES = [g for g in envs.GAMES if batched_game_class(g) is not None]
@@ -383,6 +386,8 @@ def test_torch_threads_by_phase():
     from training.workers import thread_counts, usable_cores
 
     assert thread_counts(-1) == (1, usable_cores())
+    assert thread_counts(-1, small_network=True) == (1, 1)  # a small network's update: one thread
+    assert thread_counts(3, small_network=True) == (3, 3)  # the user's setting wins
     assert thread_counts(2) == (2, 2) and thread_counts(0) == (0, 0)
     with pytest.raises(ValueError, match="torch_threads"):
         thread_counts(-3)

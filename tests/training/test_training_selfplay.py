@@ -15,7 +15,8 @@ from training.config import make_config
 from training.measure.shaping_gap import measure
 from training.networks import MLPNet
 from training.ppo.buffer import RolloutBuffer
-from training.ppo.collect import GameSlots, SelfPlayCollector
+from training.ppo.collect import SelfPlayCollector
+from training.ppo.slots import GameSlots
 from training.run.opponents import outcome
 
 
@@ -340,3 +341,38 @@ def test_slots_report_the_cut_with_every_seats_observation_and_a_draw():
     restored = again.set_state(slots.get_state())
     assert restored.cuts[0].obs.tolist() == cut.obs.tolist() and restored.cuts[0].obs.dtype == cut.obs.dtype
     assert restored.cuts[0].potential.tolist() == cut.potential.tolist()
+
+
+def test_the_buffer_lays_streams_out_in_the_order_of_their_first_sample_and_grows():
+    """Streams (env, seat) in the order of their first complete transition, each in time order; the chain stops at
+    a stream's last sample and after a cut game; the arrays double past their capacity."""
+    buffer = RolloutBuffer(3, capacity=2)
+
+    def add(env: list[int], seat: list[int], reward: list[float], cut: list[bool] | None = None) -> None:
+        k = len(env)
+        buffer.add(
+            np.arange(k * 5, dtype=np.float32).reshape(k, 5),
+            np.zeros((k, 1), np.uint8),
+            env=np.array(env),
+            seat=np.array(seat),
+            action=np.zeros(k, np.int64),
+            logp=np.zeros(k, np.float32),
+            value=np.zeros(k, np.float32),
+            reward=np.array(reward),
+            done=np.zeros(k, bool),
+            next_value=np.zeros(k, np.float32),
+            potential=np.zeros(k),
+            cut=np.array(cut or [False] * k),
+        )
+
+    add([1, 0], [0, 1], [1, 2])
+    add([0, 1, 1], [1, 0, 1], [3, 4, 5], cut=[True, False, False])
+    add([0], [1], [6])
+    assert len(buffer) == 6 and buffer.capacity >= 6
+    arrays = buffer.arrays()
+    assert arrays["rewards"].tolist() == [1, 4, 2, 3, 6, 5]
+    assert arrays["chained"].tolist() == [True, False, True, False, False, False]
+    assert list(buffer.streams) == [(1, 0), (0, 1), (1, 1)]
+    assert [t.reward for t in buffer.streams[(0, 1)]] == [2, 3, 6]
+    buffer.clear()
+    assert len(buffer) == 0 and buffer.capacity >= 6

@@ -127,6 +127,7 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
     paid: list[float] = []
     truncated = 0
     position = [0] * n  # per seat: transitions of the games before this one
+    streams_shaped, streams_plain = shaped_buffer.streams, plain_buffer.streams
     for g in record[:games]:
         truncated += g["end"] == "truncated"
         for seat in range(n):
@@ -134,8 +135,8 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
             start, position[seat] = position[seat], position[seat] + len(decisions)
             if not decisions or g["end"] != "terminated":
                 continue
-            stream_shaped = shaped_buffer.streams[(0, seat)][start : position[seat]]
-            stream_plain = plain_buffer.streams[(0, seat)][start : position[seat]]
+            stream_shaped = streams_shaped[(0, seat)][start : position[seat]]
+            stream_plain = streams_plain[(0, seat)][start : position[seat]]
             assert len(stream_shaped) == len(stream_plain) == len(decisions) and stream_shaped[-1].done
             discounted = sum(
                 shaped.config.gamma**k * (a.reward - b.reward)

@@ -12,6 +12,14 @@ For each game at its default training config (``training.config.make_config``) i
   positions of random games, with the config's torch threads; the trainer cannot beat it without changing the
   network or the config;
 * **ppo / limit**: the first over the second;
+* **serial**: the training process's own work per sample outside the network (us per sample: its main thread's
+  CPU time collecting a batch and building it, less the network passes it ran; ``log.csv``'s ``serial_us``), and
+  the env workers' CPU time per sample (``log.csv``'s ``workers_us``);
+* **projected**: the samples per second this config could reach with N cores, from the model of docs/speed.md:
+  the training process runs its serial work and the network's work one after the other, while N - 1 cores run
+  the env workers; the slower of the two sets the pace,
+  ``samples/s(N) = 1e6 / max(serial + 1e6 / network alone, workers / (N - 1))``, and no number of cores gets past
+  ``1e6 / serial`` (the network and the workers free);
 * **sb3 MaskablePPO**: sb3-contrib's ``MaskablePPO`` (``MlpPolicy`` with our MLP's widths, ``hidden`` x
   ``mlp_layers``: 256, 256; 4 epochs, as ours, of minibatches of 64 over rollouts of 256 steps) on the
   single-agent view of the same game (``envs.common.gym_view.SingleAgentEnv``, the learner in seat 0 against
@@ -46,15 +54,29 @@ from training.ppo.maths import ppo_loss
 from training.workers import set_threads, thread_counts
 
 
-def _cpu_seconds() -> float:
-    """CPU time of this process and its finished children (the env workers, once closed)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+def _cpu_seconds(who: int = resource.RUSAGE_SELF) -> float:
+    """CPU time of this process (``RUSAGE_SELF``) or of its finished children (``RUSAGE_CHILDREN``: the env
+    workers, once closed)."""
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+PROJECTED_CORES = (2, 4, 8, 16)
+"""The core counts :func:`projected` reports."""
+
+
+def projected(serial_us: float, limit: float, workers_us: float, cores: int) -> float:
+    """Samples/s with ``cores`` cores: the training process's serial work and the network's (``limit`` samples/s
+    alone) in sequence, the env workers' work (``workers_us`` CPU us per sample) over the other ``cores - 1``
+    cores; the slower sets the pace (docs/speed.md, "The serial figure")."""
+    trainer = serial_us + 1e6 / limit
+    workers = workers_us / max(1, cores - 1)
+    return 1e6 / max(trainer, workers)
 
 
 def ppo_speed(game: str, seconds: float, device: str = "cpu", **overrides: Any) -> dict[str, float]:
-    """Learner samples/s of a ``seconds``-long PPO run at the game's defaults, and the cores it kept busy."""
+    """Learner samples/s of a ``seconds``-long PPO run at the game's defaults, the cores it kept busy, its serial
+    figure (us per sample) and its env workers' CPU us per sample."""
     threads = torch.get_num_threads()
     with tempfile.TemporaryDirectory() as out:
         config = make_config(
@@ -67,9 +89,10 @@ def ppo_speed(game: str, seconds: float, device: str = "cpu", **overrides: Any) 
             device=device,
             **overrides,
         )
-        cpu, wall = _cpu_seconds(), time.perf_counter()
+        own, children, wall = _cpu_seconds(), _cpu_seconds(resource.RUSAGE_CHILDREN), time.perf_counter()
         train(config)
-        cores = (_cpu_seconds() - cpu) / (time.perf_counter() - wall)
+        children = _cpu_seconds(resource.RUSAGE_CHILDREN) - children
+        cores = (_cpu_seconds() - own + children) / (time.perf_counter() - wall)
         with open(Path(out) / "log.csv") as f:
             rows = list(csv.DictReader(f))
     torch.set_num_threads(threads)
@@ -80,7 +103,11 @@ def ppo_speed(game: str, seconds: float, device: str = "cpu", **overrides: Any) 
         raise RuntimeError(f"{game}: only {len(rows)} updates in {seconds} s; give more --seconds")
     steps = float(rows[-1]["global_step"]) - float(rows[start - 1]["global_step"])
     spent = float(rows[-1]["time_s"]) - float(rows[start - 1]["time_s"])
-    return {"ppo": steps / spent, "cores": cores, "updates": len(rows)}
+    measured = rows[start:]
+    sizes = [float(r["global_step"]) - float(p["global_step"]) for p, r in zip(rows[start - 1 :], measured)]
+    serial = sum(float(r["serial_us"]) * n for r, n in zip(measured, sizes)) / sum(sizes)
+    workers = sum(float(r["workers_us"]) * n for r, n in zip(measured, sizes)) / sum(sizes)
+    return {"ppo": steps / spent, "cores": cores, "updates": len(rows), "serial": serial, "workers": workers}
 
 
 def random_positions(config: TrainConfig, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -109,10 +136,11 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
     """Samples/s that the network's work alone allows at the game's PPO config (see the module docstring)."""
     config = make_config(game, device=device, **overrides)
     threads = torch.get_num_threads()
-    rollout_threads, update_threads = thread_counts(config.torch_threads)
     torch.manual_seed(0)
     engine = envs.make_game(game, **config.env_options)
-    net = build_network(network_spec(config, engine), engine).to(device)
+    spec = network_spec(config, engine)
+    rollout_threads, update_threads = thread_counts(config.torch_threads, small_network=spec["kind"] == "mlp")
+    net = build_network(spec, engine).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
     obs_np, masks = random_positions(config, config.batch_size)
     obs = torch.from_numpy(obs_np)
@@ -207,6 +235,7 @@ def bench(games: list[str], seconds: float, device: str = "cpu", sb3: bool = Tru
     for game in games:
         row: dict[str, Any] = {"game": game, **ppo_speed(game, seconds, device)}
         row["limit"] = network_limit(game, device)
+        row["projected"] = {n: projected(row["serial"], row["limit"], row["workers"], n) for n in PROJECTED_CORES}
         row["sb3"] = sb3_speed(game, max(10.0, seconds / 3)) if sb3 else None
         rows.append(row)
         print(f"  {game}: {format_row(row)}", flush=True)
@@ -217,22 +246,29 @@ def format_row(row: dict[str, Any]) -> str:
     sb3 = row.get("sb3")
     return (
         f"ppo {row['ppo']:,.0f} samples/s on {row['cores']:.1f} cores, network alone {row['limit']:,.0f} "
-        f"({row['ppo'] / row['limit']:.2f}), sb3 MaskablePPO "
+        f"({row['ppo'] / row['limit']:.2f}), serial {row['serial']:.1f} us/sample (workers {row['workers']:.1f}), "
+        "projected "
+        + ", ".join(f"{v:,.0f} on {n}" for n, v in row["projected"].items())
+        + f" (at most {1e6 / row['serial']:,.0f}), sb3 MaskablePPO "
         + ("not installed" if sb3 is None else f"{sb3:,.0f} ({row['ppo'] / sb3:.1f}x)")
     )
 
 
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as the markdown table of docs/speed.md."""
+    cores = " | ".join(f"projected, {n} cores" for n in PROJECTED_CORES)
     lines = [
-        "| game | PPO samples/s | cores busy | network alone | PPO / network | sb3 MaskablePPO | PPO / sb3 |",
-        "|---|---|---|---|---|---|---|",
+        "| game | PPO samples/s | cores busy | network alone | PPO / network | serial us/sample | workers us/sample | "
+        f"{cores} | sb3 MaskablePPO | PPO / sb3 |",
+        "|---|---|---|---|---|---|---|" + "---|" * len(PROJECTED_CORES) + "---|---|",
     ]
     for r in rows:
         sb3 = r.get("sb3")
         lines.append(
             f"| {r['game']} | {r['ppo']:,.0f} | {r['cores']:.1f} | {r['limit']:,.0f} | "
-            f"{r['ppo'] / r['limit']:.2f} | "
+            f"{r['ppo'] / r['limit']:.2f} | {r['serial']:.1f} | {r['workers']:.1f} | "
+            + " | ".join(f"{r['projected'][n]:,.0f}" for n in PROJECTED_CORES)
+            + " | "
             + ("not installed | |" if sb3 is None else f"{sb3:,.0f} | {r['ppo'] / sb3:.1f}x |")
         )
     return "\n".join(lines)

@@ -1,10 +1,16 @@
 """PPO self-play: the learner that trains a network on its own games by proximal policy optimisation.
 
-* ``collect`` - the rollouts: groups of envs on the reference or the batched engine, in worker processes or not;
-  per-seat credit assignment, score shaping, the opponent mix (the learner, past snapshots, scripted opponents);
-* ``buffer`` - transitions in per-seat streams, bit-packed masks, the batch an update trains on;
+Read in this order:
+
+* ``loop`` - :func:`training.ppo.loop.train`: config -> policy checkpoint (collect, GAE, update, snapshot, log);
+* ``collect`` - the rollouts: steps the env groups, answers the network seats, credits every decision;
+* ``credit`` - per-seat credit assignment, score shaping and the bootstraps at cut games, over whole arrays;
+* ``buffer`` - complete transitions in preallocated arrays, bit-packed masks, the batch an update trains on;
 * ``maths`` - GAE, the clipped loss, one update;
-* ``loop`` - :func:`training.ppo.loop.train`: config -> policy checkpoint.
+* ``mix`` - who sits in each seat: the opponent mix (the learner, past snapshots, scripted opponents);
+* ``slots`` / ``batched_slots`` - a group of envs on the reference engine (``rules.py``) or on the batched one,
+  playing its scripted seats and reporting the network seats' decisions;
+* ``envworkers`` - the groups in this process or in worker processes, and the network seats' forward passes.
 
 May import: the shared top-level modules and :mod:`training.run`. Only the ``train`` command
 (:mod:`training.train_cli`) and :mod:`training.measure` import this package.

@@ -45,6 +45,8 @@ PPO_COLUMNS = [
     "global_step",
     "time_s",
     "samples_per_s",
+    "serial_us",
+    "workers_us",
     "learning_rate",
     "policy_loss",
     "value_loss",
@@ -81,12 +83,12 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     With ``resume`` (a run directory or its ``resume.pt``), the run continues exactly where it was saved:
     weights, optimiser, generators, envs mid-game, pending transitions, opponent pool and counters.
     """
-    rollout_threads, update_threads = thread_counts(config.torch_threads)
     device = resolve_device(config.device)
     run_dir = run_directory(config)
     game = envs.make_game(config.game, **config.env_options)
     seed_everything(config.seed)
     spec = network_spec(config, game)
+    rollout_threads, update_threads = thread_counts(config.torch_threads, small_network=spec["kind"] == "mlp")
     net = build_network(spec, game)
     if config.init_from and resume is None:
         init_weights_from(net, spec, config.init_from, config.game, config.env_options)
@@ -100,7 +102,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         saved_engine = state["collector"].get("engine", "reference")
         engine = saved_engine if config.engine in ("auto", saved_engine) else None
     collector = SelfPlayCollector(config, net, generator, engine=engine)
-    buffer = RolloutBuffer(game.num_actions)
+    buffer = RolloutBuffer(game.num_actions, capacity=2 * config.batch_size)
     global_step, update, elapsed = 0, 0, 0.0
     evaluation: dict[str, Any] = {}
 
@@ -139,11 +141,15 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
                 group["lr"] = lr
 
             set_threads(rollout_threads)
+            cpu, workers_cpu, collector.network_cpu_s = time.thread_time(), collector.workers_cpu_s(), 0.0
             collector.collect(buffer, config.batch_size)
             batch = buffer.build(config.gamma, config.gae_lambda)
             buffer.clear()
+            # this process's own work per sample outside the network (the serial part: docs/speed.md)
+            serial_us = 1e6 * (time.thread_time() - cpu - collector.network_cpu_s) / len(batch)
             set_threads(update_threads)
             stats = ppo_update(net, optimizer, batch, config, shuffle_rng)
+            workers_us = 1e6 * (collector.workers_cpu_s() - workers_cpu) / len(batch)  # the steps run in the update too
             global_step += len(batch)
             update += 1
             seconds = time.perf_counter() - start
@@ -169,6 +175,8 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
                 "global_step": global_step,
                 "time_s": round(elapsed, 2),
                 "samples_per_s": round(samples_per_s, 1),
+                "serial_us": round(serial_us, 2),
+                "workers_us": round(workers_us, 2),
                 "learning_rate": lr,
                 **stats,
                 "episode_length": float(np.mean(lengths)) if lengths else "",
@@ -178,6 +186,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
             scalars = {f"losses/{k}": stats[k] for k in LOSS_TAGS}
             scalars["charts/learning_rate"] = lr
             scalars["charts/samples_per_s"] = samples_per_s
+            scalars["charts/serial_us"] = serial_us
             if lengths:
                 scalars["charts/episode_length"] = float(np.mean(lengths))
             scalars.update({f"charts/train_win_rate_{k}": v for k, v in train_wins.items()})

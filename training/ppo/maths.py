@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 from torch import nn
@@ -38,16 +39,44 @@ def gae(
     For sample ``t``: ``delta_t = r_t + gamma * (1 - done_t) * V'_t - V_t`` with ``V'_t`` the value at the same
     seat's next decision, and ``A_t = delta_t + gamma * lambda * (1 - done_t) * chained_t * A_{t+1}``, where
     ``chained_t`` says that sample ``t + 1`` is that next decision (false at the end of a stream's samples: the
-    chain is cut there and ``V'_t`` bootstraps). Returns ``(advantages, returns = advantages + values)``.
+    chain is cut there and ``V'_t`` bootstraps). Returns ``(advantages, returns = advantages + values)``, float32
+    (the arithmetic is float32 throughout; the loop is compiled by numba: :func:`_gae_kernel`).
     """
     advantages = np.zeros(len(rewards), dtype=np.float32)
-    last = 0.0
-    for t in reversed(range(len(rewards))):
-        nonterminal = 0.0 if dones[t] else 1.0
-        delta = rewards[t] + gamma * nonterminal * next_values[t] - values[t]
-        last = delta + gamma * gae_lambda * nonterminal * (1.0 if chained[t] else 0.0) * last
-        advantages[t] = last
+    _gae_kernel(
+        np.ascontiguousarray(rewards, dtype=np.float32),
+        np.ascontiguousarray(values, dtype=np.float32),
+        np.ascontiguousarray(next_values, dtype=np.float32),
+        np.ascontiguousarray(dones, dtype=np.bool_),
+        np.ascontiguousarray(chained, dtype=np.bool_),
+        np.float32(gamma),
+        np.float32(gamma * gae_lambda),
+        advantages,
+    )
     return advantages, (advantages + values).astype(np.float32)
+
+
+@numba.njit(cache=True)
+def _gae_kernel(
+    rewards: np.ndarray,
+    values: np.ndarray,
+    next_values: np.ndarray,
+    dones: np.ndarray,
+    chained: np.ndarray,
+    gamma: np.float32,
+    gamma_lambda: np.float32,
+    out: np.ndarray,
+) -> None:
+    """:func:`gae`'s backward recursion, in float32, into ``out``."""
+    zero = np.float32(0.0)
+    last = zero
+    for t in range(len(rewards) - 1, -1, -1):
+        if dones[t]:
+            last = rewards[t] + zero * next_values[t] - values[t]
+        else:
+            delta = rewards[t] + gamma * next_values[t] - values[t]
+            last = delta + (gamma_lambda if chained[t] else zero) * last
+        out[t] = last
 
 
 # ----- 2. the loss ------------------------------------------------------------------------------------------
@@ -113,7 +142,7 @@ def ppo_update(
         order = rng.permutation(size)
         for idx in np.array_split(order, min(config.num_minibatches, size)):
             index = torch.from_numpy(idx)
-            dist, values = masked_policy(net, batch.obs[index], batch.legal(idx))  # the stored mask, re-applied
+            dist, values = masked_policy(net, batch.observations(idx), batch.legal(idx))  # the stored mask, re-applied
             loss, stats = ppo_loss(
                 dist.log_prob(batch.actions[index].to(device)),
                 batch.logp[index].to(device),

@@ -1,0 +1,270 @@
+"""Env groups behind one send/recv interface, in this process or in worker processes, and the network that answers
+their network seats (the learner's and the snapshots' rows, batched).
+
+* :class:`LocalHandle` / :class:`RemoteHandle` - a group (:func:`make_slots`) in this process or
+  in a spawned worker; the commands are the group's methods (``reset``, ``step``, ``get_state``, ``set_state``,
+  ``close``) and, with the policy in the worker, ``act``;
+* :func:`choose_actions` - the network seats' actions of a batch of decisions: one forward pass for every learner
+  row, one per snapshot for its rows;
+* :class:`PolicyActor` - config ``policy_in_workers``: the learner's network and the snapshot pool in a worker,
+  which answers its own group's network seats with its own seeded generators; the collector sends new weights
+  (and new snapshots) after each update, and a step chosen before an update is chosen again with the new weights,
+  so every transition's log-probability is the current policy's.
+
+A report's observations go from a worker through shared memory, not the pipe: pickling Bestiarium's 430 kB a
+report and pushing them through the pipe's 64 kB buffer took about 40% of a rollout.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+import envs
+from training.distribution import LegalActions, masked_policy
+from training.ppo.batched_slots import BatchedSlots
+from training.ppo.mix import KIND_CODES, LEARNER, SNAPSHOT
+from training.ppo.slots import GameSlots, Report
+from training.workers import PipeWorker, usable_cores, use_one_core
+
+LEARNER_CODE = KIND_CODES[LEARNER]
+SNAPSHOT_CODE = KIND_CODES[SNAPSHOT]
+
+
+def resolve_workers(num_workers: int, engine: str, cores: int | None = None) -> int:
+    """Config ``num_workers``: -1 chooses by machine (2 env workers where it has 2 or more usable cores, else
+    0: the envs in this process), whatever the ``engine``; ``cores`` overrides the machine's count (tests)."""
+    if num_workers >= 0:
+        return int(num_workers)
+    if num_workers != -1:
+        raise ValueError(f"num_workers={num_workers}; allowed: -1 (by machine) or an integer >= 0")
+    return 2 if (usable_cores() if cores is None else cores) >= 2 else 0
+
+
+# ----- the network seats ---------------------------------------------------------------------------------------
+def frozen_copy(net: nn.Module, weights: dict[str, torch.Tensor] | None = None) -> nn.Module:
+    """A copy of ``net`` for the snapshot pool (with ``weights`` loaded, when given): eval mode, no gradients."""
+    frozen = copy.deepcopy(net).eval()
+    if weights is not None:
+        frozen.load_state_dict(weights)
+    for p in frozen.parameters():
+        p.requires_grad_(False)
+    return frozen
+
+
+@torch.no_grad()
+def choose_actions(
+    net: nn.Module,
+    snapshot_net: Any,
+    obs: np.ndarray,
+    packed: np.ndarray,
+    codes: np.ndarray,
+    snapshot_ids: np.ndarray,
+    num_actions: int,
+    generator: torch.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(actions, log-probabilities, values)`` of a batch of network-seat decisions (observations, packed masks
+    and controller codes per row), ``(E,)`` each: the learner's rows sampled from ``net`` in one pass (with their
+    log-probabilities and values; 0 in the other rows), then the snapshot rows from
+    ``snapshot_net(snapshot_ids[j])``, one pass per snapshot in id order; every draw from ``generator``, the
+    learner's first."""
+    e = len(codes)
+    actions = np.zeros(e, dtype=np.int64)
+    logps = np.zeros(e, dtype=np.float64)
+    values = np.zeros(e, dtype=np.float64)
+    learner = np.flatnonzero(codes == LEARNER_CODE)
+    if learner.size:
+        dist, value_t = masked_policy(
+            net, torch.from_numpy(obs[learner]), LegalActions.from_packed(packed[learner], num_actions)
+        )
+        sampled = dist.sample(generator)
+        actions[learner] = sampled.cpu().numpy()
+        logps[learner] = dist.log_prob(sampled).cpu().numpy()
+        values[learner] = value_t.cpu().numpy()
+    snapshot = np.flatnonzero(codes == SNAPSHOT_CODE)
+    for snap_id in np.unique(snapshot_ids[snapshot]).tolist():
+        rows = snapshot[snapshot_ids[snapshot] == snap_id]
+        dist, _ = masked_policy(
+            snapshot_net(snap_id), torch.from_numpy(obs[rows]), LegalActions.from_packed(packed[rows], num_actions)
+        )
+        actions[rows] = dist.sample(generator).cpu().numpy()
+    return actions, logps, values
+
+
+def numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
+    """A network's weights as numpy copies: a message to a worker (a tensor in a message would move the learner's
+    own storage into shared memory)."""
+    return {k: v.detach().cpu().numpy().copy() for k, v in net.state_dict().items()}
+
+
+def _load_numpy_weights(net: nn.Module, weights: dict[str, np.ndarray]) -> None:
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+
+
+class PolicyActor:
+    """The learner's network and the snapshot pool in an env worker (config ``policy_in_workers``): chooses the
+    network seats' actions of its group's reports, with its own seeded generators."""
+
+    def __init__(self, game: str, options: dict[str, Any], spec: dict[str, Any], seed: int, num_envs: int):
+        from training.networks import build_network
+
+        self.net = build_network(spec, envs.make_game(game, **options))
+        self.version = -1
+        self.pool: dict[int, nn.Module] = {}
+        self.generator = torch.Generator().manual_seed(int(seed))
+        self.rng = np.random.default_rng([int(seed), 4])
+        self.snapshot_of = np.full(num_envs, -1, dtype=np.int64)
+        """Per local env: the snapshot its current game's snapshot seats play (-1: none drawn yet)."""
+        self.report: Report | None = None
+        """The report last answered (acted on again when the weights change)."""
+
+    def update(self, data: tuple) -> None:
+        """``(version, weights, new snapshots [(id, weights)], snapshot ids to keep)`` from the collector."""
+        version, weights, snapshots, keep = data
+        _load_numpy_weights(self.net, weights)
+        self.version = int(version)
+        for snap_id, snap_weights in snapshots:
+            self.pool[int(snap_id)] = frozen_copy(self.net, {k: torch.from_numpy(v) for k, v in snap_weights.items()})
+        for snap_id in list(self.pool):
+            if snap_id not in keep:
+                del self.pool[snap_id]
+
+    def act(self, report: Report, new: bool) -> Report:
+        """Choose the network seats' actions of ``report`` (``new``: a report not acted on before, whose new games
+        draw their snapshot here)."""
+        self.report = report
+        if self.version < 0:
+            return report  # no weights yet: the collector sends them and asks again
+        if new:
+            for j, controllers in enumerate(report.new_controllers):
+                if controllers is not None and SNAPSHOT in controllers and self.pool:
+                    ids = sorted(self.pool)
+                    self.snapshot_of[j] = ids[int(self.rng.integers(len(ids)))]
+        actions, logps, values = choose_actions(
+            self.net,
+            self._snapshot,
+            report.obs,
+            report.packed,
+            report.codes,
+            self.snapshot_of,
+            report.num_actions,
+            self.generator,
+        )
+        report.actions, report.logps, report.values, report.version = actions, logps, values, self.version
+        return report
+
+    def _snapshot(self, snap_id: int) -> nn.Module:
+        return self.pool.get(snap_id) or self.pool[min(self.pool)]
+
+    def get_state(self) -> dict[str, Any]:
+        return {
+            "generator": base64.b64encode(self.generator.get_state().numpy().tobytes()).decode("ascii"),
+            "rng": self.rng.bit_generator.state,
+            "snapshot_of": {str(j): int(s) for j, s in enumerate(self.snapshot_of.tolist()) if s >= 0},
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        raw = np.frombuffer(base64.b64decode(state["generator"]), dtype=np.uint8).copy()
+        self.generator.set_state(torch.from_numpy(raw))
+        self.rng.bit_generator.state = state["rng"]
+        self.snapshot_of[:] = -1
+        for j, s in state["snapshot_of"].items():
+            self.snapshot_of[int(j)] = int(s)
+        self.version = -1  # the collector sends the weights and the pool again
+
+
+# ----- where a group runs --------------------------------------------------------------------------------------
+def make_slots(engine: str, args: tuple, **hooks: Any) -> GameSlots | BatchedSlots:
+    """The env group for ``engine`` (``reference``: a :class:`~training.ppo.slots.GameSlots`; ``batched``: a
+    :class:`~training.ppo.batched_slots.BatchedSlots`) over :class:`GameSlots`' arguments ``args``."""
+    return BatchedSlots(*args, **hooks) if engine == "batched" else GameSlots(*args, **hooks)
+
+
+class LocalHandle:
+    """An env group in this process, behind the same send/recv interface as a worker."""
+
+    def __init__(self, slots: Any):
+        self.slots = slots
+        self._answer: Any = None
+
+    def send(self, command: str, data: Any = None) -> None:
+        self._answer = getattr(self.slots, command)(data)
+
+    def recv(self) -> Any:
+        answer, self._answer = self._answer, None
+        return answer
+
+    def close(self) -> None:
+        self.slots.close()
+
+    def cpu_seconds(self) -> float:
+        """No worker: its CPU time is this process's."""
+        return 0.0
+
+
+def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None) -> None:
+    """Worker process: serve commands on a :func:`make_slots` group until ``close``. A report's observations go
+    into ``shared_obs`` (shared memory) instead of through the pipe. With ``actor_args`` (``policy_in_workers``)
+    a :class:`PolicyActor` chooses the network seats' actions of every report; ``act`` sends it new weights and
+    asks again for the last report."""
+    use_one_core()
+    slots = make_slots(engine, args)
+    actor = PolicyActor(*actor_args) if actor_args is not None else None
+    obs_out = shared_obs.numpy()
+    try:
+        while True:
+            command, data = conn.recv()
+            if command == "close":
+                break
+            if command == "act":
+                assert actor is not None and actor.report is not None
+                actor.update(data)
+                answer = actor.act(actor.report, new=False)
+            elif command == "set_state" and actor is not None:
+                if "actor" in data:
+                    actor.set_state(data["actor"])
+                else:  # saved without the policy in the workers: the actor starts afresh, the weights come again
+                    actor.version = -1
+                answer = actor.act(slots.set_state(data), new=False)
+            else:
+                answer = getattr(slots, command)(data)
+                if actor is not None and isinstance(answer, Report):
+                    answer = actor.act(answer, new=True)
+                elif actor is not None and command == "get_state":
+                    answer["actor"] = actor.get_state()
+            if isinstance(answer, Report):
+                obs_out[...] = answer.obs
+                answer = copy.copy(answer)  # the actor keeps its report whole
+                answer.obs = None  # type: ignore[assignment]  # the handle puts the shared view back
+            conn.send(answer)
+    except (EOFError, KeyboardInterrupt):
+        pass
+    finally:
+        conn.close()
+
+
+class RemoteHandle(PipeWorker):
+    """An env group in a worker process; ``send`` returns at once, ``recv`` waits for the answer.
+
+    A report's observations come through shared memory (module docstring): the report holds a view of that memory,
+    which the worker rewrites at its next report, valid until the next :meth:`send` (the collector copies out the
+    rows it keeps before it sends the next step). ``actor_args``: ``(game, options, network spec, seed, envs)`` of the
+    worker's :class:`PolicyActor` (``policy_in_workers``)."""
+
+    def __init__(self, engine: str, args: tuple, actor_args: tuple | None = None):
+        game = envs.make_game(args[0], **args[1])
+        dtype = torch.from_numpy(np.zeros(0, dtype=game.observation_dtype)).dtype
+        shared = torch.zeros((len(args[2]), *game.observation_shape), dtype=dtype).share_memory_()
+        self._obs = shared.numpy()
+        super().__init__(_worker, (engine, args, shared, actor_args))
+
+    def recv(self) -> Any:
+        answer = super().recv()
+        if isinstance(answer, Report) and answer.obs is None:
+            answer.obs = self._obs
+        return answer
