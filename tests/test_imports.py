@@ -5,8 +5,10 @@ the commands) import each other only in the directions :data:`ROOM_IMPORTS` allo
 How the graph is counted (read from the source with :mod:`ast`, nothing is imported for it):
 
 * Every ``import`` and ``from ... import`` statement anywhere in a module counts: at module level, inside a
-  function or a class, under ``if TYPE_CHECKING:`` or in a ``try``. An import deferred into a function is still a
-  dependency; a cycle hidden behind one only fails later, at the first call.
+  function or a class, or in a ``try``. An import deferred into a function is still a dependency; a cycle hidden
+  behind one only fails later, at the first call. Imports under ``if TYPE_CHECKING:`` do not count: they never
+  run, and they are how Python lets two modules name each other's types (PEP 484): ``observation.py`` and
+  ``render.py`` annotate the game with its ``rules.py`` class, which imports them.
 * An edge goes from the importing module to the imported one: ``import a.b`` -> ``a.b``; ``from a.b import c`` ->
   ``a.b.c`` when that is a module, else ``a.b`` (``c`` is a name defined there). Relative imports are resolved
   against the importing module's package.
@@ -50,7 +52,16 @@ def imported_modules(name: str, path: Path, modules: dict[str, Path]) -> set[str
     """The project modules that module ``name`` (source ``path``) imports, counted as the docstring says."""
     is_package = path.name == "__init__.py"
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    type_only = {
+        id(n)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
+        for n in ast.walk(block)
+    }
+    for node in ast.walk(tree):
+        if id(node) in type_only:
+            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -227,7 +227,7 @@ def _has_move(cells, heights, stack_cells, count, nbr):
 @njit(cache=True)
 def _next_mover(cells, heights, stacks, num_stacks, can_move, nbr, first, n, splits):
     """(the seat to move, whether the game is over) after a move, from seat ``first`` clockwise, skipping blocked
-    seats (whose ``can_move`` it clears); over if nobody can move (rules._advance_mover; ``splits``: the seat to
+    seats (whose ``can_move`` it clears); over if nobody can move (rules.advance_mover; ``splits``: the seat to
     move that cannot move ends the game, and stays the mover). Seat -1: over, the mover unchanged. One row's
     arrays."""
     seat = first if first < n else first - n
@@ -750,7 +750,7 @@ def _score_moves(st, tab, b, actions, scores):
                     mine_open += open_dest
                 if splits:  # the next seat to move cannot: game over
                     over = next_live == 0
-                else:  # nobody who may still move can (rules._advance_mover)
+                else:  # nobody who may still move can (rules.advance_mover)
                     over = not others_can and not (can_move[seat] and mine_live > 0)
                 if over:
                     if not final_known:

@@ -15,7 +15,8 @@ and ``fast.py``'s cached kernels, which call these, do not notice edits here (af
 
 from __future__ import annotations
 
-from typing import Any
+import itertools
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -34,11 +35,14 @@ from envs.battle_sheep.actions import (
 from envs.common.game import CellGraph, Symmetry
 from envs.common.hexgrid import DIRECTIONS, HexGrid, transforms
 
+if TYPE_CHECKING:
+    from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
+
 _SYMMETRIES: dict[tuple[int, int], tuple[Symmetry, ...]] = {}
 """``symmetries`` per (num_players, canvas_radius), built on first use."""
 
 
-def arrays_of(state: Any) -> tuple[np.ndarray, np.ndarray]:
+def arrays_of(state: BattleSheepState) -> tuple[np.ndarray, np.ndarray]:
     """``state.cells`` and ``state.heights`` as int8 numpy arrays sharing their memory (for the compiled kernels),
     kept on the state: made again only when those arrays were replaced (or the state was copied or unpickled,
     which copies the views apart from the arrays)."""
@@ -431,17 +435,62 @@ def place_tile(cells, num_pasture, pasture, extent, b, action, tiles, q, r, cell
 
 
 # ----- the observation and the mask, readable and compiled -----------------------------------------------------
-def tiles_left_array(game: Any, state: Any) -> np.ndarray:
+class ViewTables(NamedTuple):
+    """What the observation and mask kernels read besides the canvas's tables (``GridTables``), made once per
+    game (``BattleSheepGame.view``, :func:`view_tables`)."""
+
+    planes: tuple[int, int]
+    """The observation's (planes, squares) before it is shaped (C, H, W)."""
+    template: np.ndarray
+    """(planes, squares) float32: the observation's constant part (plane 0: the canvas)."""
+    no_border: np.ndarray
+    """(N,) bool, all False: no pasture border while the pasture is built."""
+    tiles_left: dict[tuple[int, ...], np.ndarray]
+    """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
+    code: np.ndarray
+    """(N,) int8 work of the mask's tile test."""
+    near: np.ndarray
+    """(N,) int64 work of the mask's tile test."""
+    liberties: np.ndarray
+    """(N,) int64 work of the observation's derived planes."""
+    pasture: list[Any]
+    """``[pasture, on_border, where]``: the last finished pasture, its outside border per cell and its cells, kept
+    between calls (:func:`finished_pasture` replaces them in place)."""
+
+
+def view_tables(tables: GridTables, num_channels: int, num_players: int, square_shape: tuple[int, int]) -> ViewTables:
+    """The :class:`ViewTables` of a game with these canvas tables, planes and players."""
+    n = tables.num_cells
+    squares = square_shape[0] * square_shape[1]
+    template = np.zeros((num_channels, squares), np.float32)
+    template[0, tables.square] = 1.0
+    no_border = np.zeros(n, dtype=np.bool_)
+    return ViewTables(
+        planes=(num_channels, squares),
+        template=template,
+        no_border=no_border,
+        tiles_left={
+            key: np.array(key, dtype=np.int8)
+            for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=num_players)
+        },
+        code=np.zeros(n, dtype=np.int8),
+        near=np.zeros(n, dtype=np.int64),
+        liberties=np.zeros(n, dtype=np.int64),
+        pasture=[[], no_border, tables.all_cells],
+    )
+
+
+def tiles_left_array(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
     """The tiles each seat still has to place, as the int8 array the observation kernels read (one made per count
     when the game was built, not per observation)."""
-    tiles_left = game._tiles_left_arrays.get(tuple(state.tiles_left))
+    tiles_left = game.view.tiles_left.get(tuple(state.tiles_left))
     return np.array(state.tiles_left, dtype=np.int8) if tiles_left is None else tiles_left
 
 
-def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+def observe(game: BattleSheepGame, state: BattleSheepState, seat: int) -> np.ndarray:
     """The planes of :meth:`observation_numpy`, built by a compiled kernel (``observe_into``); the tests
     check that both agree."""
-    out = np.empty(game._obs_planes, dtype=np.float32)
+    out = np.empty(game.view.planes, dtype=np.float32)
     t = game.tables
     cells, heights = arrays_of(state)
     _, where, num_where = finished_pasture(game, state)
@@ -458,7 +507,7 @@ def observe(game: Any, state: Any, seat: int) -> np.ndarray:
         t.square,
         t.canvas,
         t.nbr,
-        game._liberties,
+        game.view.liberties,
         out,
     )
     return out.reshape(game.observation_shape)
@@ -512,9 +561,9 @@ def observe_and_mask_into(
     )
 
 
-def observe_and_mask(game: Any, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray]:
+def observe_and_mask(game: BattleSheepGame, state: BattleSheepState, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`observe` and :func:`legal_mask` of the mover ``seat`` by one kernel call."""
-    obs = np.empty(game._obs_planes, dtype=np.float32)
+    obs = np.empty(game.view.planes, dtype=np.float32)
     mask = np.empty(game.num_actions, dtype=np.int8)
     t = game.tables
     cells, heights = arrays_of(state)
@@ -537,19 +586,19 @@ def observe_and_mask(game: Any, state: Any, seat: int) -> tuple[np.ndarray, np.n
         t.canvas,
         t.nbr,
         t.centre,
-        game._code,
-        game._near,
-        game._liberties,
+        game.view.code,
+        game.view.near,
+        game.view.liberties,
         obs,
         mask,
     )
     return obs.reshape(game.observation_shape), mask
 
 
-def observation_numpy(game: Any, state: Any, seat: int) -> np.ndarray:
+def observation_numpy(game: BattleSheepGame, state: BattleSheepState, seat: int) -> np.ndarray:
     """Planes on the square embedding (see RULES.md), seats rotated so that ``seat`` comes first."""
     n = game.num_players
-    obs = game._obs_template.copy()
+    obs = game.view.template.copy()
     sq = game.grid.square_index
     cells = np.array(state.cells)
     obs[1, sq] = cells != NO_PASTURE
@@ -570,7 +619,9 @@ def observation_numpy(game: Any, state: Any, seat: int) -> np.ndarray:
     return obs.reshape(game.observation_shape)
 
 
-def derived_planes(game: Any, state: Any, seat: int, cells: np.ndarray, planes: np.ndarray) -> None:
+def derived_planes(
+    game: BattleSheepGame, state: BattleSheepState, seat: int, cells: np.ndarray, planes: np.ndarray
+) -> None:
     """Fill the derived planes (RULES.md): what a slide leads to, so that a network need not trace rays
     across the board before it can judge a move."""
     sq = game.grid.square_index
@@ -590,7 +641,7 @@ def derived_planes(game: Any, state: Any, seat: int, cells: np.ndarray, planes: 
             planes[8, sq[dest]] = 1.0
 
 
-def symmetries(game: Any, state: Any) -> tuple[Symmetry, ...]:
+def symmetries(game: BattleSheepGame, state: BattleSheepState) -> tuple[Symmetry, ...]:
     """The 12 rotations and reflections of the canvas about its centre, in the move phase only.
 
     The rules are symmetric there (the canvas is a hexagon round the centre). The build phase is not (the
@@ -607,7 +658,7 @@ def symmetries(game: Any, state: Any) -> tuple[Symmetry, ...]:
     return _SYMMETRIES[key]
 
 
-def symmetry(game: Any, point_map: Any, tile_by_cells: dict[frozenset[int], int]) -> Symmetry:
+def symmetry(game: BattleSheepGame, point_map: Any, tile_by_cells: dict[frozenset[int], int]) -> Symmetry:
     grid, n, codec = game.grid, game.num_players, game.codec
     cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
     dir_map = np.array([DIRECTIONS.index(point_map(DIRECTIONS[d])) for d in range(6)], dtype=np.int64)
@@ -634,7 +685,7 @@ def symmetry(game: Any, point_map: Any, tile_by_cells: dict[frozenset[int], int]
     return Symmetry(observation_source=source, actions=actions)
 
 
-def cell_graph(game: Any) -> CellGraph:
+def cell_graph(game: BattleSheepGame) -> CellGraph:
     """The canvas cells on the square embedding with their six hex neighbours (E NE NW W SW SE). The support
     is the pasture (plane 1); in the build phase (plane ``3 + 3n``) also the canvas centre and every cell
     within two steps of the pasture: a legal tile touches the pasture, and its anchor (the action's cell) is
@@ -653,7 +704,7 @@ def cell_graph(game: Any) -> CellGraph:
     )
 
 
-def action_layout(game: Any) -> np.ndarray:
+def action_layout(game: BattleSheepGame) -> np.ndarray:
     """Per-cell layout of the codec: tiles ``3a + o`` on channels 0-2, stacks on channel 3, moves
     ``(6c + d) * 15 + k - 1`` on channels ``4 + 15d + k - 1``; cells as in the observation planes."""
     ids = np.arange(game.num_actions)
@@ -669,23 +720,23 @@ def action_layout(game: Any) -> np.ndarray:
     return np.stack([game.grid.square_index[cell], channel], axis=1)
 
 
-def finished_pasture(game: Any, state: Any) -> tuple[np.ndarray, np.ndarray, int]:
+def finished_pasture(game: BattleSheepGame, state: BattleSheepState) -> tuple[np.ndarray, np.ndarray, int]:
     """``(on_border, where, num_where)`` as the kernels read them: once the pasture is built, its outside border
     per cell (where stacks are placed) and its cells, so that the kernels visit 4 cells per tile instead of the
     whole canvas (kept for the next call on the same pasture); during the build, no border and every cell."""
     t = game.tables
     if state.phase == BUILD:
-        return game._no_border, t.all_cells, t.num_cells
-    pasture, on_border, where = game._finished_pasture
+        return game.view.no_border, t.all_cells, t.num_cells
+    pasture, on_border, where = game.view.pasture
     if state.pasture is not pasture and state.pasture != pasture:
         on_border = np.zeros(t.num_cells, dtype=np.bool_)
         on_border[list(state.border)] = True
         where = np.array(state.pasture, dtype=np.int64)
-        game._finished_pasture = (state.pasture, on_border, where)
+        game.view.pasture[:] = [state.pasture, on_border, where]
     return on_border, where, where.shape[0]
 
 
-def legal_mask(game: Any, state: Any) -> np.ndarray:
+def legal_mask(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
     """The mover's int8 mask, built by a compiled kernel (``legal_mask_into``); the readable
     definition is :meth:`legal_mask_python`, and the tests check that both agree."""
     mask = np.empty(game.num_actions, dtype=np.int8)
@@ -705,18 +756,18 @@ def legal_mask(game: Any, state: Any) -> np.ndarray:
         t.cell_tiles,
         t.nbr,
         t.centre,
-        game._code,
-        game._near,
+        game.view.code,
+        game.view.near,
         mask,
     )
     return mask
 
 
-def legal_mask_python(game: Any, state: Any) -> np.ndarray:
+def legal_mask_python(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
     """The mover's int8 mask: tiles from :meth:`legal_tiles`, stacks on the free outer border, and every count
     of every move of :meth:`legal_moves`."""
     if state.phase == OVER:
-        return game._all_zero_mask.copy()
+        return np.zeros(game.num_actions, dtype=np.int8)
     mask = np.zeros(game.num_actions, dtype=np.int8)
     if state.phase == BUILD:
         mask[: game.codec.stack_base] = game.legal_tiles(state)

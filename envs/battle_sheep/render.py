@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from array import array
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -24,8 +24,11 @@ from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, enclosing_hexagon
 from envs.common.render import EMPTY as EMPTY_RGB
 from envs.common.render import GRASS, PLAYER_COLORS, hex_board, stack_vertical, text_panel
 
+if TYPE_CHECKING:
+    from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 
-def state_to_json(game: Any, state: Any) -> dict[str, Any]:
+
+def state_to_json(game: BattleSheepGame, state: BattleSheepState) -> dict[str, Any]:
     return {
         "phase": PHASE_NAMES[state.phase],
         "to_move": state.to_move,
@@ -40,7 +43,7 @@ def state_to_json(game: Any, state: Any) -> dict[str, Any]:
     }
 
 
-def state_from_json(game: Any, data: dict[str, Any]) -> Any:
+def state_from_json(game: BattleSheepGame, data: dict[str, Any]) -> Any:
     n, cells_n = game.num_players, game.grid.num_cells
     try:
         state = game.blank_state()
@@ -78,7 +81,7 @@ def state_from_json(game: Any, data: dict[str, Any]) -> Any:
     return state
 
 
-def render_ansi(game: Any, state: Any) -> str:
+def render_ansi(game: BattleSheepGame, state: BattleSheepState) -> str:
     """The pasture as offset rows: '.' empty pasture, 'A16' a stack of seat A with 16 sheep."""
     grid = game.grid
     used = [i for i in range(grid.num_cells) if state.cells[i] != NO_PASTURE]
@@ -104,7 +107,7 @@ def render_ansi(game: Any, state: Any) -> str:
     return header + "\n" + "\n".join(lines)
 
 
-def status_line(game: Any, state: Any) -> str:
+def status_line(game: BattleSheepGame, state: BattleSheepState) -> str:
     if state.phase == OVER:
         keys = [game.rank_key(state, s) for s in range(game.num_players)]
         parts = [f"{SEAT_LETTERS[s]}: {k[0]} pastures, herd {k[1]}" for s, k in enumerate(keys)]
@@ -112,7 +115,7 @@ def status_line(game: Any, state: Any) -> str:
     return f"{PHASE_NAMES[state.phase]} phase, {SEAT_LETTERS[state.to_move]} to move"
 
 
-def render_rgb(game: Any, state: Any) -> np.ndarray:
+def render_rgb(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
     used = [i for i in range(game.grid.num_cells) if state.cells[i] != NO_PASTURE]
     if not used:
         used = [game.center]
@@ -130,7 +133,7 @@ def render_rgb(game: Any, state: Any) -> np.ndarray:
     return stack_vertical([text_panel(lines), board])
 
 
-def board_from_text(game: Any, text: str, to_move: int = 0) -> Any:
+def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Any:
     """A move-phase (or, if some seat has no stack yet, stack-placement-phase) state from a text board.
 
     Rows are lines; tokens are separated by spaces; odd rows are read as shifted half a cell to the right
@@ -175,17 +178,17 @@ def board_from_text(game: Any, text: str, to_move: int = 0) -> Any:
         return state
     state.phase = MOVE
     state.stacks_placed = game.num_players
-    game._advance_mover(state, first=to_move)
+    game.advance_mover(state, first=to_move)
     return state
 
 
 # ----- the web page's board ----------------------------------------------------------------------------------------
-def seat_names(game: Any) -> list[str]:
+def seat_names(game: BattleSheepGame) -> list[str]:
     """The letter of each seat, shown beside ``player_i``."""
     return [SEAT_LETTERS[i] for i in range(game.num_players)]
 
 
-def board_data(game: Any, view_state: Any) -> dict[str, Any]:
+def board_data(game: BattleSheepGame, view_state: BattleSheepState) -> dict[str, Any]:
     """The board the web page draws: the pasture's cells as axial ``[q, r, owner, height]`` (owner -1: free), the
     phase, each seat's pastures and largest herd, and the direction names and vectors of the moves."""
     data = state_to_json(game, view_state)
@@ -212,7 +215,9 @@ def board_data(game: Any, view_state: Any) -> dict[str, Any]:
     }
 
 
-def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, text: str) -> dict[str, Any]:
+def move_data(
+    game: BattleSheepGame, view_state: BattleSheepState, board: dict[str, Any], action: int, text: str
+) -> dict[str, Any]:
     """One legal move for the page, from the codec: a tile (its four cells, the anchor first), a stack's cell, or a
     move (from, direction, where the sheep stop, how many)."""
     kind, a, b, k = game.codec.decode(action)
@@ -232,17 +237,19 @@ def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, te
     }
 
 
-def hidden_from(game: Any, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
+def hidden_from(
+    game: BattleSheepGame, view_before: BattleSheepState, actor: int, action: int, viewer: int | None
+) -> bool:
     """Whether ``viewer`` may not learn ``actor``'s ``action``: never here (no hidden information)."""
     return False
 
 
-def hidden_text(game: Any, view_before: Any, actor: int, action: int) -> str:
+def hidden_text(game: BattleSheepGame, view_before: BattleSheepState, actor: int, action: int) -> str:
     """Log text of a move the viewer may not see (there are none here)."""
     return "moves (hidden)"
 
 
-def result_note(game: Any, final_state: Any) -> str | None:
+def result_note(game: BattleSheepGame, final_state: BattleSheepState) -> str | None:
     """Which rule decided: the player who could not move (splits), or the largest herd among the players tied on
     pastures (RULES.md: most pastures; tie: largest herd; still tied: shared)."""
     if game.end_rule == "splits":
@@ -259,6 +266,6 @@ def result_note(game: Any, final_state: Any) -> str | None:
     return f"Tied on pastures ({top}): the largest herd decided ({herds})."
 
 
-def events(game: Any, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+def events(game: BattleSheepGame, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     """Public events between two positions: none beyond the moves (no chance after the build)."""
     return []

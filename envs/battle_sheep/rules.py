@@ -9,7 +9,6 @@ Cells are indexed as in :class:`HexGrid`.
 from __future__ import annotations
 
 import functools
-import itertools
 from array import array
 from typing import Any
 
@@ -29,7 +28,7 @@ from envs.battle_sheep.actions import (
     TILES_PER_PLAYER,
     ActionCodec,
 )
-from envs.battle_sheep.observation import GridTables, arrays_of, observe_and_mask, place_tile
+from envs.battle_sheep.observation import GridTables, arrays_of, observe_and_mask, place_tile, view_tables
 from envs.common.game import (
     TERMINAL,
     CellGraph,
@@ -380,7 +379,6 @@ class BattleSheepGame(Game[BattleSheepState]):
         # the table's range, narrowed to the smallest canvas of this player count
         self.canvas_radius = check_int_range("canvas_radius", canvas_radius, smallest, OPTIONS["canvas_radius"].high)
         self.grid = grid = HexGrid(self.canvas_radius)
-        n = grid.num_cells
         self.center = grid.index[(0, 0)]
         self.codec = ActionCodec(grid)
         self.num_actions = self.codec.num_actions
@@ -391,27 +389,14 @@ class BattleSheepGame(Game[BattleSheepState]):
         self.observation_shape = (self.num_channels, *grid.square_shape)
         # moves: each turn at least one sheep lands on a new pasture cell
         self.max_game_length = self.total_tiles + self.num_players + SHEEP_PER_PLAYER * self.num_players
-        self._all_zero_mask = np.zeros(self.num_actions, dtype=np.int8)
-        self._obs_template = np.zeros((self.num_channels, grid.square_shape[0] * grid.square_shape[1]), np.float32)
-        self._obs_template[0, grid.square_index] = 1.0
         self.tables = GridTables(grid, self.tile_cells)
         """The canvas's tables for the compiled kernels (observation, mask, batched engine)."""
-        self._no_border = np.zeros(n, dtype=np.bool_)
-        self._finished_pasture: tuple[list[int], np.ndarray, np.ndarray] = ([], self._no_border, self.tables.all_cells)
-        """The last finished pasture, its outside border per cell and its cells (``observation.finished_pasture``)."""
-        self._obs_planes = (self.num_channels, grid.square_shape[0] * grid.square_shape[1])
-        self._tiles_left_arrays = {
-            key: np.array(key, dtype=np.int8)
-            for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=self.num_players)
-        }
-        """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
-        self._code = np.zeros(n, dtype=np.int8)
+        self.view = view_tables(self.tables, self.num_channels, self.num_players, grid.square_shape)
+        """What the observation and mask read besides the canvas's tables (``observation.ViewTables``)."""
         self._row_pasture = np.zeros((1, 4 * self.total_tiles), dtype=np.int64)
         self._row_extent = np.zeros((1, 6), dtype=np.int64)
         self._row_count = np.zeros(1, dtype=np.int64)
         """Scratch: a state's pasture, extent and pasture size as the one row :meth:`lay_tile`'s kernel reads."""
-        self._liberties = np.zeros(n, dtype=np.int64)
-        self._near = np.zeros(n, dtype=np.int64)
         _load_kernels(self)
 
     def options(self) -> dict[str, Any]:
@@ -550,7 +535,7 @@ class BattleSheepGame(Game[BattleSheepState]):
             if state.stacks_placed == self.num_players:
                 state.phase = MOVE
                 state.to_move = -1
-                self._advance_mover(state, first=0)
+                self.advance_mover(state, first=0)
             else:
                 state.to_move = seat + 1
         else:
@@ -573,7 +558,7 @@ class BattleSheepGame(Game[BattleSheepState]):
             state.cells[dest] = seat
             state.heights[dest] = k
             state.stacks[seat].append(dest)
-            self._advance_mover(state, first=seat + 1)
+            self.advance_mover(state, first=seat + 1)
         state.plies += 1
         state.last_action = action
         state._moves = None
@@ -601,8 +586,9 @@ class BattleSheepGame(Game[BattleSheepState]):
     def frame_shift(self, pasture: list[int]) -> tuple[int, int]:
         return self.build.shift(pasture)
 
-    def _advance_mover(self, state: BattleSheepState, first: int) -> None:
-        """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can."""
+    def advance_mover(self, state: BattleSheepState, first: int) -> None:
+        """Next mover from seat ``first`` clockwise, skipping seats that cannot move; end if nobody can (also
+        ``render.board_from_text``, which builds positions to test)."""
         n = self.num_players
         state._moves = None
         if self.end_rule == "splits":

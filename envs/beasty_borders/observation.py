@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -66,6 +66,9 @@ from envs.beasty_borders.actions import (
     ROW_LEN,
     ROW_OWNER,
 )
+
+if TYPE_CHECKING:
+    from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 
 GROUP_VP = (0, 0, 1, 3, 5, 7, 8, 9, 10)
 """Victory points of a group of n animals (the rulebook's table)."""
@@ -131,7 +134,7 @@ def add_to_groups(
     return (label, sizes, owners), members
 
 
-def victory_points(neighbours: list[tuple[int, ...]], state: Any) -> list[int]:
+def victory_points(neighbours: list[tuple[int, ...]], state: BeastyBordersState) -> list[int]:
     """Victory points per seat: GROUP_VP of every group's size, summed per owner (cached on the state with the
     groups they were counted from; the caller gets a fresh list)."""
     groups = landscape_groups(neighbours, state)
@@ -145,7 +148,9 @@ def victory_points(neighbours: list[tuple[int, ...]], state: Any) -> list[int]:
     return cached[1][:]
 
 
-def landscape_groups(neighbours: list[tuple[int, ...]], state: Any) -> tuple[list[int], list[int], list[int]]:
+def landscape_groups(
+    neighbours: list[tuple[int, ...]], state: BeastyBordersState
+) -> tuple[list[int], list[int], list[int]]:
     """:func:`group_labels` of ``state``'s landscape, cached on the state until the next filling."""
     if state.group_cache is None:
         state.group_cache = group_labels(state.board.tolist(), neighbours)
@@ -216,7 +221,7 @@ class ObservationLayout:
         self.row_is_seat = [(owner == s).astype(np.float32) for s in range(2)]
 
 
-def encode(lay: ObservationLayout, state: Any, seat: int) -> np.ndarray:
+def encode(lay: ObservationLayout, state: BeastyBordersState, seat: int) -> np.ndarray:
     """The observation vector of ``seat`` (layout in the module docstring)."""
     out = np.zeros(lay.size, dtype=np.float32)
     np.take(lay.luts[seat], state.board, axis=1, out=out[: lay.marker_plane].reshape(lay.num_planes - 1, lay.cells))
@@ -291,7 +296,7 @@ def stale_spaces(neighbours: Sequence[tuple[int, ...]], filled: int, members: li
     return stale
 
 
-def _encode_spaces(lay: ObservationLayout, state: Any, seat: int, out: np.ndarray) -> None:
+def _encode_spaces(lay: ObservationLayout, state: BeastyBordersState, seat: int, out: np.ndarray) -> None:
     """Fill the ``spaces`` block (module docstring) of ``out``.
 
     Space entries are cached on the state (``space_cache``: per seat a table of entries in that seat's order,
@@ -319,7 +324,7 @@ def _encode_spaces(lay: ObservationLayout, state: Any, seat: int, out: np.ndarra
     np.take(tables[seat], cells, axis=0, out=block[: len(cells)])
 
 
-def lookahead_cells(lay: ObservationLayout, state: Any) -> list[int]:
+def lookahead_cells(lay: ObservationLayout, state: BeastyBordersState) -> list[int]:
     """The spaces rolls of 1..8 reach on the next turn: the empty green spaces after the steps-marker's along
     the path, its own space left out (it is always filled before the next roll: by an animal, or by an
     empty-space marker when both pass). With fewer than 9 empty spaces the count runs round the cycle and spaces
@@ -610,7 +615,7 @@ def observe_position(board, facts, row, out, lay, planes, slots, path, rank, nbr
     )
 
 
-def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+def observe(game: BeastyBordersGame, state: BeastyBordersState, seat: int) -> np.ndarray:
     """``seat``'s observation vector of ``state`` (the Game's :meth:`observation`), built by the compiled kernel
     :func:`observe_position`; :func:`encode` is its readable definition (the tests check that both agree)."""
     if seat != 0 and seat != 1:

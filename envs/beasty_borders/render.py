@@ -8,7 +8,7 @@ letter (``A B C`` farm, ``X Y Z`` wild); ``@`` marks the steps-marker in :func:`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,17 +37,20 @@ from envs.beasty_borders.actions import (
 from envs.common import render as rd
 from envs.common.game import SnapshotError
 
+if TYPE_CHECKING:
+    from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
+
 LAKE_FILL = (185, 220, 245)
 """Pale water, so that lakes never look like the wild player's blue animals."""
 _LAKE_TO_TILE = lake_pattern_to_tile()
 
 
-def board_rows(game: Any, state: Any) -> list[str]:
+def board_rows(game: BeastyBordersGame, state: BeastyBordersState) -> list[str]:
     """The landscape as H strings of W characters (see :meth:`cell_char`)."""
     return ["".join(cell_char(int(state.board[r * game.cols + c])) for c in range(game.cols)) for r in range(game.rows)]
 
 
-def parse_rows(game: Any, rows: Sequence[str]) -> np.ndarray:
+def parse_rows(game: BeastyBordersGame, rows: Sequence[str]) -> np.ndarray:
     """Cell codes from text rows (spaces ignored); ValueError on bad shape or characters."""
     rows = [r.replace(" ", "") for r in rows]
     if len(rows) != game.rows or any(len(r) != game.cols for r in rows):
@@ -62,7 +65,7 @@ def parse_rows(game: Any, rows: Sequence[str]) -> np.ndarray:
         raise ValueError(f"unknown landscape character {err.args[0]!r}") from None
 
 
-def tiles_from_lakes(game: Any, board: np.ndarray) -> list[int]:
+def tiles_from_lakes(game: BeastyBordersGame, board: np.ndarray) -> list[int]:
     """The tile in each slot, identified by its lake pattern (every tile's pattern differs)."""
     tiles = []
     for slot in range(game.num_tiles):
@@ -77,7 +80,7 @@ def tiles_from_lakes(game: Any, board: np.ndarray) -> list[int]:
 
 
 def state_from_text(
-    game: Any,
+    game: BeastyBordersGame,
     rows: Sequence[str] | str,
     marker: str | int | None = None,
     roller: int = 0,
@@ -129,7 +132,7 @@ def state_from_text(
     return s
 
 
-def check_row(game: Any, s: Any) -> None:
+def check_row(game: BeastyBordersGame, s: Any) -> None:
     """ValueError unless the bidding row agrees with the supplies."""
     if s.row is None or s.row.shape != (ROW_LEN,):
         raise ValueError("the bidding row must have 28 figures")
@@ -143,7 +146,7 @@ def check_row(game: Any, s: Any) -> None:
                 )
 
 
-def state_to_json(game: Any, state: Any) -> dict[str, Any]:
+def state_to_json(game: BeastyBordersGame, state: BeastyBordersState) -> dict[str, Any]:
     """Exact JSON-safe description of ``state``."""
     return {
         "tiles": list(state.tiles),
@@ -159,7 +162,7 @@ def state_to_json(game: Any, state: Any) -> dict[str, Any]:
     }
 
 
-def state_from_json(game: Any, data: dict[str, Any]) -> Any:
+def state_from_json(game: BeastyBordersGame, data: dict[str, Any]) -> Any:
     """Inverse of :meth:`state_to_json`; SnapshotError for damaged or inconsistent data."""
     try:
         keys = {"tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row"}
@@ -237,7 +240,7 @@ def state_from_json(game: Any, data: dict[str, Any]) -> Any:
         raise SnapshotError(f"damaged Beasty Borders state: {err}") from err
 
 
-def status_lines(game: Any, state: Any) -> list[str]:
+def status_lines(game: BeastyBordersGame, state: BeastyBordersState) -> list[str]:
     """Lines of text under the landscape: turn, supplies, score (and the bidding row in the variant)."""
     vp = game.scores(state)
     lines = []
@@ -266,7 +269,7 @@ def status_lines(game: Any, state: Any) -> list[str]:
     return lines
 
 
-def render_ansi(game: Any, state: Any) -> str:
+def render_ansi(game: BeastyBordersGame, state: BeastyBordersState) -> str:
     """Text landscape (``@`` = steps-marker on its empty space) with the status lines."""
     rows = board_rows(game, state)
     out = ["   " + " ".join(str(c + 1) for c in range(game.cols))]
@@ -278,7 +281,7 @@ def render_ansi(game: Any, state: Any) -> str:
     return "\n".join(out + status_lines(game, state))
 
 
-def render_rgb(game: Any, state: Any) -> np.ndarray:
+def render_rgb(game: BeastyBordersGame, state: BeastyBordersState) -> np.ndarray:
     """The landscape as coloured squares (lakes blue, markers dark, animals in the owner's colour)."""
     fills, labels = [], []
     for r in range(game.rows):
@@ -304,12 +307,12 @@ def render_rgb(game: Any, state: Any) -> np.ndarray:
 
 
 # ----- the web page's board ----------------------------------------------------------------------------------------
-def seat_names(game: Any) -> list[str]:
+def seat_names(game: BeastyBordersGame) -> list[str]:
     """The side of each seat, shown beside ``player_i``."""
     return list(SIDE_NAMES)
 
 
-def board_data(game: Any, view_state: Any) -> dict[str, Any]:
+def board_data(game: BeastyBordersGame, view_state: BeastyBordersState) -> dict[str, Any]:
     """The board the web page draws: the landscape rows, the tiles and the signpost, the steps-marker, the die,
     the spaces rolls of 1..8 reach next, the supplies and scores (and the variant's bidding row)."""
     data = state_to_json(game, view_state)
@@ -344,7 +347,9 @@ def board_data(game: Any, view_state: Any) -> dict[str, Any]:
     return board
 
 
-def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, text: str) -> dict[str, Any]:
+def move_data(
+    game: BeastyBordersGame, view_state: BeastyBordersState, board: dict[str, Any], action: int, text: str
+) -> dict[str, Any]:
     """One legal move for the page: pass, an animal type (main game) or a bidding-row figure (variant)."""
     kind, value = game.codec.decode(action)
     if kind == "pass":
@@ -354,22 +359,24 @@ def move_data(game: Any, view_state: Any, board: dict[str, Any], action: int, te
     return {"id": action, "text": text, "kind": "type", "type": value}
 
 
-def hidden_from(game: Any, view_before: Any, actor: int, action: int, viewer: int | None) -> bool:
+def hidden_from(
+    game: BeastyBordersGame, view_before: BeastyBordersState, actor: int, action: int, viewer: int | None
+) -> bool:
     """Whether ``viewer`` may not learn ``actor``'s ``action``: never here (no hidden information)."""
     return False
 
 
-def hidden_text(game: Any, view_before: Any, actor: int, action: int) -> str:
+def hidden_text(game: BeastyBordersGame, view_before: BeastyBordersState, actor: int, action: int) -> str:
     """Log text of a move the viewer may not see (there are none here)."""
     return "moves (hidden)"
 
 
-def result_note(game: Any, final_state: Any) -> str | None:
+def result_note(game: BeastyBordersGame, final_state: BeastyBordersState) -> str | None:
     """How a finished game was decided, beyond the score: nothing to add here."""
     return None
 
 
-def events(game: Any, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+def events(game: BeastyBordersGame, before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     """Public events between two :func:`board_data` of one viewer, as log lines: the die roll that starts every
     turn (the steps-marker moves at once)."""
     if after["roll"] is None or after["phase"] != "roller":

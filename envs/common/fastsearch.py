@@ -543,28 +543,3 @@ class CompiledSearch:
             rows, self.engine.tables, self.context(state, seed), int(rollouts), legal, self.engine.num_players, out
         )
         return out
-
-
-@njit(cache=True)
-def untried_choice(
-    children: np.ndarray,
-    node: int,
-    acts: np.ndarray,
-    n: int,
-    avail: np.ndarray,
-    untried: np.ndarray,
-    rng: np.ndarray,
-    row: int,
-) -> int:
-    """One step of expansion over a dense ``children`` table (the searches not yet on :func:`search_kernel`)."""
-    free = 0
-    for i in range(n):
-        child = children[node, acts[i]]
-        if child >= 0:
-            avail[child] += 1
-        else:
-            untried[free] = acts[i]
-            free += 1
-    if free == 0:
-        return -1
-    return untried[below(rng, row, free)]

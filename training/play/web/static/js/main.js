@@ -349,6 +349,10 @@ function replayStep(delta) {
 // ----- drawing -------------------------------------------------------------------------------------------------------
 function render(p) {
   const mine = live;
+  if (!(p.game in BOARDS)) {  // the game's drawing is not loaded yet: show the position once it is (in order)
+    loadDrawing(p).then(() => { if (live === mine) render(p); }, (err) => banner(err.message));
+    return;
+  }
   if (p.ply !== mine.ply) { mine.sel = {}; mine.ply = p.ply; }
   mine.payload = p;
   if (p.viewer !== undefined) mine.seat = p.viewer;
@@ -398,10 +402,6 @@ function render(p) {
 
 function drawBoard() {
   const mine = live, p = mine.payload;
-  if (!(p.game in BOARDS)) {  // its drawing is not loaded yet: draw once it is
-    loadDrawing(p).then(() => { if (live === mine) { drawPlayers(mine.payload); drawBoard(); } }, (err) => banner(err.message));
-    return;
-  }
   const svg = $("board");
   svg.replaceChildren();
   $("move-buttons").replaceChildren();
@@ -435,7 +435,7 @@ function drawPlayers(p) {
   table.replaceChildren();
   const head = html("tr", {}, table);
   for (const h of ["", "seat", "who", "score"]) html("th", {}, head, h);
-  const colour = (BOARDS[p.game] || generic).seatColour;
+  const colour = BOARDS[p.game].seatColour;
   for (const s of p.seats) {
     const row = html("tr", { class: s.seat === p.to_move ? "to-move" : null }, table);
     const c = html("td", {}, row);
