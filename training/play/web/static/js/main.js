@@ -4,15 +4,23 @@ import { html } from "./svg.js";
 import { drawTournament } from "./tournament.js";
 import * as generic from "./boards/generic.js";
 
-// Each game's drawing, by game id: the module the server names in a payload's "drawing" (boards/<drawing>.js),
-// loaded the first time the game is shown, or the generic drawing for a game that has none of its own.
+// Each game's drawing, by game id: the module the catalogue names for it (boards/<drawing>.js), or the generic
+// drawing for a game that has none of its own. All are loaded once, before the page shows anything (route waits),
+// so that a position is always drawn in the same turn as its status is shown.
 const BOARDS = {};
-async function loadDrawing(p) {
-  if (!(p.game in BOARDS)) {
-    BOARDS[p.game] = /^[A-Za-z_][A-Za-z0-9_]*$/.test(p.drawing || "") ? await import(`./boards/${p.drawing}.js`) : generic;
+let drawingsLoaded = null;
+function loadDrawings() {
+  if (!drawingsLoaded) {
+    drawingsLoaded = request("GET", "/api/catalogue").then(async (cat) => {
+      for (const g of cat.games) {
+        BOARDS[g.game] = /^[A-Za-z_][A-Za-z0-9_]*$/.test(g.drawing || "") ? await import(`./boards/${g.drawing}.js`) : generic;
+      }
+    });
+    drawingsLoaded.catch(() => { drawingsLoaded = null; });  // asked again at the next route
   }
-  return BOARDS[p.game];
+  return drawingsLoaded;
 }
+const drawingOf = (game) => BOARDS[game] || generic;
 const $ = (id) => document.getElementById(id);
 const PAGES = ["page-new", "page-game", "page-replay", "page-tournament"];
 
@@ -63,6 +71,13 @@ function route() {
   stopLive();
   banner("");
   const parts = (location.hash || "#/").replace(/^#\/?/, "").split("/");
+  const drawn = (parts[0] === "game" || parts[0] === "replay") && parts[1];  // a view that draws a board
+  const ready = loadDrawings();
+  if (drawn) ready.then(() => showRoute(parts), (err) => banner(err.message));
+  else showRoute(parts);
+}
+
+function showRoute(parts) {
   if (parts[0] === "game" && parts[1] && parts[3]) {
     // a seat link, #/game/ID/SEAT/TOKEN: keep the token for this tab, and take it out of the address bar
     saveTokens(parts[1], { [parts[2]]: parts[3] });
@@ -349,10 +364,6 @@ function replayStep(delta) {
 // ----- drawing -------------------------------------------------------------------------------------------------------
 function render(p) {
   const mine = live;
-  if (!(p.game in BOARDS)) {  // the game's drawing is not loaded yet: show the position once it is (in order)
-    loadDrawing(p).then(() => { if (live === mine) render(p); }, (err) => banner(err.message));
-    return;
-  }
   if (p.ply !== mine.ply) { mine.sel = {}; mine.ply = p.ply; }
   mine.payload = p;
   if (p.viewer !== undefined) mine.seat = p.viewer;
@@ -414,7 +425,7 @@ function drawBoard() {
     redraw: () => { if (live === mine) drawBoard(); },
     prompt: (text) => html("span", { class: "prompt" }, $("move-buttons"), text),
   };
-  BOARDS[p.game].draw(svg, p, ctx);
+  drawingOf(p.game).draw(svg, p, ctx);
 }
 
 function statusText(p) {
@@ -435,7 +446,7 @@ function drawPlayers(p) {
   table.replaceChildren();
   const head = html("tr", {}, table);
   for (const h of ["", "seat", "who", "score"]) html("th", {}, head, h);
-  const colour = BOARDS[p.game].seatColour;
+  const colour = drawingOf(p.game).seatColour;
   for (const s of p.seats) {
     const row = html("tr", { class: s.seat === p.to_move ? "to-move" : null }, table);
     const c = html("td", {}, row);
