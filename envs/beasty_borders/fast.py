@@ -52,6 +52,7 @@ from envs.beasty_borders.actions import (
 from envs.beasty_borders.observation import GROUP_VP, observe_row, rebuild_groups
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.fastrng import below
+from envs.common.fastsearch import inline_jit, row_jit
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -69,17 +70,7 @@ GREEDY_PASS_BELOW_RESPONDER = 0.3
 """The greedy rule: the responder passes when the best placement value is at most this."""
 
 
-row_jit = njit(cache=True, _nrt=False)
-"""How this engine (and ``search.py``) compiles its kernels and row functions: cached, and without numba's reference
-counting (numba's ``_nrt=False`` option; such a function cannot allocate an array, so the few that do,
-``_reset_kernel``, use plain ``njit``). A function that takes the state and the tables whole has numba count
-references to each of their 32 arrays on entry, on exit and at branch joins (its pruning pass leaves most pairs
-that span a branch): measured on numba 0.68.1, that made the search take 2.7 times the CPU time per move of the
-unpacked-array kernels before, and the batched legal mask 4 times. The caller owns the arrays and keeps them alive
-for the call, so nothing here needs counting."""
-inline_jit = njit(cache=True, inline="always", _nrt=False)
-""":data:`row_jit`, inlined into its numba callers (numba's IR inliner): the small helpers of the row functions,
-whose call costs more than their work (a call passes the state and the tables, some 250 machine words)."""
+# The row functions and kernels compile without reference counting (envs.common.fastsearch.row_jit says why).
 
 
 class BeastyBordersBatchedState(NamedTuple):

@@ -23,15 +23,14 @@ from envs.beasty_borders.fast import (
     apply_row,
     copy_row,
     greedy_action_row,
-    inline_jit,
     legal_row,
     mover_row,
     random_action_row,
-    row_jit,
 )
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common import fastsearch
 from envs.common.fastrng import next_u64
+from envs.common.fastsearch import inline_jit, row_jit
 
 
 class SearchContext(NamedTuple):

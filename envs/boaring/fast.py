@@ -36,6 +36,7 @@ from envs.boaring import actions as A
 from envs.boaring.actions import ANIMAL_COUNTS, BID, COPIES_PER_VALUE, DIED, EAT, LIVED, NUM_ANIMALS, NUM_FOOD, OVER
 from envs.boaring.rules import BoaringGame, BoaringState
 from envs.common.fastrng import below, shuffle
+from envs.common.fastsearch import inline_jit, row_jit
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -95,6 +96,10 @@ class Tables(NamedTuple):
     """(1,) int64 work: ``apply_row``'s action."""
     work_legal: np.ndarray
     """(num_actions,) int64 work: a legal action list."""
+    work_cards: np.ndarray
+    """(NUM_FOOD,) int8 work: the cards of a re-deal."""
+    work_strength: np.ndarray
+    """(num_players,) float64 work: the search's leaf strengths."""
 
 
 @njit(cache=True, inline="always")
@@ -192,18 +197,17 @@ def _redeal(s, b: int, n: int, deal_size: int, cards: np.ndarray) -> None:
     s.deals[b] += 1
 
 
-@njit(cache=True)
-def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int) -> None:
+@row_jit
+def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int, cards: np.ndarray) -> None:
     """Play ``actions[j]`` (legal) in row ``rows[j]`` (a finished row is left alone): commit a card, resolve the
     round when the last card is in, take the eat decision, end the round (discard, pass the turn, re-deal, turn
-    up the next cards)."""
+    up the next cards; ``cards``: work, NUM_FOOD int8)."""
     hands, hand_size, pending, ncommitted = s.hands, s.hand_size, s.pending, s.ncommitted
     discard, deck_len, active, animal, requirement = s.discard, s.deck_len, s.active, s.animal, s.requirement
     phase = s.phase
     eater, current, savanna, graveyard, eaten = s.eater, s.current, s.savanna, s.graveyard, s.eaten
     last_played, last_animal, last_requirement = s.last_played, s.last_animal, s.last_requirement
     last_outcome, last_receiver, rounds, plies = s.last_outcome, s.last_receiver, s.rounds, s.plies
-    cards = np.empty(NUM_FOOD, dtype=np.int8)
     for j in range(rows.shape[0]):
         b = rows[j]
         action = actions[j]
@@ -461,7 +465,7 @@ def _observe_kernel(
 # ----- kernels: results ----------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@inline_jit
 def _rank_key_greater(savanna, graveyard, b: int, i: int, j: int) -> bool:
     """Whether seat i's rank key (score, savanna boars, lions, hyenas) is greater than seat j's."""
     si = sj = 0
@@ -476,25 +480,24 @@ def _rank_key_greater(savanna, graveyard, b: int, i: int, j: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@row_jit
 def _row_returns(savanna, graveyard, b: int, n: int, pairwise: bool, out: np.ndarray) -> None:
     """BoaringGame.returns of a finished row ``b`` into ``out`` (n,): pairwise over the rank keys, or each score
     minus the mean score."""
-    scores = np.empty(n, dtype=np.int64)
-    for p in range(n):
-        out[p] = 0.0
-        sc = 0
-        for t in range(NUM_TYPES):
-            sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
-        scores[p] = sc
     if not pairwise:
         total = 0.0
         for p in range(n):
-            total += scores[p]
+            sc = 0
+            for t in range(NUM_TYPES):
+                sc += 2 * savanna[b, p, t] - graveyard[b, p, t]
+            out[p] = sc
+            total += sc
         mean = total / n
         for p in range(n):
-            out[p] = scores[p] - mean
+            out[p] = out[p] - mean
         return
+    for p in range(n):
+        out[p] = 0.0
     for i in range(n):
         for j in range(i + 1, n):
             if _rank_key_greater(savanna, graveyard, b, i, j):
@@ -534,7 +537,7 @@ def _scores_kernel(s, n: int, out: np.ndarray) -> None:
 # ----- kernels the baselines share (envs/boaring/baselines.py: greedy here, search in search.py) -------------------
 
 
-@njit(cache=True)
+@row_jit
 def _hidden_counts(s, b: int, seat: int, counts: np.ndarray) -> None:
     """baselines._hidden_counts: food per value ``seat`` cannot locate, from public cards and its own hand only."""
     hands, discard, requirement, pending = s.hands, s.discard, s.requirement, s.pending
@@ -550,7 +553,7 @@ def _hidden_counts(s, b: int, seat: int, counts: np.ndarray) -> None:
             counts[i] = 0
 
 
-@njit(cache=True)
+@row_jit
 def _animal_worth(s, b: int, seat: int, n: int) -> float:
     """baselines.animal_worth: 2, plus 1 for a hyena / lion that would have something to eat."""
     animal, graveyard, savanna = s.animal, s.graveyard, s.savanna
@@ -568,7 +571,7 @@ def _animal_worth(s, b: int, seat: int, n: int) -> float:
     return w
 
 
-@njit(cache=True)
+@row_jit
 def _eat_choice(s, b: int, seat: int, n: int) -> int:
     """baselines.eat_choice: a hyena eats from its graveyard, a lion from the leading rival (boar, lion, hyena)."""
     animal, graveyard, savanna = s.animal, s.graveyard, s.savanna
@@ -705,7 +708,7 @@ def _greedy_kernel(
             out[b] = _greedy_bid(s, b, seat, n, draws, kk, card_cost, evs)
 
 
-@njit(cache=True)
+@row_jit
 def _legal_row(s, b: int, n: int, out: np.ndarray) -> int:
     """The legal action ids of row ``b`` into ``out`` (ascending); returns how many."""
     phase, current, hands, eater, animal = s.phase, s.current, s.hands, s.eater, s.animal
@@ -736,7 +739,7 @@ def _legal_row(s, b: int, n: int, out: np.ndarray) -> int:
 
 
 # ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
-@njit(cache=True, inline="always")
+@inline_jit
 def mover_row(st, tab, b):
     """The seat to act in row ``b``, -1 when the game is over or at the ply cap."""
     if st.phase[b] == OVER or st.plies[b] >= tab.max_plies:
@@ -744,13 +747,13 @@ def mover_row(st, tab, b):
     return np.int64(st.current[b])
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def legal_actions_row(st, tab, b, out):
     """The legal action ids of row ``b`` into ``out`` (ascending); returns how many."""
     return _legal_row(st, b, tab.num_players, out)
 
 
-@njit(cache=True)
+@row_jit
 def legal_row(st, tab, b, out):
     """The mover's legal mask of row ``b`` into ``out`` (bool per action; all False when over); returns how many
     are legal."""
@@ -763,43 +766,52 @@ def legal_row(st, tab, b, out):
     return k
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def apply_row(st, tab, b, a):
     """Play legal action ``a`` in live row ``b`` (re-deals and refills shuffled from ``st.rng[b]``)."""
     tab.work_rows[0] = b
     tab.work_actions[0] = a
-    _apply_rows(st, tab.work_rows, tab.work_actions, tab.num_players, tab.deal_size)
+    _apply_rows(st, tab.work_rows, tab.work_actions, tab.num_players, tab.deal_size, tab.work_cards)
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def returns_row(st, tab, b, out):
     """``BoaringGame.returns`` of finished row ``b`` into ``out`` (num_players float64)."""
     _row_returns(st.savanna, st.graveyard, b, tab.num_players, tab.pairwise, out)
 
 
-@njit(cache=True)
+@row_jit
 def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    st.hands[dst] = st.hands[src]
-    st.hand_size[dst] = st.hand_size[src]
-    st.pending[dst] = st.pending[src]
+    """Row ``src`` of every field but the generator into row ``dst`` (element by element: a slice assignment may
+    allocate, which a function without reference counting may not)."""
+    n = tab.num_players
+    for p in range(n):
+        for i in range(NUM_VALUES):
+            st.hands[dst, p, i] = st.hands[src, p, i]
+        for t in range(NUM_TYPES):
+            st.savanna[dst, p, t] = st.savanna[src, p, t]
+            st.graveyard[dst, p, t] = st.graveyard[src, p, t]
+        st.hand_size[dst, p] = st.hand_size[src, p]
+        st.pending[dst, p] = st.pending[src, p]
+        st.last_played[dst, p] = st.last_played[src, p]
+    for i in range(st.food_pile.shape[1]):
+        st.food_pile[dst, i] = st.food_pile[src, i]
+    for i in range(st.animal_deck.shape[1]):
+        st.animal_deck[dst, i] = st.animal_deck[src, i]
+    for i in range(NUM_VALUES):
+        st.discard[dst, i] = st.discard[src, i]
+    for t in range(NUM_TYPES):
+        st.animals_left[dst, t] = st.animals_left[src, t]
+        st.eaten[dst, t] = st.eaten[src, t]
     st.ncommitted[dst] = st.ncommitted[src]
-    st.food_pile[dst] = st.food_pile[src]
     st.pile_len[dst] = st.pile_len[src]
-    st.discard[dst] = st.discard[src]
-    st.animal_deck[dst] = st.animal_deck[src]
     st.deck_len[dst] = st.deck_len[src]
-    st.animals_left[dst] = st.animals_left[src]
     st.active[dst] = st.active[src]
     st.animal[dst] = st.animal[src]
     st.requirement[dst] = st.requirement[src]
     st.phase[dst] = st.phase[src]
     st.eater[dst] = st.eater[src]
     st.current[dst] = st.current[src]
-    st.savanna[dst] = st.savanna[src]
-    st.graveyard[dst] = st.graveyard[src]
-    st.eaten[dst] = st.eaten[src]
-    st.last_played[dst] = st.last_played[src]
     st.last_animal[dst] = st.last_animal[src]
     st.last_requirement[dst] = st.last_requirement[src]
     st.last_outcome[dst] = st.last_outcome[src]
@@ -809,7 +821,7 @@ def copy_row(st, tab, src, dst):
     st.plies[dst] = st.plies[src]
 
 
-@njit(cache=True)
+@row_jit
 def random_action_row(st, tab, b):
     """A uniformly random legal action of live row ``b``, from ``st.rng[b]``."""
     k = _legal_row(st, b, tab.num_players, tab.work_legal)
@@ -817,25 +829,25 @@ def random_action_row(st, tab, b):
 
 
 # ----- what the baselines share (envs/boaring/baselines.py, search.py) ---------------------------------------------
-@njit(cache=True, inline="always")
+@inline_jit
 def hidden_counts_row(st, tab, b, seat, counts):
     """Food per value that ``seat`` cannot locate in row ``b`` into ``counts`` (``baselines._hidden_counts``)."""
     _hidden_counts(st, b, seat, counts)
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def animal_worth_row(st, tab, b, seat):
     """What the animal on the table is worth to ``seat`` (``baselines.animal_worth``)."""
     return _animal_worth(st, b, seat, tab.num_players)
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def eat_choice_row(st, tab, b, seat):
     """The greedy eat decision of ``seat`` in row ``b`` (``baselines.eat_choice``)."""
     return _eat_choice(st, b, seat, tab.num_players)
 
 
-@njit(cache=True)
+@row_jit
 def closed_form_bid(counts, hand, need, worth, size, k, card_cost):
     """The food value index (0-9) that greedy's bid rule in closed form plays (``baselines.fast_bid``, the search's
     opponent model and playout policy): the EV of each value in ``hand`` (counts per value) against ``k`` other
@@ -935,6 +947,8 @@ class BoaringBatched(BatchedGame):
             work_rows=np.zeros(1, dtype=np.int64),
             work_actions=np.zeros(1, dtype=np.int64),
             work_legal=np.zeros(self.num_actions, dtype=np.int64),
+            work_cards=np.zeros(NUM_FOOD, dtype=np.int8),
+            work_strength=np.zeros(self.num_players, dtype=np.float64),
         )
         self._offsets = np.array([layout.offsets[k] for k in _OBS_BLOCKS], dtype=np.int64)
         self._scale = layout.scale.astype(np.float32)
@@ -993,7 +1007,9 @@ class BoaringBatched(BatchedGame):
     def apply(self, state: BoaringBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal, checked by the caller) in every live row; finished rows are left alone."""
         actions = np.asarray(actions, dtype=np.int64)
-        _apply_rows(state, np.arange(actions.shape[0]), actions, self.num_players, self.deal_size)
+        _apply_rows(
+            state, np.arange(actions.shape[0]), actions, self.num_players, self.deal_size, self.tables.work_cards
+        )
 
     def observe(self, state: BoaringBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b`` seen from ``seats[b]`` into ``out[b]`` (float32, as the AEC env's observation)."""

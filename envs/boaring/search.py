@@ -10,7 +10,6 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.boaring.actions import BID, COPIES_PER_VALUE, EAT, NUM_FOOD, NUM_TYPES, NUM_VALUES, OVER, PLAY_BASE
 from envs.boaring.fast import (
@@ -27,10 +26,11 @@ from envs.boaring.fast import (
 )
 from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64, shuffle
+from envs.common.fastsearch import inline_jit, row_jit
 from envs.common.game import Game
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def fast_bid_row(st, tab, b, seat, card_cost, counts):
     """``baselines.fast_bid`` of ``seat`` in row ``b``: the action of :func:`~envs.boaring.fast.closed_form_bid` on
     the seat's hidden pool, its own hand and the public cards (``counts``: work, NUM_VALUES int64)."""
@@ -42,7 +42,7 @@ def fast_bid_row(st, tab, b, seat, card_cost, counts):
     return PLAY_BASE + best
 
 
-@njit(cache=True)
+@row_jit
 def evaluate_row(s, tab, b: int, temperature: float, hand_weight: float, out: np.ndarray) -> None:
     """baselines.evaluate: mean over rivals of tanh((strength difference) / temperature), strength = score +
     hand_weight x food value in hand; the exact returns when the game is over."""
@@ -51,7 +51,7 @@ def evaluate_row(s, tab, b: int, temperature: float, hand_weight: float, out: np
     if phase[b] == OVER:
         returns_row(s, tab, b, out)
         return
-    strength = np.empty(n)
+    strength = tab.work_strength
     for p in range(n):
         sc = 0
         hv = 0
@@ -67,7 +67,7 @@ def evaluate_row(s, tab, b: int, temperature: float, hand_weight: float, out: np
         out[p] = total / (n - 1)
 
 
-@njit(cache=True)
+@row_jit
 def determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.ndarray) -> None:
     """BoaringGame.determinize in place: row ``b`` holds an information state of ``seat`` (other hands, hidden
     pending cards, pile and deck entries UNKNOWN); the cards the seat cannot locate are dealt at random."""
@@ -135,7 +135,7 @@ class SearchContext(NamedTuple):
     """(NUM_FOOD,) int8 work."""
 
 
-@njit(cache=True)
+@row_jit
 def _start(st, tab, ctx, i):
     """Simulation ``i``: the information state (row 0) copied to the last row, determinized from ``ctx.rng``, and
     that row's generator seeded from it."""
@@ -146,7 +146,7 @@ def _start(st, tab, ctx, i):
     return work
 
 
-@njit(cache=True)
+@row_jit
 def _candidates(st, tab, ctx, b, player, out):
     """The legal actions, except another seat's bid under the opponent model: the one bid of :func:`fast_bid_row`."""
     if ctx.opponent_model and st.phase[b] == BID and player != ctx.seat:
@@ -155,7 +155,7 @@ def _candidates(st, tab, ctx, b, player, out):
     return legal_actions_row(st, tab, b, out)
 
 
-@njit(cache=True)
+@row_jit
 def _leaf(st, tab, ctx, b, out):
     """The playout (``fast_bid`` bids and ``eat_choice`` for every seat), cut after ``ctx.rollout_depth`` plies and
     scored by :func:`evaluate_row`; the exact returns when the game ends."""
