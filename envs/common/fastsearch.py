@@ -49,7 +49,8 @@ from numba.extending import overload
 
 from envs.common.fastrng import below
 
-row_jit = njit(cache=True, _nrt=False)
+_NO_REFCOUNT: dict[str, Any] = {"_nrt": False}  # numba's option, passed through (its type stubs omit it)
+row_jit = njit(cache=True, **_NO_REFCOUNT)
 """How the engines compile their row functions and the search's own functions: cached, and without numba's reference
 counting (numba's ``_nrt=False``; such a function cannot allocate an array: what allocates stays plain ``njit``). A
 function that takes the batched state and the tables whole has numba count a reference to every array in them where
@@ -57,7 +58,7 @@ it starts, ends and its branches join, and numba prunes only some of these: meas
 tuples of 14-37 arrays made the searches 1.4-2.7x slower than kernels on unpacked arrays. The caller owns the arrays
 and keeps them alive for the call, so nothing in such a function needs counting."""
 
-inline_jit = njit(cache=True, inline="always", _nrt=False)
+inline_jit = njit(cache=True, inline="always", **_NO_REFCOUNT)
 """:data:`row_jit`, inlined into its numba callers (numba's IR inliner): small helpers whose call costs more than their
 work."""
 
@@ -178,7 +179,7 @@ def fixed_candidates(ctx: Any) -> bool:
     return _not_compiled()
 
 
-@overload(sim_start, jit_options={"_nrt": False})
+@overload(sim_start, jit_options=_NO_REFCOUNT)
 def _sim_start(st, tab, ctx, i):
     start = _game(ctx, "start")
     if start is not None:
@@ -193,31 +194,31 @@ def _sim_start(st, tab, ctx, i):
     return default
 
 
-@overload(sim_mover, jit_options={"_nrt": False})
+@overload(sim_mover, jit_options=_NO_REFCOUNT)
 def _sim_mover(st, tab, ctx, b):
     mover = _game(ctx, "mover")
     return lambda st, tab, ctx, b: mover(st, tab, b)
 
 
-@overload(sim_candidates, jit_options={"_nrt": False})
+@overload(sim_candidates, jit_options=_NO_REFCOUNT)
 def _sim_candidates(st, tab, ctx, b, player, out):
     candidates = _game(ctx, "candidates")
     return lambda st, tab, ctx, b, player, out: candidates(st, tab, ctx, b, player, out)
 
 
-@overload(sim_apply, jit_options={"_nrt": False})
+@overload(sim_apply, jit_options=_NO_REFCOUNT)
 def _sim_apply(st, tab, ctx, b, a):
     apply = _game(ctx, "apply")
     return lambda st, tab, ctx, b, a: apply(st, tab, b, a)
 
 
-@overload(sim_leaf, jit_options={"_nrt": False})
+@overload(sim_leaf, jit_options=_NO_REFCOUNT)
 def _sim_leaf(st, tab, ctx, b, out):
     leaf = _game(ctx, "leaf")
     return lambda st, tab, ctx, b, out: leaf(st, tab, ctx, b, out)
 
 
-@overload(fixed_candidates, jit_options={"_nrt": False})
+@overload(fixed_candidates, jit_options=_NO_REFCOUNT)
 def _fixed_candidates(ctx):
     if _game(ctx, "fixed"):
         return lambda ctx: True
