@@ -49,7 +49,7 @@ from numba.extending import overload
 
 from envs.common.fastrng import below
 
-_NO_REFCOUNT: dict[str, Any] = {"_nrt": False}  # numba's option, passed through (its type stubs omit it)
+_NO_REFCOUNT: Any = {"_nrt": False}  # numba's option, passed through (its type stubs omit it)
 row_jit = njit(cache=True, **_NO_REFCOUNT)
 """How the engines compile their row functions and the search's own functions: cached, and without numba's reference
 counting (numba's ``_nrt=False``; such a function cannot allocate an array: what allocates stays plain ``njit``). A
