@@ -197,15 +197,19 @@ MAX_KERNEL_PARAMETERS = 10
 one tables object, never the state's fields one by one."""
 
 
-def jitted_functions(path: Path) -> list[ast.FunctionDef]:
-    """The functions of ``path`` decorated with numba's ``njit`` (or ``jit``)."""
+JIT_DECORATORS = ("njit", "jit", "row_jit", "inline_jit", "alloc_jit")
+"""numba's decorators and fastsearch's compiled styles."""
+
+
+def jitted_functions(path: Path) -> list[tuple[ast.FunctionDef, str]]:
+    """The functions of ``path`` compiled by numba, each with its decorator's source."""
     out = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.FunctionDef):
             for deco in node.decorator_list:
                 target = deco.func if isinstance(deco, ast.Call) else deco
-                if isinstance(target, ast.Name) and target.id in ("njit", "jit"):
-                    out.append(node)
+                if isinstance(target, ast.Name) and target.id in JIT_DECORATORS:
+                    out.append((node, ast.unparse(deco)))
     return out
 
 
@@ -223,9 +227,56 @@ def test_the_batched_engine_exports_the_row_functions(game):
 @pytest.mark.parametrize("game", envs.GAMES)
 def test_no_compiled_function_takes_more_than_ten_parameters(game):
     for room in ("fast", "search"):
-        for function in jitted_functions(folder(game) / f"{room}.py"):
+        for function, _ in jitted_functions(folder(game) / f"{room}.py"):
             count = len(function.args.args) + len(function.args.kwonlyargs)
             assert count <= MAX_KERNEL_PARAMETERS, f"{room}.py: {function.name} takes {count} parameters"
+
+
+NUMPY_ALLOCATORS = {"empty", "zeros", "full", "ones", "arange", "array", "empty_like", "zeros_like", "full_like"}
+
+
+def allocates(function: ast.FunctionDef) -> bool:
+    """Whether ``function``'s body calls a numpy allocator or an array's ``copy``."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if node.func.attr == "copy" or (
+                isinstance(owner, ast.Name) and owner.id == "np" and node.func.attr in NUMPY_ALLOCATORS
+            ):
+                return True
+    return False
+
+
+def engine_files() -> list[Path]:
+    """The Python files of every registered game's folder and of ``envs/common``."""
+    folders = [folder(g) for g in envs.GAMES] + [ROOT / "envs" / "common"]
+    return sorted(p for f in folders for p in f.rglob("*.py"))
+
+
+def test_every_compiled_function_that_allocates_sets_reference_counting():
+    """numba compiles a function that leaves ``_nrt`` unset with the setting of its first caller: an allocating
+    helper first reached from a ``row_jit`` function (no reference counting) fails to compile, so which test or
+    program ran first would decide whether a search compiles. An allocating function says ``alloc_jit`` or
+    ``**ALLOCATING``; a ``row_jit`` / ``inline_jit`` one never allocates."""
+    found = []
+    for path in engine_files():
+        for function, deco in jitted_functions(path):
+            if not allocates(function):
+                continue
+            explicit = deco == "alloc_jit" or "ALLOCATING" in deco
+            if not explicit:
+                found.append(f"{path.relative_to(ROOT)}: {function.name} ({deco})")
+    assert not found, found
+
+
+def test_the_allocation_check_sees_a_plain_allocating_function(tmp_path):
+    source = tmp_path / "fast.py"
+    source.write_text(
+        "@njit(cache=True)\ndef f(n):\n    return np.zeros(n)\n\n@alloc_jit\ndef g(n):\n    return np.empty(n)\n"
+    )
+    (function, deco), (other, other_deco) = jitted_functions(source)
+    assert allocates(function) and deco == "njit(cache=True)"
+    assert allocates(other) and other_deco == "alloc_jit"
 
 
 def python_files() -> list[Path]:

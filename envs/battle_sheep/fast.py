@@ -77,6 +77,7 @@ from envs.battle_sheep.observation import (
 )
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.fastrng import below
+from envs.common.fastsearch import alloc_jit
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -256,7 +257,7 @@ def _listed(mask, out):
     return count
 
 
-@njit(cache=True)
+@alloc_jit
 def _final_returns(cells, num_stacks, to_move, n, splits, nbr, seen, todo, out):
     """The returns of a finished position into ``out`` (rules.returns): one row's ``cells`` and ``num_stacks``,
     and ``to_move``, the seat whose turn ended the game (the loser under ``splits``). ``seen``, ``todo``: the
@@ -594,7 +595,7 @@ def _legal_kernel(st, tab, out, incremental, span_start, span_len, num_spans):
         num_spans[b] = _set_legal_row(st, tab, b, row, span_start[b], span_len[b])
 
 
-@njit(cache=True)
+@alloc_jit
 def _observe_kernel(st, tab, seats, out):
     lib = np.empty(st.cells.shape[1], dtype=np.int64)
     for b in range(seats.shape[0]):
@@ -835,7 +836,7 @@ def _greedy_kernel(st, tab, rng, out):
         out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
 
 
-@njit(cache=True)
+@alloc_jit
 def _greedy_scores_kernel(st, tab, row):
     actions, scores = tab.work_actions, tab.work_scores
     if st.phase[row] == MOVE:

@@ -34,7 +34,6 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.beasty_borders import actions as act
 from envs.beasty_borders.actions import (
@@ -52,7 +51,7 @@ from envs.beasty_borders.actions import (
 from envs.beasty_borders.observation import GROUP_VP, observe_row, rebuild_groups
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.fastrng import below
-from envs.common.fastsearch import inline_jit, row_jit
+from envs.common.fastsearch import alloc_jit, inline_jit, row_jit
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -495,7 +494,7 @@ def greedy_action_row(st, tab, b, rng):
 
 
 # ----- kernels over the batch ---------------------------------------------------------------------------------------
-@njit(cache=True)
+@alloc_jit
 def _reset_kernel(st, tab, rows):
     """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
     and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""

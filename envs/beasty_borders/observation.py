@@ -66,6 +66,7 @@ from envs.beasty_borders.actions import (
     ROW_LEN,
     ROW_OWNER,
 )
+from envs.common.fastsearch import alloc_jit
 
 if TYPE_CHECKING:
     from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
@@ -363,7 +364,7 @@ _ROW_OWNER = np.array(ROW_OWNER, dtype=np.int64)
 ) = range(16)
 
 
-@njit(cache=True)
+@alloc_jit
 def rebuild_groups(board, label, group_size, vp, nbr):
     """Groups and victory points of a landscape from scratch (flood fill; row views): ``label[c]`` a cell of the
     group of the animal on ``c`` (-1 elsewhere), ``group_size`` the size of a group at its label cell."""
@@ -573,7 +574,7 @@ class ObservationTables:
         """The bidding row of a main-game position (it has none)."""
 
 
-@njit(cache=True)
+@alloc_jit
 def observe_position(board, facts, row, out, lay, planes, slots, path, rank, nbr, nbr4, row_owner):
     """One position's observation into ``out`` (1-D): ``observation.encode``. ``board``: its cell codes;
     ``facts``: int64 [seat, pos, roll, roller, phase, choice, empty spaces, then the held figures of seat 0 and

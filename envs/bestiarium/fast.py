@@ -40,6 +40,7 @@ from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
 from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.fastrng import below
+from envs.common.fastsearch import ALLOCATING, alloc_jit, inline_jit, row_jit
 from envs.common.game import TERMINAL
 from envs.common.hexgrid import transforms
 from envs.common.vector import BatchedGame
@@ -223,7 +224,7 @@ def _can_grow_after(st, b, seat, c, cells, n, mark, nbrs):
     return False
 
 
-@njit(cache=True)
+@row_jit
 def _eat_and_continue(st, b, seat, c, tab, sc):
     """After C grew: eat every adjacent enemy creature of its size and another shape if C can then grow (grow
     phase, same seat), else end the turn."""
@@ -298,7 +299,7 @@ def _eat_and_continue(st, b, seat, c, tab, sc):
     st.to_move[b] = 1 - seat
 
 
-@njit(cache=True)
+@row_jit
 def _step_row(st, b, a, tab, sc):
     """Play legal action ``a`` in live row ``b``."""
     nbrs = tab.nbrs
@@ -366,7 +367,7 @@ def _reset_kernel(st, rows):
         st.over[b] = False
 
 
-@njit(cache=True)
+@row_jit
 def _mask_row(st, b, out_row, nbrs):
     """The mover's legal mask of row ``b`` into ``out_row`` (length N + 1); returns the number of legal actions."""
     n_cells = st.color.shape[1]
@@ -405,7 +406,7 @@ def _mask_kernel(st, out, nbrs):
 
 
 # ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
-@njit(cache=True)
+@inline_jit
 def mover_row(st, tab, b):
     """The seat to move in row ``b`` (the eater keeps the turn through a chain), -1 when over or at the ply cap."""
     if st.over[b] or st.plies[b] >= tab.max_plies:
@@ -413,13 +414,13 @@ def mover_row(st, tab, b):
     return np.int64(st.to_move[b])
 
 
-@njit(cache=True)
+@row_jit
 def legal_row(st, tab, b, out):
     """The mover's legal mask of row ``b`` into ``out`` (N + 1 bools); returns how many are legal."""
     return _mask_row(st, b, out, tab.nbrs)
 
 
-@njit(cache=True)
+@inline_jit
 def apply_row(st, tab, b, a):
     """Play legal action ``a`` in live row ``b`` (no chance)."""
     _step_row(st, b, a, tab, _scratch_of(tab))
@@ -433,13 +434,13 @@ def returns_row(st, tab, b, out):
     out[1 - winner] = -1.0
 
 
-@njit(cache=True)
+@row_jit
 def copy_row(st, tab, src, dst):
     """Row ``src`` of every field but the generator into row ``dst``."""
     _copy_row_from(st, src, st, dst)
 
 
-@njit(cache=True)
+@row_jit
 def random_action_row(st, tab, b):
     """A uniformly random legal action of live row ``b``, from ``st.rng[b]`` (the k-th legal in id order)."""
     mask = tab.work_mask
@@ -533,14 +534,14 @@ def _observe_row(st, b, seat, out, tab, work):
     )
 
 
-@njit(cache=True)
+@alloc_jit
 def _observe_kernel(st, seats, out, tab):
     work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
     for b in range(st.color.shape[0]):
         _observe_row(st, b, seats[b], out[b], tab, work)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, **ALLOCATING)
 def _observe_kernel_threads(st, seats, out, tab, blocks):
     """:func:`_observe_kernel` with the rows split into ``blocks`` contiguous blocks run on numba's threads. The
     rows are independent, so the result does not depend on the block count."""
@@ -551,7 +552,7 @@ def _observe_kernel_threads(st, seats, out, tab, blocks):
             _observe_row(st, b, seats[b], out[b], tab, work)
 
 
-@njit(cache=True)
+@alloc_jit
 def _size_values_row(st, b, tab, sc, values):
     """``values[seat, s]``: the cascade value of ``seat`` at size ``s`` (+k s^2 for a fauna of k >= 2 shapes, else
     -n s^2 for n creatures of one shape, 0 for none); returns the largest size present (0 on an empty board)."""
@@ -610,7 +611,7 @@ def _winner_row(st, b, tab, sc, values):
     return st.first_passer[b]
 
 
-@njit(cache=True)
+@alloc_jit
 def _returns_kernel(st, tab, sc, out):
     n_cells = st.color.shape[1]
     values = np.zeros((2, n_cells + 1), dtype=np.int64)
@@ -623,7 +624,7 @@ def _returns_kernel(st, tab, sc, out):
             out[b, 1 - winner] = -1.0
 
 
-@njit(cache=True)
+@alloc_jit
 def _scores_kernel(st, tab, sc, out):
     n_cells = st.color.shape[1]
     values = np.zeros((2, n_cells + 1), dtype=np.int64)
@@ -638,7 +639,7 @@ def _scores_kernel(st, tab, sc, out):
                 break
 
 
-@njit(cache=True)
+@alloc_jit
 def _load_row(st, tab, b, color, books):
     """Rebuild row ``b`` from a colour vector and the turn books (``books``: to_move, phase, the chain's cell or -1,
     passes, first_passer, plies, over, as int64; creatures by flood fill, legality recomputed).
@@ -699,7 +700,7 @@ def _load_row(st, tab, b, color, books):
     st.over[b] = over
 
 
-@njit(cache=True)
+@alloc_jit
 def _shape_form_kernel(cells, tab, out):
     work = np.empty(cells.shape[0], dtype=np.int64)
     _canonical(cells, cells.shape[0], tab, out, work)
@@ -708,7 +709,7 @@ def _shape_form_kernel(cells, tab, out):
 # ----- the greedy baseline (baselines.GreedyPolicy), compiled --------------------------------------------------
 # A key is ``baselines.cascade_key`` as an int64 row of N + 1 entries: the result of a finished game first, then
 # (my value - the opponent's) per size from N down to 1 (size s at index N + 1 - s); keys compare lexicographically.
-@njit(cache=True)
+@row_jit
 def _copy_row_from(src, sb, dst, db):
     """Row ``sb`` of state ``src`` into row ``db`` of state ``dst`` (all but the generator; may be one state)."""
     for x in range(src.color.shape[1]):  # one loop, not six slice copies (a copy per chain step)
@@ -965,7 +966,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
     return num
 
 
-@njit(cache=True)
+@alloc_jit
 def _greedy_scratch(n_actions, levels):
     """Work arrays of the greedy kernels: the chain walk's keys, masks, cursors and flags per level, the cascade
     values, the legal mask, the legal actions, their keys, the best actions, then :func:`_greedy_root`'s counts,
@@ -1012,7 +1013,7 @@ def _greedy_kernel(st, rng, out, tab, sc, work, g):
         out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
 
 
-@njit(cache=True)
+@alloc_jit
 def _greedy_scores_kernel(st, b, tab, sc, work, g):
     """(legal actions, their greedy keys) of row ``b``'s mover, as :func:`_greedy_kernel` compares them (every
     action scored, a single one too; empty when the game is over)."""

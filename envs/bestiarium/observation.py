@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from envs.bestiarium.actions import GROW
+from envs.common.fastsearch import alloc_jit
 from envs.common.game import Symmetry
 from envs.common.hexgrid import HexGrid, transforms
 
@@ -127,7 +128,7 @@ def canonical_form(cells, n, tq, tr, stride, out, work):
                 out[i] = work[i]
 
 
-@njit(cache=True)
+@alloc_jit
 def creatures_of(color, nbrs, comp, size, first, link, roots):
     """The creatures of a colour vector (the connected components of each colour), by flood fill: per cell
     ``comp`` its creature's root (the creature's first cell in index order; -1 empty), per root ``size`` and its
@@ -817,7 +818,7 @@ def _unpack(tables):
     return square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square
 
 
-@njit(cache=True)
+@alloc_jit
 def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_plane):
     """:meth:`ObservationEncoder.observation`: the creatures by one flood fill, planes 0-9, then
     :func:`score_planes` over the same creatures. ``code``: seat | to_move << 1 |
@@ -879,7 +880,7 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
     return out3
 
 
-@njit(cache=True)
+@alloc_jit
 def _encode_kernel(
     color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane, out
 ):

@@ -25,6 +25,7 @@ from envs.bestiarium.fast import (
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64
+from envs.common.fastsearch import row_jit
 
 PLAYOUT_FEATURES = ("join", "eat", "danger", "top", "same_size", "contest", "contact")
 """The learned playout's move features (bit k of a move's code is feature k), for the mover's move ``a`` whose
@@ -89,7 +90,7 @@ def _size_bits(s1, ssm, eat, danger, my_top, count, their_top):
     return code
 
 
-@njit(cache=True)
+@row_jit
 def _learned_move(st, b, tab, books, table, cum, draw):
     """The mover's legal placements / growths of live row ``b`` into ``books[0, :k]`` (ascending cells), their
     :data:`PLAYOUT_FEATURES` codes into ``books[4, :k]`` and the running sums of their weights ``table[code]``
@@ -214,7 +215,7 @@ def _learned_move(st, b, tab, books, table, cum, draw):
     return acts[lo]
 
 
-@njit(cache=True)
+@row_jit
 def _local_move(st, b, tab, table, books, cum, mask, last):
     """The *local* learned playout's move in live row ``b``: the legal placements on the cells next to ``last``
     (the previous ply's cell; -1: none) weigh ``table[code]`` (their :data:`PLAYOUT_FEATURES` codes, as
@@ -341,7 +342,7 @@ class SearchContext(NamedTuple):
     """(N + 2,) float64 work: the learned playout's running weights."""
 
 
-@njit(cache=True)
+@row_jit
 def _tree_candidates(st, tab, ctx, b, player, out):
     """The tree's actions at row ``b``: every legal action, in id order."""
     mask = ctx.mask

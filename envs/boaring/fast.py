@@ -36,7 +36,7 @@ from envs.boaring import actions as A
 from envs.boaring.actions import ANIMAL_COUNTS, BID, COPIES_PER_VALUE, DIED, EAT, LIVED, NUM_ANIMALS, NUM_FOOD, OVER
 from envs.boaring.rules import BoaringGame, BoaringState
 from envs.common.fastrng import below, shuffle
-from envs.common.fastsearch import inline_jit, row_jit
+from envs.common.fastsearch import alloc_jit, inline_jit, row_jit
 from envs.common.game import TERMINAL
 from envs.common.vector import BatchedGame
 
@@ -305,7 +305,7 @@ def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int
         _start_round(s, b)
 
 
-@njit(cache=True)
+@alloc_jit
 def _reset_kernel(s, rows: np.ndarray, n: int, deal_size: int) -> None:
     """A new game in each of ``rows``: both decks shuffled (animals first, as the reference draws), hands dealt,
     the first animal and food card turned up."""
@@ -625,7 +625,7 @@ def _greedy_draws(
     return kk
 
 
-@njit(cache=True)
+@alloc_jit
 def _greedy_bid(s, b: int, seat: int, n: int, draws: np.ndarray, kk: int, card_cost: float, evs: np.ndarray) -> int:
     """baselines.bid_values on the given draws (``draws[r, j]``: the bid of the j-th other seat in seat order, as
     the Python columns), the same float operations; ``evs[i]`` the EV of value i + 1 (-inf when not in hand).
@@ -682,7 +682,7 @@ def _greedy_bid(s, b: int, seat: int, n: int, draws: np.ndarray, kk: int, card_c
     return A.PLAY_BASE + best
 
 
-@njit(cache=True)
+@alloc_jit
 def _greedy_kernel(
     s, n: int, num_actions: int, samples: int, card_cost: float, rng: np.ndarray, out: np.ndarray
 ) -> None:

@@ -52,7 +52,7 @@ from envs.common.fastrng import below
 _NO_REFCOUNT: Any = {"_nrt": False}  # numba's option, passed through (its type stubs omit it)
 row_jit = njit(cache=True, **_NO_REFCOUNT)
 """How the engines compile their row functions and the search's own functions: cached, and without numba's reference
-counting (numba's ``_nrt=False``; such a function cannot allocate an array: what allocates stays plain ``njit``). A
+counting (numba's ``_nrt=False``; such a function cannot allocate an array: what allocates uses :data:`alloc_jit`). A
 function that takes the batched state and the tables whole has numba count a reference to every array in them where
 it starts, ends and its branches join, and numba prunes only some of these: measured on numba 0.68.1, the state
 tuples of 14-37 arrays made the searches 1.4-2.7x slower than kernels on unpacked arrays. The caller owns the arrays
@@ -61,6 +61,16 @@ and keeps them alive for the call, so nothing in such a function needs counting.
 inline_jit = njit(cache=True, inline="always", **_NO_REFCOUNT)
 """:data:`row_jit`, inlined into its numba callers (numba's IR inliner): small helpers whose call costs more than their
 work."""
+
+ALLOCATING: Any = {"_nrt": True}
+"""The option every jitted function that allocates an array passes (``njit(cache=True, **ALLOCATING)``, or
+:data:`alloc_jit`). numba gives a function that does not set ``_nrt`` the setting of whichever caller compiles it
+first, and keeps that compilation for the process and its disk cache: an allocating helper first reached from a
+:data:`row_jit` caller fails to compile (numba 0.68.1: "Only accept returning of array passed into the function as
+argument"). Set explicitly, the order of first calls no longer matters (``tests/test_game_folders.py`` checks it)."""
+
+alloc_jit = njit(cache=True, **ALLOCATING)
+"""Plain ``njit(cache=True)`` with reference counting set explicitly (:data:`ALLOCATING`): for what allocates."""
 
 
 ROW_FUNCTIONS = ("mover_row", "legal_row", "apply_row", "returns_row", "copy_row", "random_action_row")
@@ -368,7 +378,7 @@ def _search_tree(st, tab, ctx, args):
     return best_action
 
 
-@njit(cache=True)
+@alloc_jit
 def _grown(values, used, capacity):
     out = np.empty(capacity, dtype=values.dtype)
     out[:used] = values[:used]
