@@ -253,30 +253,44 @@ def engine_files() -> list[Path]:
     return sorted(p for f in folders for p in f.rglob("*.py"))
 
 
-def test_every_compiled_function_that_allocates_sets_reference_counting():
-    """numba compiles a function that leaves ``_nrt`` unset with the setting of its first caller: an allocating
-    helper first reached from a ``row_jit`` function (no reference counting) fails to compile, so which test or
-    program ran first would decide whether a search compiles. An allocating function says ``alloc_jit`` or
-    ``**ALLOCATING``; a ``row_jit`` / ``inline_jit`` one never allocates."""
+def says_reference_counting(deco: str) -> bool:
+    """Whether a jit decorator's source fixes numba's ``_nrt`` (``envs.common.jit``) or inlines the function (an
+    inlined function compiles inside each caller, with the caller's setting)."""
+    return deco in ("row_jit", "inline_jit", "refcount_jit") or "REFCOUNT" in deco or "inline='always'" in deco
+
+
+def reference_counting_faults(path: Path) -> list[str]:
+    """The jitted functions of ``path`` whose reference counting would be decided by their first caller, and the
+    ones compiled without it that allocate."""
     found = []
-    for path in engine_files():
-        for function, deco in jitted_functions(path):
-            if not allocates(function):
-                continue
-            explicit = deco == "alloc_jit" or "ALLOCATING" in deco
-            if not explicit:
-                found.append(f"{path.relative_to(ROOT)}: {function.name} ({deco})")
+    for function, deco in jitted_functions(path):
+        if not says_reference_counting(deco):
+            found.append(f"{path.name}: {function.name} ({deco}) leaves _nrt to its first caller")
+        elif allocates(function) and deco in ("row_jit", "inline_jit"):
+            found.append(f"{path.name}: {function.name} ({deco}) allocates without reference counting")
+    return found
+
+
+def test_every_compiled_function_says_whether_it_counts_references():
+    """numba compiles a function that leaves ``_nrt`` unset with the setting of its first caller: an allocating
+    helper first reached from a ``row_jit`` function fails to compile, so which test or program ran first would
+    decide whether a search compiles (and how fast it runs). Every jitted function that is not inlined says which it
+    is (``envs.common.jit``), and a ``row_jit`` / ``inline_jit`` one never allocates."""
+    found = [fault for path in engine_files() for fault in reference_counting_faults(path)]
     assert not found, found
 
 
-def test_the_allocation_check_sees_a_plain_allocating_function(tmp_path):
+def test_the_reference_counting_check_sees_an_unsaid_or_wrong_function(tmp_path):
     source = tmp_path / "fast.py"
     source.write_text(
-        "@njit(cache=True)\ndef f(n):\n    return np.zeros(n)\n\n@alloc_jit\ndef g(n):\n    return np.empty(n)\n"
+        "@njit(cache=True)\ndef f(n):\n    return n\n\n@row_jit\ndef g(n):\n    return np.empty(n)\n\n"
+        '@refcount_jit\ndef h(n):\n    return np.empty(n)\n\n@njit(cache=True, inline="always")\ndef k(n):\n'
+        "    return n\n"
     )
-    (function, deco), (other, other_deco) = jitted_functions(source)
-    assert allocates(function) and deco == "njit(cache=True)"
-    assert allocates(other) and other_deco == "alloc_jit"
+    assert reference_counting_faults(source) == [
+        "fast.py: f (njit(cache=True)) leaves _nrt to its first caller",
+        "fast.py: g (row_jit) allocates without reference counting",
+    ]
 
 
 def python_files() -> list[Path]:

@@ -77,8 +77,8 @@ from envs.battle_sheep.observation import (
 )
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.fastrng import below
-from envs.common.fastsearch import alloc_jit
 from envs.common.game import TERMINAL
+from envs.common.jit import refcount_jit
 from envs.common.vector import BatchedGame
 
 MAX_STACKS = SHEEP_PER_PLAYER
@@ -225,7 +225,7 @@ def _has_move(cells, heights, stack_cells, count, nbr):
     return False
 
 
-@njit(cache=True)
+@refcount_jit
 def _next_mover(cells, heights, stacks, num_stacks, can_move, nbr, first, n, splits):
     """(the seat to move, whether the game is over) after a move, from seat ``first`` clockwise, skipping blocked
     seats (whose ``can_move`` it clears); over if nobody can move (rules.advance_mover; ``splits``: the seat to
@@ -257,7 +257,7 @@ def _listed(mask, out):
     return count
 
 
-@alloc_jit
+@refcount_jit
 def _final_returns(cells, num_stacks, to_move, n, splits, nbr, seen, todo, out):
     """The returns of a finished position into ``out`` (rules.returns): one row's ``cells`` and ``num_stacks``,
     and ``to_move``, the seat whose turn ended the game (the loser under ``splits``). ``seen``, ``todo``: the
@@ -287,7 +287,7 @@ def _final_returns(cells, num_stacks, to_move, n, splits, nbr, seen, todo, out):
 
 
 # ----- functions on one row of the batch ------------------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def _set_legal_row(st, tab, b, out, span_start, span_len):
     """Set row ``b``'s legal actions in ``out`` (its mask, all zeros before) and record the spans of ``out`` it may
     have set (``span_start[i]``, ``span_len[i]``; every entry of a move span is set); returns how many spans, so
@@ -336,7 +336,7 @@ def _set_legal_row(st, tab, b, out, span_start, span_len):
     return count
 
 
-@njit(cache=True)
+@refcount_jit
 def legal_tiles_row(st, tab, b, out):
     """The legal tile placements of row ``b`` (in the build phase) in id order into ``out`` (int64, at least 3N);
     returns how many: the legal list the random build and the random playouts draw from (``below(count)``, as
@@ -371,7 +371,7 @@ def mover_row(st, tab, b):
     return -1 if phase == OVER or plies >= cap else seat
 
 
-@njit(cache=True)
+@refcount_jit
 def legal_row(st, tab, b, out):
     """The mover's legal mask of row ``b`` into ``out`` (bool, 94N; all False when over); returns how many are
     legal."""
@@ -457,7 +457,7 @@ def returns_row(st, tab, b, out):
             out[s] = 0.0
 
 
-@njit(cache=True, inline="always")
+@refcount_jit  # its row copies take array views, which numba counts
 def copy_row(st, tab, src, dst):
     """Row ``src`` of every field but the generator into row ``dst``."""
     cells, heights, stacks, num_stacks, tiles_left = st.cells, st.heights, st.stacks, st.num_stacks, st.tiles_left
@@ -544,7 +544,7 @@ def random_action_row(st, tab, b):
 
 
 # ----- kernels over the batch -----------------------------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def _reset_kernel(st, tab, rows):
     """A new game in each of ``rows`` (rules.initial_state); ``tab.random_pasture``: the tiles laid by uniformly
     random legal placements drawn from the row's generator, then the game starts at stack placement (plies 0)."""
@@ -572,14 +572,14 @@ def _reset_kernel(st, tab, rows):
             st.last_action[b] = -1
 
 
-@njit(cache=True)
+@refcount_jit
 def _apply_kernel(st, tab, actions):
     for b in range(actions.shape[0]):
         if st.phase[b] != OVER:
             apply_row(st, tab, b, actions[b])
 
 
-@njit(cache=True)
+@refcount_jit
 def _legal_kernel(st, tab, out, incremental, span_start, span_len, num_spans):
     """Every row's legal mask into ``out``. ``incremental``: ``out`` holds what the previous call wrote, whose set
     entries lie in the recorded spans: clear those instead of the whole row (37,000 bytes a row at radius 11)."""
@@ -595,7 +595,7 @@ def _legal_kernel(st, tab, out, incremental, span_start, span_len, num_spans):
         num_spans[b] = _set_legal_row(st, tab, b, row, span_start[b], span_len[b])
 
 
-@alloc_jit
+@refcount_jit
 def _observe_kernel(st, tab, seats, out):
     lib = np.empty(st.cells.shape[1], dtype=np.int64)
     for b in range(seats.shape[0]):
@@ -616,13 +616,13 @@ def _observe_kernel(st, tab, seats, out):
         )
 
 
-@njit(cache=True)
+@refcount_jit
 def _returns_kernel(st, tab, out):
     for b in range(out.shape[0]):
         returns_row(st, tab, b, out[b])
 
 
-@njit(cache=True)
+@refcount_jit
 def _potential_kernel(st, tab, out):
     """Pastures occupied + sheep that could still leave their pasture, per seat (rules.shaping_potential)."""
     cells, heights, stacks, num_stacks, nbr = st.cells, st.heights, st.stacks, st.num_stacks, tab.nbr
@@ -666,7 +666,7 @@ def _live_sheep(cells, heights, stack_cells, count, nbr):
     return live, opens
 
 
-@njit(cache=True)
+@refcount_jit
 def _score_moves(st, tab, b, actions, scores):
     """Every legal move of the mover of live row ``b`` into ``actions`` and its greedy score into ``scores``
     (baselines.position_value of the position after it, for the mover); returns how many.
@@ -767,7 +767,7 @@ def _score_moves(st, tab, b, actions, scores):
     return count
 
 
-@njit(cache=True)
+@refcount_jit
 def _setup_scores(st, tab, b, actions, scores):
     """The legal actions of row ``b``'s mover in the set-up phases into ``actions`` and their greedy scores into
     ``scores`` (baselines.greedy_scores: build, the pasture edges the tile touches; stack placement, the free
@@ -804,7 +804,7 @@ def _setup_scores(st, tab, b, actions, scores):
     return count
 
 
-@njit(cache=True)
+@refcount_jit
 def _greedy_kernel(st, tab, rng, out):
     """baselines.GreedyPolicy's action for the mover of every row into ``out`` (-1 where the game is over): one of
     the best-scoring legal actions (baselines.greedy_scores: :func:`_score_moves`, :func:`_setup_scores`), drawn
@@ -836,7 +836,7 @@ def _greedy_kernel(st, tab, rng, out):
         out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
 
 
-@alloc_jit
+@refcount_jit
 def _greedy_scores_kernel(st, tab, row):
     actions, scores = tab.work_actions, tab.work_scores
     if st.phase[row] == MOVE:

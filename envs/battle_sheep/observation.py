@@ -34,6 +34,7 @@ from envs.battle_sheep.actions import (
 )
 from envs.common.game import CellGraph, Symmetry
 from envs.common.hexgrid import DIRECTIONS, HexGrid, transforms
+from envs.common.jit import refcount_jit
 
 if TYPE_CHECKING:
     from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
@@ -141,7 +142,7 @@ def zero(out):
         out[a] = 0
 
 
-@njit(cache=True)
+@refcount_jit
 def mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, centre, code, near, out):
     """Set the legal tile placements in ``out`` (zero there before): on the canvas, no overlap with the pasture,
     sharing an edge with it (the first tile: the 3 orientations round the centre). ``where[:num_where]``: cells
@@ -184,7 +185,7 @@ def mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, cen
                 out[t] = 1
 
 
-@njit(cache=True)
+@refcount_jit
 def legal_mask_into(
     cells,
     heights,
@@ -222,7 +223,7 @@ def legal_mask_into(
 
 
 # ----- the observation ----------------------------------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib, out):
     """The planes of ``rules.BattleSheepGame.observation_numpy`` from ``seat``'s side into ``out`` (float32,
     (15 + 3n, (2R+1)^2)). ``where[:num_where]``: cells that hold the pasture (and maybe others); ``canvas``: plane
@@ -295,7 +296,7 @@ def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, nu
 
 
 # ----- scoring ------------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def largest_herd(cells, nbr, seat, seen, stack):
     """Size of ``seat``'s largest group of edge-connected cells. ``seen`` (N bool), ``stack`` (N int64): scratch."""
     n = cells.shape[0]
@@ -325,7 +326,7 @@ def largest_herd(cells, nbr, seat, seen, stack):
 
 
 # ----- the build phase: outer border and the frame ------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def outer_border(cells, nbr, exterior, stack, out):
     """``out[c]``: pasture cell ``c`` touches the unbounded exterior (off the canvas, or a non-pasture cell joined
     to it through non-pasture cells), not only an interior hole. ``exterior`` (N bool), ``stack`` (N int64):
@@ -363,7 +364,7 @@ def outer_border(cells, nbr, exterior, stack, out):
                 break
 
 
-@njit(cache=True)
+@refcount_jit
 def hexagon_centre(q0, q1, r0, r1, s0, s1):
     """``envs.common.hexgrid.hexagon_around``'s centre (cq, cr) for these cube-coordinate extents."""
     radius = max(
@@ -386,7 +387,7 @@ def hexagon_centre(q0, q1, r0, r1, s0, s1):
     return best_q, best_r
 
 
-@njit(cache=True)
+@refcount_jit
 def place_tile(cells, num_pasture, pasture, extent, b, action, tiles, q, r, cell_at, radius):
     """Lay tile ``action`` (legal) in row ``b`` and re-centre the frame on the pasture's smallest enclosing hexagon:
     ``rules.PastureBuild.place_tile`` (the same cells, pasture order and extent; tested equal) on the rows of
@@ -513,7 +514,7 @@ def observe(game: BattleSheepGame, state: BattleSheepState, seat: int) -> np.nda
     return out.reshape(game.observation_shape)
 
 
-@njit(cache=True)
+@refcount_jit
 def observe_and_mask_into(
     cells,
     heights,

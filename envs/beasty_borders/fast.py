@@ -51,8 +51,8 @@ from envs.beasty_borders.actions import (
 from envs.beasty_borders.observation import GROUP_VP, observe_row, rebuild_groups
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.fastrng import below
-from envs.common.fastsearch import alloc_jit, inline_jit, row_jit
 from envs.common.game import TERMINAL
+from envs.common.jit import inline_jit, refcount_jit, row_jit
 from envs.common.vector import BatchedGame
 
 _GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
@@ -69,7 +69,7 @@ GREEDY_PASS_BELOW_RESPONDER = 0.3
 """The greedy rule: the responder passes when the best placement value is at most this."""
 
 
-# The row functions and kernels compile without reference counting (envs.common.fastsearch.row_jit says why).
+# The row functions and kernels compile without reference counting (envs.common.jit.row_jit says why).
 
 
 class BeastyBordersBatchedState(NamedTuple):
@@ -494,7 +494,7 @@ def greedy_action_row(st, tab, b, rng):
 
 
 # ----- kernels over the batch ---------------------------------------------------------------------------------------
-@alloc_jit
+@refcount_jit
 def _reset_kernel(st, tab, rows):
     """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
     and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""

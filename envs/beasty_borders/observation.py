@@ -66,7 +66,7 @@ from envs.beasty_borders.actions import (
     ROW_LEN,
     ROW_OWNER,
 )
-from envs.common.fastsearch import alloc_jit
+from envs.common.jit import refcount_jit
 
 if TYPE_CHECKING:
     from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
@@ -364,7 +364,7 @@ _ROW_OWNER = np.array(ROW_OWNER, dtype=np.int64)
 ) = range(16)
 
 
-@alloc_jit
+@refcount_jit
 def rebuild_groups(board, label, group_size, vp, nbr):
     """Groups and victory points of a landscape from scratch (flood fill; row views): ``label[c]`` a cell of the
     group of the animal on ``c`` (-1 elsewhere), ``group_size`` the size of a group at its label cell."""
@@ -397,7 +397,7 @@ def rebuild_groups(board, label, group_size, vp, nbr):
         vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(n, _TOP)]
 
 
-@njit(cache=True)
+@refcount_jit
 def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
     """observation.space_entry's gain (/ 10, capped at 1) for animal ``code`` from the distinct neighbouring
     groups (code ``c_i``, size ``s_i``; ``s_i`` 0 for a non-group or a repeated group)."""
@@ -435,7 +435,7 @@ def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
     out[b, off + 2 * types] = room * 0.25
 
 
-@njit(cache=True)
+@refcount_jit
 def observe_row(
     board,
     pos,
@@ -574,7 +574,7 @@ class ObservationTables:
         """The bidding row of a main-game position (it has none)."""
 
 
-@alloc_jit
+@refcount_jit
 def observe_position(board, facts, row, out, lay, planes, slots, path, rank, nbr, nbr4, row_owner):
     """One position's observation into ``out`` (1-D): ``observation.encode``. ``board``: its cell codes;
     ``facts``: int64 [seat, pos, roll, roller, phase, choice, empty spaces, then the held figures of seat 0 and

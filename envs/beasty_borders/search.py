@@ -30,7 +30,7 @@ from envs.beasty_borders.fast import (
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common import fastsearch
 from envs.common.fastrng import next_u64
-from envs.common.fastsearch import inline_jit, row_jit
+from envs.common.jit import inline_jit, row_jit
 
 
 class SearchContext(NamedTuple):

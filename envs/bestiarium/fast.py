@@ -40,9 +40,9 @@ from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
 from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.fastrng import below
-from envs.common.fastsearch import ALLOCATING, alloc_jit, inline_jit, row_jit
 from envs.common.game import TERMINAL
 from envs.common.hexgrid import transforms
+from envs.common.jit import REFCOUNT, inline_jit, refcount_jit, row_jit
 from envs.common.vector import BatchedGame
 
 _BIG = 1 << 30
@@ -341,14 +341,14 @@ def _step_row(st, b, a, tab, sc):
 
 
 # ----- batch kernels --------------------------------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def _apply_kernel(st, actions, tab, sc):
     for b in range(st.color.shape[0]):
         if not st.over[b]:
             _step_row(st, b, actions[b], tab, sc)
 
 
-@njit(cache=True)
+@refcount_jit
 def _reset_kernel(st, rows):
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -399,7 +399,7 @@ def _mask_row(st, b, out_row, nbrs):
     return count
 
 
-@njit(cache=True)
+@refcount_jit
 def _mask_kernel(st, out, nbrs):
     for b in range(st.color.shape[0]):
         _mask_row(st, b, out[b], nbrs)
@@ -426,7 +426,7 @@ def apply_row(st, tab, b, a):
     _step_row(st, b, a, tab, _scratch_of(tab))
 
 
-@njit(cache=True)
+@refcount_jit
 def returns_row(st, tab, b, out):
     """+1 / -1 per seat of finished row ``b`` into ``out``: the cascade, then the first of the final passes."""
     winner = _winner_row(st, b, tab, _scratch_of(tab), tab.work_values)
@@ -453,14 +453,14 @@ def random_action_row(st, tab, b):
     return -1
 
 
-@njit(cache=True)
+@refcount_jit
 def cascade_values_row(st, tab, b, values):
     """``values[seat, s]``: each seat's cascade value at size ``s`` in row ``b`` (see ``_size_values_row``);
     returns the largest size present (0 on an empty board)."""
     return _size_values_row(st, b, tab, _scratch_of(tab), values)
 
 
-@njit(cache=True)
+@refcount_jit
 def _observe_row(st, b, seat, out, tab, work):
     """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as ``observation.py`` builds them
     (``work``: :func:`~envs.bestiarium.observation.score_planes`' work array)."""
@@ -534,14 +534,14 @@ def _observe_row(st, b, seat, out, tab, work):
     )
 
 
-@alloc_jit
+@refcount_jit
 def _observe_kernel(st, seats, out, tab):
     work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
     for b in range(st.color.shape[0]):
         _observe_row(st, b, seats[b], out[b], tab, work)
 
 
-@njit(cache=True, parallel=True, **ALLOCATING)
+@njit(cache=True, parallel=True, **REFCOUNT)
 def _observe_kernel_threads(st, seats, out, tab, blocks):
     """:func:`_observe_kernel` with the rows split into ``blocks`` contiguous blocks run on numba's threads. The
     rows are independent, so the result does not depend on the block count."""
@@ -552,7 +552,7 @@ def _observe_kernel_threads(st, seats, out, tab, blocks):
             _observe_row(st, b, seats[b], out[b], tab, work)
 
 
-@alloc_jit
+@refcount_jit
 def _size_values_row(st, b, tab, sc, values):
     """``values[seat, s]``: the cascade value of ``seat`` at size ``s`` (+k s^2 for a fauna of k >= 2 shapes, else
     -n s^2 for n creatures of one shape, 0 for none); returns the largest size present (0 on an empty board)."""
@@ -601,7 +601,7 @@ def _size_values_row(st, b, tab, sc, values):
     return top
 
 
-@njit(cache=True)
+@refcount_jit
 def _winner_row(st, b, tab, sc, values):
     """The winning seat of finished row ``b``: the cascade from the largest size down, then the first passer."""
     top = _size_values_row(st, b, tab, sc, values)
@@ -611,7 +611,7 @@ def _winner_row(st, b, tab, sc, values):
     return st.first_passer[b]
 
 
-@alloc_jit
+@refcount_jit
 def _returns_kernel(st, tab, sc, out):
     n_cells = st.color.shape[1]
     values = np.zeros((2, n_cells + 1), dtype=np.int64)
@@ -624,7 +624,7 @@ def _returns_kernel(st, tab, sc, out):
             out[b, 1 - winner] = -1.0
 
 
-@alloc_jit
+@refcount_jit
 def _scores_kernel(st, tab, sc, out):
     n_cells = st.color.shape[1]
     values = np.zeros((2, n_cells + 1), dtype=np.int64)
@@ -639,7 +639,7 @@ def _scores_kernel(st, tab, sc, out):
                 break
 
 
-@alloc_jit
+@refcount_jit
 def _load_row(st, tab, b, color, books):
     """Rebuild row ``b`` from a colour vector and the turn books (``books``: to_move, phase, the chain's cell or -1,
     passes, first_passer, plies, over, as int64; creatures by flood fill, legality recomputed).
@@ -700,7 +700,7 @@ def _load_row(st, tab, b, color, books):
     st.over[b] = over
 
 
-@alloc_jit
+@refcount_jit
 def _shape_form_kernel(cells, tab, out):
     work = np.empty(cells.shape[0], dtype=np.int64)
     _canonical(cells, cells.shape[0], tab, out, work)
@@ -729,7 +729,7 @@ def _copy_row_from(src, sb, dst, db):
     dst.over[db] = src.over[sb]
 
 
-@njit(cache=True)
+@refcount_jit
 def _cascade_key_row(st, b, seat, tab, sc, values, key):
     """``baselines.cascade_key`` of row ``b`` for ``seat`` into ``key`` (``values``: (2, N + 1) scratch)."""
     n_cells = st.color.shape[1]
@@ -757,7 +757,7 @@ def _chain_done(st, b, seat):
     return st.over[b] or st.to_move[b] != seat or st.phase[b] != GROW
 
 
-@njit(cache=True)
+@refcount_jit
 def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
     """``baselines.key_after_chain`` of ``work``'s row 0 for ``seat`` into ``keys[0]``: the eating chain, if any,
     walked depth first over every choice of growth cells (level d of the walk on work row d, its growth cells in
@@ -804,7 +804,7 @@ def _group_value(n, kinds, s):
     return kinds * s * s if kinds >= 2 else -n * s * s
 
 
-@njit(cache=True)
+@refcount_jit
 def _greedy_root(st, b, seat, tab, sc, g):
     """Row ``b``'s creatures as :func:`_greedy_keys_row` updates them: per (seat, size) ``count`` creatures of
     ``kinds`` distinct shapes; per creature of a size that has several shapes its canonical form (``forms[slot]``)
@@ -847,7 +847,7 @@ def _greedy_root(st, b, seat, tab, sc, g):
         key[n_cells + 1 - s] = mine - _group_value(count[1 - seat, s], kinds[1 - seat, s], s)
 
 
-@njit(cache=True)
+@refcount_jit
 def _greedy_keys_row(st, b, tab, sc, work, g, single):
     """The legal actions of live row ``b``'s mover into ``g``'s actions and, for each, ``baselines.GreedyPolicy``'s
     key into its action keys (the cascade key after the action, an eating chain it starts followed to the end with
@@ -966,7 +966,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
     return num
 
 
-@alloc_jit
+@refcount_jit
 def _greedy_scratch(n_actions, levels):
     """Work arrays of the greedy kernels: the chain walk's keys, masks, cursors and flags per level, the cascade
     values, the legal mask, the legal actions, their keys, the best actions, then :func:`_greedy_root`'s counts,
@@ -990,7 +990,7 @@ def _greedy_scratch(n_actions, levels):
     )
 
 
-@njit(cache=True)
+@refcount_jit
 def _greedy_kernel(st, rng, out, tab, sc, work, g):
     """``baselines.GreedyPolicy``'s action for the mover of every row into ``out`` (-1 where the game is over): one
     of the actions with the greatest key (:func:`_greedy_keys_row`), drawn from ``rng[b]`` when several tie (no
@@ -1013,7 +1013,7 @@ def _greedy_kernel(st, rng, out, tab, sc, work, g):
         out[b] = best[0] if num_best == 1 else best[below(rng, b, num_best)]
 
 
-@alloc_jit
+@refcount_jit
 def _greedy_scores_kernel(st, b, tab, sc, work, g):
     """(legal actions, their greedy keys) of row ``b``'s mover, as :func:`_greedy_kernel` compares them (every
     action scored, a single one too; empty when the game is over)."""

@@ -65,9 +65,9 @@ import numpy as np
 from numba import njit
 
 from envs.bestiarium.actions import GROW
-from envs.common.fastsearch import alloc_jit
 from envs.common.game import Symmetry
 from envs.common.hexgrid import HexGrid, transforms
+from envs.common.jit import refcount_jit
 
 if TYPE_CHECKING:
     from envs.bestiarium.rules import BestiariumGame, BestiariumState
@@ -95,7 +95,7 @@ NUM_GLOBAL_PLANES = DECIDING_SIZE + 1 - MY_VALUE
 _BIG = 1 << 30
 
 
-@njit(cache=True)
+@refcount_jit
 def canonical_form(cells, n, tq, tr, stride, out, work):
     """The canonical form of ``cells[:n]`` into ``out[:n]``: for each symmetry ``t`` of the shape equivalence
     (``tq[t]``, ``tr[t]``: each cell's mapped axial coordinates) the mapped cells translated to q, r >= 0 and
@@ -128,7 +128,7 @@ def canonical_form(cells, n, tq, tr, stride, out, work):
                 out[i] = work[i]
 
 
-@alloc_jit
+@refcount_jit
 def creatures_of(color, nbrs, comp, size, first, link, roots):
     """The creatures of a colour vector (the connected components of each colour), by flood fill: per cell
     ``comp`` its creature's root (the creature's first cell in index order; -1 empty), per root ``size`` and its
@@ -178,7 +178,7 @@ def new_scratch(num_cells: int) -> np.ndarray:
     return np.empty((SCRATCH_ROWS, num_cells + 1), dtype=np.int64)
 
 
-@njit(cache=True)
+@refcount_jit
 def _form_offset(r, s, first, link, tq, tr, stride, pool, off, cells, work):
     """Where creature ``r``'s canonical form (``s`` codes) starts in ``pool``, computed on first use: ``off[r]``
     is -1 until then, ``off[-1]`` the next free entry (the forms of distinct creatures fit: they hold <= N cells)."""
@@ -223,7 +223,7 @@ def _invariant(r, first, link, tq, tr, inv):
     return v
 
 
-@njit(cache=True)
+@refcount_jit
 def score_planes(
     color,
     comp,
@@ -818,7 +818,7 @@ def _unpack(tables):
     return square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square
 
 
-@alloc_jit
+@refcount_jit
 def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_plane):
     """:meth:`ObservationEncoder.observation`: the creatures by one flood fill, planes 0-9, then
     :func:`score_planes` over the same creatures. ``code``: seat | to_move << 1 |
@@ -880,7 +880,7 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
     return out3
 
 
-@alloc_jit
+@refcount_jit
 def _encode_kernel(
     color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane, out
 ):
@@ -902,7 +902,7 @@ def _encode_kernel(
     )
 
 
-@njit(cache=True)
+@refcount_jit
 def _planes_kernel(
     color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell, size_plane, out
 ):

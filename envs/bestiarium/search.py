@@ -25,7 +25,7 @@ from envs.bestiarium.fast import (
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64
-from envs.common.fastsearch import row_jit
+from envs.common.jit import refcount_jit, row_jit
 
 PLAYOUT_FEATURES = ("join", "eat", "danger", "top", "same_size", "contest", "contact")
 """The learned playout's move features (bit k of a move's code is feature k), for the mover's move ``a`` whose
@@ -355,7 +355,7 @@ def _tree_candidates(st, tab, ctx, b, player, out):
     return n
 
 
-@njit(cache=True)
+@refcount_jit
 def _leaf(st, tab, ctx, b, out):
     """The search's leaf value of row ``b`` per seat into ``out`` (row ``b`` is played on): uniform random legal
     moves (``st.rng[b]``; with a non-empty ``ctx.table``, the learned playout's moves: :func:`_learned_move`, or

@@ -36,8 +36,8 @@ from envs.boaring import actions as A
 from envs.boaring.actions import ANIMAL_COUNTS, BID, COPIES_PER_VALUE, DIED, EAT, LIVED, NUM_ANIMALS, NUM_FOOD, OVER
 from envs.boaring.rules import BoaringGame, BoaringState
 from envs.common.fastrng import below, shuffle
-from envs.common.fastsearch import alloc_jit, inline_jit, row_jit
 from envs.common.game import TERMINAL
+from envs.common.jit import inline_jit, refcount_jit, row_jit
 from envs.common.vector import BatchedGame
 
 NUM_VALUES = A.NUM_VALUES
@@ -305,7 +305,7 @@ def _apply_rows(s, rows: np.ndarray, actions: np.ndarray, n: int, deal_size: int
         _start_round(s, b)
 
 
-@alloc_jit
+@refcount_jit
 def _reset_kernel(s, rows: np.ndarray, n: int, deal_size: int) -> None:
     """A new game in each of ``rows``: both decks shuffled (animals first, as the reference draws), hands dealt,
     the first animal and food card turned up."""
@@ -363,7 +363,7 @@ def _reset_kernel(s, rows: np.ndarray, n: int, deal_size: int) -> None:
 # ----- kernels: what a seat may do and see ---------------------------------------------------------------------
 
 
-@njit(cache=True)
+@refcount_jit
 def _mask_kernel(s, n: int, out: np.ndarray) -> None:
     """Per row: bid phase, the values in the mover's hand; eat phase, 'no eat' and every available target."""
     phase, current, hands, eater, animal = s.phase, s.current, s.hands, s.eater, s.animal
@@ -388,7 +388,7 @@ def _mask_kernel(s, n: int, out: np.ndarray) -> None:
                         out[b, LION_BASE + NUM_TYPES * (o - 1) + t] = savanna[b, p, t] > 0
 
 
-@njit(cache=True)
+@refcount_jit
 def _observe_kernel(
     s, seats: np.ndarray, n: int, off: np.ndarray, scale: np.ndarray, shift: np.ndarray, out: np.ndarray
 ) -> None:
@@ -510,7 +510,7 @@ def _row_returns(savanna, graveyard, b: int, n: int, pairwise: bool, out: np.nda
         out[p] = out[p] / (n - 1)
 
 
-@njit(cache=True)
+@refcount_jit
 def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
     """Terminal rewards as ``BoaringGame.returns`` per row (:func:`_row_returns`); zeros in live rows."""
     phase, savanna, graveyard = s.phase, s.savanna, s.graveyard
@@ -522,7 +522,7 @@ def _returns_kernel(s, n: int, pairwise: bool, out: np.ndarray) -> None:
                 out[b, p] = 0.0
 
 
-@njit(cache=True)
+@refcount_jit
 def _scores_kernel(s, n: int, out: np.ndarray) -> None:
     """Running scores: 2 per savanna animal, -1 per graveyard animal."""
     savanna, graveyard = s.savanna, s.graveyard
@@ -603,7 +603,7 @@ def _eat_choice(s, b: int, seat: int, n: int) -> int:
 # tests feed it the Python greedy's own draws and compare EV for EV.
 
 
-@njit(cache=True)
+@refcount_jit
 def _greedy_draws(
     counts: np.ndarray, k: int, samples: int, rng: np.ndarray, row: int, pool: np.ndarray, draws: np.ndarray
 ) -> int:
@@ -625,7 +625,7 @@ def _greedy_draws(
     return kk
 
 
-@alloc_jit
+@refcount_jit
 def _greedy_bid(s, b: int, seat: int, n: int, draws: np.ndarray, kk: int, card_cost: float, evs: np.ndarray) -> int:
     """baselines.bid_values on the given draws (``draws[r, j]``: the bid of the j-th other seat in seat order, as
     the Python columns), the same float operations; ``evs[i]`` the EV of value i + 1 (-inf when not in hand).
@@ -682,7 +682,7 @@ def _greedy_bid(s, b: int, seat: int, n: int, draws: np.ndarray, kk: int, card_c
     return A.PLAY_BASE + best
 
 
-@alloc_jit
+@refcount_jit
 def _greedy_kernel(
     s, n: int, num_actions: int, samples: int, card_cost: float, rng: np.ndarray, out: np.ndarray
 ) -> None:

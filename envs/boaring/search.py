@@ -26,8 +26,8 @@ from envs.boaring.fast import (
 )
 from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64, shuffle
-from envs.common.fastsearch import inline_jit, row_jit
 from envs.common.game import Game
+from envs.common.jit import inline_jit, row_jit
 
 
 @inline_jit

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 from numba import njit, uint64
 
+from envs.common.jit import row_jit
+
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -34,7 +36,7 @@ def next_u64(rng: np.ndarray, row: int) -> np.uint64:
     return z ^ (z >> uint64(31))
 
 
-@njit(cache=True)
+@row_jit
 def below(rng: np.ndarray, row: int, n: int) -> int:
     """An unbiased integer in ``[0, n)`` (``n >= 1``) from ``rng[row]`` (Lemire's method on the top 32 bits)."""
     bound = uint64(n)
@@ -46,7 +48,7 @@ def below(rng: np.ndarray, row: int, n: int) -> int:
             return int(m >> uint64(32))
 
 
-@njit(cache=True)
+@row_jit
 def shuffle(rng: np.ndarray, row: int, values: np.ndarray) -> None:
     """Fisher-Yates shuffle of the 1-D array ``values`` in place."""
     for i in range(values.shape[0] - 1, 0, -1):

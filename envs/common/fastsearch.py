@@ -48,30 +48,7 @@ from numba import njit
 from numba.extending import overload
 
 from envs.common.fastrng import below
-
-_NO_REFCOUNT: Any = {"_nrt": False}  # numba's option, passed through (its type stubs omit it)
-row_jit = njit(cache=True, **_NO_REFCOUNT)
-"""How the engines compile their row functions and the search's own functions: cached, and without numba's reference
-counting (numba's ``_nrt=False``; such a function cannot allocate an array: what allocates uses :data:`alloc_jit`). A
-function that takes the batched state and the tables whole has numba count a reference to every array in them where
-it starts, ends and its branches join, and numba prunes only some of these: measured on numba 0.68.1, the state
-tuples of 14-37 arrays made the searches 1.4-2.7x slower than kernels on unpacked arrays. The caller owns the arrays
-and keeps them alive for the call, so nothing in such a function needs counting."""
-
-inline_jit = njit(cache=True, inline="always", **_NO_REFCOUNT)
-""":data:`row_jit`, inlined into its numba callers (numba's IR inliner): small helpers whose call costs more than their
-work."""
-
-ALLOCATING: Any = {"_nrt": True}
-"""The option every jitted function that allocates an array passes (``njit(cache=True, **ALLOCATING)``, or
-:data:`alloc_jit`). numba gives a function that does not set ``_nrt`` the setting of whichever caller compiles it
-first, and keeps that compilation for the process and its disk cache: an allocating helper first reached from a
-:data:`row_jit` caller fails to compile (numba 0.68.1: "Only accept returning of array passed into the function as
-argument"). Set explicitly, the order of first calls no longer matters (``tests/test_game_folders.py`` checks it)."""
-
-alloc_jit = njit(cache=True, **ALLOCATING)
-"""Plain ``njit(cache=True)`` with reference counting set explicitly (:data:`ALLOCATING`): for what allocates."""
-
+from envs.common.jit import NO_REFCOUNT, REFCOUNT, refcount_jit
 
 ROW_FUNCTIONS = ("mover_row", "legal_row", "apply_row", "returns_row", "copy_row", "random_action_row")
 """The public row functions every ``envs/<game>/fast.py`` exports (``tests/test_game_folders.py`` checks them):
@@ -189,7 +166,7 @@ def fixed_candidates(ctx: Any) -> bool:
     return _not_compiled()
 
 
-@overload(sim_start, jit_options=_NO_REFCOUNT)
+@overload(sim_start, jit_options=NO_REFCOUNT)
 def _sim_start(st, tab, ctx, i):
     start = _game(ctx, "start")
     if start is not None:
@@ -204,31 +181,31 @@ def _sim_start(st, tab, ctx, i):
     return default
 
 
-@overload(sim_mover, jit_options=_NO_REFCOUNT)
+@overload(sim_mover, jit_options=NO_REFCOUNT)
 def _sim_mover(st, tab, ctx, b):
     mover = _game(ctx, "mover")
     return lambda st, tab, ctx, b: mover(st, tab, b)
 
 
-@overload(sim_candidates, jit_options=_NO_REFCOUNT)
+@overload(sim_candidates, jit_options=NO_REFCOUNT)
 def _sim_candidates(st, tab, ctx, b, player, out):
     candidates = _game(ctx, "candidates")
     return lambda st, tab, ctx, b, player, out: candidates(st, tab, ctx, b, player, out)
 
 
-@overload(sim_apply, jit_options=_NO_REFCOUNT)
+@overload(sim_apply, jit_options=NO_REFCOUNT)
 def _sim_apply(st, tab, ctx, b, a):
     apply = _game(ctx, "apply")
     return lambda st, tab, ctx, b, a: apply(st, tab, b, a)
 
 
-@overload(sim_leaf, jit_options=_NO_REFCOUNT)
+@overload(sim_leaf, jit_options=NO_REFCOUNT)
 def _sim_leaf(st, tab, ctx, b, out):
     leaf = _game(ctx, "leaf")
     return lambda st, tab, ctx, b, out: leaf(st, tab, ctx, b, out)
 
 
-@overload(fixed_candidates, jit_options=_NO_REFCOUNT)
+@overload(fixed_candidates, jit_options=NO_REFCOUNT)
 def _fixed_candidates(ctx):
     if _game(ctx, "fixed"):
         return lambda ctx: True
@@ -378,7 +355,7 @@ def _search_tree(st, tab, ctx, args):
     return best_action
 
 
-@alloc_jit
+@refcount_jit
 def _grown(values, used, capacity):
     out = np.empty(capacity, dtype=values.dtype)
     out[:used] = values[:used]
@@ -440,7 +417,7 @@ def _own_copy(function: Callable[..., Any], tag: str) -> Any:
     copy = types.FunctionType(function.__code__, function.__globals__, function.__name__, function.__defaults__)
     copy.__qualname__ = f"{function.__qualname__}__{tag}"
     copy.__doc__ = function.__doc__
-    return njit(cache=True, nogil=True)(copy)  # nogil: the web app searches in a worker thread
+    return njit(cache=True, nogil=True, **REFCOUNT)(copy)  # nogil: the web app searches in a worker thread
 
 
 def search_kernel(st: Any, tab: Any, ctx: Any, args: TreeArgs) -> int:

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit
 
 from envs.common.fastrng import below, seed_states
 from envs.common.game import TERMINAL, IllegalActionError
+from envs.common.jit import refcount_jit
 
 
 class BatchedGame(ABC):
@@ -148,7 +148,7 @@ def batched_game_class(game: str) -> type[BatchedGame] | None:
     return found[0]
 
 
-@njit(cache=True)
+@refcount_jit
 def sample_legal(mask: np.ndarray, rng: np.ndarray, out: np.ndarray) -> None:
     """``out[b]``: a uniformly random legal action of row ``b`` of the bool ``mask`` (-1 if none), from ``rng[b]``:
     the ``k``-th legal action in id order, ``k = below(rng, b, count)``.

@@ -18,10 +18,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL
+from envs.common.jit import refcount_jit, row_jit
 from envs.common.vector import BatchedGame
 from pig.actions import BUST, DIE_FACES, HOLD, ROLL
 from pig.observation import SCORES, TO_MOVE, TURN_TOTAL
@@ -49,7 +49,7 @@ class Tables(NamedTuple):
 
 
 # ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
-@njit(cache=True)
+@row_jit
 def mover_row(st, tab, b):
     """The seat to move in row ``b``, -1 when the game is over or at the ply cap."""
     if st.current[b] == TERMINAL or st.plies[b] >= tab.max_plies:
@@ -57,7 +57,7 @@ def mover_row(st, tab, b):
     return np.int64(st.current[b])
 
 
-@njit(cache=True)
+@row_jit
 def legal_row(st, tab, b, out):
     """The mover's legal mask of row ``b`` into ``out`` (2 bools; all False when over); returns how many."""
     out[ROLL] = False
@@ -71,7 +71,7 @@ def legal_row(st, tab, b, out):
     return 2
 
 
-@njit(cache=True)
+@row_jit
 def apply_row(st, tab, b, a):
     """Play legal action ``a`` in live row ``b``: a roll draws its face from ``st.rng[b]`` (rules.PigGame.apply)."""
     seat = st.current[b]
@@ -94,7 +94,7 @@ def apply_row(st, tab, b, a):
         st.current[b] = 1 - seat
 
 
-@njit(cache=True)
+@row_jit
 def returns_row(st, tab, b, out):
     """+1 / -1 per seat of finished row ``b`` into ``out`` (the seat at the target wins)."""
     win = 0 if st.scores[b, 0] >= tab.target else 1
@@ -102,7 +102,7 @@ def returns_row(st, tab, b, out):
     out[1 - win] = -1.0
 
 
-@njit(cache=True)
+@row_jit
 def copy_row(st, tab, src, dst):
     """Row ``src`` of every field but the generator into row ``dst``."""
     st.scores[dst, 0] = st.scores[src, 0]
@@ -113,7 +113,7 @@ def copy_row(st, tab, src, dst):
     st.plies[dst] = st.plies[src]
 
 
-@njit(cache=True)
+@row_jit
 def random_action_row(st, tab, b):
     """A uniformly random legal action of live row ``b``, from ``st.rng[b]``."""
     if st.turn_total[b] == 0:
@@ -122,7 +122,7 @@ def random_action_row(st, tab, b):
 
 
 # ----- kernels over every row ----------------------------------------------------------------------------------
-@njit(cache=True)
+@refcount_jit
 def _reset_kernel(st, tab, rows):
     """A new game in each of ``rows`` (no set-up chance)."""
     for r in range(rows.shape[0]):
@@ -135,7 +135,7 @@ def _reset_kernel(st, tab, rows):
         st.plies[b] = 0
 
 
-@njit(cache=True)
+@refcount_jit
 def _apply_kernel(st, tab, actions):
     """``apply_row`` in every live row (finished and cut rows are left alone)."""
     for b in range(actions.shape[0]):
@@ -143,20 +143,20 @@ def _apply_kernel(st, tab, actions):
             apply_row(st, tab, b, actions[b])
 
 
-@njit(cache=True)
+@refcount_jit
 def _mask_kernel(st, tab, out):
     """``legal_row`` of every row into ``out`` (B, 2)."""
     for b in range(out.shape[0]):
         legal_row(st, tab, b, out[b])
 
 
-@njit(cache=True)
+@row_jit
 def _scaled(points, target):
     """``observation.scaled``: ``min(points, target) / target`` in double precision, rounded once to float32."""
     return np.float32(min(points, target) / target)
 
 
-@njit(cache=True)
+@refcount_jit
 def _observe_kernel(st, tab, seats, out):
     """Row ``b`` seen from ``seats[b]`` into ``out[b]``: ``observation.observe`` entry for entry."""
     for b in range(out.shape[0]):
@@ -170,7 +170,7 @@ def _observe_kernel(st, tab, seats, out):
             out[b, TO_MOVE + (st.current[b] - seat) % 2] = 1.0
 
 
-@njit(cache=True)
+@refcount_jit
 def _returns_kernel(st, tab, out):
     """Terminal rewards per row (zeros in live and cut rows)."""
     for b in range(out.shape[0]):
@@ -180,7 +180,7 @@ def _returns_kernel(st, tab, out):
             returns_row(st, tab, b, out[b])
 
 
-@njit(cache=True)
+@row_jit
 def greedy_row(st, tab, b, hold_at):
     """The ``greedy`` baseline's move in live row ``b`` (``baselines.GreedyPolicy``): hold when the turn total
     is at least ``hold_at`` or banking it wins, else roll."""
@@ -190,7 +190,7 @@ def greedy_row(st, tab, b, hold_at):
     return ROLL
 
 
-@njit(cache=True)
+@refcount_jit
 def _greedy_kernel(st, tab, hold_at, out):
     """:func:`greedy_row` in every live row, -1 elsewhere."""
     for b in range(out.shape[0]):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.common import fastsearch
+from envs.common.jit import row_jit
 from pig.fast import PigBatched, apply_row, copy_row, legal_row, mover_row, random_action_row, returns_row
 from pig.rules import PigGame, PigState
 
@@ -25,7 +25,7 @@ class SearchContext(NamedTuple):
     """(2,) bool work: a legal mask."""
 
 
-@njit(cache=True)
+@row_jit
 def _candidates(st, tab, ctx, b, player, out):
     """The tree's actions at row ``b``: the legal actions, in id order (``roll`` first)."""
     legal_row(st, tab, b, ctx.mask)
@@ -37,7 +37,7 @@ def _candidates(st, tab, ctx, b, player, out):
     return n
 
 
-@njit(cache=True)
+@row_jit
 def _leaf(st, tab, ctx, b, out):
     """The leaf's value per seat: uniformly random legal moves (``st.rng[b]``) to the end of the game, then its
     returns (0 for both at the ply cap)."""
