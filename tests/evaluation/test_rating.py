@@ -79,3 +79,14 @@ def test_stored_ladders_belong_to_their_game_and_start_at_random(game):
     ladder = R.load_ladder(game)
     assert ladder.anchors[0] == "random" and ladder.ratings[0] == 0.0
     assert ladder.scale.startswith(f"barnyard-{game}-v") and ladder.made_by
+
+
+@pytest.mark.parametrize("game", [g for g in envs.GAMES if R.ladder_path(g).exists()])
+def test_a_stored_ladder_rates_its_greedy_anchor_within_its_interval(game):
+    """``barnyard rate`` on the shipped scale, on a small schedule: greedy, an anchor, rated against the others
+    lands within its interval of its stored rating."""
+    ladder = R.load_ladder(game)
+    stored = ladder.ratings[ladder.anchors.index("greedy")]
+    rated = R.rate(game, "greedy", games=8, seed=3)
+    assert rated.scale == ladder.scale
+    assert rated.interval[0] <= stored <= rated.interval[1], (rated.rating, rated.interval, stored)
