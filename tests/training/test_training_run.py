@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -281,3 +284,20 @@ def test_an_evaluation_opponent_that_cannot_play_is_refused_before_any_training(
         with pytest.raises(ValueError, match=message):
             trainer(config)
         assert not (out / "log.csv").exists()
+
+
+@pytest.mark.xdist_group("machine")
+def test_same_seed_same_weights_with_two_update_threads(tmp_path: Path):
+    """The conv games update on every usable core by default, and with two threads torch's CPU passes over the hex
+    network's gathers gave other sums from run to run: two ``barnyard train`` processes, same seed, default
+    threads, must end with the same weights (the trainer asks torch for its deterministic algorithms)."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs two cores")
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        command = [sys.executable, "-m", "training", "train", "--game", "battle_sheep", "--seed", "4"]
+        command += ["--total-steps", "2048", "--eval-every", "0", "--num-workers", "0", "--out", str(out)]
+        subprocess.run(command, check=True, capture_output=True, timeout=600)
+        runs.append(params(out / "policy.pt"))
+    assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])
