@@ -183,7 +183,9 @@ def init_weights_from(
 
 class CheckpointPolicy:
     """A trained network as an ``envs.common.policies.Policy``: reads ``Decision.observation`` and
-    ``Decision.action_mask``; greedy (argmax over legal actions) or sampled from its seeded generator.
+    ``Decision.action_mask``; greedy (argmax over legal actions) or sampled from its seeded generator, at
+    ``temperature`` (the legal probabilities raised to ``1 / temperature`` and renormalised; 1: as trained). A
+    sampled policy is harder to exploit than the argmax of a game without chance, which always plays one line.
 
     ``symmetric``: where the game declares symmetries for the decision (``Game.symmetries``), the policy's
     probabilities are averaged over the position seen under each of them (one batched forward pass) before the
@@ -198,10 +200,14 @@ class CheckpointPolicy:
         seed: int | None = None,
         name: str = "ppo",
         symmetric: bool = False,
+        temperature: float = 1.0,
     ):
+        if not (temperature > 0.0 and np.isfinite(temperature)):
+            raise ValueError(f"temperature={temperature!r}; a sampled policy needs a finite temperature above 0")
         self.net = net
         self.game = game
         self.greedy = greedy
+        self.temperature = float(temperature)
         self.name = name
         self.symmetric = symmetric
         self.generator = torch.Generator()
@@ -246,10 +252,22 @@ class CheckpointPolicy:
             probs = torch.as_tensor(self._averaged_probs(decision, symmetries), dtype=torch.float64)
             if self.greedy:
                 return int(probs.argmax())
-            return int(torch.multinomial(probs, 1, generator=self.generator)[0])
+            return int(torch.multinomial(self._tempered(probs), 1, generator=self.generator)[0])
         dist = self._dist(decision)
-        action = dist.mode() if self.greedy else dist.sample(self.generator)
-        return int(action[0])
+        if self.greedy:
+            return int(dist.mode()[0])
+        if self.temperature == 1.0:
+            return int(dist.sample(self.generator)[0])
+        probs = torch.as_tensor(dist.probs[0], dtype=torch.float64)
+        return int(torch.multinomial(self._tempered(probs), 1, generator=self.generator)[0])
+
+    def _tempered(self, probs: torch.Tensor) -> torch.Tensor:
+        """``probs ** (1 / temperature)``, renormalised (in log space: a low temperature does not underflow to
+        all zeros); illegal actions (probability 0) stay 0."""
+        if self.temperature == 1.0:
+            return probs
+        logits = torch.where(probs > 0, torch.log(probs) / self.temperature, torch.full_like(probs, -torch.inf))
+        return torch.softmax(logits, dim=0)
 
 
 def load_policy(
@@ -259,16 +277,24 @@ def load_policy(
     greedy: bool = True,
     seed: int | None = None,
     symmetric: bool = False,
+    temperature: float = 1.0,
 ) -> CheckpointPolicy:
     """The policy of a checkpoint (``.pt``, ``.json`` or their stem). ``game``/``options``: what the caller
     will play; a checkpoint for anything else raises :class:`CheckpointError`. ``symmetric``: average over the
-    game's symmetries (:class:`CheckpointPolicy`); a game that declares none raises :class:`CheckpointError`."""
+    game's symmetries (:class:`CheckpointPolicy`); a game that declares none raises :class:`CheckpointError`.
+    ``greedy=False``: sampled at ``temperature``."""
     net, meta, the_game = load_network(path, game, options)
     if symmetric and not the_game.has_symmetries:
         raise CheckpointError(f"{the_game.name} declares no symmetries to average a policy over")
-    prefix = "ppo-sym" if symmetric else "ppo"
+    prefix = ("ppo-sym" if symmetric else "ppo") + ("" if greedy else f"-sampled@{temperature:g}")
     return CheckpointPolicy(
-        net, the_game, greedy=greedy, seed=seed, symmetric=symmetric, name=f"{prefix}:{Path(path).with_suffix('').name}"
+        net,
+        the_game,
+        greedy=greedy,
+        seed=seed,
+        symmetric=symmetric,
+        name=f"{prefix}:{Path(path).with_suffix('').name}",
+        temperature=temperature,
     )
 
 

@@ -26,7 +26,9 @@ def baseline_names(game: str) -> list[str]:
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
     """A policy from a spec: ``random``, ``first`` (always the lowest legal action: exploitable by construction),
     a baseline name (``greedy``, ``search``, ``search:400`` for a budget), the path of a trained checkpoint (its
-    network alone: the argmax of its policy), ``sym:PATH`` (that checkpoint averaged over the game's symmetries),
+    network alone: the argmax of its policy), ``sample:PATH`` / ``sample:PATH:T`` (its network sampled, at
+    temperature T, default 1, from the seat's seeded generator), ``sym:PATH`` (that checkpoint averaged over the game's
+    symmetries),
     ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that checkpoint, N simulations a decision;
     default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
     compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
@@ -56,6 +58,21 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
                 f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or guided:PATH:K:N)"
             )
         return load_guided_policy(arg, game, options, seed)
+    if name == "sample":
+        checkpoint, temperature = arg, 1.0
+        head, _, tail = arg.rpartition(":")
+        if head and not tail.endswith((".pt", ".json")):
+            try:
+                checkpoint, temperature = head, float(tail)
+            except ValueError:
+                raise UnknownPolicyError(f"sample:{arg}: the temperature {tail!r} is not a number") from None
+        if not (temperature > 0.0 and temperature < float("inf")):
+            raise UnknownPolicyError(f"sample:{arg}: the temperature must be above 0 and finite")
+        if not Path(checkpoint).exists():
+            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec sample:PATH or sample:PATH:T)")
+        from training.checkpoint import load_policy
+
+        return load_policy(checkpoint, game=game, options=options, seed=seed, greedy=False, temperature=temperature)
     symmetric = name == "sym"
     if not symmetric:
         baseline = make_baseline(game, spec, options, seed)
