@@ -129,18 +129,8 @@ class CompiledSearch(fastsearch.CompiledSearch):
         super().__init__(budget, exploration)
         self.game = game
         self.engine = BattleSheepBatched(**game.options())
-        self._rows = self.engine.new_state(2)
-        self._context = SearchContext()
-
-    def load(self, state: BattleSheepState, budget: int, seed: int) -> BattleSheepBatchedState:
-        """The position in row 0; the simulations' row 1 drawing from ``seed``."""
-        self.engine.from_reference(state, self._rows, 0)
-        self._rows.rng[1] = np.uint64(seed)
-        return self._rows
-
-    def context(self, state: BattleSheepState, seed: int) -> SearchContext:
-        """The (empty) search context."""
-        return self._context
+        self.rows = self.engine.new_state(2)
+        self.fixed_context = SearchContext()
 
     def draw_seed(self, rng: np.random.Generator) -> int:
         """The generator's next raw 64 bits (the draw this search has always made: same seeds, same games)."""
@@ -149,7 +139,7 @@ class CompiledSearch(fastsearch.CompiledSearch):
     def candidates(self, state: BattleSheepState) -> np.ndarray:
         """The tree's candidate actions at ``state`` (live, unchanged), in the order the tree tries them
         (``baselines.move_candidates``, compiled; for tests)."""
-        self.engine.from_reference(state, self._rows, 1)
+        self.engine.from_reference(state, self.rows, 1)
         out = np.empty(self.engine.num_actions, dtype=np.int64)
-        n = _tree_candidates(self._rows, self.engine.tables, self._context, 1, int(state.to_move), out)
+        n = _tree_candidates(self.rows, self.engine.tables, self.fixed_context, 1, int(state.to_move), out)
         return out[:n].copy()

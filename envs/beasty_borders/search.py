@@ -27,7 +27,7 @@ from envs.beasty_borders.fast import (
     mover_row,
     random_action_row,
 )
-from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
+from envs.beasty_borders.rules import BeastyBordersGame
 from envs.common import fastsearch
 from envs.common.fastrng import next_u64
 from envs.common.jit import inline_jit, row_jit
@@ -172,24 +172,14 @@ class CompiledSearch(fastsearch.CompiledSearch):
         super().__init__(budget, exploration)
         self.game = game
         self.engine = BeastyBordersBatched(**game.options())
-        self._rows = self.engine.new_state(2)
-        self._context = SearchContext(
+        self.rows = self.engine.new_state(2)
+        self.fixed_context = SearchContext(
             max_depth=-1 if rollout_depth is None else int(rollout_depth),
             epsilon=float(rollout_epsilon),
             margin_weight=float(margin_weight),
             eval_scale=float(eval_scale),
             mask=np.zeros(self.engine.num_actions, dtype=np.bool_),
         )
-
-    def load(self, state: BeastyBordersState, budget: int, seed: int) -> BeastyBordersBatchedState:
-        """The position in row 0; the simulations' row 1 drawing from ``seed``."""
-        self.engine.from_reference(state, self._rows, 0)
-        self._rows.rng[1] = np.uint64(seed)
-        return self._rows
-
-    def context(self, state: BeastyBordersState, seed: int) -> SearchContext:
-        """The playout settings and work buffer."""
-        return self._context
 
     def draw_seed(self, rng: np.random.Generator) -> int:
         """One raw 64-bit draw of the caller's generator (the draw this search has always made, so that seeded

@@ -432,9 +432,9 @@ class CompiledSearch(fastsearch.CompiledSearch):
         self.engine = BestiariumBatched(**game.options())
         self.depth = int(depth)
         self.scale = float(scale)
-        self._state = self.engine.new_state(2)
+        self.rows = self.engine.new_state(2)
         n = self.engine.num_cells
-        self._context = SearchContext(
+        self.fixed_context = SearchContext(
             depth=self.depth,
             scale=self.scale,
             table=np.zeros(0, dtype=np.float64) if playout_weights is None else playout_table(playout_weights),
@@ -444,16 +444,6 @@ class CompiledSearch(fastsearch.CompiledSearch):
             books=np.zeros((BOOK_ROWS, n + 2), dtype=np.int64),
             cum=np.zeros(n + 2, dtype=np.float64),
         )
-
-    def load(self, state: BestiariumState, budget: int, seed: int) -> object:
-        """The position in row 0; the simulations' row 1 drawing from ``seed``."""
-        self.engine.from_reference(state, self._state, 0)
-        self._state.rng[1] = np.uint64(seed)
-        return self._state
-
-    def context(self, state: BestiariumState, seed: int) -> SearchContext:
-        """The playout settings and work buffers (the same for every decision)."""
-        return self._context
 
     def __call__(
         self,
@@ -472,12 +462,12 @@ class CompiledSearch(fastsearch.CompiledSearch):
     def move_codes(self, state: BestiariumState) -> np.ndarray:
         """The :data:`PLAYOUT_FEATURES` code of every legal placement / growth of ``state`` (int64 per action;
         -1 for the pass and illegal actions)."""
-        self.engine.from_reference(state, self._state, 1)
+        self.engine.from_reference(state, self.rows, 1)
         books = np.zeros((BOOK_ROWS, self.engine.num_cells + 2), dtype=np.int64)
         out = np.full(self.engine.num_actions, -1, dtype=np.int64)
         if not state.over:
             n = _learned_move(
-                self._state, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
+                self.rows, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
             )
             out[books[0, :n]] = books[4, :n]
         return out
@@ -485,21 +475,21 @@ class CompiledSearch(fastsearch.CompiledSearch):
     def playout_move(self, state: BestiariumState, seed: int, last: int = -1) -> int:
         """One move of the playout policy in ``state`` (live, unchanged), drawn from generator state ``seed``
         (``last``: the previous ply's cell, for the local playout)."""
-        ctx = self._context
+        ctx = self.fixed_context
         if ctx.table.shape[0] == 0:
             raise ValueError("playout_move needs playout_weights")
-        self.engine.from_reference(state, self._state, 1)
-        self._state.rng[1] = np.uint64(seed)
+        self.engine.from_reference(state, self.rows, 1)
+        self.rows.rng[1] = np.uint64(seed)
         tables = self.engine.tables
         if ctx.local:
-            return int(_local_move(self._state, 1, tables, ctx.table, ctx.books, ctx.cum, ctx.mask, int(last)))
-        return int(_learned_move(self._state, 1, tables, ctx.books, ctx.table, ctx.cum, True))
+            return int(_local_move(self.rows, 1, tables, ctx.table, ctx.books, ctx.cum, ctx.mask, int(last)))
+        return int(_learned_move(self.rows, 1, tables, ctx.books, ctx.table, ctx.cum, True))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""
-        self.engine.from_reference(state, self._state, 1)
-        self._state.rng[1] = np.uint64(seed)
+        self.engine.from_reference(state, self.rows, 1)
+        self.rows.rng[1] = np.uint64(seed)
         out = np.zeros(2, dtype=np.float64)
-        ctx = self._context if depth is None else self._context._replace(depth=int(depth))
-        _leaf(self._state, self.engine.tables, ctx, 1, out)
+        ctx = self.fixed_context if depth is None else self.fixed_context._replace(depth=int(depth))
+        _leaf(self.rows, self.engine.tables, ctx, 1, out)
         return out

@@ -204,14 +204,14 @@ class CompiledSearch(fastsearch.CompiledSearch):
         self.hand_weight = float(hand_weight)
         self.card_cost = float(card_cost)
         self.opponent_model = bool(opponent_model)
-        self._rows = self.engine.new_state(2)
+        self.rows = self.engine.new_state(2)
         self._counts = np.zeros(NUM_VALUES, dtype=np.int64)
         self._cards = np.zeros(NUM_FOOD, dtype=np.int8)
 
     def load(self, state: Any, budget: int, seed: int) -> Any:
         """The information state (UNKNOWN placeholders included) in row 0."""
-        self.engine.write_row(state, self._rows, 0)
-        return self._rows
+        self.engine.write_row(state, self.rows, 0)
+        return self.rows
 
     def context(self, state: Any, seed: int) -> SearchContext:
         """The settings, the searching seat and the stream seeded with ``seed``."""

@@ -451,14 +451,19 @@ class CompiledSearch:
       per action): when given, receives the root children's visit counts.
     * Returns the chosen legal action (the most visited root child), or -1 when the search found none.
 
-    A subclass sets :attr:`engine` and :attr:`game` and implements :meth:`load` (the position into the rows the
-    kernel reads) and :meth:`context`; :meth:`draw_seed` and :meth:`tree_rng` have defaults.
+    A subclass sets :attr:`engine`, :attr:`game`, :attr:`rows` and :attr:`fixed_context`; :meth:`load` (the
+    position in row 0, the simulations on row 1), :meth:`context` (:attr:`fixed_context`), :meth:`draw_seed` and
+    :meth:`tree_rng` have defaults that a game with another layout overrides (Boaring).
     """
 
     engine: Any
     """The game's batched engine (``fast.py``)."""
     game: Any
     """The reference engine (``rules.py``)."""
+    rows: Any
+    """The kernel's rows: the engine's state of two rows (the default :meth:`load`'s layout)."""
+    fixed_context: Any
+    """The game's search context, the same for every decision (the default :meth:`context`)."""
 
     def __init__(self, budget: int, exploration: float):
         self.budget = int(budget)
@@ -466,13 +471,17 @@ class CompiledSearch:
 
     def load(self, state: Any, budget: int, seed: int) -> Any:
         """The kernel's rows for a decision in ``state`` with ``budget`` simulations, their generators seeded from
-        ``seed`` (default layout: the root in row 0, the simulations on row 1, whose generator is ``seed``)."""
-        raise NotImplementedError
+        ``seed``. Default: ``state`` in row 0 of :attr:`rows` (the engine's ``from_reference``), the simulations
+        on row 1, whose generator is ``seed``."""
+        rows = self.rows
+        self.engine.from_reference(state, rows, 0)
+        rows.rng[1] = np.uint64(seed)
+        return rows
 
     def context(self, state: Any, seed: int) -> Any:
         """The game's search context for a decision in ``state`` (a registered ``NamedTuple``: playout parameters,
-        work buffers)."""
-        raise NotImplementedError
+        work buffers). Default: :attr:`fixed_context`."""
+        return self.fixed_context
 
     def draw_seed(self, rng: np.random.Generator) -> int:
         """The one draw per decision that seeds the search's stream."""

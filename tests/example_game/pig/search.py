@@ -8,14 +8,14 @@ generator. The default start is kept: the root in row 0, every simulation a copy
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from envs.common import fastsearch
 from envs.common.jit import row_jit
 from pig.fast import PigBatched, apply_row, copy_row, legal_row, mover_row, random_action_row, returns_row
-from pig.rules import PigGame, PigState
+from pig.rules import PigGame
 
 
 class SearchContext(NamedTuple):
@@ -69,15 +69,5 @@ class CompiledSearch(fastsearch.CompiledSearch):
         super().__init__(budget, exploration)
         self.game = game
         self.engine = PigBatched(**game.options())
-        self._rows = self.engine.new_state(2)
-        self._context = SearchContext(mask=np.zeros(self.engine.num_actions, dtype=np.bool_))
-
-    def load(self, state: PigState, budget: int, seed: int) -> Any:
-        """The position in row 0; the simulations' row 1 drawing from ``seed``."""
-        self.engine.from_reference(state, self._rows, 0)
-        self._rows.rng[1] = np.uint64(seed)
-        return self._rows
-
-    def context(self, state: PigState, seed: int) -> SearchContext:
-        """The work buffers (the same for every decision)."""
-        return self._context
+        self.rows = self.engine.new_state(2)
+        self.fixed_context = SearchContext(mask=np.zeros(self.engine.num_actions, dtype=np.bool_))
