@@ -28,6 +28,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from envs.common.game import TERMINAL, Game, IllegalActionError, SnapshotError
+from envs.common.policies import Decision
 
 SNAPSHOT_VERSION = 1
 
@@ -130,6 +131,14 @@ class BarnyardAECEnv(AECEnv):
         else:
             mask = self._zero_mask.copy()
         return {"observation": self.game.observation(self.game_state, seat), "action_mask": mask}
+
+    def decision(self, agent: str) -> Decision:
+        """``agent``'s decision as a scripted policy reads it: its seat, its information state, and what
+        :meth:`observe` gives it."""
+        seat = self._seat_of[agent]
+        seen = self.observe(agent)
+        information = self.game.information_state(self.game_state, seat)
+        return Decision(self.game, seat, information, seen["observation"], seen["action_mask"])
 
     def state(self) -> np.ndarray:
         """PettingZoo's global state (for centralised critics): :meth:`~envs.common.game.Game.global_state`, the

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import envs
-from envs.common.policies import Decision, Policy
+from envs.common.policies import Policy
 from envs.common.vector import batched_game_class
 from training.ppo.buffer import pack_masks, unpack_masks
 from training.ppo.mix import KIND_CODES, KIND_NAMES, LEARNER, NETWORK_KINDS, ControllerDraws
@@ -343,15 +343,7 @@ class GameSlots(_Slots):
             kind = self.controllers[i][seat]
             if kind in NETWORK_KINDS:
                 return
-            seen = env.observe(agent)
-            decision = Decision(
-                self.game,
-                seat,
-                self.game.information_state(env.game_state, seat),
-                seen["observation"],
-                seen["action_mask"],
-            )
-            self._play(i, int(self.policies[i][kind].act(decision)))
+            self._play(i, int(self.policies[i][kind].act(env.decision(agent))))
 
     # ----- exact state, for --resume ----------------------------------------------------------------------
     def get_state(self, _: Any = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 import envs
-from envs.common.policies import Decision, Policy, RandomPolicy
+from envs.common.policies import Policy, RandomPolicy
 from training.config import POLICY, SCRIPTED_KINDS
 from training.distribution import masked_policy
 
@@ -106,15 +106,7 @@ def play_against(
                 if seat == g % n:
                     waiting.append(g)
                     break
-                seen = env.observe(agent)
-                decision = Decision(
-                    env.game,
-                    seat,
-                    env.game.information_state(env.game_state, seat),
-                    seen["observation"],
-                    seen["action_mask"],
-                )
-                env.step(int(opponents[g].act(decision)))
+                env.step(int(opponents[g].act(env.decision(agent))))
                 for s, a in enumerate(env.possible_agents):
                     returns[g, s] += env.rewards.get(a, 0.0)
         if waiting:
