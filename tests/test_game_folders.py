@@ -197,7 +197,7 @@ MAX_KERNEL_PARAMETERS = 10
 one tables object, never the state's fields one by one."""
 
 
-JIT_DECORATORS = ("njit", "jit", "row_jit", "inline_jit", "alloc_jit")
+JIT_DECORATORS = ("njit", "jit", "row_jit", "inline_jit", "refcount_jit")
 """numba's decorators and fastsearch's compiled styles."""
 
 
