@@ -7,6 +7,7 @@ Commands:
   exploit    train a learner against a policy and measure how often it beats it
              (barnyard exploit --game boaring --policy greedy --minutes 15)
   play       play against a policy, or --watch   (barnyard play --game bestiarium --opponent greedy)
+  declare    how a checkpoint is played as agent:PATH (barnyard declare checkpoints/x/policy.pt sample)
   replay     replay a saved game, or make a GIF  (barnyard replay game.json --gif game.gif)
   serve      a local web page to play, watch and replay  (barnyard serve --port 8000)
   bench      speed of random legal play          (barnyard bench all --seconds 3; same as python -m envs.benchmark)
@@ -27,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "rate": "training.arena.rating",
     "exploit": "training.measure.exploit",
     "play": "training.play.terminal",
+    "declare": "training.arena.declare",
     "replay": "training.arena.records",
     "serve": "training.play.web.serve",
     "bench": "envs.benchmark",

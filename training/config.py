@@ -155,6 +155,13 @@ class TrainConfig:
     """Warm start: a policy checkpoint (``policy.pt``) whose weights initialise the network; the optimiser, the
     learning-rate schedule and the counters start fresh (unlike ``--resume``). It must be for this game with
     these options, spaces and network, else :class:`~training.checkpoint.CheckpointError`."""
+    imitate_greedy: int = 0
+    """PPO warm start: before the first update, fit the network to this many positions of the game's compiled
+    ``greedy`` playing itself (its moves by cross-entropy, the games' results as value targets;
+    :mod:`training.ppo.warmstart`), so that the policy gradient starts at greedy's level (0: none; not with
+    ``init_from`` or a resumed run). Its time counts in the run's time."""
+    imitate_epochs: int = 5
+    """Passes over the greedy positions of ``imitate_greedy``."""
 
     # ----- search-guided self-play (algo alphazero; learning_rate, adam_eps, vf_coef, max_grad_norm, anneal_lr,
     # num_envs and the network fields above apply too) -----------------------------------------------------

@@ -301,3 +301,18 @@ def test_same_seed_same_weights_with_two_update_threads(tmp_path: Path):
         subprocess.run(command, check=True, capture_output=True, timeout=600)
         runs.append(params(out / "policy.pt"))
     assert all(torch.equal(runs[0][k], runs[1][k]) for k in runs[0])
+
+
+def test_same_seed_same_weights_whatever_threads_ran_before(tmp_path: Path):
+    """Two runs in one process, torch at two threads before the first and at one before the second: the same
+    weights (the network's initialisation rounded differently with the caller's thread count)."""
+    config = dict(num_envs=4, num_steps=16, total_steps=64, hidden=32, eval_every=0, progress=False, num_workers=0)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        a = params(train(make_config("beasty_borders", **config, out=str(tmp_path / "a"))))
+        torch.set_num_threads(1)
+        b = params(train(make_config("beasty_borders", **config, out=str(tmp_path / "b"))))
+    finally:
+        torch.set_num_threads(before)
+    assert all(torch.equal(a[k], b[k]) for k in a)

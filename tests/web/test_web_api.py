@@ -236,6 +236,25 @@ def test_a_shipped_checkpoint_plays_and_one_for_other_options_is_refused(client)
     assert r.status_code == 400 and "seat 1" in r.json()["error"]
 
 
+def test_a_declared_agent_is_listed_and_plays_as_declared(client):
+    pytest.importorskip("torch")
+    from training.checkpoint import declared_play
+
+    games = {g["game"]: g for g in client.get("/api/catalogue").json()["games"]}
+    for g in games.values():
+        for c in g["checkpoints"]:
+            declared = declared_play(c["path"])
+            assert c.get("play", "network") == declared  # listed exactly when it is not the network alone
+    shipped = "checkpoints/battle_sheep/policy.pt"
+    assert next(c for c in games["battle_sheep"]["checkpoints"] if c["path"] == shipped)["play"].startswith("sample")
+    p = new_game(client, "battle_sheep", {}, [f"agent:{shipped}", "human"])
+    p = client.post(f"/api/games/{p['id']}/step", params={"seat": 1}, headers=auth(p, 1)).json()
+    assert p["error"] is None and p["ply"] == 1 and p["status"] == "your_turn"  # the agent moved first
+    for spec in (f"sample:{shipped}:0", f"sample:{shipped}:1e9", f"sample:{shipped}:hot", "agent:checkpoints/none.pt"):
+        r = client.post("/api/games", json={"game": "battle_sheep", "options": {}, "seats": [spec, "human"]})
+        assert r.status_code == 400 and "seat 0" in r.json()["error"], spec
+
+
 def test_two_humans_take_turns_each_with_their_own_view(client):
     start = new_game(client, "boaring", {"num_players": 2}, ["human", "human"])
     gid = start["id"]

@@ -32,9 +32,21 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
     ``mcts:PATH`` / ``mcts:PATH:N`` (the network-guided search over that checkpoint, N simulations a decision;
     default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
     compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
-    :mod:`training.alphazero.guided`). Raises :class:`UnknownPolicyError` with the choices otherwise."""
+    :mod:`training.alphazero.guided`), or ``agent:PATH`` (the checkpoint played as its sidecar declares:
+    :func:`training.checkpoint.declared_spec`; the network alone where it declares nothing). Raises
+    :class:`UnknownPolicyError` with the choices otherwise."""
     options = options or {}
     name, _, arg = spec.partition(":")
+    if name == "agent":
+        if not Path(arg).exists():
+            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist (spec agent:PATH)")
+        from training.checkpoint import CheckpointError, declared_spec
+
+        try:
+            declared = declared_spec(arg)
+        except CheckpointError as err:
+            raise UnknownPolicyError(str(err)) from None
+        return make_policy(declared, game, options, seed)
     if name == "random":
         return RandomPolicy(seed)
     if spec == "first":

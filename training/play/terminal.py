@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--opponent",
         default="greedy",
-        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone), mcts:PATH:N "
+        help="random, greedy, search[:BUDGET], a checkpoint path (the network alone), agent:PATH (the checkpoint "
+        "as it declares it is played, e.g. sampled: barnyard declare), sample:PATH[:T], mcts:PATH:N "
         "(the network-guided search, N simulations) or guided:PATH:K:N (the compiled search "
         "over the network's K most likely moves)",
     )

@@ -24,6 +24,7 @@ from training.networks import build_network, network_spec, num_parameters
 from training.ppo.buffer import RolloutBuffer
 from training.ppo.collect import SelfPlayCollector
 from training.ppo.maths import ppo_update
+from training.ppo.warmstart import imitate_greedy
 from training.run.pieces import (
     RunLog,
     evaluate,
@@ -89,9 +90,15 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     seed_everything(config.seed)
     spec = network_spec(config, game)
     rollout_threads, update_threads = thread_counts(config.torch_threads, small_network=spec["kind"] == "mlp")
+    set_threads(update_threads)  # the initialisation rounds by the thread count: fix it, whatever ran before
     net = build_network(spec, game)
     if config.init_from and resume is None:
         init_weights_from(net, spec, config.init_from, config.game, config.env_options)
+    warm_start: dict[str, float] = {}
+    if config.imitate_greedy and resume is None:
+        if config.init_from:
+            raise ValueError("imitate_greedy and init_from are two warm starts: choose one")
+        warm_start = imitate_greedy(net, config)
     net.to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=config.learning_rate, eps=config.adam_eps)
     generator = torch.Generator().manual_seed(config.seed)
@@ -103,7 +110,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         engine = saved_engine if config.engine in ("auto", saved_engine) else None
     collector = SelfPlayCollector(config, net, generator, engine=engine)
     buffer = RolloutBuffer(game.num_actions, capacity=2 * config.batch_size)
-    global_step, update, elapsed = 0, 0, 0.0
+    global_step, update, elapsed = 0, 0, warm_start.get("seconds", 0.0)
     evaluation: dict[str, Any] = {}
 
     if state is not None:
@@ -126,6 +133,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         texts={
             "config": "```\n" + json.dumps(config.to_dict(), indent=1) + "\n```",
             "network": f"{spec} ({num_parameters(net)} parameters)",
+            **({"warm_start": json.dumps(warm_start)} if warm_start else {}),
         },
     )
     bar = progress_bar(config, global_step)

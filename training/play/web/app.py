@@ -246,7 +246,8 @@ def checkpoint_folders(roots: list[Path], extra: list[Path] | None = None) -> li
 
 def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     """Checkpoints (``*.pt`` with a JSON sidecar naming the game) under each of ``folders``, by game:
-    ``{"path", "options"}``, paths relative to the working folder where possible. Only what the server would load
+    ``{"path", "options"}`` (and ``"play"``, how it declares it is played, where that is not the network alone),
+    paths relative to the working folder where possible. Only what the server would load
     (:func:`training.play.web.sessions.loadable`, the checkpoint and its sidecar): a link that points out of the
     folders is not listed."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
@@ -269,7 +270,11 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
                     label = str(pt.relative_to(Path.cwd()))
                 except ValueError:
                     label = str(pt)
-                found[game].append({"path": label, "options": options})
+                entry: dict[str, Any] = {"path": label, "options": options}
+                play = meta.get("play")
+                if isinstance(play, str) and play != "network" and len(play) <= 64:
+                    entry["play"] = play  # the page offers agent:PATH, the checkpoint as it declares it is played
+                found[game].append(entry)
     return found
 
 

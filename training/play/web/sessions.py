@@ -277,6 +277,8 @@ MAX_SIMULATIONS = 10_000
 MAX_NETWORK_SIMULATIONS = 1_000
 """Largest ``mcts:PATH:N`` budget (one network call a simulation)."""
 MAX_TOP_K = 1_000
+MAX_TEMPERATURE = 100.0
+"""Highest ``sample:PATH:T`` temperature (near uniform already)."""
 UNKNOWN_POLICY = (
     "unknown policy: choose one the page lists (random, a baseline, search:N, or a checkpoint under "
     "the folders it lists: checkpoints/, runs/ or a --checkpoint-dir)"
@@ -323,10 +325,31 @@ def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], ex
             _budget(numbers[1], seat, "guided:PATH:K:N (N)", MAX_SIMULATIONS)
     elif name == "sym":
         path = arg
+    elif name == "sample":
+        path, _, tail = arg.rpartition(":")
+        if not path or tail.endswith((".pt", ".json")):
+            path, tail = arg, ""
+        if tail:
+            try:
+                temperature = float(tail)
+            except ValueError:
+                temperature = -1.0
+            if not 0.01 <= temperature <= MAX_TEMPERATURE:
+                raise WebError(400, f"seat {seat}: sample:PATH:T takes a temperature from 0.01 to {MAX_TEMPERATURE:g}")
+    elif name == "agent":
+        path = arg
     else:
         path = spec
     if not loadable(Path(path), folders):
         raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
+    if name == "agent":  # the checkpoint's declared spec, checked as if asked for (never another agent:)
+        from training.checkpoint import CheckpointError, declared_spec  # torch: only for a checkpoint seat
+
+        try:
+            declared = declared_spec(path)
+        except CheckpointError:
+            raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}") from None
+        check_spec(declared, seat, game_name, folders)
 
 
 def loadable(path: Path, folders: Sequence[Path]) -> bool:

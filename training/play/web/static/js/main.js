@@ -27,6 +27,7 @@ const PAGES = ["page-new", "page-game", "page-replay", "page-tournament"];
 let catalogue = null;
 let live = null;          // the game or replay on screen
 const settings = { delay: 400 };
+const declaredSearch = new Set();  // agent:PATH seats whose checkpoint declares a guided search (the catalogue)
 let searchReady = null;   // the catalogue's search_ready: false while the server compiles the searches (null: not asked)
 let searchPoll = null;
 
@@ -163,6 +164,11 @@ function buildSeats() {
     for (const p of g.policies) html("option", { value: p }, select, p);
     html("option", { value: "search:200" }, select, "search:200");
     for (const c of g.checkpoints) {
+      if (c.play) {  // the checkpoint as it declares it is played (e.g. sampled), listed before its network alone
+        const declared = `${c.path} as ${c.play} ${JSON.stringify(c.options)}`;
+        if (c.play.startsWith("guided")) declaredSearch.add(`agent:${c.path}`);
+        html("option", { value: `agent:${c.path}`, title: declared }, select, declared);
+      }
       const text = `${c.path} ${JSON.stringify(c.options)}`;
       html("option", { value: c.path, title: text }, select, text);
     }
@@ -186,7 +192,7 @@ function buildSeats() {
 // The server compiles the searches (numba) in the background at start-up, 26-32 s a game on a fresh install; a
 // search move asked for meanwhile waits for it. While the catalogue says so, the page says so too, and asks again.
 const SEARCH_POLL_MS = 3000;
-const isSearch = (spec) => /^(search|guided:)/.test(spec || "");
+const isSearch = (spec) => /^(search|guided:)/.test(spec || "") || declaredSearch.has(spec);
 
 function noteSearchReady(ready) {
   searchReady = ready;
