@@ -187,13 +187,15 @@ the default), ``sample[:T]``, ``sym``, ``guided[:K[:N]]`` or ``mcts[:N]``, the s
 :func:`training.arena.players.make_policy` without the path."""
 
 
-def _checked_play(play: Any, path: str | Path) -> str:
+def checked_play(play: Any, path: str | Path) -> str:
+    """``play`` if it is a :data:`PLAY_KINDS` entry (kind and arguments), else :class:`CheckpointError`."""
     if not isinstance(play, str) or play.partition(":")[0] not in PLAY_KINDS or len(play) > 64:
         raise CheckpointError(f"{_paths(path)[1]}: 'play' must be one of {', '.join(PLAY_KINDS)} with its arguments")
     return play
 
 
-def _play_spec(path: str | Path, play: str) -> str:
+def play_spec(path: str | Path, play: str) -> str:
+    """The spec that plays the checkpoint at ``path`` as ``play`` (``sample:1`` -> ``sample:PATH:1``)."""
     kind, _, args = play.partition(":")
     if kind == "network":
         return str(path)
@@ -203,25 +205,13 @@ def _play_spec(path: str | Path, play: str) -> str:
 def declared_play(path: str | Path) -> str:
     """The ``play`` entry of a checkpoint's sidecar (``network`` where it declares none), checked against
     :data:`PLAY_KINDS` (:class:`CheckpointError` otherwise)."""
-    return _checked_play(read_sidecar(path).get("play", "network"), path)
+    return checked_play(read_sidecar(path).get("play", "network"), path)
 
 
 def declared_spec(path: str | Path) -> str:
     """The policy spec a checkpoint is played by (spec ``agent:PATH``): its declared ``play`` with ``path``
     put in (``sample:1`` -> ``sample:PATH:1``; ``network`` -> ``PATH``)."""
-    return _play_spec(path, declared_play(path))
-
-
-def declare_play(path: str | Path, play: str) -> None:
-    """Write ``play`` (see :data:`PLAY_KINDS`) into a checkpoint's sidecar: how ``agent:PATH`` plays it. The
-    policy is built once first, so a bad kind, temperature or budget raises and the sidecar is left as it was."""
-    from training.arena.players import make_policy
-
-    _, sidecar = _paths(path)
-    meta = read_sidecar(path)
-    make_policy(_play_spec(path, _checked_play(play, path)), meta["game"], meta.get("options", {}), seed=0)
-    meta["play"] = play
-    sidecar.write_text(json.dumps(meta, indent=1) + "\n")
+    return play_spec(path, declared_play(path))
 
 
 class CheckpointPolicy:

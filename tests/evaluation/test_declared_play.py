@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.evaluation.test_sampled_policy import CHECKPOINT, decisions
+from training.arena.declare import declare_play
 from training.arena.declare import main as declare_main
 from training.arena.players import UnknownPolicyError, make_policy
-from training.checkpoint import CheckpointError, declare_play, declared_spec, load_network
+from training.checkpoint import CheckpointError, declared_spec, load_network
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,8 +9,21 @@ its network), ``sample`` or ``sample:T`` (sampled at temperature T), ``sym``, ``
 from __future__ import annotations
 
 import argparse
+import json
+from pathlib import Path
 
-from training.checkpoint import CheckpointError, declare_play, declared_play, declared_spec
+from training.arena.players import make_policy
+from training.checkpoint import CheckpointError, checked_play, declared_play, declared_spec, play_spec, read_sidecar
+
+
+def declare_play(path: str | Path, play: str) -> None:
+    """Write ``play`` (:data:`training.checkpoint.PLAY_KINDS`) into a checkpoint's sidecar: how ``agent:PATH``
+    plays it. The policy is built once first, so a bad kind, temperature or budget raises and the sidecar is left
+    as it was."""
+    meta = read_sidecar(path)
+    make_policy(play_spec(path, checked_play(play, path)), meta["game"], meta.get("options", {}), seed=0)
+    meta["play"] = play
+    Path(path).with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
