@@ -39,10 +39,11 @@ SEARCH_GAMES = {
     "boaring": {"num_players": 2},
 }
 """Every game's compiled search at once (one client each)."""
-SEARCH_BUDGET = {"battle_sheep": 4_000, "bestiarium": 4_000, "beasty_borders": 4_000, "boaring": 10_000}
+SEARCH_BUDGET = {"battle_sheep": 4_000, "bestiarium": 10_000, "beasty_borders": 4_000, "boaring": 10_000}
 """Simulations a move: about 0.4-2 s a move with the four searches sharing two cores (at 2,000, Battle Sheep's took
-0.19 s on an idle machine, too short to measure other requests against; Boaring's at 4,000 took 0.07-0.14 s, so it
-searches the web's largest budget)."""
+0.19 s on an idle machine, too short to measure other requests against; Boaring's at 4,000 took 0.07-0.14 s, and
+Bestiarium's, since its search got faster, 0.05-0.11 s (a CI run on 2026-12-05), so both search the web's largest
+budget)."""
 MOVES = 3
 """Bot moves per searching game at most."""
 
