@@ -23,6 +23,15 @@ def baseline_names(game: str) -> list[str]:
     return ["random", *baseline_policies(game)]
 
 
+def parse_sample_spec(arg: str) -> tuple[str, str]:
+    """A ``sample:`` spec's argument as ``(checkpoint, temperature text)``, the text empty where none is given
+    (``PATH`` or ``PATH:T``; a last part ending in ``.pt`` / ``.json`` is the path's)."""
+    head, _, tail = arg.rpartition(":")
+    if head and not tail.endswith((".pt", ".json")):
+        return head, tail
+    return arg, ""
+
+
 def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
     """A policy from a spec: ``random``, ``first`` (always the lowest legal action: exploitable by construction),
     a baseline name (``greedy``, ``search``, ``search:400`` for a budget), the path of a trained checkpoint (its
@@ -71,11 +80,11 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
             )
         return load_guided_policy(arg, game, options, seed)
     if name == "sample":
-        checkpoint, temperature = arg, 1.0
-        head, _, tail = arg.rpartition(":")
-        if head and not tail.endswith((".pt", ".json")):
+        checkpoint, tail = parse_sample_spec(arg)
+        temperature = 1.0
+        if tail:
             try:
-                checkpoint, temperature = head, float(tail)
+                temperature = float(tail)
             except ValueError:
                 raise UnknownPolicyError(f"sample:{arg}: the temperature {tail!r} is not a number") from None
         if not (temperature > 0.0 and temperature < float("inf")):

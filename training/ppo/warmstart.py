@@ -86,12 +86,12 @@ def greedy_demonstrations(
     rows = np.arange(batch)
     while total < samples:
         seats = eng.current_player(state)
-        ended = np.flatnonzero((seats == TERMINAL) | eng.truncated(state))
+        cut = eng.truncated(state)
+        ended = np.flatnonzero((seats == TERMINAL) | cut)
         if ended.size:
             results = eng.returns(state)
-            cut = eng.truncated(state)
             for b in ended.tolist():
-                if not cut[b] and seats[b] == TERMINAL:
+                if not cut[b]:  # a finished game (a cut one has no result to learn from: dropped)
                     positions = pending[b]
                     later = np.zeros(n, dtype=np.int64)
                     targets = np.empty(len(positions), dtype=np.float32)

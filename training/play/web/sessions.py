@@ -38,7 +38,7 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
-from training.arena.players import baseline_names, make_policy
+from training.arena.players import baseline_names, make_policy, parse_sample_spec
 from training.arena.records import RecordError, replay
 from training.arena.tournament import GameRecord
 from training.play.web.views import GameView, view_for
@@ -326,9 +326,7 @@ def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], ex
     elif name == "sym":
         path = arg
     elif name == "sample":
-        path, _, tail = arg.rpartition(":")
-        if not path or tail.endswith((".pt", ".json")):
-            path, tail = arg, ""
+        path, tail = parse_sample_spec(arg)
         if tail:
             try:
                 temperature = float(tail)
