@@ -74,6 +74,13 @@ class TrainConfig:
     (every transition's log-probability is the current policy's). False: this process runs the passes, one group
     while the other steps. Paired 40-second runs on 2 cores: +14% samples/s in Bestiarium and Battle Sheep, +10%
     in Beasty Borders, about +5% in Boaring (docs/speed.md). The run is another than without it (other draws)."""
+    policy_lag: int = -1
+    """PPO with ``policy_in_workers``: 1 lets the workers collect the next batch during the update, with the
+    weights from before it (each batch is then one update behind the weights it trains: PPO's ratio starts from
+    the policy that chose the actions, as it must); 0 collects every batch with the current weights, the workers
+    idle during the update; -1 chooses 1 where the update runs on one thread (MLP networks, ``torch_threads``
+    -1), leaving the other cores to the workers, and 0 for the conv nets, whose update uses every core. The run
+    is the same for a seed and stays so across ``--resume``; lag 1 is another run than lag 0 (docs/speed.md)."""
     torch_threads: int = -1
     """Threads for torch's CPU kernels. -1: one thread for the rollouts' forward passes (the env workers use the
     other cores then), and for the update one thread where the network is an MLP (flat observations: a small

@@ -17,6 +17,11 @@ from torch import nn
 MASK_LOGIT = -1e9
 """Logit of the padding entries: exp(-1e9 - max) is exactly 0 in float32, and 0 * -1e9 stays finite."""
 
+DENSE_ACTIONS = 64
+"""Up to this many actions (Beasty Borders' 4, Boaring's 23) a distribution keeps every action's logit and masks
+the illegal ones, instead of gathering the legal ones into padded rows: a few whole-tensor operations in place of
+the index bookkeeping, which cost more than the MLP's forward pass at a rollout's batch sizes."""
+
 
 def action_positions(columns: Any, actions: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
     """The columns of a network's scores (``scores()``'s first result) that hold ``actions``' logits: the actions
@@ -76,6 +81,9 @@ class MaskedCategorical:
         only the legal actions' logits are gathered, never all ``A``. ``mask``: ``(B, A)`` (torch or numpy) or
         :class:`LegalActions`."""
         legal = mask if isinstance(mask, LegalActions) else LegalActions.from_mask(mask, logits.device)
+        if columns is None and legal.num_actions <= DENSE_ACTIONS:
+            self._build_dense(legal, logits)
+            return
         picked = logits[legal.rows, action_positions(columns, legal.cols, legal.rows)]
         self._build(legal, picked)
 
@@ -87,7 +95,19 @@ class MaskedCategorical:
         dist._build(legal, logits)
         return dist
 
+    def _build_dense(self, legal: LegalActions, logits: torch.Tensor) -> None:
+        """Every action a column (``index`` the identity): illegal ones get :data:`MASK_LOGIT`."""
+        batch, width = logits.shape
+        self.dense = True
+        self.num_actions = legal.num_actions
+        self.index = torch.arange(width, device=logits.device).expand(batch, width)
+        self.valid = torch.zeros(batch, width, dtype=torch.bool, device=logits.device)
+        self.valid[legal.rows, legal.cols] = True
+        scores = logits.masked_fill(~self.valid, MASK_LOGIT)
+        self.legal_log_probs = scores - scores.logsumexp(dim=-1, keepdim=True)
+
     def _build(self, legal: LegalActions, picked: torch.Tensor) -> None:
+        self.dense = False
         device = picked.device
         rows, cols = legal.rows, legal.cols
         counts = torch.bincount(rows, minlength=legal.batch)
@@ -113,12 +133,16 @@ class MaskedCategorical:
 
     def sample(self, generator: torch.Generator | None = None) -> torch.Tensor:
         """One action per row (never an illegal one)."""
-        if not bool(self.valid[:, 0].all()):
+        if not bool((self.valid.any(dim=-1) if self.dense else self.valid[:, 0]).all()):
             raise ValueError("a row of the action mask has no legal action")
         p = torch.where(self.valid, self.legal_log_probs.exp(), torch.zeros_like(self.legal_log_probs))
-        # drawn on the CPU with the (CPU) generator wherever the network runs: the same seed, the same draws
-        choice = torch.multinomial(p.cpu(), 1, generator=generator).to(p.device)
-        return self.index.gather(1, choice).squeeze(-1)
+        # inverse CDF, one uniform a row, drawn on the CPU with the (CPU) generator wherever the network runs: the
+        # same seed, the same draws, whatever the padding (an illegal entry adds 0 to the CDF: never chosen)
+        cdf = p.detach().cpu().cumsum(dim=-1)
+        u = torch.rand(cdf.shape[0], 1, generator=generator, dtype=cdf.dtype) * cdf[:, -1:]
+        last = (cdf < cdf[:, -1:]).sum(dim=-1, keepdim=True)  # the last entry with probability > 0
+        choice = torch.minimum(torch.searchsorted(cdf, u, right=True), last).to(p.device)
+        return choice.squeeze(-1) if self.dense else self.index.gather(1, choice).squeeze(-1)
 
     def mode(self) -> torch.Tensor:
         """The most likely legal action per row."""
@@ -127,6 +151,13 @@ class MaskedCategorical:
 
     def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
         """log pi(action) per row (-inf for an illegal action)."""
+        if self.dense:
+            actions = actions.long().unsqueeze(-1)
+            inside = (actions >= 0) & (actions < self.index.shape[1])
+            column = actions.clamp(0, self.index.shape[1] - 1)
+            lp = self.legal_log_probs.gather(1, column).squeeze(-1)
+            legal = self.valid.gather(1, column).squeeze(-1) & inside.squeeze(-1)
+            return torch.where(legal, lp, torch.full_like(lp, -math.inf))
         hit = (self.index == actions.long().unsqueeze(-1)) & self.valid
         lp = self.legal_log_probs.gather(1, hit.to(torch.int8).argmax(dim=-1, keepdim=True)).squeeze(-1)
         return torch.where(hit.any(dim=-1), lp, torch.full_like(lp, -math.inf))
@@ -135,6 +166,25 @@ class MaskedCategorical:
         """Entropy over the legal actions only."""
         p_log_p = self.legal_log_probs.exp() * self.legal_log_probs
         return -torch.where(self.valid, p_log_p, torch.zeros_like(p_log_p)).sum(dim=-1)
+
+
+def draw_dense(logits: torch.Tensor, legal: np.ndarray, generator: torch.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``(actions, log-probabilities)`` ``(B,)`` of one draw per row from the softmax of ``logits`` ``(B, A)``
+    over the ``legal`` ``(B, A)`` actions (bool), in numpy: the rollouts' draws in a game of a few actions, where
+    a dozen small torch operations cost more than the network's pass. The same inverse-CDF draw as
+    :meth:`MaskedCategorical.sample` (one uniform a row from ``generator``), in float64."""
+    if not legal.any(axis=1).all():
+        raise ValueError("a row of the action mask has no legal action")
+    x = np.where(legal, logits.detach().cpu().numpy().astype(np.float64), -np.inf)
+    top = x.max(axis=1, keepdims=True)
+    weights = np.exp(x - top)
+    cdf = np.cumsum(weights, axis=1)
+    total = cdf[:, -1:]
+    u = torch.rand(len(x), 1, generator=generator, dtype=torch.float64).numpy() * total
+    last = (cdf < total).sum(axis=1)  # the last entry with probability > 0
+    actions = np.minimum((cdf <= u).sum(axis=1), last)
+    rows = np.arange(len(x))
+    return actions, x[rows, actions] - top[:, 0] - np.log(total[:, 0])
 
 
 def network_device(net: nn.Module, default: torch.device) -> torch.device:

@@ -10,6 +10,7 @@ values, rewards (shaping included), dones, bootstraps at cuts, and the same epis
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -394,13 +395,21 @@ def test_torch_threads_by_phase():
 
 
 @pytest.mark.xdist_group("machine")
-@pytest.mark.parametrize(("game", "engine"), [("bestiarium", "batched"), ("beasty_borders", "reference")])
-def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(game: str, engine: str, tmp_path: Path):
+@pytest.mark.parametrize(
+    ("game", "engine", "lag"),
+    [("bestiarium", "batched", 0), ("beasty_borders", "reference", 0), ("beasty_borders", "batched", 1)],
+)
+def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(
+    game: str, engine: str, lag: int, tmp_path: Path
+):
     """``policy_in_workers``: two env workers choose the network seats' actions themselves. Same seed, same weights;
-    a run saved after its first updates and resumed ends with the weights of the uninterrupted run; every
-    transition of a batch carries the log-probability and value that the learner's current weights give its
-    observation and action (the step in flight during an update is chosen again with the new weights)."""
-    base = {**TINY, "engine": engine, "num_workers": 2, "policy_in_workers": True, "num_envs": 4}
+    a run saved after its first updates and resumed ends with the weights of the uninterrupted run (with
+    ``policy_lag`` 1 the save falls while the workers play ahead: the queued reports go into the resume file);
+    every transition of a batch carries the log-probability and value that the weights which chose it give its
+    observation and action: the learner's current weights (lag 0: the step in flight during an update is chosen
+    again with the new weights), or with lag 1 those of the batch before for the steps played during the
+    update."""
+    base = {**TINY, "engine": engine, "num_workers": 2, "policy_in_workers": True, "num_envs": 4, "policy_lag": lag}
 
     def config(name: str, **overrides: Any) -> Any:
         return make_config(game, **{**base, "out": str(tmp_path / name), **overrides})
@@ -409,37 +418,63 @@ def test_policy_in_workers_is_reproducible_resumes_exactly_and_stays_on_policy(g
     again = params(train(config("again", total_steps=192)))
     assert all(torch.equal(straight[k], again[k]) for k in straight)
     first = train(config("split", total_steps=64))
+    if lag:
+        saved = torch.load(first.parent / "resume.pt", weights_only=True)["collector"]["queue"]
+        assert any(saved), "the resume file holds the reports played ahead"
     assert train_main(["--resume", str(first.parent), "--total-steps", "192"]) == 0
     resumed = params(first.parent / "policy.pt")
     assert all(torch.equal(straight[k], resumed[k]) for k in straight)
-    inline = params(train(config("inline", total_steps=192, policy_in_workers=False)))
-    assert not all(torch.equal(straight[k], inline[k]) for k in straight)  # other draws: another run
+    other = params(train(config("other", total_steps=192, policy_in_workers=False, policy_lag=0)))
+    assert not all(torch.equal(straight[k], other[k]) for k in straight)  # other draws: another run
 
     cfg = config("collect")
     engine = envs.make_game(game)
     torch.manual_seed(0)
     net = build_network(network_spec(cfg, engine), engine)
     collector = SelfPlayCollector(cfg, net, torch.Generator().manual_seed(0))
-    assert collector.policy_in_workers and collector.num_workers == 2
+    assert collector.policy_in_workers and collector.num_workers == 2 and collector.policy_lag == lag
+    before = [copy.deepcopy(net), copy.deepcopy(net)]  # the weights one and two changes ago
     try:
-        for update in range(3):
+        for update in range(4):
             buffer = RolloutBuffer(engine.num_actions)
             collector.collect(buffer, 64)
             batch = buffer.build(cfg.gamma, cfg.gae_lambda)
+            chosen_by = []
             with torch.no_grad():
                 from training.distribution import masked_policy
 
-                dist, values = masked_policy(net, batch.obs, batch.legal(np.arange(len(batch))))
-                logp = dist.log_prob(batch.actions)
+                for weights in (net, *before):
+                    dist, values = masked_policy(weights, batch.obs, batch.legal(np.arange(len(batch))))
+                    logp = dist.log_prob(batch.actions)
+                    chosen_by.append(
+                        (torch.isclose(logp, batch.logp, atol=1e-5) & torch.isclose(values, batch.values, atol=1e-5))
+                        .float()
+                        .mean()
+                    )
             # the transitions that carried over from the last batch were chosen by the weights before the change
-            fresh = torch.isclose(logp, batch.logp, atol=1e-5) & torch.isclose(values, batch.values, atol=1e-5)
-            assert fresh.float().mean() > 0.8, update
+            if lag == 0 or update == 0:
+                assert chosen_by[0] > 0.8, update
+            else:
+                # most played ahead with the weights before; a step short of a batch, some with these; what a
+                # longer batch left in the queue, and decisions that carried over, with those before
+                assert chosen_by[1] > 0.6 and sum(chosen_by) > 0.9, update
+            before = [copy.deepcopy(net), before[0]]
             for p in net.parameters():  # an "update": new weights for the next collection
                 p.data.add_(0.01 * torch.randn_like(p))
             collector.add_snapshot(net)
         assert any(set(c) - {"learner"} for c in collector.controllers)  # opponents sat in some games
     finally:
         collector.close()
+
+
+def test_policy_lag_by_the_update_threads():
+    from training.ppo.envworkers import resolve_policy_lag
+
+    assert resolve_policy_lag(-1, update_threads=1) == 1  # the MLP games' update: one thread, the workers play on
+    assert resolve_policy_lag(-1, update_threads=2) == 0
+    assert resolve_policy_lag(0, update_threads=1) == 0 and resolve_policy_lag(1, update_threads=4) == 1
+    with pytest.raises(ValueError, match="policy_lag"):
+        resolve_policy_lag(2, update_threads=1)
 
 
 @pytest.mark.xdist_group("machine")

@@ -189,10 +189,11 @@ def test_battle_sheep_per_cell_layout_matches_the_codec():
         assert layout[action, 1] == expected
 
 
-def test_masked_distribution_equals_the_dense_masked_softmax():
+@pytest.mark.parametrize("width", [23, 300])  # a dense distribution (<= DENSE_ACTIONS), a gathered one
+def test_masked_distribution_equals_the_dense_masked_softmax(width: int):
     gen = torch.Generator().manual_seed(4)
-    logits = torch.randn(16, 300, generator=gen, requires_grad=True)
-    mask = torch.rand(16, 300, generator=gen) < torch.linspace(0.01, 0.9, 16)[:, None]
+    logits = torch.randn(16, width, generator=gen, requires_grad=True)
+    mask = torch.rand(16, width, generator=gen) < torch.linspace(0.01, 0.9, 16)[:, None]
     mask[:, 7] = True
     dense = torch.log_softmax(logits.masked_fill(~mask, -math.inf), dim=-1)
     dist = MaskedCategorical(logits, mask)
@@ -201,9 +202,30 @@ def test_masked_distribution_equals_the_dense_masked_softmax():
     torch.testing.assert_close(dist.probs, dense.exp())
     dense_entropy = -(dense.exp() * dense.masked_fill(~mask, 0.0)).sum(-1)
     torch.testing.assert_close(dist.entropy(), dense_entropy)
-    assert torch.isinf(dist.log_prob(torch.full((16,), 299))[~mask[:, 299]]).all()
+    assert torch.isinf(dist.log_prob(torch.full((16,), width - 1))[~mask[:, width - 1]]).all()
+    assert torch.isinf(dist.log_prob(torch.full((16,), width))).all()  # out of range: never chosen
     (dist.log_prob(actions).sum() + dist.entropy().sum()).backward()
     assert (logits.grad[~mask] == 0).all()  # illegal logits get no gradient
+
+
+def test_a_dense_distribution_draws_what_the_gathered_one_draws(monkeypatch: pytest.MonkeyPatch):
+    """The two builds of :class:`MaskedCategorical` are one distribution: the same draws from the same generator,
+    the same log-probabilities, entropies and modes."""
+    import training.distribution as distribution
+
+    gen = torch.Generator().manual_seed(11)
+    logits = torch.randn(256, 23, generator=gen) * 3
+    mask = torch.rand(256, 23, generator=gen) < 0.3
+    mask[torch.arange(256), torch.randint(0, 23, (256,), generator=gen)] = True
+    dense = MaskedCategorical(logits, mask)
+    monkeypatch.setattr(distribution, "DENSE_ACTIONS", 0)
+    gathered = MaskedCategorical(logits, mask)
+    assert dense.dense and not gathered.dense
+    draws = [d.sample(torch.Generator().manual_seed(5)) for d in (dense, gathered)]
+    assert torch.equal(draws[0], draws[1])
+    torch.testing.assert_close(dense.log_prob(draws[0]), gathered.log_prob(draws[0]))
+    torch.testing.assert_close(dense.entropy(), gathered.entropy())
+    assert torch.equal(dense.mode(), gathered.mode())
 
 
 def test_global_planes_as_a_first_layer_bias_equal_their_convolution_inside_the_border():
@@ -273,3 +295,16 @@ def test_conv_net_reads_the_global_planes_into_its_value_head():
         build_network({**spec, "global_planes": 99}, game)
     sheep = envs.make_game("battle_sheep")
     assert "global_planes" not in network_spec(make_config("battle_sheep"), sheep)
+
+
+@pytest.mark.parametrize("width", [4, 100])
+def test_draws_follow_the_masked_probabilities(width: int):
+    """200,000 draws of one row land on each legal action at its probability (within 0.005), never elsewhere."""
+    logits = torch.zeros(200_000, width)
+    logits[:, :4] = torch.tensor([0.0, 1.0, 2.0, 0.5])
+    mask = torch.zeros(200_000, width, dtype=torch.bool)
+    mask[:, [0, 2, 3]] = True
+    dist = MaskedCategorical(logits, mask)
+    share = torch.bincount(dist.sample(torch.Generator().manual_seed(0)), minlength=width).float() / 200_000
+    assert share[1] == 0 and share[4:].sum() == 0
+    torch.testing.assert_close(share, dist.probs[0], atol=0.005, rtol=0)

@@ -17,12 +17,18 @@ How a batch is collected
     4. sends the actions: the group steps while the collector reads the next group's report, and each group's
        last step of a batch runs during the update.
 
+With config ``policy_lag`` 1 (the policy in the workers) each worker, once a batch is full, goes on alone for
+about a batch's steps with the weights it has, while this process runs the update: the next batch is then
+already waiting in :attr:`~SelfPlayCollector.queue`, its decisions one update behind the weights that train on
+them. A report from the queue is credited as it came (never chosen again); a resume file keeps the queue.
+
 The opponent pool (past snapshots of the learner) and the training games' results per opponent kind are kept
 here too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections import deque
@@ -45,11 +51,13 @@ from training.ppo.envworkers import (
     frozen_copy,
     make_slots,
     numpy_weights,
+    resolve_policy_lag,
     resolve_workers,
 )
 from training.ppo.mix import LEARNER, SNAPSHOT, parse_mix
-from training.ppo.slots import Report, check_engine_state, resolve_engine
+from training.ppo.slots import Report, check_engine_state, report_from_state, report_state, resolve_engine
 from training.run.opponents import POLICY, SCRIPTED_KINDS, make_scripted, outcome
+from training.workers import thread_counts
 
 
 class SelfPlayCollector:
@@ -102,6 +110,12 @@ class SelfPlayCollector:
             bool(getattr(config, "policy_in_workers", False)) and self.num_workers > 0 and not (make_env or make_engine)
         )
         """The workers choose the network seats' actions (config ``policy_in_workers``; with workers only)."""
+        from training.networks import network_spec
+
+        small = network_spec(config, envs.make_game(config.game, **config.env_options))["kind"] == "mlp"
+        lag = resolve_policy_lag(config.policy_lag, thread_counts(config.torch_threads, small_network=small)[1])
+        self.policy_lag = lag if self.policy_in_workers else 0
+        """1: the workers collect the next batch during the update (config ``policy_lag``; the policy in them)."""
         groups = max(1, self.num_workers)
         self.group_envs = [np.arange(config.num_envs)[g::groups] for g in range(groups)]
         """Each group's envs (their global indices)."""
@@ -134,6 +148,9 @@ class SelfPlayCollector:
         self.sent_snapshots: list[set[int]] = [set() for _ in range(groups)]
         self.ready: list[Report | None] = [None] * groups
         self.in_flight = [False] * groups
+        self.queue: list[deque[Report]] = [deque() for _ in range(groups)]
+        """Per group: reports its worker played ahead (``policy_lag`` 1), oldest first, credited before any other."""
+        self.ahead_in_flight = [False] * groups
         self.started = False
         self.credit: SeatCredit | None = None
         """The pending decisions (built from the first report, which gives the shapes)."""
@@ -175,12 +192,17 @@ class SelfPlayCollector:
             for g, handle in enumerate(self.handles):
                 self.ready[g] = handle.recv()
             self.started = True
+        self.sync()
+        steps = 0
         while len(buffer) < target:
+            steps += 1
             if self.policy_in_workers or len(self.handles) == 1:
                 for g in range(len(self.handles)):  # each group steps while the next one's report is read
                     report = self._receive(g)
                     self._settle(g, report, buffer)
-                    self._send(g, self._decide(g, report, buffer, *self._answers(report, self.group_envs[g])))
+                    actions = self._decide(g, report, buffer, *self._answers(report, self.group_envs[g]))
+                    if not self.queue[g]:  # else the worker has played on already
+                        self._send(g, actions)
             else:  # this process answers every group's network seats together: one pass for all learner rows
                 reports = [self._receive(g) for g in range(len(self.handles))]
                 for g, report in enumerate(reports):
@@ -191,8 +213,34 @@ class SelfPlayCollector:
                     rows = slice(start, start + len(report.codes))
                     start = rows.stop
                     self._send(g, self._decide(g, report, buffer, chosen[rows], logps[rows], values[rows]))
+        if self.policy_lag:
+            self._play_ahead(steps)
+
+    def _play_ahead(self, steps: int) -> None:
+        """``policy_lag`` 1: each worker plays on alone during the update, to about ``steps`` reports (this batch's)
+        beyond what it has reported, with the weights of this batch (sent along where it has older ones)."""
+        for g, handle in enumerate(self.handles):
+            count = (
+                steps - 1 - len(self.queue[g]) - int(self.in_flight[g])
+            )  # a step short: a shorter next batch leaves none older
+            if count <= 0:
+                continue
+            first = self.queue[g][-1].actions if self.queue[g] and not self.in_flight[g] else None
+            handle.send("ahead", (count, self._weights_message(g), first))
+            self.ahead_in_flight[g] = True
+
+    def _weights_message(self, g: int) -> tuple | None:
+        """The learner's weights and the pool's new snapshots for group ``g``'s actor (None: it has them)."""
+        if self.sent_version[g] == self.version:
+            return None
+        new = [(i, numpy_weights(net)) for i, net in self.pool.items() if i not in self.sent_snapshots[g]]
+        self.sent_snapshots[g] = set(self.pool)
+        self.sent_version[g] = self.version
+        return (self.version, numpy_weights(self.net), new, set(self.pool))
 
     def _receive(self, g: int) -> Report:
+        if self.queue[g]:
+            return self.queue[g].popleft()  # played ahead: credited as it came
         report = self.ready[g]
         if report is not None:
             self.ready[g] = None
@@ -202,10 +250,8 @@ class SelfPlayCollector:
         if self.policy_in_workers and report.version != self.version:
             # chosen with older weights (the step that ran during the update), or none: choose again with these
             handle = self.handles[g]
-            new = [(i, numpy_weights(net)) for i, net in self.pool.items() if i not in self.sent_snapshots[g]]
-            handle.send("act", (self.version, numpy_weights(self.net), new, set(self.pool)))
-            self.sent_snapshots[g] = set(self.pool)
-            self.sent_version[g] = self.version
+            self.sent_version[g] = -1  # the actor must take the weights, whatever it was sent last
+            handle.send("act", self._weights_message(g))
             report = handle.recv()
         return report
 
@@ -214,11 +260,18 @@ class SelfPlayCollector:
         self.in_flight[g] = True
 
     def sync(self) -> None:
-        """Receive every in-flight step (before saving the state)."""
+        """Receive every in-flight step (before saving the state); with ``policy_lag`` 1 into the queue, and the
+        reports the worker played ahead after it."""
         for g, handle in enumerate(self.handles):
             if self.in_flight[g]:
-                self.ready[g] = handle.recv()
+                if self.ahead_in_flight[g]:
+                    self.queue[g].append(handle.recv())
+                else:
+                    self.ready[g] = handle.recv()
                 self.in_flight[g] = False
+            if self.ahead_in_flight[g]:
+                self.queue[g].extend(handle.recv())
+                self.ahead_in_flight[g] = False
 
     @torch.no_grad()
     def _settle(self, g: int, report: Report, buffer: RolloutBuffer) -> None:
@@ -385,6 +438,7 @@ class SelfPlayCollector:
             "results": json.dumps({k: list(v) for k, v in self.results.items()}),
             "lengths": list(self.lengths),
             "episodes": self.episodes,
+            "queue": [[report_state(r) for r in q] for q in self.queue],
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -393,14 +447,20 @@ class SelfPlayCollector:
         self.started = bool(state["started"])
         self.sent_version = [-1] * len(self.handles)  # the workers get the weights and the pool again
         self.sent_snapshots = [set() for _ in self.handles]
+        queues = state.get("queue") or []
+        if any(queues) and len(queues) != len(self.handles):
+            raise ValueError(f"the run was saved with {len(queues)} env workers playing ahead; resume it with as many")
+        queues = [*queues, *[[] for _ in range(len(self.handles) - len(queues))]][: len(self.handles)]
+        self.queue = [deque(report_from_state(r) for r in q) for q in queues]
         if self.started:
             for g, (handle, group_state) in enumerate(zip(self.handles, json.loads(state["groups"]))):
                 handle.send("set_state", group_state)
-                self.ready[g] = handle.recv()
+                answer = handle.recv()
+                # with reports queued, the group stands at the last of them: its answer repeats that one
+                self.ready[g] = None if self.queue[g] else answer
                 self.in_flight[g] = False
-            ready = self.ready[0]
-            assert ready is not None
-            credit = self._credit(ready)
+                first = answer
+            credit = self._credit(first)
             credit.open[:] = False
             for p in state["pending"]:
                 credit.restore(
@@ -429,5 +489,7 @@ class SelfPlayCollector:
         self.episodes = int(state["episodes"])
 
     def close(self) -> None:
+        with contextlib.suppress(EOFError, OSError):
+            self.sync()  # a worker playing ahead answers before it reads the close
         for handle in self.handles:
             handle.close()

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 import envs
-from training.distribution import LegalActions, masked_policy
+from training.distribution import DENSE_ACTIONS, LegalActions, draw_dense, masked_policy, network_device
 from training.ppo.batched_slots import BatchedSlots
 from training.ppo.mix import KIND_CODES, LEARNER, SNAPSHOT
 from training.ppo.slots import GameSlots, Report
@@ -44,6 +44,16 @@ def resolve_workers(num_workers: int, engine: str, cores: int | None = None) -> 
     if num_workers != -1:
         raise ValueError(f"num_workers={num_workers}; allowed: -1 (by machine) or an integer >= 0")
     return 2 if (usable_cores() if cores is None else cores) >= 2 else 0
+
+
+def resolve_policy_lag(policy_lag: int, update_threads: int) -> int:
+    """Config ``policy_lag``: -1 chooses 1 where the update runs on one thread (the other cores are free for the
+    workers to collect the next batch meanwhile), else 0."""
+    if policy_lag == -1:
+        return 1 if update_threads == 1 else 0
+    if policy_lag not in (0, 1):
+        raise ValueError(f"policy_lag={policy_lag}; allowed: -1 (by the update's threads), 0 or 1")
+    return int(policy_lag)
 
 
 # ----- the network seats ---------------------------------------------------------------------------------------
@@ -79,21 +89,33 @@ def choose_actions(
     values = np.zeros(e, dtype=np.float64)
     learner = np.flatnonzero(codes == LEARNER_CODE)
     if learner.size:
-        dist, value_t = masked_policy(
-            net, torch.from_numpy(obs[learner]), LegalActions.from_packed(packed[learner], num_actions)
+        actions[learner], logps[learner], values[learner] = _draw(
+            net, obs[learner], packed[learner], num_actions, generator
         )
-        sampled = dist.sample(generator)
-        actions[learner] = sampled.cpu().numpy()
-        logps[learner] = dist.log_prob(sampled).cpu().numpy()
-        values[learner] = value_t.cpu().numpy()
     snapshot = np.flatnonzero(codes == SNAPSHOT_CODE)
     for snap_id in np.unique(snapshot_ids[snapshot]).tolist():
         rows = snapshot[snapshot_ids[snapshot] == snap_id]
-        dist, _ = masked_policy(
-            snapshot_net(snap_id), torch.from_numpy(obs[rows]), LegalActions.from_packed(packed[rows], num_actions)
-        )
-        actions[rows] = dist.sample(generator).cpu().numpy()
+        actions[rows] = _draw(snapshot_net(snap_id), obs[rows], packed[rows], num_actions, generator)[0]
     return actions, logps, values
+
+
+def _draw(
+    net: nn.Module, obs: np.ndarray, packed: np.ndarray, num_actions: int, generator: torch.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(actions, log-probabilities, values)`` of ``net`` for rows of observations and packed masks: in numpy
+    over the whole logits where the game has few actions (:func:`~training.distribution.draw_dense`), else
+    through :func:`~training.distribution.masked_policy`'s legal rows."""
+    if num_actions <= DENSE_ACTIONS and not hasattr(net, "legal_logits"):
+        scores, value_t, columns = net.scores(  # type: ignore[operator]  # a training.networks network
+            torch.from_numpy(obs).to(network_device(net, torch.device("cpu")))
+        )
+        if columns is None:
+            legal = np.unpackbits(packed, axis=1, count=num_actions).view(bool)
+            chosen, logp = draw_dense(scores, legal, generator)
+            return chosen, logp, value_t.cpu().numpy()
+    dist, value_t = masked_policy(net, torch.from_numpy(obs), LegalActions.from_packed(packed, num_actions))
+    sampled = dist.sample(generator)
+    return sampled.cpu().numpy(), dist.log_prob(sampled).cpu().numpy(), value_t.cpu().numpy()
 
 
 def numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
@@ -158,6 +180,25 @@ class PolicyActor:
         report.actions, report.logps, report.values, report.version = actions, logps, values, self.version
         return report
 
+    def ahead(self, slots: Any, steps: int, weights: tuple | None, first: np.ndarray | None) -> list[Report]:
+        """Config ``policy_lag`` 1: ``steps`` steps of ``slots`` from where it stands, while the collector runs its
+        update: the first with ``first`` (the actions the collector holds for the group's last report; None: the
+        ones this actor chose for it), each next with this actor's choice (after loading ``weights``, an
+        :meth:`update` message, when given). The reports, whole (their own observations), in order."""
+        if weights is not None:
+            self.update(weights)
+        assert self.version >= 0
+        actions = first
+        if actions is None:
+            assert self.report is not None and self.report.actions is not None
+            actions = self.report.actions
+        reports = []
+        for _ in range(int(steps)):
+            report = self.act(slots.step(actions), new=True)
+            reports.append(report)
+            actions = report.actions
+        return reports
+
     def _snapshot(self, snap_id: int) -> nn.Module:
         return self.pool.get(snap_id) or self.pool[min(self.pool)]
 
@@ -219,12 +260,16 @@ def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor
     try:
         while True:
             command, data = conn.recv()
+            answer: Any
             if command == "close":
                 break
             if command == "act":
                 assert actor is not None and actor.report is not None
                 actor.update(data)
                 answer = actor.act(actor.report, new=False)
+            elif command == "ahead":
+                assert actor is not None
+                answer = actor.ahead(slots, *data)
             elif command == "set_state" and actor is not None:
                 if "actor" in data:
                     actor.set_state(data["actor"])
@@ -240,7 +285,7 @@ def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor
             if isinstance(answer, Report):
                 obs_out[...] = answer.obs
                 answer = copy.copy(answer)  # the actor keeps its report whole
-                answer.obs = None  # type: ignore[assignment]  # the handle puts the shared view back
+                answer.obs = None  # the handle puts the shared view back
             conn.send(answer)
     except (EOFError, KeyboardInterrupt):
         pass

@@ -108,6 +108,44 @@ class Report:
         return unpack_masks(self.packed, self.num_actions)
 
 
+_REPORT_ARRAYS = ("seats", "codes", "obs", "packed", "potential", "rewards", "ended", "fresh")
+_REPORT_ANSWERS = ("actions", "logps", "values")
+
+
+def report_state(report: Report) -> dict[str, Any]:
+    """A report as tensors, numbers and JSON text (what ``torch.load(..., weights_only=True)`` reads back): the
+    collector's queued reports in a resume file."""
+    import torch
+
+    def tensor(a: np.ndarray) -> Any:
+        return torch.from_numpy(np.ascontiguousarray(a).copy())
+
+    return {
+        **{k: tensor(getattr(report, k)) for k in _REPORT_ARRAYS},
+        **{k: tensor(getattr(report, k)) for k in _REPORT_ANSWERS if getattr(report, k) is not None},
+        "new_controllers": json.dumps(report.new_controllers),
+        "cuts": [None if c is None else {"obs": tensor(c.obs), "potential": tensor(c.potential)} for c in report.cuts],
+        "episodes": json.dumps(report.episodes, default=lambda o: o.tolist() if hasattr(o, "tolist") else int(o)),
+        "num_actions": int(report.num_actions),
+        "version": int(report.version),
+    }
+
+
+def report_from_state(state: dict[str, Any]) -> Report:
+    """Inverse of :func:`report_state`."""
+    arrays = {k: state[k].numpy() for k in _REPORT_ARRAYS}
+    answers = {k: state[k].numpy() for k in _REPORT_ANSWERS if k in state}
+    return Report(
+        **arrays,
+        new_controllers=json.loads(state["new_controllers"]),
+        cuts=[None if c is None else Cut(c["obs"].numpy(), c["potential"].numpy()) for c in state["cuts"]],
+        episodes=json.loads(state["episodes"]),
+        num_actions=int(state["num_actions"]),
+        version=int(state["version"]),
+        **answers,
+    )
+
+
 def relative_potential(progress: np.ndarray, score_shaping: float) -> np.ndarray:
     """``score_shaping * (my progress - mean of the others')`` per seat, over the last axis of ``progress``."""
     n = progress.shape[-1]
