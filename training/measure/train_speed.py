@@ -7,10 +7,10 @@ For each game at its default training config (``training.config.make_config``) i
   their compiled kernels and the first update are not counted), and how many cores the run kept busy (CPU time
   of the process and its env workers over the wall time);
 * **network alone**: the samples per second the network's work alone allows at that config: per
-  ``num_envs * num_steps`` samples, ``num_steps`` forward passes at batch ``num_envs`` (the rollout) and
-  ``update_epochs`` x ``num_minibatches`` forward + backward + Adam steps of the PPO loss (the update), on real
-  positions of random games, with the config's torch threads; the trainer cannot beat it without changing the
-  network or the config;
+  ``num_envs * num_steps`` samples, ``num_steps`` forward passes and draws at batch ``num_envs`` (the rollout, as
+  the workers draw) and ``update_epochs`` x ``num_minibatches`` forward + backward + Adam steps of the PPO loss
+  (the update), on real positions of random games, with the config's torch threads, timed batch by batch (the
+  median of 7); the trainer cannot beat it without changing the network or the config;
 * **ppo / limit**: the first over the second;
 * **serial**: the training process's own work per sample outside the network (us per sample: its main thread's
   CPU time collecting a batch and building it, less the network passes it ran; ``log.csv``'s ``serial_us``), and
@@ -49,6 +49,7 @@ import envs
 from training.config import TrainConfig, make_config
 from training.distribution import LegalActions, masked_policy
 from training.networks import build_network, network_spec
+from training.ppo.envworkers import draw_actions
 from training.ppo.loop import train
 from training.ppo.maths import ppo_loss
 from training.workers import set_threads, thread_counts
@@ -132,8 +133,9 @@ def random_positions(config: TrainConfig, count: int, seed: int = 0) -> tuple[np
     return np.stack(obs), np.stack(masks)
 
 
-def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides: Any) -> float:
-    """Samples/s that the network's work alone allows at the game's PPO config (see the module docstring)."""
+def network_limit(game: str, device: str = "cpu", repeats: int = 7, **overrides: Any) -> float:
+    """Samples/s that the network's work alone allows at the game's PPO config (see the module docstring): the
+    median of ``repeats`` batches timed one by one (these machines drift within seconds)."""
     config = make_config(game, device=device, **overrides)
     threads = torch.get_num_threads()
     torch.manual_seed(0)
@@ -154,16 +156,20 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
             ]
         )
 
+    generator = torch.Generator().manual_seed(0)
+
     def one_batch() -> None:
         set_threads(rollout_threads)
         with torch.no_grad():
             for i in range(config.num_steps):
-                rows = slice(
-                    (i * config.num_envs) % config.batch_size,
-                    (i * config.num_envs) % config.batch_size + config.num_envs,
-                )
-                d, v = masked_policy(net, obs[rows], masks[rows])
-                d.sample()
+                start = (i * config.num_envs) % config.batch_size
+                draw_actions(
+                    net,
+                    obs_np[start : start + config.num_envs],
+                    packed[start : start + config.num_envs],
+                    masks.shape[1],
+                    generator,
+                )  # the rollouts' own draw
         set_threads(update_threads)
         for _ in range(config.update_epochs):
             for idx in np.array_split(rng.permutation(config.batch_size), config.num_minibatches):
@@ -185,12 +191,13 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 2, **overrides:
                 optimizer.step()
 
     one_batch()  # warm-up
-    start = time.perf_counter()
+    seconds = []
     for _ in range(repeats):
+        start = time.perf_counter()
         one_batch()
-    elapsed = time.perf_counter() - start
+        seconds.append(time.perf_counter() - start)
     torch.set_num_threads(threads)
-    return repeats * config.batch_size / elapsed
+    return config.batch_size / float(np.median(seconds))
 
 
 def sb3_speed(game: str, seconds: float) -> float | None:

@@ -89,17 +89,17 @@ def choose_actions(
     values = np.zeros(e, dtype=np.float64)
     learner = np.flatnonzero(codes == LEARNER_CODE)
     if learner.size:
-        actions[learner], logps[learner], values[learner] = _draw(
+        actions[learner], logps[learner], values[learner] = draw_actions(
             net, obs[learner], packed[learner], num_actions, generator
         )
     snapshot = np.flatnonzero(codes == SNAPSHOT_CODE)
     for snap_id in np.unique(snapshot_ids[snapshot]).tolist():
         rows = snapshot[snapshot_ids[snapshot] == snap_id]
-        actions[rows] = _draw(snapshot_net(snap_id), obs[rows], packed[rows], num_actions, generator)[0]
+        actions[rows] = draw_actions(snapshot_net(snap_id), obs[rows], packed[rows], num_actions, generator)[0]
     return actions, logps, values
 
 
-def _draw(
+def draw_actions(
     net: nn.Module, obs: np.ndarray, packed: np.ndarray, num_actions: int, generator: torch.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(actions, log-probabilities, values)`` of ``net`` for rows of observations and packed masks: in numpy
