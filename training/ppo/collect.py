@@ -44,6 +44,7 @@ from training.distribution import network_device
 from training.ppo.buffer import RolloutBuffer, Transition
 from training.ppo.credit import SeatCredit
 from training.ppo.envworkers import (
+    AHEAD_NICE,
     LEARNER_CODE,
     LocalHandle,
     RemoteHandle,
@@ -139,7 +140,8 @@ class SelfPlayCollector:
                     actor_seed = int(np.random.SeedSequence([config.seed, 5, len(self.handles)]).generate_state(1)[0])
                     spec = network_spec(config, game)
                     actor_args = (config.game, dict(config.env_options), spec, actor_seed, len(ids))
-                self.handles.append(RemoteHandle(self.engine, args, actor_args))
+                nice = AHEAD_NICE if self.policy_lag else 0
+                self.handles.append(RemoteHandle(self.engine, args, actor_args, nice=nice))
             else:
                 self.handles.append(LocalHandle(make_slots(self.engine, args, **hooks)))
         self.version = 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import os
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,13 @@ def resolve_workers(num_workers: int, engine: str, cores: int | None = None) -> 
     if num_workers != -1:
         raise ValueError(f"num_workers={num_workers}; allowed: -1 (by machine) or an integer >= 0")
     return 2 if (usable_cores() if cores is None else cores) >= 2 else 0
+
+
+AHEAD_NICE = 5
+"""How much the env workers lower their priority while they play ahead (``policy_lag`` 1): the training process's
+update and crediting, which the next batch waits for, keep a core to themselves while the workers share the other
+(at equal priority the scheduler split the two cores three ways, and the workers then waited for the update to
+finish on one core)."""
 
 
 def resolve_policy_lag(policy_lag: int, update_threads: int) -> int:
@@ -248,12 +256,16 @@ class LocalHandle:
         return 0.0
 
 
-def _worker(conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None) -> None:
+def _worker(
+    conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None, nice: int = 0
+) -> None:
     """Worker process: serve commands on a :func:`make_slots` group until ``close``. A report's observations go
     into ``shared_obs`` (shared memory) instead of through the pipe. With ``actor_args`` (``policy_in_workers``)
     a :class:`PolicyActor` chooses the network seats' actions of every report; ``act`` sends it new weights and
-    asks again for the last report."""
+    asks again for the last report. ``nice``: how much to lower the worker's priority (:data:`AHEAD_NICE`)."""
     use_one_core()
+    if nice:
+        os.nice(nice)
     slots = make_slots(engine, args)
     actor = PolicyActor(*actor_args) if actor_args is not None else None
     obs_out = shared_obs.numpy()
@@ -301,12 +313,12 @@ class RemoteHandle(PipeWorker):
     rows it keeps before it sends the next step). ``actor_args``: ``(game, options, network spec, seed, envs)`` of the
     worker's :class:`PolicyActor` (``policy_in_workers``)."""
 
-    def __init__(self, engine: str, args: tuple, actor_args: tuple | None = None):
+    def __init__(self, engine: str, args: tuple, actor_args: tuple | None = None, nice: int = 0):
         game = envs.make_game(args[0], **args[1])
         dtype = torch.from_numpy(np.zeros(0, dtype=game.observation_dtype)).dtype
         shared = torch.zeros((len(args[2]), *game.observation_shape), dtype=dtype).share_memory_()
         self._obs = shared.numpy()
-        super().__init__(_worker, (engine, args, shared, actor_args))
+        super().__init__(_worker, (engine, args, shared, actor_args, nice))
 
     def recv(self) -> Any:
         answer = super().recv()
