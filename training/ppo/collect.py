@@ -222,9 +222,8 @@ class SelfPlayCollector:
         """``policy_lag`` 1: each worker plays on alone during the update, to about ``steps`` reports (this batch's)
         beyond what it has reported, with the weights of this batch (sent along where it has older ones)."""
         for g, handle in enumerate(self.handles):
-            count = (
-                steps - 1 - len(self.queue[g]) - int(self.in_flight[g])
-            )  # a step short: a shorter next batch leaves none older
+            # a step short of this batch: a shorter next batch then leaves no report two updates old
+            count = steps - 1 - len(self.queue[g]) - int(self.in_flight[g])
             if count <= 0:
                 continue
             first = self.queue[g][-1].actions if self.queue[g] and not self.in_flight[g] else None
