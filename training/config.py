@@ -72,8 +72,9 @@ class TrainConfig:
     passes run on every worker's core while this process credits the transitions; new weights and snapshots go to
     the workers after each update, and with ``policy_lag`` 0 a decision sampled before an update is sampled again
     with the new weights (every transition's log-probability is the current policy's). False: this process runs
-    the passes, one group while the other steps. Paired 40-second runs on 2 cores: +14% samples/s in Bestiarium and Battle Sheep, +10%
-    in Beasty Borders, about +5% in Boaring (docs/speed.md). The run is another than without it (other draws)."""
+    the passes, one group while the other steps. Paired 40-second runs on 2 cores: +14% samples/s in Bestiarium
+    and Battle Sheep, +10% in Beasty Borders, about +5% in Boaring (docs/speed.md). The run is another than
+    without it (other draws)."""
     policy_lag: int = -1
     """PPO with ``policy_in_workers``: 1 lets the workers collect the next batch during the update, with the
     weights from before it (each batch is then one update behind the weights it trains: PPO's ratio starts from

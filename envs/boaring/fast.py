@@ -1011,6 +1011,17 @@ class BoaringBatched(BatchedGame):
             state, np.arange(actions.shape[0]), actions, self.num_players, self.deal_size, self.tables.work_cards
         )
 
+    def apply_rows(self, state: BoaringBatchedState, rows: np.ndarray, actions: np.ndarray) -> None:
+        """Play ``actions[j]`` in row ``rows[j]`` only, in place (the kernel :meth:`apply` runs over every row)."""
+        _apply_rows(
+            state,
+            np.asarray(rows, dtype=np.int64),
+            np.asarray(actions, dtype=np.int64),
+            self.num_players,
+            self.deal_size,
+            self.tables.work_cards,
+        )
+
     def observe(self, state: BoaringBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b`` seen from ``seats[b]`` into ``out[b]`` (float32, as the AEC env's observation)."""
         _observe_kernel(

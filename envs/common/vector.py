@@ -109,6 +109,14 @@ class BatchedGame(ABC):
         for mine, theirs in zip(state, source):
             mine[rows] = theirs
 
+    def apply_rows(self, state: Any, rows: np.ndarray, actions: np.ndarray) -> None:
+        """Play ``actions[j]`` (legal) in row ``rows[j]`` (distinct rows) and leave the other rows alone: the
+        scripted seats' moves in a few of a group's games. This default copies the rows out, plays them and copies
+        them back (:meth:`take`, :meth:`apply`, :meth:`put`); an engine with a kernel over given rows overrides it."""
+        sub = self.take(state, rows)
+        self.apply(sub, actions)
+        self.put(state, rows, sub)
+
     # ----- the bridge to the reference engine (differential tests, baselines) ----------------------------
     @abstractmethod
     def to_reference(self, state: Any, row: int) -> Any:

@@ -199,12 +199,12 @@ class BatchedSlots(_Slots):
             self._begin(i)
 
     def _play_scripted(self, rows: np.ndarray, seats: np.ndarray) -> None:
-        """One move of the scripted seat to move in each of ``rows``."""
-        eng = self.engine
+        """One move of the scripted seat to move in each of ``rows``, played in place (the engine's
+        ``apply_rows``): the other rows wait at a network seat."""
+        eng, state = self.engine, self.state
         whole = rows.size == self.num_envs
-        sub = self.state if whole else eng.take(self.state, rows)
-        mask = self._mask[: rows.size]
-        eng.legal_mask(sub, mask)
+        eng.legal_mask(state, self._mask)
+        mask = self._mask[rows]
         actions = np.empty(rows.size, dtype=np.int64)
         codes = self.kind_codes[rows, seats]
         randoms = np.flatnonzero(codes == KIND_CODES["random"])
@@ -218,25 +218,27 @@ class BatchedSlots(_Slots):
         if greedy.size and self.compiled_greedy:
             rng = self.greedy_rng[rows[greedy]]
             chosen = np.empty(greedy.size, dtype=np.int64)
-            eng.greedy_actions(sub if greedy.size == rows.size else eng.take(sub, greedy), rng, chosen)
+            movers = state if whole and greedy.size == rows.size else eng.take(state, rows[greedy])
+            eng.greedy_actions(movers, rng, chosen)
             self.greedy_rng[rows[greedy]] = rng
             actions[greedy] = chosen
         elif greedy.size:
             game = self.reference_game
             views = np.empty((greedy.size, *eng.observation_shape), dtype=np.float32)
-            eng.observe(eng.take(sub, greedy), seats[greedy], views)
+            eng.observe(eng.take(state, rows[greedy]), seats[greedy], views)
             for k, j in enumerate(greedy.tolist()):
                 seat = int(seats[j])
-                reference = eng.to_reference(sub, j)
+                reference = eng.to_reference(state, int(rows[j]))
                 decision = Decision(
                     game, seat, game.information_state(reference, seat), views[k], mask[j].view(np.int8).copy()
                 )
                 policy = self.greedy[int(rows[j])]
                 assert policy is not None, "_begin gave the env's greedy seats their policy"
                 actions[j] = policy.act(decision)
-        eng.apply(sub, actions)
-        if not whole:
-            eng.put(self.state, rows, sub)
+        if whole:
+            eng.apply(state, actions)
+        else:
+            eng.apply_rows(state, rows, actions)
         self.plies[rows] += 1
 
     # ----- exact state, for --resume ----------------------------------------------------------------------
