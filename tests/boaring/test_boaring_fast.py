@@ -458,3 +458,36 @@ if __name__ == "__main__":
         print(f"{opts}: {st} in {time.perf_counter() - t0:.1f} s", flush=True)
     print(f"{total} games agree")
     sys.exit(0)
+
+
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_apply_rows_plays_only_the_given_rows_as_take_apply_put_does(n):
+    """``apply_rows`` (the row kernel in place, the trainer's scripted seats) leaves every array of every row as
+    the contract's default (copy the rows out, ``apply``, copy them back) over random games, a random subset of
+    rows moving each step (chance included: re-deals and refills from each row's generator)."""
+    from envs.common.vector import BatchedGame
+
+    fast = BoaringBatched(num_players=n)
+    rows = 16
+    kernel, default = fast.new_state(rows), fast.new_state(rows)
+    kernel.rng[:] = seed_states(7 + n, rows)
+    fast.reset_rows(kernel, np.arange(rows))
+    for mine, theirs in zip(default, kernel):
+        mine[...] = theirs
+    pick = np.random.default_rng(n)
+    mask = np.zeros((rows, fast.num_actions), dtype=bool)
+    moved = 0
+    for _ in range(600):
+        over = np.flatnonzero(fast.current_player(kernel) == TERMINAL)
+        if over.size:
+            fast.reset_rows(kernel, over)
+            fast.reset_rows(default, over)
+        fast.legal_mask(kernel, mask)
+        chosen = np.flatnonzero(pick.random(rows) < 0.4)
+        actions = np.array([pick.choice(np.flatnonzero(mask[b])) for b in chosen], dtype=np.int64)
+        fast.apply_rows(kernel, chosen, actions)
+        BatchedGame.apply_rows(fast, default, chosen, actions)
+        moved += chosen.size
+        for name, mine, theirs in zip(kernel._fields, kernel, default):
+            assert np.array_equal(mine, theirs), name
+    assert moved > 3000
