@@ -308,3 +308,25 @@ def test_draws_follow_the_masked_probabilities(width: int):
     share = torch.bincount(dist.sample(torch.Generator().manual_seed(0)), minlength=width).float() / 200_000
     assert share[1] == 0 and share[4:].sum() == 0
     torch.testing.assert_close(share, dist.probs[0], atol=0.005, rtol=0)
+
+
+def test_the_rollouts_numpy_draw_follows_the_masked_softmax():
+    """``draw_dense`` (the workers' draw where a game has few actions): legal actions only, each at its softmax
+    probability over the legal ones (200,000 draws, within 0.005), the log-probability of the drawn action, the
+    same draws for the same generator seed, and a clear error for a row without a legal action."""
+    from training.distribution import draw_dense
+
+    logits = torch.tensor([[0.0, 1.0, 2.0, 0.5, 9.0]]).repeat(200_000, 1)
+    legal = np.zeros((200_000, 5), dtype=bool)
+    legal[:, [0, 2, 3]] = True
+    actions, logp = draw_dense(logits, legal, torch.Generator().manual_seed(3))
+    expected = torch.softmax(torch.tensor([0.0, 2.0, 0.5], dtype=torch.float64), 0).numpy()
+    share = np.bincount(actions, minlength=5) / len(actions)
+    assert share[1] == 0 and share[4] == 0
+    np.testing.assert_allclose(share[[0, 2, 3]], expected, atol=0.005)
+    np.testing.assert_allclose(logp, np.log(expected)[np.searchsorted([0, 2, 3], actions)], rtol=1e-12)
+    again, _ = draw_dense(logits, legal, torch.Generator().manual_seed(3))
+    assert np.array_equal(actions, again)
+    legal[7] = False
+    with pytest.raises(ValueError, match="no legal action"):
+        draw_dense(logits, legal, torch.Generator().manual_seed(3))
