@@ -188,6 +188,7 @@ def draw_dense(logits: torch.Tensor, legal: np.ndarray, generator: torch.Generat
 def _draw_kernel(x: np.ndarray, legal: np.ndarray, u: np.ndarray, actions: np.ndarray, logp: np.ndarray) -> None:
     """Per row: the legal actions' softmax, the first action whose cumulative probability passes ``u`` (the last
     legal one with probability > 0 when rounding leaves none), its log-probability."""
+    weights = np.empty(x.shape[1])
     for b in range(x.shape[0]):
         top = -np.inf
         for a in range(x.shape[1]):
@@ -195,19 +196,17 @@ def _draw_kernel(x: np.ndarray, legal: np.ndarray, u: np.ndarray, actions: np.nd
                 top = x[b, a]
         total = 0.0
         for a in range(x.shape[1]):
-            if legal[b, a]:
-                total += math.exp(x[b, a] - top)
+            weights[a] = math.exp(x[b, a] - top) if legal[b, a] else 0.0
+            total += weights[a]
         target = u[b] * total
         cumulative = 0.0
         chosen = -1
         for a in range(x.shape[1]):
-            if legal[b, a]:
-                weight = math.exp(x[b, a] - top)
-                cumulative += weight
-                if weight > 0.0:
-                    chosen = a
-                    if cumulative > target:
-                        break
+            if weights[a] > 0.0:
+                cumulative += weights[a]
+                chosen = a
+                if cumulative > target:
+                    break
         actions[b] = chosen
         logp[b] = x[b, chosen] - top - math.log(total)
 

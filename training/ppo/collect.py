@@ -230,9 +230,10 @@ class SelfPlayCollector:
             handle.send("ahead", (count, self._weights_message(g), first))
             self.ahead_in_flight[g] = True
 
-    def _weights_message(self, g: int) -> tuple | None:
-        """The learner's weights and the pool's new snapshots for group ``g``'s actor (None: it has them)."""
-        if self.sent_version[g] == self.version:
+    def _weights_message(self, g: int, force: bool = False) -> tuple | None:
+        """The learner's weights and the pool's new snapshots for group ``g``'s actor (None: it has them, unless
+        ``force``: an ``act`` message, which always carries them)."""
+        if self.sent_version[g] == self.version and not force:
             return None
         new = [(i, numpy_weights(net)) for i, net in self.pool.items() if i not in self.sent_snapshots[g]]
         self.sent_snapshots[g] = set(self.pool)
@@ -251,8 +252,7 @@ class SelfPlayCollector:
         if self.policy_in_workers and report.version != self.version:
             # chosen with older weights (the step that ran during the update), or none: choose again with these
             handle = self.handles[g]
-            self.sent_version[g] = -1  # the actor must take the weights, whatever it was sent last
-            handle.send("act", self._weights_message(g))
+            handle.send("act", self._weights_message(g, force=True))
             report = handle.recv()
         return report
 
@@ -448,11 +448,12 @@ class SelfPlayCollector:
         self.started = bool(state["started"])
         self.sent_version = [-1] * len(self.handles)  # the workers get the weights and the pool again
         self.sent_snapshots = [set() for _ in self.handles]
-        queues = state.get("queue") or []
-        if any(queues) and len(queues) != len(self.handles):
-            raise ValueError(f"the run was saved with {len(queues)} env workers playing ahead; resume it with as many")
-        queues = [*queues, *[[] for _ in range(len(self.handles) - len(queues))]][: len(self.handles)]
-        self.queue = [deque(report_from_state(r) for r in q) for q in queues]
+        saved = state.get("queue") or []  # absent in a run saved before policy_lag
+        if any(saved) and len(saved) != len(self.handles):
+            raise ValueError(f"the run was saved with {len(saved)} env workers playing ahead; resume it with as many")
+        self.queue = (
+            [deque(report_from_state(r) for r in q) for q in saved] if any(saved) else [deque() for _ in self.handles]
+        )
         if self.started:
             for g, (handle, group_state) in enumerate(zip(self.handles, json.loads(state["groups"]))):
                 handle.send("set_state", group_state)
@@ -460,8 +461,7 @@ class SelfPlayCollector:
                 # with reports queued, the group stands at the last of them: its answer repeats that one
                 self.ready[g] = None if self.queue[g] else answer
                 self.in_flight[g] = False
-                first = answer
-            credit = self._credit(first)
+            credit = self._credit(answer)  # any group's report gives the shapes
             credit.open[:] = False
             for p in state["pending"]:
                 credit.restore(

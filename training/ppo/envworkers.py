@@ -110,8 +110,8 @@ def choose_actions(
 def draw_actions(
     net: nn.Module, obs: np.ndarray, packed: np.ndarray, num_actions: int, generator: torch.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(actions, log-probabilities, values)`` of ``net`` for rows of observations and packed masks: in numpy
-    over the whole logits where the game has few actions (:func:`~training.distribution.draw_dense`), else
+    """``(actions, log-probabilities, values)`` of ``net`` for rows of observations and packed masks: one compiled
+    draw over the whole logits where the game has few actions (:func:`~training.distribution.draw_dense`), else
     through :func:`~training.distribution.masked_policy`'s legal rows."""
     if num_actions <= DENSE_ACTIONS and not hasattr(net, "legal_logits"):
         scores, value_t, columns = net.scores(  # type: ignore[operator]  # a training.networks network
