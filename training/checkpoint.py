@@ -97,8 +97,13 @@ def save_checkpoint(
         "torch_version": torch.__version__,
         "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
-    sidecar.write_text(json.dumps(meta, indent=1) + "\n")
+    write_sidecar(sidecar, meta)
     return weights
+
+
+def write_sidecar(path: str | Path, meta: dict[str, Any]) -> None:
+    """Write ``meta`` as the JSON sidecar of the checkpoint at ``path`` (either file, or their stem)."""
+    _paths(path)[1].write_text(json.dumps(meta, indent=1) + "\n")
 
 
 def read_sidecar(path: str | Path) -> dict[str, Any]:

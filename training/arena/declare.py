@@ -9,11 +9,18 @@ its network), ``sample`` or ``sample:T`` (sampled at temperature T), ``sym``, ``
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from training.arena.players import make_policy
-from training.checkpoint import CheckpointError, checked_play, declared_play, declared_spec, play_spec, read_sidecar
+from training.checkpoint import (
+    CheckpointError,
+    checked_play,
+    declared_play,
+    declared_spec,
+    play_spec,
+    read_sidecar,
+    write_sidecar,
+)
 
 
 def declare_play(path: str | Path, play: str) -> None:
@@ -23,7 +30,7 @@ def declare_play(path: str | Path, play: str) -> None:
     meta = read_sidecar(path)
     make_policy(play_spec(path, checked_play(play, path)), meta["game"], meta.get("options", {}), seed=0)
     meta["play"] = play
-    Path(path).with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
+    write_sidecar(path, meta)
 
 
 def main(argv: list[str] | None = None) -> None:
