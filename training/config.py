@@ -143,6 +143,9 @@ class TrainConfig:
     action_head: str = "auto"
     """``auto`` (per-cell when the game's action layout is known), ``cell`` (1x1 conv per cell gathered into
     the flat action order) or ``linear`` (a dense layer over the features)."""
+    input_features: str = ""
+    """Planes the conv network computes from each observation and reads beside it, by name
+    (``Game.input_features``: Bestiarium's ``consequences``, what each move would do by greedy's key); empty: none."""
 
     # ----- self-play and opponents --------------------------------------------------------------------
     opponent_fraction: float = 0.2

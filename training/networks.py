@@ -13,6 +13,9 @@
   :func:`action_layout`: ``(num_actions, 2)`` rows of (cell index into the flattened ``H x W`` plane, channel);
   a row ``(-1, j)`` marks an action that belongs to no cell (a pass), scored from the pooled features.
   This keeps Battle Sheep's 25k-action head at 3k weights, where a dense layer would need millions.
+* Input features (the spec's ``input_features``, a name of ``Game.input_features``): planes the game computes from
+  the observation batch (Bestiarium's ``consequences``: what each move would do), read by the trunk beside the
+  observation's per-cell planes and by the per-cell policy head beside the trunk's output.
 
 Initialisation as in the reference PPO implementations: orthogonal weights (gain sqrt(2) in the trunk, 0.01
 on the policy output, 1 on the value output), zero biases.
@@ -27,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from envs.common.game import Game
+from envs.common.game import FeaturePlanes, Game
 from training.config import TrainConfig
 
 
@@ -36,6 +39,24 @@ def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias: float = 0.0) -
     nn.init.orthogonal_(layer.weight, std)
     nn.init.constant_(layer.bias, bias)
     return layer
+
+
+class PlaneFeatures:
+    """A network's input features (:class:`~envs.common.game.FeaturePlanes`) computed on the CPU from a batch of
+    observations. Each copy has its own computer (its own work buffers): a ``deepcopy`` of a network (a frozen
+    snapshot) makes a fresh one."""
+
+    def __init__(self, planes: FeaturePlanes):
+        self.planes = planes
+        self.num_planes = int(planes.num_planes)
+        self.compute = planes.make()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PlaneFeatures:
+        return PlaneFeatures(self.planes)
+
+    def __call__(self, obs: torch.Tensor) -> torch.Tensor:
+        out = self.compute(obs.detach().to("cpu", torch.float32).numpy())
+        return torch.from_numpy(out).to(obs.device)
 
 
 # ----- action layouts ------------------------------------------------------------------------------------
@@ -133,9 +154,15 @@ class ConvNet(nn.Module):
         value_outputs: int = 1,
         global_planes: int = 0,
         global_input: str = "conv",
+        features: FeaturePlanes | None = None,
     ):
         super().__init__()
         c_in, height, width = obs_shape
+        self.features = PlaneFeatures(features) if features is not None else None
+        """Input features computed from the observation: the trunk reads them after the per-cell planes, and the
+        per-cell policy head beside the trunk's output (a move's logit starts from what it would do)."""
+        num_extra = self.features.num_planes if self.features is not None else 0
+        c_in += num_extra
         self.value_outputs = value_outputs
         self.global_planes = int(global_planes)
         """The observation's last ``global_planes`` planes are constants (a game's global features, e.g.
@@ -157,7 +184,7 @@ class ConvNet(nn.Module):
         if layout is not None:
             on_cell = layout[:, 0] >= 0
             choices = int(layout[on_cell, 1].max()) + 1
-            self.policy = layer_init(nn.Conv2d(channels, choices, 1), std=0.01)
+            self.policy = layer_init(nn.Conv2d(channels + num_extra, choices, 1), std=0.01)
             num_global = int(layout[~on_cell, 1].max()) + 1 if (~on_cell).any() else 0
             self.global_policy = layer_init(nn.Linear(pooled_width, num_global), std=0.01) if num_global else None
             # flat index of each action (in action order) into the cell-major (H*W, choices) logits followed by
@@ -188,10 +215,13 @@ class ConvNet(nn.Module):
 
         The trunk runs in channels-last memory order: oneDNN's convolutions (forward and backward) are about
         twice as fast on CPU that way for these small channel counts."""
+        extra = self.features(obs) if self.features is not None else None
         glob = obs[:, -self.global_planes :].mean(dim=(2, 3)) if self.global_planes else None
         bias = None
         if self.global_bias is not None:
             obs, bias = obs[:, : -self.global_planes], self.global_bias(glob)
+        if extra is not None:
+            obs = torch.cat([obs, extra], dim=1)
         h = obs.contiguous(memory_format=torch.channels_last)
         for i, layer in enumerate(self.trunk):
             h = layer(h, bias if i == 0 else None)
@@ -205,7 +235,8 @@ class ConvNet(nn.Module):
         value = _values(self.value(pooled), self.value_outputs)
         if not self.per_cell:
             return self.policy(h), value, None
-        flat = self.policy(h).permute(0, 2, 3, 1).flatten(1)  # cell-major: a view of channels-last planes
+        head_in = h if extra is None else torch.cat([h, obs[:, -extra.shape[1] :]], dim=1)
+        flat = self.policy(head_in.contiguous(memory_format=torch.channels_last)).permute(0, 2, 3, 1).flatten(1)
         if self.global_policy is not None:
             flat = torch.cat([flat, self.global_policy(pooled)], dim=1)
         return flat, value, self.action_index
@@ -495,6 +526,8 @@ def _architecture(config: TrainConfig, game: Game) -> dict[str, Any]:
         kind = "mlp" if len(shape) != 3 else "hex" if _has_cell_graph(game) else "conv"
     if kind not in ("mlp", "conv", "hex"):
         raise ValueError(f"network={config.network!r}; allowed: 'auto', 'mlp', 'conv', 'hex'")
+    if config.input_features and kind != "conv":
+        raise ValueError(f"input_features={config.input_features!r} needs network='conv' (this run builds {kind!r})")
     if kind == "hex":
         if not _has_cell_graph(game):
             raise ValueError(
@@ -533,6 +566,9 @@ def _architecture(config: TrainConfig, game: Game) -> dict[str, Any]:
     if global_planes:
         spec["global_planes"] = global_planes  # absent in older specs: no global vector
         spec["global_input"] = "bias"  # absent in older specs: "conv"
+    if config.input_features:
+        _input_features(game, config.input_features)
+        spec["input_features"] = config.input_features  # absent in older specs: none
     return spec
 
 
@@ -580,8 +616,20 @@ def build_network(spec: dict[str, Any], game: Game) -> nn.Module:
             value_outputs=value_outputs,
             global_planes=global_planes,
             global_input=str(spec.get("global_input", "conv")),
+            features=_input_features(game, spec.get("input_features")),
         )
     raise ValueError(f"unknown network kind {spec.get('kind')!r}")
+
+
+def _input_features(game: Game, name: Any) -> FeaturePlanes | None:
+    """The game's input features of that name (None: none asked for); ValueError naming the choices otherwise."""
+    if not name:
+        return None
+    offered = game.input_features() if hasattr(game, "input_features") else {}
+    if name not in offered:
+        choices = ", ".join(offered) or "none"
+        raise ValueError(f"input_features={name!r}: {game.name} offers {choices}")
+    return offered[name]
 
 
 def num_parameters(net: nn.Module) -> int:

@@ -1023,6 +1023,224 @@ def _greedy_scores_kernel(st, b, tab, sc, work, g):
     return g[6][:count].copy(), g[7][:count].copy()
 
 
+CONSEQUENCE_PLANES = ("best", "rank", "verdict", "margin", "deciding_size", "gain")
+"""The per-cell planes of :meth:`BestiariumBatched.consequence_planes`: for each placement (or growth) the mover may
+make, what ``greedy``'s key (the cascade after the move, an eating chain it starts followed to its end with the best
+growth cells) says of it; 0 on every other square:
+
+* ``best``: 1 where the key is the greatest of the legal moves' (greedy's choices);
+* ``rank``: the share of the other legal moves whose key is smaller (1: none is better; 0: none is worse);
+* ``verdict``: +1 / -1 / 0 if the game were decided after the move (its first size where the values differ, or
+  the result of a finished game);
+* ``margin``: ``tanh(d / (2 s^2))`` at that size s, d the mover's value minus the opponent's (+-1 for a finished
+  game), as the search baseline scores a leaf;
+* ``deciding_size``: that size / 12 (capped at 1; 0 when every size ties or the game is over);
+* ``gain``: +1 / -1 / 0 as the key after the move is above, below or equal to the key of the position now."""
+
+EXPOSURE_PLANES = ("eats", "exposed")
+"""Two more planes (input features ``consequences_exposure``: :data:`CONSEQUENCE_PLANES` then these), for each move
+of the mover whose stone joins creature C (the one friendly creature it touches, the eater in the grow phase; a
+new lone creature otherwise), C' being C with the stone:
+
+* ``eats``: the enemy stones the move removes at once (the eat rule, before any growth) / 10, capped at 1;
+* ``exposed``: C'`s size / 10 (capped at 1) where the opponent could bring a creature of that size next to C' with
+  one stone, so that C' may be eaten next turn: an enemy creature of size |C'| - 1 touching C', or touching an
+  empty cell (not the move's) that touches C' and where the opponent may place; 0 otherwise and for the sizes
+  with a single shape (shapes and the eater's growth room are not checked: "may be eaten")."""
+
+_MARGIN_SCALE = 2.0
+_SIZE_CAP = 12.0
+
+
+@refcount_jit
+def _merge_sort_keys(order, keys, tmp, count):
+    """Sort ``order[:count]`` (indices into ``keys``' rows) by key, ascending (bottom-up merge sort: O(K log K)
+    key comparisons)."""
+    width = 1
+    while width < count:
+        lo = 0
+        while lo < count:
+            mid = min(lo + width, count)
+            hi = min(lo + 2 * width, count)
+            i, j, k = lo, mid, lo
+            while i < mid and j < hi:
+                if _key_greater(keys[order[i]], keys[order[j]]):
+                    tmp[k] = order[j]
+                    j += 1
+                else:
+                    tmp[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = order[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = order[j]
+                j += 1
+                k += 1
+            lo = hi
+        for t in range(count):
+            order[t] = tmp[t]
+        width *= 2
+
+
+@refcount_jit
+def _consequence_kernel(obs, out, st, tab, sc, work, g, order, tmp):
+    """:meth:`BestiariumBatched.consequence_planes`: each observation's board rebuilt on ``st``'s row 0 (the
+    observer to move), greedy's keys of its moves (:func:`_greedy_keys_row`), then the planes into ``out`` (with
+    :data:`EXPOSURE_PLANES` too where ``out`` has room for them: :func:`_exposure_planes`)."""
+    n_cells = st.color.shape[1]
+    cell_square = tab.cell_square
+    color = np.zeros(n_cells, dtype=np.uint8)
+    books = np.zeros(7, dtype=np.int64)
+    actions, action_keys, base = g[6], g[7], g[14]
+    zero = np.float32(0.0)
+    for b in range(obs.shape[0]):
+        for p in range(out.shape[1]):
+            for k in range(out.shape[2]):
+                out[b, p, k] = zero
+        chain_cell = -1
+        for x in range(n_cells):
+            k = cell_square[x]
+            if obs[b, 0, k] > 0.5:
+                color[x] = 1
+            elif obs[b, 1, k] > 0.5:
+                color[x] = 2
+            else:
+                color[x] = 0
+            if chain_cell < 0 and obs[b, 4, k] > 0.5 and color[x] == 1:
+                chain_cell = x
+        square0 = cell_square[0]
+        grow = obs[b, 5, square0] > 0.5 and chain_cell >= 0
+        pending = obs[b, 6, square0] > 0.5
+        books[0] = 0
+        books[1] = GROW if grow else PLACE
+        books[2] = chain_cell if grow else -1
+        books[3] = 1 if pending else 0
+        books[4] = 1 if pending else -1  # the opponent made the pending pass
+        books[5] = 0
+        books[6] = 0
+        _load_row(st, tab, 0, color, books)
+        count = _greedy_keys_row(st, 0, tab, sc, work, g, True)
+        if count == 0:
+            continue
+        for i in range(count):
+            order[i] = i
+        _merge_sort_keys(order, action_keys, tmp, count)
+        top = action_keys[order[count - 1]]
+        smaller = 0  # moves strictly below the current run of equal keys
+        for t in range(count):
+            i = order[t]
+            if t > 0 and _key_greater(action_keys[i], action_keys[order[t - 1]]):
+                smaller = t
+            a = actions[i]
+            if a >= n_cells:  # the pass has no square
+                continue
+            key = action_keys[i]
+            k = cell_square[a]
+            out[b, 0, k] = np.float32(1.0) if not _key_greater(top, key) else zero
+            out[b, 1, k] = np.float32(smaller / (count - 1)) if count > 1 else np.float32(1.0)
+            verdict = 0.0
+            margin = 0.0
+            size = 0.0
+            if key[0] != 0:
+                verdict = 1.0 if key[0] > 0 else -1.0
+                margin = verdict
+            else:
+                for j in range(1, n_cells + 1):
+                    d = key[j]
+                    if d != 0:
+                        s = n_cells + 1 - j
+                        verdict = 1.0 if d > 0 else -1.0
+                        margin = np.tanh(d / (_MARGIN_SCALE * s * s))
+                        size = min(s / _SIZE_CAP, 1.0)
+                        break
+            out[b, 2, k] = np.float32(verdict)
+            out[b, 3, k] = np.float32(margin)
+            out[b, 4, k] = np.float32(size)
+            if _key_greater(key, base):
+                out[b, 5, k] = np.float32(1.0)
+            elif _key_greater(base, key):
+                out[b, 5, k] = np.float32(-1.0)
+        if out.shape[1] > len(CONSEQUENCE_PLANES):
+            _exposure_planes(st, tab, sc, work, actions, count, out[b])
+
+
+@refcount_jit
+def _exposure_planes(st, tab, sc, work, actions, count, out):
+    """:data:`EXPOSURE_PLANES` of ``st``'s row 0 (its mover to move) into ``out[6]`` and ``out[7]`` for the ``count``
+    legal ``actions`` (work row 0 of ``work`` is played on)."""
+    n_cells = st.color.shape[1]
+    nbrs = tab.nbrs
+    ssm = tab.single_shape_max
+    seat = st.to_move[0]
+    own = seat + 1
+    enemy = 2 - seat
+    grow = st.phase[0] == GROW
+    cells = np.empty(n_cells + 1, dtype=np.int64)
+    stamp = np.full(n_cells, -1, dtype=np.int64)
+    enemy_stones = 0
+    for x in range(n_cells):
+        if st.color[0, x] == enemy:
+            enemy_stones += 1
+    for i in range(count):
+        a = actions[i]
+        if a >= n_cells:
+            continue
+        c = st.chain[0] if grow else -1
+        if not grow:
+            for e in range(6):
+                j = nbrs[a, e]
+                if j < 0:
+                    break
+                if st.color[0, j] == own:
+                    c = st.cid[0, j]
+                    break
+        m = _cells_of(st, 0, c, cells) if c >= 0 else 0
+        cells[m] = a
+        s1 = m + 1
+        if s1 <= ssm:
+            continue
+        k = tab.cell_square[a]
+        exposed = False
+        prey_near = False
+        for t in range(s1):  # C''s neighbours: enemy creatures, and empty cells the opponent may take
+            x = cells[t]
+            for e in range(6):
+                j = nbrs[x, e]
+                if j < 0:
+                    break
+                if j == a or stamp[j] == i:
+                    continue
+                stamp[j] = i
+                v = st.color[0, j]
+                if v == enemy:
+                    se = st.size[0, st.cid[0, j]]
+                    if se == s1 - 1:
+                        exposed = True
+                    elif se == s1:
+                        prey_near = True
+                elif v == 0 and st.legal[0, 1 - seat, j]:
+                    for f in range(6):
+                        y = nbrs[j, f]
+                        if y < 0:
+                            break
+                        if st.color[0, y] == enemy and st.size[0, st.cid[0, y]] == s1 - 1:
+                            exposed = True
+                            break
+        if exposed:
+            out[7, k] = np.float32(min(s1 / 10.0, 1.0))
+        if prey_near:  # an eat is possible: play the move and count the enemy stones it removes
+            _copy_row_from(st, 0, work, 0)
+            _step_row(work, 0, a, tab, sc)
+            left = 0
+            for x in range(n_cells):
+                if work.color[0, x] == enemy:
+                    left += 1
+            out[6, k] = np.float32(min((enemy_stones - left) / 10.0, 1.0))
+
+
 # ----- the Python face ------------------------------------------------------------------------------------------
 class BestiariumBatched(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
@@ -1067,6 +1285,7 @@ class BestiariumBatched(BatchedGame):
         self._scratch = Scratch(*t.work, t.work_mark, t.work_mask, t.work_values)
         self._side = side
         self._greedy: tuple[BestiariumBatchedState, tuple] | None = None
+        self._consequence: tuple[BestiariumBatchedState, np.ndarray, np.ndarray] | None = None
 
     def options(self) -> dict[str, Any]:
         """The options (JSON-safe), as the reference reports them."""
@@ -1176,6 +1395,45 @@ class BestiariumBatched(BatchedGame):
         if not 0 <= row < state.color.shape[0]:
             raise ValueError(f"row {row} is not a row of this {state.color.shape[0]}-row state")
         return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, *self._greedy_work())
+
+    def input_features(self) -> dict[str, Any]:
+        """The reference's (``BestiariumGame.input_features``): networks built over this engine read the same."""
+        return self.reference.input_features()
+
+    def consequence_planes(self, obs: np.ndarray, out: np.ndarray | None = None, exposure: bool = False) -> np.ndarray:
+        """(B, 6, S, S) float32 planes (:data:`CONSEQUENCE_PLANES`) of each observation (B, 56, S, S): what each
+        move of the observer's would do, read by greedy's key, computed from the board the observation shows with
+        the observer to move (the mover, in every observation a policy acts on). ``exposure``: 8 planes, with
+        :data:`EXPOSURE_PLANES` after those. A network may read them beside the planes (``training.networks``,
+        input features ``consequences`` / ``consequences_exposure``): the policy still acts from the observation
+        alone. ``out``: where to write them (C-contiguous), else a new array."""
+        obs = np.ascontiguousarray(obs, dtype=np.float32)
+        side = self._side
+        if obs.ndim != 4 or obs.shape[1:] != (NUM_PLANES, side, side):
+            raise ValueError(f"observations of shape (B, {NUM_PLANES}, {side}, {side}) expected, got {obs.shape}")
+        batch = obs.shape[0]
+        planes = len(CONSEQUENCE_PLANES) + (len(EXPOSURE_PLANES) if exposure else 0)
+        if out is None:
+            out = np.empty((batch, planes, side, side), dtype=np.float32)
+        elif out.shape != (batch, planes, side, side) or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float32 array of shape (B, {planes}, S, S)")
+        if self._consequence is None:
+            n = self.num_actions
+            self._consequence = (self.new_state(1), np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+        row, order, tmp = self._consequence
+        work, g = self._greedy_work()
+        _consequence_kernel(
+            obs.reshape(batch, NUM_PLANES, side * side),
+            out.reshape(batch, planes, side * side),
+            row,
+            self.tables,
+            self._scratch,
+            work,
+            g,
+            order,
+            tmp,
+        )
+        return out
 
     def _greedy_work(self) -> tuple[BestiariumBatchedState, tuple]:
         """The greedy kernels' work rows (one per level of an eating chain's walk: at most N levels) and work

@@ -11,7 +11,7 @@ Seats are turn-order indices ``0..n-1`` inside the engine; agent names (``player
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -113,6 +113,18 @@ class Symmetry:
         out = np.zeros_like(mask)
         out[self.actions] = mask
         return out
+
+
+@dataclass(frozen=True)
+class FeaturePlanes:
+    """Planes a network may compute from a batch of observations and read beside them (``Game.input_features``):
+    derived from what the observation shows, so a policy that reads them still acts from its observation alone."""
+
+    num_planes: int
+    """Planes per observation, on the observation's (H, W) squares."""
+    make: Callable[[], Callable[[np.ndarray], np.ndarray]]
+    """A new computer with its own work buffers (one call at a time each): ``(B, *observation_shape)`` float32 ->
+    ``(B, num_planes, H, W)`` float32."""
 
 
 class Game(ABC, Generic[S]):
@@ -263,6 +275,11 @@ class Game(ABC, Generic[S]):
         channel per action kind) and gather the logits into the flat action order.
         """
         return None
+
+    def input_features(self) -> dict[str, FeaturePlanes]:
+        """Named extra planes a network may compute from observations (:class:`FeaturePlanes`; a network spec's
+        ``input_features``); none by default."""
+        return {}
 
     def cell_graph(self) -> CellGraph | None:
         """The board's cells and neighbours for networks that work on the board alone (:class:`CellGraph`); None
