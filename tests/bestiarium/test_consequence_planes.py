@@ -163,3 +163,16 @@ def test_unknown_or_misplaced_input_features_are_clear_errors():
     other = envs.make_game("battle_sheep")
     with pytest.raises(ValueError, match="offers none"):
         network_spec(TrainConfig(game="battle_sheep", input_features="consequences", network="conv"), other)
+
+
+def test_greedy_losses_reports_every_lost_game_and_is_seeded():
+    from training.measure.greedy_losses import play
+
+    first, again = play(12, seed=4), play(12, seed=4)
+    won = first["won"]
+    assert isinstance(won, np.ndarray) and won.shape == (12,)
+    np.testing.assert_array_equal(won, again["won"])
+    assert len(first["lost_games"]) == int((~won).sum())  # type: ignore[arg-type]
+    for row in first["lost_games"]:  # type: ignore[union-attr]
+        sizes = [size for size, _, _ in row]
+        assert sizes == sorted(sizes, reverse=True) and len(sizes) <= 4
