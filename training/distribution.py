@@ -169,14 +169,17 @@ class MaskedCategorical:
         return -torch.where(self.valid, p_log_p, torch.zeros_like(p_log_p)).sum(dim=-1)
 
 
-def draw_dense(logits: torch.Tensor, legal: np.ndarray, generator: torch.Generator) -> tuple[np.ndarray, np.ndarray]:
+def draw_dense(
+    logits: torch.Tensor | np.ndarray, legal: np.ndarray, generator: torch.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """``(actions, log-probabilities)`` ``(B,)`` of one draw per row from the softmax of ``logits`` ``(B, A)``
     over the ``legal`` ``(B, A)`` actions (bool), in one compiled loop: the rollouts' draws in a game of a few
     actions, where a dozen small torch operations cost more than the network's pass. The same inverse-CDF draw as
     :meth:`MaskedCategorical.sample` (one uniform a row from ``generator``), in float64."""
     if not legal.any(axis=1).all():
         raise ValueError("a row of the action mask has no legal action")
-    x = np.ascontiguousarray(logits.detach().cpu().numpy(), dtype=np.float64)
+    raw = logits.detach().cpu().numpy() if isinstance(logits, torch.Tensor) else logits
+    x = np.ascontiguousarray(raw, dtype=np.float64)
     u = torch.rand(len(x), generator=generator, dtype=torch.float64).numpy()
     actions = np.empty(len(x), dtype=np.int64)
     logp = np.empty(len(x), dtype=np.float64)

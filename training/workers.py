@@ -54,15 +54,37 @@ def use_one_core() -> None:
     numba.set_num_threads(1)
 
 
+BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Environment variables that cap numpy's BLAS threads, set to 1 for a worker process unless the user set them:
+numpy reads them when it is imported, and a worker's small matrix products (the env workers' numpy forward passes,
+``training.networks.NumpyMLP``) spun OpenBLAS threads against the other processes on the cores (Boaring's worker
+time went from 62 to 466 us a sample)."""
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Any:
+    """The BLAS thread variables at 1 while a process is spawned (those the user set are kept)."""
+    added = [name for name in BLAS_THREAD_VARIABLES if name not in os.environ]
+    for name in added:
+        os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        for name in added:
+            os.environ.pop(name, None)
+
+
 class PipeWorker:
-    """``target(conn, *args)`` in a spawned daemon process; ``send`` returns at once, ``recv`` waits for an answer,
-    ``close`` asks the process to stop and ends it if it does not within 5 s."""
+    """``target(conn, *args)`` in a spawned daemon process (one BLAS thread: :func:`one_blas_thread`); ``send``
+    returns at once, ``recv`` waits for an answer, ``close`` asks the process to stop and ends it if it does not
+    within 5 s."""
 
     def __init__(self, target: Callable[..., None], args: tuple):
         ctx = mp.get_context("spawn")
         self.conn, child = ctx.Pipe()
         self.process = ctx.Process(target=target, args=(child, *args), daemon=True)
-        self.process.start()
+        with one_blas_thread():
+            self.process.start()
         child.close()
 
     def send(self, command: str, data: Any = None) -> None:

@@ -28,6 +28,7 @@ from torch import nn
 
 import envs
 from training.distribution import DENSE_ACTIONS, LegalActions, draw_dense, masked_policy, network_device
+from training.networks import NumpyMLP, numpy_forward
 from training.ppo.batched_slots import BatchedSlots
 from training.ppo.mix import KIND_CODES, LEARNER, SNAPSHOT
 from training.ppo.slots import GameSlots, Report
@@ -77,7 +78,7 @@ def frozen_copy(net: nn.Module, weights: dict[str, torch.Tensor] | None = None) 
 
 @torch.no_grad()
 def choose_actions(
-    net: nn.Module,
+    net: nn.Module | NumpyMLP,
     snapshot_net: Any,
     obs: np.ndarray,
     packed: np.ndarray,
@@ -108,11 +109,17 @@ def choose_actions(
 
 
 def draw_actions(
-    net: nn.Module, obs: np.ndarray, packed: np.ndarray, num_actions: int, generator: torch.Generator
+    net: nn.Module | NumpyMLP, obs: np.ndarray, packed: np.ndarray, num_actions: int, generator: torch.Generator
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(actions, log-probabilities, values)`` of ``net`` for rows of observations and packed masks: one compiled
     draw over the whole logits where the game has few actions (:func:`~training.distribution.draw_dense`), else
-    through :func:`~training.distribution.masked_policy`'s legal rows."""
+    through :func:`~training.distribution.masked_policy`'s legal rows. ``net`` may be a
+    :class:`~training.networks.NumpyMLP` (the workers' copy of an MLP): its pass in numpy, the same dense draw."""
+    if isinstance(net, NumpyMLP):
+        logits, values = net.scores(obs)
+        legal = np.unpackbits(packed, axis=1, count=num_actions).view(bool)
+        chosen, logp = draw_dense(logits, legal, generator)
+        return chosen, logp, values.astype(np.float64)
     if num_actions <= DENSE_ACTIONS and not hasattr(net, "legal_logits"):
         scores, value_t, columns = net.scores(  # type: ignore[operator]  # a training.networks network
             torch.from_numpy(obs).to(network_device(net, torch.device("cpu")))
@@ -143,9 +150,13 @@ class PolicyActor:
     def __init__(self, game: str, options: dict[str, Any], spec: dict[str, Any], seed: int, num_envs: int):
         from training.networks import build_network
 
-        self.net = build_network(spec, envs.make_game(game, **options))
+        the_game = envs.make_game(game, **options)
+        self.net = build_network(spec, the_game)
+        self.num_actions = int(the_game.num_actions)
+        self.fast: NumpyMLP | None = None
+        """The learner's network in numpy where it is an MLP with few actions (:func:`draw_actions`), else None."""
         self.version = -1
-        self.pool: dict[int, nn.Module] = {}
+        self.pool: dict[int, nn.Module | NumpyMLP] = {}
         self.generator = torch.Generator().manual_seed(int(seed))
         self.rng = np.random.default_rng([int(seed), 4])
         self.snapshot_of = np.full(num_envs, -1, dtype=np.int64)
@@ -157,9 +168,11 @@ class PolicyActor:
         """``(version, weights, new snapshots [(id, weights)], snapshot ids to keep)`` from the collector."""
         version, weights, snapshots, keep = data
         _load_numpy_weights(self.net, weights)
+        self.fast = self._numpy(self.net)
         self.version = int(version)
         for snap_id, snap_weights in snapshots:
-            self.pool[int(snap_id)] = frozen_copy(self.net, {k: torch.from_numpy(v) for k, v in snap_weights.items()})
+            frozen = frozen_copy(self.net, {k: torch.from_numpy(v) for k, v in snap_weights.items()})
+            self.pool[int(snap_id)] = self._numpy(frozen) or frozen
         for snap_id in list(self.pool):
             if snap_id not in keep:
                 del self.pool[snap_id]
@@ -176,7 +189,7 @@ class PolicyActor:
                     ids = sorted(self.pool)
                     self.snapshot_of[j] = ids[int(self.rng.integers(len(ids)))]
         actions, logps, values = choose_actions(
-            self.net,
+            self.fast or self.net,
             self._snapshot,
             report.obs,
             report.packed,
@@ -207,8 +220,12 @@ class PolicyActor:
             actions = report.actions
         return reports
 
-    def _snapshot(self, snap_id: int) -> nn.Module:
+    def _snapshot(self, snap_id: int) -> nn.Module | NumpyMLP:
         return self.pool.get(snap_id) or self.pool[min(self.pool)]
+
+    def _numpy(self, net: nn.Module) -> NumpyMLP | None:
+        """``net`` in numpy for the dense draw (:func:`numpy_forward`), where the game has few actions."""
+        return numpy_forward(net) if self.num_actions <= DENSE_ACTIONS else None
 
     def get_state(self) -> dict[str, Any]:
         return {
