@@ -145,7 +145,8 @@ class TrainConfig:
     the flat action order) or ``linear`` (a dense layer over the features)."""
     input_features: str = ""
     """Planes the conv network computes from each observation and reads beside it, by name
-    (``Game.input_features``: Bestiarium's ``consequences``, what each move would do by greedy's key); empty: none."""
+    (``BatchedGame.input_features``: Bestiarium's ``consequences``, what each move would do by greedy's key);
+    empty: none."""
 
     # ----- self-play and opponents --------------------------------------------------------------------
     opponent_fraction: float = 0.2

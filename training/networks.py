@@ -13,9 +13,10 @@
   :func:`action_layout`: ``(num_actions, 2)`` rows of (cell index into the flattened ``H x W`` plane, channel);
   a row ``(-1, j)`` marks an action that belongs to no cell (a pass), scored from the pooled features.
   This keeps Battle Sheep's 25k-action head at 3k weights, where a dense layer would need millions.
-* Input features (the spec's ``input_features``, a name of ``Game.input_features``): planes the game computes from
-  the observation batch (Bestiarium's ``consequences``: what each move would do), read by the trunk beside the
-  observation's per-cell planes and by the per-cell policy head beside the trunk's output.
+* Input features (the spec's ``input_features``, a name of ``BatchedGame.input_features``): planes the game's
+  batched engine computes from the observation batch (Bestiarium's ``consequences``: what each move would do),
+  read by the trunk beside the observation's per-cell planes and by the per-cell policy head beside the trunk's
+  output.
 
 Initialisation as in the reference PPO implementations: orthogonal weights (gain sqrt(2) in the trunk, 0.01
 on the policy output, 1 on the value output), zero biases.
@@ -31,6 +32,7 @@ import torch
 from torch import nn
 
 from envs.common.game import FeaturePlanes, Game
+from envs.common.vector import BatchedGame, batched_game_class
 from training.config import TrainConfig
 
 
@@ -664,11 +666,21 @@ def _input_features(game: Game, name: Any) -> FeaturePlanes | None:
     """The game's input features of that name (None: none asked for); ValueError naming the choices otherwise."""
     if not name:
         return None
-    offered = game.input_features() if hasattr(game, "input_features") else {}
+    engine = _batched_engine(game)
+    offered = engine.input_features() if engine is not None else {}
     if name not in offered:
         choices = ", ".join(offered) or "none"
         raise ValueError(f"input_features={name!r}: {game.name} offers {choices}")
     return offered[name]
+
+
+def _batched_engine(game: Any) -> Any:
+    """The game's batched engine (``game`` itself when it is one), which offers the input features; None if the
+    game has none."""
+    if isinstance(game, BatchedGame):
+        return game
+    engine_class = batched_game_class(game.name)
+    return engine_class(**game.options()) if engine_class is not None else None
 
 
 def num_parameters(net: nn.Module) -> int:

@@ -31,6 +31,7 @@ passed in; ``tests/bestiarium/test_fast_greedy.py`` checks the keys move by move
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -40,7 +41,7 @@ from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
 from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.fastrng import below
-from envs.common.game import TERMINAL
+from envs.common.game import TERMINAL, FeaturePlanes
 from envs.common.hexgrid import transforms
 from envs.common.jit import REFCOUNT, inline_jit, refcount_jit, row_jit
 from envs.common.vector import BatchedGame
@@ -1396,9 +1397,21 @@ class BestiariumBatched(BatchedGame):
             raise ValueError(f"row {row} is not a row of this {state.color.shape[0]}-row state")
         return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, *self._greedy_work())
 
-    def input_features(self) -> dict[str, Any]:
-        """The reference's (``BestiariumGame.input_features``): networks built over this engine read the same."""
-        return self.reference.input_features()
+    def input_features(self) -> dict[str, FeaturePlanes]:
+        """``consequences``: six planes per observation, what each of the observer's moves would do by greedy's
+        key (:data:`CONSEQUENCE_PLANES`, :meth:`consequence_planes`); ``consequences_exposure``: eight, with what each
+        move eats at once and whether it leaves its creature open to an eat next turn (:data:`EXPOSURE_PLANES`).
+        Each computer is an engine of its own (its own work buffers)."""
+        options = self.options()
+        return {
+            "consequences": FeaturePlanes(
+                len(CONSEQUENCE_PLANES), lambda: BestiariumBatched(**options).consequence_planes
+            ),
+            "consequences_exposure": FeaturePlanes(
+                len(CONSEQUENCE_PLANES) + len(EXPOSURE_PLANES),
+                lambda: partial(BestiariumBatched(**options).consequence_planes, exposure=True),
+            ),
+        }
 
     def consequence_planes(self, obs: np.ndarray, out: np.ndarray | None = None, exposure: bool = False) -> np.ndarray:
         """(B, 6, S, S) float32 planes (:data:`CONSEQUENCE_PLANES`) of each observation (B, 56, S, S): what each

@@ -21,7 +21,6 @@ from envs.bestiarium.actions import GROW, PLACE, ActionCodec
 from envs.bestiarium.observation import NUM_GLOBAL_PLANES, ObservationEncoder
 from envs.common.game import (
     TERMINAL,
-    FeaturePlanes,
     Game,
     IllegalActionError,
     Symmetry,
@@ -511,28 +510,6 @@ class BestiariumGame(Game[BestiariumState]):
 
     def action_layout(self) -> np.ndarray:
         return observation.action_layout(self)
-
-    def input_features(self) -> dict[str, FeaturePlanes]:
-        """``consequences``: six planes per observation, what each of the observer's moves would do by greedy's
-        key (``fast.CONSEQUENCE_PLANES``, computed by ``BestiariumBatched.consequence_planes`` from the board the
-        observation shows); ``consequences_exposure``: eight, with what each move eats at once and whether it
-        leaves its creature open to an eat next turn (``fast.EXPOSURE_PLANES``)."""
-        return {
-            "consequences": FeaturePlanes(6, self._consequence_computer),
-            "consequences_exposure": FeaturePlanes(8, self._exposure_computer),
-        }
-
-    def _consequence_computer(self) -> Any:
-        from envs.bestiarium.fast import BestiariumBatched
-
-        return BestiariumBatched(**self.options()).consequence_planes
-
-    def _exposure_computer(self) -> Any:
-        from functools import partial
-
-        from envs.bestiarium.fast import BestiariumBatched
-
-        return partial(BestiariumBatched(**self.options()).consequence_planes, exposure=True)
 
     def action_to_str(self, state: BestiariumState, action: int) -> str:
         """``e5`` (place), ``+e5`` (grow) or ``pass``."""

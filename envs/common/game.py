@@ -117,7 +117,7 @@ class Symmetry:
 
 @dataclass(frozen=True)
 class FeaturePlanes:
-    """Planes a network may compute from a batch of observations and read beside them (``Game.input_features``):
+    """Planes a network may compute from a batch of observations and read beside them (``BatchedGame.input_features``):
     derived from what the observation shows, so a policy that reads them still acts from its observation alone."""
 
     num_planes: int
@@ -275,11 +275,6 @@ class Game(ABC, Generic[S]):
         channel per action kind) and gather the logits into the flat action order.
         """
         return None
-
-    def input_features(self) -> dict[str, FeaturePlanes]:
-        """Named extra planes a network may compute from observations (:class:`FeaturePlanes`; a network spec's
-        ``input_features``); none by default."""
-        return {}
 
     def cell_graph(self) -> CellGraph | None:
         """The board's cells and neighbours for networks that work on the board alone (:class:`CellGraph`); None

@@ -31,7 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.common.fastrng import below, seed_states
-from envs.common.game import TERMINAL, IllegalActionError
+from envs.common.game import TERMINAL, FeaturePlanes, IllegalActionError
 from envs.common.jit import refcount_jit
 
 
@@ -52,6 +52,12 @@ class BatchedGame(ABC):
     @abstractmethod
     def options(self) -> dict[str, Any]:
         """The options (JSON-safe) this engine was built with, as the reference game reports them."""
+
+    def input_features(self) -> dict[str, FeaturePlanes]:
+        """Named planes a network may compute from observation batches and read beside them
+        (:class:`~envs.common.game.FeaturePlanes`; a network spec's ``input_features``, ``training.networks``): the
+        batched engine offers them because its kernels compute them. None by default."""
+        return {}
 
     @abstractmethod
     def new_state(self, batch: int) -> Any:
