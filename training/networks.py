@@ -276,7 +276,7 @@ class ConvNet(nn.Module):
         value = _values(self.value(pooled), self.value_outputs)
         if not self.per_cell:
             return self.policy(h), value, None
-        head_in = h if extra is None else torch.cat([h, obs[:, -extra.shape[1] :]], dim=1)
+        head_in = h if extra is None else torch.cat([h, extra], dim=1)
         flat = self.policy(head_in.contiguous(memory_format=torch.channels_last)).permute(0, 2, 3, 1).flatten(1)
         if self.global_policy is not None:
             flat = torch.cat([flat, self.global_policy(pooled)], dim=1)

@@ -47,9 +47,9 @@ import torch
 
 import envs
 from training.config import TrainConfig, make_config
-from training.distribution import DENSE_ACTIONS, LegalActions, masked_policy
-from training.networks import build_network, network_spec, numpy_forward
-from training.ppo.envworkers import draw_actions
+from training.distribution import LegalActions, masked_policy
+from training.networks import build_network, network_spec
+from training.ppo.envworkers import draw_actions, rollout_copy
 from training.ppo.loop import train
 from training.ppo.maths import ppo_loss
 from training.workers import set_threads, thread_counts
@@ -160,7 +160,7 @@ def network_limit(game: str, device: str = "cpu", repeats: int = 7, **overrides:
 
     def one_batch() -> None:
         set_threads(rollout_threads)
-        acting = numpy_forward(net) if masks.shape[1] <= DENSE_ACTIONS else None  # as the workers act, per update
+        acting = rollout_copy(net, masks.shape[1])  # as the workers act, a copy per update
         with torch.no_grad():
             for i in range(config.num_steps):
                 start = (i * config.num_envs) % config.batch_size

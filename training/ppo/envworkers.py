@@ -116,21 +116,32 @@ def draw_actions(
     through :func:`~training.distribution.masked_policy`'s legal rows. ``net`` may be a
     :class:`~training.networks.NumpyMLP` (the workers' copy of an MLP): its pass in numpy, the same dense draw."""
     if isinstance(net, NumpyMLP):
-        logits, values = net.scores(obs)
-        legal = np.unpackbits(packed, axis=1, count=num_actions).view(bool)
-        chosen, logp = draw_dense(logits, legal, generator)
-        return chosen, logp, values.astype(np.float64)
+        return _dense_draw(*net.scores(obs), packed, num_actions, generator)
     if num_actions <= DENSE_ACTIONS and not hasattr(net, "legal_logits"):
         scores, value_t, columns = net.scores(  # type: ignore[operator]  # a training.networks network
             torch.from_numpy(obs).to(network_device(net, torch.device("cpu")))
         )
         if columns is None:
-            legal = np.unpackbits(packed, axis=1, count=num_actions).view(bool)
-            chosen, logp = draw_dense(scores, legal, generator)
-            return chosen, logp, value_t.cpu().numpy()
+            return _dense_draw(scores, value_t.cpu().numpy(), packed, num_actions, generator)
     dist, value_t = masked_policy(net, torch.from_numpy(obs), LegalActions.from_packed(packed, num_actions))
     sampled = dist.sample(generator)
     return sampled.cpu().numpy(), dist.log_prob(sampled).cpu().numpy(), value_t.cpu().numpy()
+
+
+def _dense_draw(
+    logits: torch.Tensor | np.ndarray, values: np.ndarray, packed: np.ndarray, num_actions: int, generator: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`draw_actions` over whole logit rows: the packed masks unpacked, one compiled draw a row."""
+    legal = np.unpackbits(packed, axis=1, count=num_actions).view(bool)
+    chosen, logp = draw_dense(logits, legal, generator)
+    return chosen, logp, values
+
+
+def rollout_copy(net: nn.Module, num_actions: int) -> NumpyMLP | None:
+    """What the rollouts act with instead of ``net`` where the game has few actions (the dense draw): its
+    :class:`~training.networks.NumpyMLP` if it is an MLP, else None (``net`` itself acts). A copy of the weights
+    now: make one again after they change."""
+    return numpy_forward(net) if num_actions <= DENSE_ACTIONS else None
 
 
 def numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
@@ -168,11 +179,11 @@ class PolicyActor:
         """``(version, weights, new snapshots [(id, weights)], snapshot ids to keep)`` from the collector."""
         version, weights, snapshots, keep = data
         _load_numpy_weights(self.net, weights)
-        self.fast = self._numpy(self.net)
+        self.fast = rollout_copy(self.net, self.num_actions)
         self.version = int(version)
         for snap_id, snap_weights in snapshots:
             frozen = frozen_copy(self.net, {k: torch.from_numpy(v) for k, v in snap_weights.items()})
-            self.pool[int(snap_id)] = self._numpy(frozen) or frozen
+            self.pool[int(snap_id)] = rollout_copy(frozen, self.num_actions) or frozen
         for snap_id in list(self.pool):
             if snap_id not in keep:
                 del self.pool[snap_id]
@@ -222,10 +233,6 @@ class PolicyActor:
 
     def _snapshot(self, snap_id: int) -> nn.Module | NumpyMLP:
         return self.pool.get(snap_id) or self.pool[min(self.pool)]
-
-    def _numpy(self, net: nn.Module) -> NumpyMLP | None:
-        """``net`` in numpy for the dense draw (:func:`numpy_forward`), where the game has few actions."""
-        return numpy_forward(net) if self.num_actions <= DENSE_ACTIONS else None
 
     def get_state(self) -> dict[str, Any]:
         return {
