@@ -90,3 +90,55 @@ def test_a_stored_ladder_rates_its_greedy_anchor_within_its_interval(game):
     rated = R.rate(game, "greedy", games=8, seed=3)
     assert rated.scale == ladder.scale
     assert rated.interval[0] <= stored <= rated.interval[1], (rated.rating, rated.interval, stored)
+
+
+@pytest.mark.parametrize("game", [g for g in envs.GAMES if R.ladder_path(g).exists()])
+def test_stored_ladders_pin_their_checkpoint_anchors(game):
+    """Every checkpoint anchor of a stored ladder records the weights it was fitted with, and the checkpoint under
+    that name still has them (a new policy is shipped under a new name, not over an anchor)."""
+    ladder = R.load_ladder(game)
+    for spec, pinned in zip(ladder.anchors, ladder.weights):
+        assert (pinned is not None) == spec.endswith(".pt"), spec
+    R.check_anchors(ladder)
+
+
+def _one_checkpoint_ladder(pinned: str) -> dict:
+    spec = "checkpoints/beasty_borders/policy.pt"
+    return {
+        "game": "beasty_borders",
+        "scale": "barnyard-beasty_borders-v1",
+        "options": {},
+        "anchors": [
+            {"spec": "random", "rating": 0.0, "se": 0.0},
+            {"spec": spec, "rating": 900.0, "se": 10.0, "weights_sha256": pinned},
+        ],
+        "made_by": "test",
+    }
+
+
+def test_rate_refuses_an_anchor_whose_weights_changed(ladders, monkeypatch):
+    """A checkpoint anchor with other weights than the ladder pinned (or gone) is a LadderError naming it, raised
+    before any game is played."""
+    played = []
+    monkeypatch.setattr(R, "run_tournament", lambda *a, **k: played.append(a))
+    R.ladder_path("beasty_borders").write_text(json.dumps(_one_checkpoint_ladder("0" * 64)))
+    with pytest.raises(
+        R.LadderError, match="checkpoints/beasty_borders/policy.pt of barnyard-beasty_borders-v1 has other"
+    ):
+        R.rate("beasty_borders", "greedy", games=2)
+    data = _one_checkpoint_ladder("0" * 64)
+    data["anchors"][1]["spec"] = "checkpoints/beasty_borders/no_such_policy.pt"
+    R.ladder_path("beasty_borders").write_text(json.dumps(data))
+    with pytest.raises(R.LadderError, match="no_such_policy.pt: cannot read its checkpoint's sidecar"):
+        R.rate("beasty_borders", "greedy", games=2)
+    assert played == []
+    sha = R.anchor_weights("checkpoints/beasty_borders/policy.pt")
+    R.ladder_path("beasty_borders").write_text(json.dumps(_one_checkpoint_ladder(sha)))
+    R.check_anchors(R.load_ladder("beasty_borders"))  # the right weights pass
+
+
+def test_a_built_ladder_pins_its_checkpoint_anchor(ladders):
+    data = R.build("beasty_borders", ["random", "checkpoints/beasty_borders/policy.pt"], games=2, seed=0, workers=1)
+    sidecar = json.loads((R.REPOSITORY / "checkpoints/beasty_borders/policy.json").read_text())
+    assert data["anchors"][1]["weights_sha256"] == sidecar["weights_sha256"]
+    assert "weights_sha256" not in data["anchors"][0]

@@ -63,6 +63,9 @@ class Ladder:
     """Each anchor's standard error in the round robin's fit (of its rating relative to ``random``)."""
     made_by: str
     """The command that fitted it, and when."""
+    weights: tuple[str | None, ...] = ()
+    """Per anchor, the sha256 of the weights a checkpoint anchor was fitted with (its sidecar's
+    ``weights_sha256``); None for an anchor that names no checkpoint."""
 
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -80,6 +83,35 @@ def anchor_spec(spec: str) -> str:
     if spec.endswith(".pt") and not Path(spec).exists() and (REPOSITORY / spec).exists():
         return str(REPOSITORY / spec)
     return spec
+
+
+def anchor_weights(spec: str) -> str | None:
+    """The sha256 of a checkpoint anchor's weights, from its sidecar (the loader checks the weights against it);
+    None for a spec that names no checkpoint. :class:`LadderError` when the checkpoint cannot be read."""
+    if not spec.endswith(".pt"):
+        return None
+    from training.checkpoint import CheckpointError, read_sidecar
+
+    try:
+        return str(read_sidecar(anchor_spec(spec))["weights_sha256"])
+    except (CheckpointError, KeyError) as err:
+        raise LadderError(f"anchor {spec}: cannot read its checkpoint's sidecar ({err})") from None
+
+
+def check_anchors(ladder: Ladder) -> None:
+    """:class:`LadderError` unless every checkpoint anchor still has the weights the ladder was fitted with: a
+    scale's ratings hold for those weights only (a new policy is shipped under a new name, or the ladder rebuilt as
+    the next version)."""
+    for spec, pinned in zip(ladder.anchors, ladder.weights):
+        if pinned is None:
+            continue
+        found = anchor_weights(spec)
+        if found != pinned:
+            raise LadderError(
+                f"anchor {spec} of {ladder.scale} has other weights (sha256 {found[:12] if found else None}...) "
+                f"than the scale was fitted with ({pinned[:12]}...); restore that checkpoint or build the next "
+                "version of the ladder (--build)"
+            )
 
 
 def load_ladder(game: str) -> Ladder:
@@ -100,6 +132,7 @@ def load_ladder(game: str) -> Ladder:
         tuple(float(a["rating"]) for a in anchors),
         tuple(float(a["se"]) for a in anchors),
         data.get("made_by", ""),
+        tuple(a.get("weights_sha256") for a in anchors),
     )
 
 
@@ -170,6 +203,7 @@ def rate(game: str, policy: str, games: int = 100, seed: int = 0, workers: int =
     """Rate ``policy`` on ``game``'s stored ladder: ``games`` games against each anchor (the harness's versus
     schedule, seeded from ``seed``), its one strength fitted with the anchors' fixed."""
     ladder = load_ladder(game)
+    check_anchors(ladder)
     names = [policy, *(a for a in ladder.anchors if a != policy)]
     specs = [policy, *(anchor_spec(a) for a in names[1:])]
     result = run_tournament(
@@ -209,6 +243,7 @@ def build(
     anchors = list(anchors)
     if "random" not in anchors:
         raise LadderError("a ladder needs the anchor 'random' (its zero)")
+    weights = [anchor_weights(a) for a in anchors]  # a checkpoint without a readable sidecar fails before any game
     result = run_tournament(
         game, options, [anchor_spec(a) for a in anchors], games=games, seed=seed, workers=workers, progress=True
     )
@@ -224,6 +259,7 @@ def build(
         "options": dict(options or {}),
         "anchors": [
             {"spec": spec, "rating": round(float(elo[k]), 1), "se": round(float(se[k]), 1)}
+            | ({"weights_sha256": weights[k]} if weights[k] else {})
             for k, spec in enumerate(anchors)
         ],
         "round_robin": {"games_per_pair": games, "seed": seed, "pairs": [p.__dict__ for p in result.pairs]},
