@@ -66,6 +66,13 @@ class TrainConfig:
     searches them in one worker process (one torch thread, its own copy of the network, on the CPU) while this
     process takes the gradient steps; the run is the same either way. With a GPU, 0 keeps the search's forward
     passes on it."""
+    ray: str = ""
+    """Run the env workers (PPO) or the self-play generators (alphazero) as Ray actors on a cluster
+    (``training.scale.ray_workers``; the ``rllib`` extra): ``local`` (a Ray started on this machine, bound to
+    127.0.0.1), ``auto`` (the cluster this machine belongs to) or the head's ``HOST:PORT``; the learner stays in
+    this process. ``num_workers`` -1 then means one actor per cluster CPU (PPO) or one actor (alphazero). Empty:
+    local worker processes, and Ray is never imported. The same seed gives the same run as local workers (for
+    alphazero with one actor)."""
     policy_in_workers: bool = True
     """PPO with env workers (``num_workers`` > 0): each worker holds a copy of the learner's network and of the
     snapshot pool and answers its group's network seats itself (its own seeded sampling), so the rollouts' forward

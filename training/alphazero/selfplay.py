@@ -492,7 +492,7 @@ class LocalActor:
         self._answer: Any = None
 
     def send(self, command: str, data: Any = None) -> None:
-        self._answer = _serve(self.selfplay, None, command, data)
+        self._answer = serve_command(self.selfplay, None, command, data)
 
     def recv(self) -> Any:
         answer, self._answer = self._answer, None
@@ -502,7 +502,7 @@ class LocalActor:
         pass
 
 
-def _serve(selfplay: SelfPlay, net: nn.Module | None, command: str, data: Any) -> Any:
+def serve_command(selfplay: SelfPlay, net: nn.Module | None, command: str, data: Any) -> Any:
     """One actor command: ``play`` ((weights or None, moves)), ``state``, ``load``."""
     if command == "play":
         weights, moves = data
@@ -530,7 +530,7 @@ def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
             command, data = conn.recv()
             if command == "close":
                 break
-            conn.send(_serve(selfplay, net, command, data))
+            conn.send(serve_command(selfplay, net, command, data))
     except (EOFError, KeyboardInterrupt):
         pass
     finally:
@@ -684,11 +684,16 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         net.parameters(), lr=config.learning_rate, eps=config.adam_eps, weight_decay=config.weight_decay
     )
     sample_rng = np.random.default_rng([config.seed, 13])
-    actor: Any = (
-        RemoteActor(config, config.seed)
-        if config.num_workers > 0
-        else LocalActor(game, config, net, device, config.seed)
-    )
+    actor: Any
+    if config.ray:
+        from training.scale.ray_workers import RaySelfPlay, connect
+
+        connect(config.ray)
+        actor = RaySelfPlay(config, config.seed, actors=max(1, config.num_workers))
+    elif config.num_workers > 0:
+        actor = RemoteActor(config, config.seed)
+    else:
+        actor = LocalActor(game, config, net, device, config.seed)
     buffer = ReplayBuffer(config.replay_size, game.observation_shape, value_outputs(game))
     global_step, update, gradient_steps, elapsed, owed = 0, 0, 0, 0.0, 0.0
     evaluation: dict[str, Any] = {}
@@ -717,7 +722,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     bar = progress_bar(config, global_step)
     budget = 60.0 * config.time_budget_min
     policy_path = run_dir / "policy.pt"
-    remote = config.num_workers > 0
+    remote = config.num_workers > 0 or bool(config.ray)
     try:
         while global_step < config.total_steps and not (budget and elapsed >= budget):
             # An iteration: (A) the actor plays iteration_moves moves in every game with the weights as they are

@@ -106,7 +106,20 @@ class SelfPlayCollector:
                 engine=envs.make_game(config.game, **config.env_options),
                 spec=opponent_policy,
             )
-        self.num_workers = resolve_workers(config.num_workers, self.engine)
+        ray_address = str(getattr(config, "ray", "") or "")
+        remote_class: Any = RemoteHandle
+        if ray_address:
+            if make_env or make_engine:
+                raise ValueError("ray: the env groups are built from the config (no make_env / make_engine hooks)")
+            from training.scale.ray_workers import RayEnvGroup, cluster_cpus, connect
+
+            cpus = cluster_cpus(connect(ray_address))
+            self.num_workers = cpus if config.num_workers == -1 else int(config.num_workers)
+            if self.num_workers < 1:
+                raise ValueError(f"ray={ray_address!r} runs the env groups as Ray actors: num_workers must be >= 1")
+            remote_class = RayEnvGroup
+        else:
+            self.num_workers = resolve_workers(config.num_workers, self.engine)
         self.policy_in_workers = (
             bool(getattr(config, "policy_in_workers", False)) and self.num_workers > 0 and not (make_env or make_engine)
         )
@@ -141,7 +154,7 @@ class SelfPlayCollector:
                     spec = network_spec(config, game)
                     actor_args = (config.game, dict(config.env_options), spec, actor_seed, len(ids))
                 nice = AHEAD_NICE if self.policy_lag else 0
-                self.handles.append(RemoteHandle(self.engine, args, actor_args, nice=nice))
+                self.handles.append(remote_class(self.engine, args, actor_args, nice=nice))
             else:
                 self.handles.append(LocalHandle(make_slots(self.engine, args, **hooks)))
         self.version = 0

@@ -280,44 +280,56 @@ class LocalHandle:
         return 0.0
 
 
+class GroupServer:
+    """The commands of one env group (:func:`make_slots`) and, with ``actor_args`` (``policy_in_workers``), of its
+    :class:`PolicyActor`: what a worker process (:func:`_worker`) or a Ray actor
+    (:mod:`training.scale.ray_workers`) serves. ``serve(command, data)`` answers one command; ``act`` sends new
+    weights and asks again for the last report."""
+
+    def __init__(self, engine: str, args: tuple, actor_args: tuple | None = None):
+        self.slots = make_slots(engine, args)
+        self.actor = PolicyActor(*actor_args) if actor_args is not None else None
+
+    def serve(self, command: str, data: Any) -> Any:
+        slots, actor = self.slots, self.actor
+        if command == "act":
+            assert actor is not None and actor.report is not None
+            actor.update(data)
+            return actor.act(actor.report, new=False)
+        if command == "ahead":
+            assert actor is not None
+            return actor.ahead(slots, *data)
+        if command == "set_state" and actor is not None:
+            if "actor" in data:
+                actor.set_state(data["actor"])
+            else:  # saved without the policy in the workers: the actor starts afresh, the weights come again
+                actor.version = -1
+            return actor.act(slots.set_state(data), new=False)
+        answer = getattr(slots, command)(data)
+        if actor is not None and isinstance(answer, Report):
+            answer = actor.act(answer, new=True)
+        elif actor is not None and command == "get_state":
+            answer["actor"] = actor.get_state()
+        return answer
+
+
 def _worker(
     conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None, nice: int = 0
 ) -> None:
-    """Worker process: serve commands on a :func:`make_slots` group until ``close``. A report's observations go
-    into ``shared_obs`` (shared memory) instead of through the pipe. With ``actor_args`` (``policy_in_workers``)
-    a :class:`PolicyActor` chooses the network seats' actions of every report; ``act`` sends it new weights and
-    asks again for the last report. ``nice``: how much to lower the worker's priority (:data:`AHEAD_NICE`)."""
+    """Worker process: serve commands on a :class:`GroupServer` until ``close``. A report's observations go
+    into ``shared_obs`` (shared memory) instead of through the pipe. ``nice``: how much to lower the worker's
+    priority (:data:`AHEAD_NICE`)."""
     use_one_core()
     if nice:
         os.nice(nice)
-    slots = make_slots(engine, args)
-    actor = PolicyActor(*actor_args) if actor_args is not None else None
+    server = GroupServer(engine, args, actor_args)
     obs_out = shared_obs.numpy()
     try:
         while True:
             command, data = conn.recv()
-            answer: Any
             if command == "close":
                 break
-            if command == "act":
-                assert actor is not None and actor.report is not None
-                actor.update(data)
-                answer = actor.act(actor.report, new=False)
-            elif command == "ahead":
-                assert actor is not None
-                answer = actor.ahead(slots, *data)
-            elif command == "set_state" and actor is not None:
-                if "actor" in data:
-                    actor.set_state(data["actor"])
-                else:  # saved without the policy in the workers: the actor starts afresh, the weights come again
-                    actor.version = -1
-                answer = actor.act(slots.set_state(data), new=False)
-            else:
-                answer = getattr(slots, command)(data)
-                if actor is not None and isinstance(answer, Report):
-                    answer = actor.act(answer, new=True)
-                elif actor is not None and command == "get_state":
-                    answer["actor"] = actor.get_state()
+            answer = server.serve(command, data)
             if isinstance(answer, Report):
                 obs_out[...] = answer.obs
                 answer = copy.copy(answer)  # the actor keeps its report whole
