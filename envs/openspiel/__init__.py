@@ -70,7 +70,13 @@ import envs
 from envs.common.game import ConfigError, Game
 from envs.openspiel.chance import NeedChance, ScriptedRng
 
-__all__ = ["GAME_NAMES", "load_game", "register", "engine_of", "specs_of"]
+__all__ = ["GAME_NAMES", "BridgeError", "load_game", "register", "engine_of", "specs_of"]
+
+
+class BridgeError(pyspiel.SpielError, ValueError):
+    """A call the bridge refuses: an illegal action, a player who is not in the game, a state string it will not
+    load. A ``pyspiel.SpielError``, which OpenSpiel's clients catch (RLlib's ``OpenSpielEnv``, OpenSpiel's own C++
+    games raise it), and a ``ValueError``, which Barnyard raises for bad input everywhere else."""
 
 
 # ----- what each game is, in OpenSpiel's terms (each game's descriptor: GameInfo.openspiel) ----------------------
@@ -350,10 +356,10 @@ class BarnyardState(pyspiel.State):
         )
 
     def _check_player(self, player: int) -> int:
-        """``player`` as an int, or ValueError naming the players of this game."""
+        """``player`` as an int, or a :class:`BridgeError` naming the players of this game."""
         n = self.engine.num_players
         if not isinstance(player, (int, np.integer)) or not 0 <= player < n:
-            raise ValueError(f"player {player!r} is not a player of this {n}-player game; players are 0..{n - 1}")
+            raise BridgeError(f"player {player!r} is not a player of this {n}-player game; players are 0..{n - 1}")
         return int(player)
 
     def _joint_choices(self) -> list[list[int]]:
@@ -366,7 +372,7 @@ class BarnyardState(pyspiel.State):
         choices = self._joint_choices()
         total = int(np.prod([len(c) for c in choices if c], dtype=np.int64))
         if not 0 <= flat < total:
-            raise ValueError(f"flat joint action {flat} is not in [0, {total}) at this simultaneous node")
+            raise BridgeError(f"flat joint action {flat} is not in [0, {total}) at this simultaneous node")
         actions = []
         for legal in choices:
             if legal:
@@ -395,7 +401,7 @@ class BarnyardState(pyspiel.State):
                 return []
             total = int(np.prod([len(c) for c in self._joint_choices() if c], dtype=np.int64))
             if total > MAX_FLAT_JOINT_ACTIONS:
-                raise ValueError(
+                raise BridgeError(
                     f"{total} joint actions at this simultaneous node are too many to list; use "
                     "legal_actions(p) for each player p and apply_actions"
                 )
@@ -424,7 +430,7 @@ class BarnyardState(pyspiel.State):
         if player is None:
             player = self.current_player()
         if player == pyspiel.PlayerId.SIMULTANEOUS:
-            raise ValueError(
+            raise BridgeError(
                 "a simultaneous node has no single action mask: use legal_actions_mask(p) for each "
                 "player p (flat joint actions are not action ids)"
             )
@@ -435,7 +441,7 @@ class BarnyardState(pyspiel.State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The current chance node's outcomes, each equally likely."""
         if self._need is None:
-            raise ValueError("not a chance node")
+            raise BridgeError("not a chance node")
         k = self._need[0]
         return [(i, 1.0 / k) for i in range(k)]
 
@@ -444,12 +450,12 @@ class BarnyardState(pyspiel.State):
         (validated before anything changes)."""
         if self._need is not None:
             if not 0 <= action < self._need[0]:
-                raise ValueError(f"chance outcome {action} is not in [0, {self._need[0]})")
+                raise BridgeError(f"chance outcome {action} is not in [0, {self._need[0]})")
             self._draws.append(int(action))
             self._advance()
             return
         if self._finished():
-            raise ValueError(f"action {action}: the game is over")
+            raise BridgeError(f"action {action}: the game is over")
         if self._simultaneous():
             self._apply_actions(self._decode_flat(int(action)))
             return
@@ -464,18 +470,18 @@ class BarnyardState(pyspiel.State):
         (OpenSpiel's convention; ``INVALID_ACTION`` is accepted too)."""
         n = self.engine.num_players
         if len(actions) != n:
-            raise ValueError(f"{len(actions)} actions for {n} players")
+            raise BridgeError(f"{len(actions)} actions for {n} players")
         if self._need is not None:
-            raise ValueError("a chance node: apply its outcome with apply_action")
+            raise BridgeError("a chance node: apply its outcome with apply_action")
         if self._finished():
-            raise ValueError("the game is over")
+            raise BridgeError("the game is over")
         actions = [int(a) for a in actions]
         for seat, action in enumerate(actions):
             legal = self._legal_actions(seat)
             if legal and action not in legal:
-                raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
+                raise BridgeError(f"action {action} is not legal for player {seat} here; legal: {legal}")
             if not legal and action not in (0, pyspiel.INVALID_ACTION):
-                raise ValueError(f"player {seat} has no legal action here and must pass 0, not {action}")
+                raise BridgeError(f"player {seat} has no legal action here and must pass 0, not {action}")
         if self._simultaneous():
             self._pending, self._joint = tuple(actions), True
         else:
@@ -486,7 +492,7 @@ class BarnyardState(pyspiel.State):
     def _check_legal(self, action: int, seat: int) -> None:
         legal = self._legal_actions(seat)
         if action not in legal:
-            raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
+            raise BridgeError(f"action {action} is not legal for player {seat} here; legal: {legal}")
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The engine's notation of ``action``; chance outcomes say what was drawn; a flat joint action lists
@@ -520,7 +526,7 @@ class BarnyardState(pyspiel.State):
         sample."""
         player = self._check_player(player_id)
         if self._need is not None or self._held.state is None:
-            raise ValueError("resample_from_infostate needs a decision node or the end, not a chance node")
+            raise BridgeError("resample_from_infostate needs a decision node or the end, not a chance node")
         copy = self.clone()
         if self._spec.info is not None:
             seed = [int(probability_sampler() * 2**53) for _ in range(2)]
@@ -560,7 +566,7 @@ class BarnyardObserver:
 
     def __init__(self, game: BarnyardGame, iig_obs_type: pyspiel.IIGObservationType, params: Any):
         if params:
-            raise ValueError(f"observation parameters are not supported; got {params}")
+            raise BridgeError(f"observation parameters are not supported; got {params}")
         engine = game.engine
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.privileged = False
@@ -569,7 +575,7 @@ class BarnyardObserver:
             if private == pyspiel.PrivateInfoType.ALL_PLAYERS and not self.perfect_recall:
                 self.privileged = True
             elif private != pyspiel.PrivateInfoType.SINGLE_PLAYER:
-                raise ValueError(
+                raise BridgeError(
                     f"{game.spec.short_name} offers the observer's own view (private_info="
                     "SINGLE_PLAYER) and, without perfect recall, the privileged global state "
                     f"(ALL_PLAYERS); not {iig_obs_type}"
@@ -684,7 +690,7 @@ def load_game(game: str, **options: Any) -> pyspiel.Game:
     register()
     name = GAME_NAMES.get(game, game)
     if name not in GAME_NAMES.values():
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAME_NAMES)}")
+        raise BridgeError(f"unknown game {game!r}; available: {', '.join(GAME_NAMES)}")
     return pyspiel.load_game(name, options)
 
 
