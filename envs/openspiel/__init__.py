@@ -61,6 +61,7 @@ import importlib
 import json
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -897,34 +898,61 @@ def _game_type(spec: BridgeSpec) -> pyspiel.GameType:
     )
 
 
+UNAVAILABLE: dict[str, str] = {}
+"""Games of ``envs.GAMES`` the bridge could not register (their descriptor's OpenSpiel facts, or the modules these
+read, fail), each with why: left out with a warning, the other games registered."""
+
+
+def _game_classes(game: str) -> dict[str, type[BarnyardGame]]:
+    """The OpenSpiel game classes of one Barnyard game, one per registration (not registered yet)."""
+    classes = {}
+    for spec in specs_of(game):
+        name = "".join(part.title() for part in spec.key.split("_"))
+        classes[spec.key] = type(
+            f"{name}OpenSpielGame",
+            (BarnyardGame,),
+            {"spec": spec, "game_type": _game_type(spec), "__module__": __name__},
+        )
+    return classes
+
+
 def register() -> None:
     """Register every game of ``envs.GAMES`` with OpenSpiel (done on import, and again by :func:`load_game` for the
-    games registered since; calling it again changes nothing)."""
-    known = {spec.game for spec in SPECS.values()}
+    games registered since; calling it again changes nothing). A game whose registration fails is left out with
+    an ``envs.GameLoadWarning`` naming it and why (:data:`UNAVAILABLE`); the others are registered."""
+    done = {spec.game for spec in SPECS.values()} | set(UNAVAILABLE)
     for game in envs.GAMES:
-        if game not in known:
-            for spec in specs_of(game):
-                SPECS[spec.key] = spec
-                GAME_NAMES[spec.key] = spec.short_name
-    registered = set(pyspiel.registered_names())
-    for key, spec in SPECS.items():
-        if key not in _GAME_CLASSES:
-            name = "".join(part.title() for part in key.split("_"))
-            cls = type(
-                f"{name}OpenSpielGame",
-                (BarnyardGame,),
-                {"spec": spec, "game_type": _game_type(spec), "__module__": __name__},
+        if game in done:
+            continue
+        try:
+            classes = _game_classes(game)
+        except Exception as error:
+            UNAVAILABLE[game] = f"{type(error).__name__}: {error}"
+            warnings.warn(
+                f"envs.openspiel leaves out game {game!r}: {UNAVAILABLE[game]}; the other games are registered",
+                envs.GameLoadWarning,
+                stacklevel=2,
             )
+            continue
+        for key, cls in classes.items():
+            SPECS[key] = cls.spec
+            GAME_NAMES[key] = cls.spec.short_name
             _GAME_CLASSES[key] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
-        if spec.short_name not in registered:
-            pyspiel.register_game(_GAME_CLASSES[key].game_type, _GAME_CLASSES[key])
+    registered = set(pyspiel.registered_names())
+    for cls in _GAME_CLASSES.values():
+        if cls.spec.short_name not in registered:
+            pyspiel.register_game(cls.game_type, cls)
 
 
 def load_game(game: str, **options: Any) -> pyspiel.Game:
-    """``pyspiel.load_game`` for a Barnyard game id (``"boaring"``) or OpenSpiel name, options as keywords."""
+    """``pyspiel.load_game`` for a Barnyard game id (``"boaring"``) or OpenSpiel name, options as keywords; for a
+    game that did not load, an error saying why."""
     register()
     name = GAME_NAMES.get(game, game)
     if name not in GAME_NAMES.values():
+        reason = UNAVAILABLE.get(game) or envs.UNAVAILABLE_GAMES.get(game)
+        if reason:
+            raise BridgeError(f"game {game!r} is not available: {reason}; available: {', '.join(GAME_NAMES)}")
         raise BridgeError(f"unknown game {game!r}; available: {', '.join(GAME_NAMES)}")
     return pyspiel.load_game(name, options)
 
