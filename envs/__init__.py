@@ -65,7 +65,8 @@ them by name is an error giving that reason."""
 
 
 class GameLoadWarning(UserWarning):
-    """A game named in ``BARNYARD_GAMES`` did not load and is left out; the other games are unaffected."""
+    """A game did not load and is left out (a ``BARNYARD_GAMES`` entry, or a game the OpenSpiel bridge cannot
+    register); the other games are unaffected."""
 
 
 def register_game(info: GameInfo) -> None:

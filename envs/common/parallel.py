@@ -15,8 +15,8 @@ class TerminateIllegalParallelWrapper(BaseParallelWrapper):
     """What ``TerminateIllegalWrapper`` (``env()``) does in the AEC envs, for one parallel step: an action that is
     in the action space but not in its agent's mask ends the game, with ``illegal_reward`` to each agent that sent
     one and 0 to the others, every agent terminated and truncated (as PettingZoo's wrapper sets them), ``agents``
-    empty; the game itself does not change. Clients that sample actions without the mask (PettingZoo's
-    ``parallel_seed_test``) play on instead of stopping at an exception.
+    empty; the game itself does not change. A client that samples actions without the mask (PettingZoo's
+    ``parallel_seed_test``) gets a finished game, as from ``env()``, instead of an exception.
 
     An action outside the action space is an AssertionError, as ``AssertOutOfBoundsWrapper`` makes it; a missing
     action and an unknown agent are the wrapped env's errors, before any change (they are not moves)."""

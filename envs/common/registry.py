@@ -112,8 +112,8 @@ class GameInfo:
 _REGISTRY: dict[str, GameInfo] = {}
 
 UNAVAILABLE: dict[str, str] = {}
-"""Games asked for that did not load, each with why: ``BARNYARD_GAMES`` entries (by entry, and by game id where the
-entry declared one), and games the OpenSpiel bridge could not register. Asking for one by name gives that reason."""
+"""``BARNYARD_GAMES`` entries that did not load, each with why (by entry, and by game id where the entry declared
+one): asking for one by name gives that reason (:func:`get`)."""
 
 
 class GameImportError(ImportError):
