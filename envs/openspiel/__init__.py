@@ -59,6 +59,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import reprlib
 import sys
 import threading
 import warnings
@@ -463,7 +464,8 @@ class BarnyardState(pyspiel.State):
             raise BridgeError(f"refused: not a Barnyard state snapshot ({SNAPSHOT_FORMAT})")
         if data["game"] != spec.short_name or data["options"] != json.loads(json.dumps(engine.options())):
             raise BridgeError(
-                f"refused: the snapshot is of {data['game']!r} with {data['options']!r}, not of this game "
+                f"refused: the snapshot is of {reprlib.repr(data['game'])} with {reprlib.repr(data['options'])}, "
+                "not of this game "
                 f"({spec.short_name} with {engine.options()!r})"
             )
         history = [[int(step.player), int(step.action)] for step in self.full_history()]
@@ -472,7 +474,9 @@ class BarnyardState(pyspiel.State):
 
         def ints(value: Any, what: str) -> list[int]:
             if not isinstance(value, list) or any(type(v) is not int for v in value):
-                raise BridgeError(f"refused: the snapshot's {what} must be a list of integers, not {value!r}")
+                raise BridgeError(
+                    f"refused: the snapshot's {what} must be a list of integers, not {reprlib.repr(value)}"
+                )
             return value
 
         position = _Position(spec.key, engine)
