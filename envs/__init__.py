@@ -21,19 +21,23 @@ A game from any importable package joins with :func:`register_game` (its descrip
 ``gymnasium.register`` and ``pyspiel.register_game`` do: then ``make``, :func:`make_game`, the trainer, the harness,
 ``barnyard exploit``, the web page and the OpenSpiel bridge all offer it (``docs/adding_a_game.md``). A process
 that should see such a game from its start (``barnyard`` commands, the web server) names the modules that register
-it in the environment variable ``BARNYARD_GAMES`` (comma-separated), which ``import envs`` imports.
+it in the environment variable ``BARNYARD_GAMES`` (comma-separated), which ``import envs`` imports. An entry that does
+not load (a module that is missing or raises, even ``SystemExit``; a descriptor whose package does not import) is
+left out with a :class:`GameLoadWarning` naming it and why: the other games stay playable, and asking for that game
+(:func:`make_game`, ``barnyard ... --game``) is an error that gives the reason (:data:`UNAVAILABLE_GAMES`).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from pettingzoo import register
 
 from envs.common import registry
-from envs.common.registry import GameInfo
+from envs.common.registry import GameImportError, GameInfo
 
 if TYPE_CHECKING:
     from envs.common.game import Game
@@ -55,14 +59,24 @@ ENGINES: dict[str, str] = {}
 """Each game's rule engine class name in its ``rules.py`` (beside its ``OPTIONS`` table)."""
 PARALLEL_GAMES: tuple[str, ...] = ()
 """Games whose public module also offers ``parallel_env`` (registered in PettingZoo's parallel registry)."""
+UNAVAILABLE_GAMES: dict[str, str] = registry.UNAVAILABLE
+"""``BARNYARD_GAMES`` entries (and the game ids they declared) that did not load, each with why; asking for one of
+them by name is an error giving that reason."""
+
+
+class GameLoadWarning(UserWarning):
+    """A game did not load and is left out (a ``BARNYARD_GAMES`` entry, or a game the OpenSpiel bridge cannot
+    register); the other games are unaffected."""
 
 
 def register_game(info: GameInfo) -> None:
     """Make a game available everywhere: ``pettingzoo.make`` (its ``env_id``), :func:`make_game`, the trainer,
     the harness, the web page and the OpenSpiel bridge read it from :data:`GAMES` and its descriptor.
 
-    Registering the same descriptor again does nothing; another game under a taken id is a ValueError. Nothing of
-    the game is imported here (its modules load on first use)."""
+    Registering the same descriptor again does nothing; another game under a taken id is a ValueError; a game whose
+    package does not import, or whose ``rules`` room or public module is missing, is a
+    :class:`~envs.common.registry.GameImportError` (an ImportError), and nothing is registered. Beyond its
+    package, nothing of the game is imported here (its rooms load on first use)."""
     global GAMES, PARALLEL_GAMES
     if not registry.add(info):
         return
@@ -105,20 +119,37 @@ def make_game(game: str, **options: Any) -> Game:
     return getattr(rules, info.game_class)(**options)
 
 
-def _register_package(package: str, source: str = "envs.BUILTIN_GAMES") -> None:
+def _register_package(package: str) -> None:
+    """Register a built-in game (its package's ``INFO``); one that does not import is a broken install: an error."""
     try:
         module_ = importlib.import_module(package)
     except ImportError as error:
-        raise ImportError(f"{source} names {package!r}, which does not import: {error}") from error
+        raise ImportError(f"envs.BUILTIN_GAMES names {package!r}, which does not import: {error}") from error
     info = getattr(module_, "INFO", None)
     if isinstance(info, GameInfo):
         register_game(info)
 
 
+def _register_listed(entry: str) -> None:
+    """Import one ``BARNYARD_GAMES`` entry (a module that calls :func:`register_game` itself, or holds an
+    ``INFO``) and register its game; if anything in that fails, even ``SystemExit``, leave the entry out with a
+    :class:`GameLoadWarning` and remember why (one broken game must not take the others down)."""
+    try:
+        info = getattr(importlib.import_module(entry), "INFO", None)
+        if isinstance(info, GameInfo):
+            register_game(info)
+    except (Exception, SystemExit) as error:
+        reason = f"BARNYARD_GAMES entry {entry!r} did not load: {type(error).__name__}: {error}"
+        UNAVAILABLE_GAMES[entry] = reason
+        if isinstance(error, GameImportError):
+            UNAVAILABLE_GAMES.setdefault(error.game, reason)
+        warnings.warn(f"{reason}; it is left out, the other games are unaffected", GameLoadWarning, stacklevel=2)
+
+
 for _package in BUILTIN_GAMES:
     _register_package(_package)
-for _package in filter(None, (p.strip() for p in os.environ.get("BARNYARD_GAMES", "").split(","))):
-    _register_package(_package, "BARNYARD_GAMES")  # a module that calls register_game itself, or holds an INFO
+for _entry in dict.fromkeys(filter(None, (p.strip() for p in os.environ.get("BARNYARD_GAMES", "").split(",")))):
+    _register_listed(_entry)
 
 
 def __getattr__(name: str) -> Any:

@@ -3,11 +3,12 @@
 
 from typing import Any
 
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 
 from envs.boaring.env import BoaringParallelEnv, raw_env
 from envs.boaring.env import __doc__ as __doc__  # noqa: F401  (the spec page)
 from envs.common.aec import wrap_standard
+from envs.common.parallel import wrap_parallel_standard
 from envs.common.vector import VectorEnv
 
 
@@ -16,9 +17,11 @@ def env(**kwargs: Any) -> AECEnv:
     return wrap_standard(raw_env(**kwargs))
 
 
-def parallel_env(**kwargs: Any) -> BoaringParallelEnv:
-    """The Parallel view: one step is one simultaneous bid of every player (or one eat decision)."""
-    return BoaringParallelEnv(**kwargs)
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """The Parallel view: one step is one simultaneous bid of every player (or one eat decision). Wrapped as
+    ``env()`` is: an action outside an agent's mask ends the game with -1 to that agent (the unwrapped
+    :class:`~envs.boaring.env.BoaringParallelEnv` raises ``IllegalActionError`` instead)."""
+    return wrap_parallel_standard(BoaringParallelEnv(**kwargs))
 
 
 def vector_env(num_envs: int, **options: Any) -> VectorEnv:

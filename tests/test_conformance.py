@@ -85,6 +85,50 @@ def test_every_id_is_in_pettingzoos_registries():
         parallel_api_test(par, num_cycles=200)
 
 
+PARALLEL_CASES = [(game, options) for game in envs.PARALLEL_GAMES for options in option_sets(game)]
+"""Every game with a Parallel view, with each option set the generic tests play."""
+
+
+@pytest.mark.parametrize("game,options", PARALLEL_CASES, ids=str)
+def test_parallel_env_passes_pettingzoos_parallel_seed_test(game, options):
+    """PettingZoo's ``parallel_seed_test`` samples actions from the action space, without the mask. Boaring's
+    ``parallel_env`` raised ``IllegalActionError`` at the first unmasked bid, on every option set; wrapped as
+    ``env()`` is, the unmasked action ends the game (-1 to its sender) and both copies end alike."""
+    from pettingzoo.test import parallel_seed_test
+
+    parallel_seed_test(lambda: envs.module(game).parallel_env(**options), num_cycles=100)
+    parallel_seed_test(lambda: pettingzoo.make("parallel", envs.ENV_IDS[game], **options), num_cycles=100)
+
+
+@pytest.mark.parametrize("game", envs.PARALLEL_GAMES)
+def test_parallel_env_ends_the_game_on_an_illegal_action_as_env_does(game):
+    """``env()``'s convention (PettingZoo's ``TerminateIllegalWrapper``), for a parallel step: each agent whose
+    action is not in its mask gets -1, the others 0, every agent is terminated and truncated, ``agents`` is
+    empty, and the game is left as it was. An action outside the action space is an AssertionError, as in
+    ``env()``; the unwrapped Parallel env still raises ``IllegalActionError``."""
+    from envs.common.game import IllegalActionError
+
+    mod = envs.module(game)
+    for senders in (["player_1"], ["player_0", "player_2"]):
+        par = mod.parallel_env(num_players=3)
+        obs, _ = par.reset(seed=5)
+        raw = par.unwrapped
+        before = json.dumps(raw.game.state_to_json(raw.game_state), sort_keys=True)
+        actions = {a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items()}
+        with pytest.raises(IllegalActionError):
+            raw.step({**actions, senders[0]: int(np.flatnonzero(obs[senders[0]]["action_mask"] == 0)[0])})
+        with pytest.raises(AssertionError, match="not in action space"):
+            par.step({**actions, senders[0]: raw.game.num_actions})
+        illegal = {a: int(np.flatnonzero(obs[a]["action_mask"] == 0)[0]) for a in senders}
+        after, rewards, terminations, truncations, infos = par.step({**actions, **illegal})
+        assert rewards == {a: -1.0 if a in senders else 0.0 for a in raw.possible_agents}
+        assert all(terminations.values()) and all(truncations.values()) and len(terminations) == 3
+        assert par.agents == [] and after.keys() == obs.keys()
+        assert json.dumps(raw.game.state_to_json(raw.game_state), sort_keys=True) == before
+        obs, _ = par.reset(seed=5)
+        assert par.agents == raw.possible_agents
+
+
 def test_unknown_game_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown game 'chess'"):
         envs.module("chess")

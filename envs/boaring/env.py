@@ -62,7 +62,8 @@ pile_size         1       food pile size / 70
 ================  ======  ==============================================================================
 
 ``raw_env`` raises :class:`~envs.common.game.IllegalActionError` on an illegal action; ``env()`` adds
-PettingZoo's standard wrappers (an illegal move ends the game with -1 to the mover). The rules as implemented,
+PettingZoo's standard wrappers (an illegal move ends the game with -1 to the mover), and ``parallel_env()`` the
+same convention for a parallel step. The rules as implemented,
 every reading and the encodings in detail: ``envs/boaring/RULES.md``.
 
 Version history:
@@ -73,6 +74,9 @@ version  package     changes
 v0       0.1.0       first release
 v0       unreleased  ``state()`` returns the privileged global state (it raised NotImplementedError);
                      observations, actions, rewards and dynamics unchanged, so the version stays v0
+v0       unreleased  ``parallel_env()`` ends the game with -1 to the sender of an action outside its mask
+                     (it raised ``IllegalActionError``), as ``env()`` does; legal play unchanged, so the
+                     version stays v0
 =======  ==========  ===================================================================================
 """
 
@@ -117,7 +121,9 @@ class BoaringParallelEnv(ParallelEnv):
     The AEC env (:class:`raw_env`) stays the reference: both drive the same engine, and the same seed and
     the same bids give the same game. Rewards are terminal and zero-sum as in the AEC env; at the end every agent
     is terminated at once and ``agents`` becomes empty. Illegal actions raise
-    :class:`~envs.common.game.IllegalActionError` before anything changes (there is no wrapper stack here).
+    :class:`~envs.common.game.IllegalActionError` before anything changes; ``parallel_env()`` wraps this class so
+    that an illegal action ends the game with -1 to its sender instead, as ``env()`` does
+    (:class:`~envs.common.parallel.TerminateIllegalParallelWrapper`).
     """
 
     metadata: ClassVar[dict[str, Any]] = {

@@ -111,10 +111,43 @@ class GameInfo:
 
 _REGISTRY: dict[str, GameInfo] = {}
 
+UNAVAILABLE: dict[str, str] = {}
+"""``BARNYARD_GAMES`` entries that did not load, each with why (by entry, and by game id where the entry declared
+one): asking for one by name gives that reason (:func:`get`)."""
+
+
+class GameImportError(ImportError):
+    """A descriptor whose package does not import, or whose rules or public module is not there: refused at
+    registration, so that a broken game is never offered beside the others."""
+
+    def __init__(self, game: str, message: str):
+        super().__init__(message)
+        self.game = game
+        """The id the descriptor declared."""
+
+
+def check_importable(info: GameInfo) -> None:
+    """Raise :class:`GameImportError` unless ``info``'s package imports and its ``rules`` room and public module
+    exist (found, not imported: the rooms load on first use)."""
+    try:
+        importlib.import_module(info.package)
+    except Exception as error:
+        raise GameImportError(
+            info.name,
+            f"game {info.name!r}: its package {info.package!r} does not import: {type(error).__name__}: {error}",
+        ) from error
+    for module, what in ((f"{info.package}.rules", "rules room"), (info.public_module, "public module")):
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise GameImportError(info.name, f"game {info.name!r}: its {what} {module!r} is not on the import path")
+
 
 def add(info: GameInfo) -> bool:
     """Add ``info`` to the registry; False when the same descriptor is there already (a second import), a
-    ValueError when another game has the id."""
+    ValueError when another game has the id, a :class:`GameImportError` when the game does not import."""
     if not isinstance(info, GameInfo):
         raise TypeError(f"register_game takes an envs.GameInfo, got {type(info).__name__}")
     old = _REGISTRY.get(info.name)
@@ -122,14 +155,19 @@ def add(info: GameInfo) -> bool:
         if old == info:
             return False
         raise ValueError(f"a game with id {info.name!r} is registered already (from {old.package})")
+    check_importable(info)
     _REGISTRY[info.name] = info
+    UNAVAILABLE.pop(info.name, None)
     return True
 
 
 def get(game: str) -> GameInfo:
-    """The descriptor of a registered game id; a ValueError naming the ids for an unknown one."""
+    """The descriptor of a registered game id; a ValueError naming the ids for an unknown one, and why for a game
+    that did not load (:data:`UNAVAILABLE`)."""
     info = _REGISTRY.get(game) if isinstance(game, str) else None
     if info is None:
+        if isinstance(game, str) and game in UNAVAILABLE:
+            raise ValueError(f"game {game!r} is not available: {UNAVAILABLE[game]}; available: {', '.join(_REGISTRY)}")
         raise ValueError(f"unknown game {game!r}; available: {', '.join(_REGISTRY)}")
     return info
 

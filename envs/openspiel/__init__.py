@@ -43,16 +43,26 @@ face down") and ``p``'s observation after it. Information-state tensors are not 
 ``IIGObservationType(private_info=ALL_PLAYERS)`` observer gives the privileged global state
 (:meth:`~envs.boaring.rules.BoaringGame.global_state`).
 
-Serialisation: ``state.serialize()`` / ``game.deserialize_state(text)`` and ``pickle`` carry the engine state as
-its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`). Returns are the engine's terminal rewards
+Serialisation: ``state.serialize()`` / ``game.deserialize_state(text)``, ``pyspiel.serialize_game_and_state`` and
+``pickle`` carry the state as its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`, with the move
+in progress at a chance node), checked when read back. OpenSpiel writes a Python state's attributes as a pickle
+(the ``__dict__=`` field); a Barnyard state's holds that JSON text only, and a string whose field asks pickle for
+any Python object (code, or an older Barnyard's pickled state) is refused with a :class:`BridgeError` before
+anything in it runs. Refusals (illegal actions too) are :class:`BridgeError`: a ``pyspiel.SpielError`` and a
+``ValueError``. Returns are the engine's terminal rewards
 (zero-sum; ``reward="score"`` in Boaring gives score differences). A game cut off at the engine's ply cap
 (Bestiarium) ends with its returns (zeros: a draw).
 """
 
 from __future__ import annotations
 
+import copy
 import importlib
 import json
+import reprlib
+import sys
+import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +80,13 @@ import envs
 from envs.common.game import ConfigError, Game
 from envs.openspiel.chance import NeedChance, ScriptedRng
 
-__all__ = ["GAME_NAMES", "load_game", "register", "engine_of", "specs_of"]
+__all__ = ["GAME_NAMES", "BridgeError", "load_game", "register", "engine_of", "specs_of"]
+
+
+class BridgeError(pyspiel.SpielError, ValueError):
+    """A call the bridge refuses: an illegal action, a player who is not in the game, a state string it will not
+    load. A ``pyspiel.SpielError``, which OpenSpiel's clients catch (RLlib's ``OpenSpielEnv``, OpenSpiel's own C++
+    games raise it), and a ``ValueError``, which Barnyard raises for bad input everywhere else."""
 
 
 # ----- what each game is, in OpenSpiel's terms (each game's descriptor: GameInfo.openspiel) ----------------------
@@ -192,27 +208,108 @@ def _engine(game: str, options_json: str) -> Game:
     return engine
 
 
-def _restore_holder(game: str, options_json: str, state_json: str | None) -> _EngineState:
-    engine = _engine(game, options_json)
-    return _EngineState(engine, None if state_json is None else engine.state_from_json(json.loads(state_json)))
+# ----- state strings: the JSON snapshot, and nothing that pickle could turn into code ------------------------
+SNAPSHOT_FORMAT = "barnyard-openspiel-state/1"
+"""The ``format`` field of a state's JSON snapshot (see :meth:`BarnyardState._snapshot_json`)."""
+SNAPSHOT_KEY = "snapshot"
+"""The one name in the ``__dict__=`` field of a Barnyard state string: its value is the JSON snapshot (text)."""
+_SNAPSHOT_FIELDS = frozenset({"format", "game", "options", "history", "position", "pending", "joint", "draws", "log"})
 
 
-class _EngineState:
-    """An engine state inside an OpenSpiel state: copied with ``engine.clone`` (not a deep copy of the engine's
-    tables) and pickled as the engine's exact JSON snapshot."""
+class _Position:
+    """Everything a :class:`BarnyardState` is besides the history OpenSpiel keeps in C++: the engine state and the
+    transition in progress. One object, so that the state has one attribute of its own (which no state string can
+    set, see :meth:`BarnyardState.__setattr__`) and :meth:`BarnyardState.clone` copies it with ``engine.clone``."""
 
-    __slots__ = ("engine", "state")
+    __slots__ = ("key", "engine", "state", "pending", "joint", "draws", "need", "log", "snapshot")
 
-    def __init__(self, engine: Game, state: Any):
+    def __init__(self, key: str, engine: Game, state: Any = None):
+        self.key = key
+        """The bridge's name of the game (``SPECS``' key)."""
         self.engine = engine
         self.state = state
+        """The engine state (None while the initial set-up's chance nodes are being resolved)."""
+        self.pending: tuple[int, ...] | None = None
+        """Player actions waiting for their chance outcomes (None: the initial set-up, or nothing pending)."""
+        self.joint = False
+        """Whether ``pending`` is one action per seat (a simultaneous node's)."""
+        self.draws: list[int] = []
+        """The chance outcomes drawn so far for the pending transition."""
+        self.need: tuple[int, str, int] | None = None
+        """The current chance node: (outcomes, what is drawn, offset of integer draws); None elsewhere."""
+        self.log: tuple[tuple[int, ...], ...] = ()
+        """Imperfect-information games: the public record of the game (``spec.info.record``)."""
+        self.snapshot: tuple[int, str] | None = None
+        """The JSON snapshot of this position and the move number it was taken at; None once the position
+        changes (OpenSpiel's C++ reads ``__dict__`` twice for each ``Clone`` or ``Serialize``)."""
 
-    def __deepcopy__(self, memo: dict) -> _EngineState:
-        return _EngineState(self.engine, None if self.state is None else self.engine.clone(self.state))
+    def __deepcopy__(self, memo: dict) -> _Position:
+        twin = _Position(self.key, self.engine, None if self.state is None else self.engine.clone(self.state))
+        twin.pending, twin.joint, twin.draws, twin.need, twin.log = (
+            self.pending,
+            self.joint,
+            list(self.draws),
+            self.need,
+            self.log,
+        )
+        return twin
 
-    def __reduce__(self):
-        snapshot = None if self.state is None else json.dumps(self.engine.state_to_json(self.state))
-        return (_restore_holder, (self.engine.name, json.dumps(self.engine.options(), sort_keys=True), snapshot))
+    def __reduce__(self) -> Any:
+        raise TypeError("a Barnyard position is never pickled: its state travels as its JSON snapshot")
+
+
+_RESTORING = threading.local()
+"""Per thread, ``mark``: where Python stood (frame, instruction) when a Barnyard ``new_initial_state`` was last
+called; cleared when a state is restored or cloned, or when pickle next loads a global. See
+:func:`_refuse_pickled_objects`."""
+_LAST_SNAPSHOT = threading.local()
+"""Per thread, ``source``: the position whose JSON snapshot a state's ``__dict__`` gave out last. OpenSpiel's C++
+``Clone`` hands that very str object straight back; while the position still holds it (it has not changed), the
+restore copies the position instead of parsing the text. Identity, not equality: text from outside is parsed."""
+_CLONING = threading.local()
+"""Per thread, ``source``: the state whose :meth:`BarnyardState.clone` is running (its ``__dict__`` then hands
+OpenSpiel the live position instead of the JSON snapshot)."""
+
+
+def _frame_mark(frame: Any) -> tuple[int, Any, int]:
+    """A Python frame and the instruction it is at (the call into C++ it is waiting on)."""
+    return (0, None, -1) if frame is None else (id(frame), frame.f_code, frame.f_lasti)
+
+
+def _refuse_pickled_objects(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook (``sys.addaudithook``): refuse every global that ``pickle`` loads while OpenSpiel restores a
+    Barnyard state from a string.
+
+    ``pyspiel.deserialize_game_and_state`` and ``game.deserialize_state`` end in OpenSpiel's C++
+    ``PyState::Deserialize``, which passes the string's ``__dict__=`` field to ``pickle.loads`` before any code of
+    the game sees it; a crafted field runs any code it names (``os.system``). An honest Barnyard string holds one
+    dict with one str (the JSON snapshot), which loads no global, so any global asked for there is refused. The
+    restore is recognised by what precedes it: OpenSpiel's C++ calls ``new_initial_state`` (which leaves its mark)
+    and then ``pickle.loads`` itself, so pickle's audit event finds the Python frame that called into C++ still at
+    the same instruction. Unpickling called from Python code (from any frame, C++ or not around it) sees another
+    frame or instruction, clears the mark and is left alone."""
+    if event != "pickle.find_class":
+        return
+    mark = getattr(_RESTORING, "mark", None)
+    if mark is None:
+        return
+    _RESTORING.mark = None
+    if _frame_mark(sys._getframe().f_back) != mark:
+        return
+    module, name = args
+    raise BridgeError(
+        f"refused: this state string's __dict__= field asks pickle for {module}.{name}. A Barnyard state string "
+        f"carries the state's JSON snapshot only ({{{SNAPSHOT_KEY!r}: '<json>'}}) and the bridge loads no Python "
+        "object from one; this string is crafted, or from an older Barnyard that pickled its states"
+    )
+
+
+sys.addaudithook(_refuse_pickled_objects)
+
+
+def _state_from_string(text: str) -> BarnyardState:
+    """``pickle``'s way back to a state (:meth:`BarnyardState.__reduce__`): OpenSpiel's game-and-state string."""
+    return pyspiel.deserialize_game_and_state(text)[1]
 
 
 # ----- the OpenSpiel game and state ----------------------------------------------------------------------------
@@ -260,8 +357,11 @@ class BarnyardGame(pyspiel.Game):
         return self  # games are immutable (OpenSpiel shares them too)
 
     def new_initial_state(self) -> BarnyardState:
-        """The start of a game: chance nodes first where the engine shuffles or rolls."""
-        return BarnyardState(self)
+        """The start of a game: chance nodes first where the engine shuffles or rolls. Leaves the mark that
+        :func:`_refuse_pickled_objects` reads (OpenSpiel's C++ restores a state string onto a new initial state)."""
+        state = BarnyardState(self)
+        _RESTORING.mark = _frame_mark(sys._getframe().f_back)
+        return state
 
     def make_py_observer(
         self, iig_obs_type: pyspiel.IIGObservationType | None = None, params: dict[str, Any] | None = None
@@ -271,71 +371,212 @@ class BarnyardGame(pyspiel.Game):
 
 
 class BarnyardState(pyspiel.State):
-    """An OpenSpiel state over an engine state (see the module docstring)."""
+    """An OpenSpiel state over an engine state (see the module docstring).
+
+    OpenSpiel's C++ reads and writes a Python state's ``__dict__``: ``Serialize`` pickles it into the
+    ``__dict__=`` field of a state string, ``Deserialize`` and ``Clone`` set each of its keys back as an attribute.
+    Here ``__dict__`` is the JSON snapshot alone (``{"snapshot": "<json>"}``, no Python object) and
+    ``__setattr__`` takes that key only, restoring the state from it after checking it, besides the state's own
+    ``_position`` (an object that no string can build); every other attribute is refused, so a state string can
+    neither carry code nor plant attributes."""
 
     def __init__(self, game: BarnyardGame):
         super().__init__(game)
-        self._key = game.spec.key
-        self._held = _EngineState(game.engine, None)
-        self._pending: tuple[int, ...] | None = None
-        """Player actions waiting for their chance outcomes (None: the initial set-up, or nothing pending)."""
-        self._joint = False
-        """Whether ``_pending`` is one action per seat (a simultaneous node's)."""
-        self._draws: list[int] = []
-        self._need: tuple[int, str, int] | None = None
-        """The current chance node: (outcomes, what is drawn, offset of integer draws); None elsewhere."""
-        self._log: tuple[tuple[int, ...], ...] = ()
-        """Imperfect-information games: the public record of the game (``spec.info.record``)."""
+        self._position = _Position(game.spec.key, game.engine)
         self._advance()
+
+    # ----- what OpenSpiel's C++ copies: the JSON snapshot -----------------------------------------------------
+    @property
+    def __dict__(self) -> dict[str, Any]:
+        """The Python side of this state as OpenSpiel's C++ ``Serialize`` and ``Clone`` read it: the JSON
+        snapshot; the live position while :meth:`clone` runs (copied by ``engine.clone``, not through JSON)."""
+        if getattr(_CLONING, "source", None) is self:
+            return {"_position": self._position}
+        position = self._position
+        if position.snapshot is None or position.snapshot[0] != self.move_number():
+            position.snapshot = (self.move_number(), self._snapshot_json())
+        _LAST_SNAPSHOT.source = position
+        return {SNAPSHOT_KEY: position.snapshot[1]}
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``_position`` (this module's own object: no state string can build one) or ``snapshot`` (the JSON
+        snapshot of a state string, checked and restored); nothing else."""
+        if name == "_position" and isinstance(value, _Position):
+            super().__setattr__(name, value)
+        elif name == SNAPSHOT_KEY:
+            self._restore(value)
+        else:
+            raise BridgeError(
+                f"refused: attribute {name!r} of a Barnyard state; a state string's __dict__= field holds "
+                f"{SNAPSHOT_KEY!r} (the JSON snapshot) only"
+            )
+
+    def _snapshot_json(self) -> str:
+        """The exact JSON snapshot of this state: the engine state (:meth:`~envs.common.game.Game.state_to_json`),
+        the transition in progress at a chance node, the public log (Boaring) and, for checking, the game, its
+        options and the history."""
+        position = self._position
+        return json.dumps(
+            {
+                "format": SNAPSHOT_FORMAT,
+                "game": self._spec.short_name,
+                "options": position.engine.options(),
+                "history": [[int(step.player), int(step.action)] for step in self.full_history()],
+                "position": None if position.state is None else position.engine.state_to_json(position.state),
+                "pending": None if position.pending is None else list(position.pending),
+                "joint": position.joint,
+                "draws": list(position.draws),
+                "log": [list(entry) for entry in position.log],
+            },
+            separators=(",", ":"),
+        )
+
+    def _restore(self, text: Any) -> None:
+        """Become the state that ``text`` (a JSON snapshot) describes, or raise a :class:`BridgeError` saying why
+        and change nothing."""
+        _RESTORING.mark = None
+        before = self._position
+        source = getattr(_LAST_SNAPSHOT, "source", None)
+        just_read = source is not None and source.snapshot is not None and source.snapshot[1] is text
+        if just_read and source.engine is self.engine:  # OpenSpiel's C++ Clone: the text it just read, unchanged
+            self._position = copy.deepcopy(source)
+            return
+        try:
+            self._position = self._position_from_snapshot(text)
+            if self._position.state is None or self._position.pending is not None:
+                self._advance()  # replays the pending transition: checks its actions and draws, finds the chance node
+        except BridgeError:
+            self._position = before
+            raise
+        except (ValueError, TypeError, KeyError, IndexError, RuntimeError) as error:  # SnapshotError, illegal ...
+            self._position = before
+            raise BridgeError(f"refused: this state string's snapshot is damaged: {error}") from None
+
+    def _position_from_snapshot(self, text: Any) -> _Position:
+        """The position a JSON snapshot describes, every field checked (the engine checks its own state)."""
+        spec, engine = self._spec, self.engine
+        if not isinstance(text, str):
+            raise BridgeError(
+                f"refused: a state string's {SNAPSHOT_KEY!r} is the JSON snapshot (text), not {type(text).__name__}"
+            )
+        data = json.loads(text)
+        if not isinstance(data, dict) or set(data) != _SNAPSHOT_FIELDS or data["format"] != SNAPSHOT_FORMAT:
+            raise BridgeError(f"refused: not a Barnyard state snapshot ({SNAPSHOT_FORMAT})")
+        if data["game"] != spec.short_name or data["options"] != json.loads(json.dumps(engine.options())):
+            raise BridgeError(
+                f"refused: the snapshot is of {reprlib.repr(data['game'])} with {reprlib.repr(data['options'])}, "
+                "not of this game "
+                f"({spec.short_name} with {engine.options()!r})"
+            )
+        history = [[int(step.player), int(step.action)] for step in self.full_history()]
+        if history and data["history"] != history:  # empty while OpenSpiel's Clone runs (it copies it after)
+            raise BridgeError("refused: the state string's history is not the one its snapshot was taken at")
+
+        def ints(value: Any, what: str) -> list[int]:
+            if not isinstance(value, list) or any(type(v) is not int for v in value):
+                raise BridgeError(
+                    f"refused: the snapshot's {what} must be a list of integers, not {reprlib.repr(value)}"
+                )
+            return value
+
+        position = _Position(spec.key, engine)
+        if data["position"] is not None:
+            position.state = engine.state_from_json(data["position"])
+        if data["pending"] is not None:
+            if position.state is None:
+                raise BridgeError("refused: the snapshot has pending actions before the game is set up")
+            position.pending = tuple(ints(data["pending"], "pending actions"))
+            if not isinstance(data["joint"], bool) or len(position.pending) != (
+                engine.num_players if data["joint"] else 1
+            ):
+                raise BridgeError("refused: the snapshot's pending actions do not fit its joint flag")
+            position.joint = data["joint"]
+        elif data["joint"] is not False or (position.state is not None and data["draws"]):
+            raise BridgeError("refused: the snapshot has chance outcomes or a joint flag but no pending actions")
+        position.draws = list(ints(data["draws"], "chance outcomes"))
+        if not isinstance(data["log"], list) or (spec.info is None and data["log"]):
+            raise BridgeError("refused: the snapshot's public log does not fit this game")
+        position.log = tuple(tuple(ints(entry, "log entries")) for entry in data["log"])
+        return position
+
+    def clone(self) -> BarnyardState:
+        """OpenSpiel's copy (history included), with the position copied by ``engine.clone`` instead of through
+        the JSON snapshot that OpenSpiel's C++ would otherwise read."""
+        outer = getattr(_CLONING, "source", None)
+        _CLONING.source = self
+        try:
+            return super().clone()
+        finally:
+            _CLONING.source = outer
+            _RESTORING.mark = None  # left by the copy's new_initial_state: nothing is being restored
+
+    def child(self, action: int) -> BarnyardState:
+        """A copy with ``action`` applied (OpenSpiel's ``child``, through :meth:`clone`)."""
+        child = self.clone()
+        child.apply_action(action)
+        return child
+
+    def __copy__(self) -> BarnyardState:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict) -> BarnyardState:
+        return self.clone()
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        """``pickle`` carries OpenSpiel's game-and-state string (the JSON snapshot), read back through
+        ``pyspiel.deserialize_game_and_state``."""
+        return (_state_from_string, (pyspiel.serialize_game_and_state(self.get_game(), self),))
 
     # ----- engine plumbing ---------------------------------------------------------------------------------
     @property
     def _spec(self) -> BridgeSpec:
-        return SPECS[self._key]
+        return SPECS[self._position.key]
 
     @property
     def engine(self) -> Game:
         """The Barnyard engine of this game."""
-        return self._held.engine
+        return self._position.engine
 
     @property
     def engine_state(self) -> Any:
         """The engine state (None while the initial set-up's chance nodes are being resolved). Read-only use."""
-        return self._held.state
+        return self._position.state
 
     def _advance(self) -> None:
         """Run the pending transition with the outcomes drawn so far: finish it, or stop at its next chance node."""
-        engine, before = self.engine, self._held.state
-        rng = ScriptedRng(self._draws, strict_deterministic=not self._spec.explicit_chance)
+        position, spec = self._position, self._spec
+        position.snapshot = None
+        engine, before, pending = position.engine, position.state, position.pending
+        rng = ScriptedRng(position.draws, strict_deterministic=not spec.explicit_chance)
         try:
             if before is None:
                 after = engine.initial_state(rng)
             else:
                 after = engine.clone(before)
-                for _ in range(len(self._pending or ())):
-                    action = self._pending[engine.current_player(after)] if self._joint else self._pending[0]
+                for _ in range(len(pending or ())):
+                    action = pending[engine.current_player(after)] if position.joint else pending[0]
                     engine.apply(after, action, rng)
         except NeedChance as need:
-            if need.num_outcomes > self._spec.max_chance_outcomes:
+            if need.num_outcomes > spec.max_chance_outcomes:
                 raise RuntimeError(
-                    f"{self._spec.short_name}: a chance node with {need.num_outcomes} outcomes; "
-                    f"the game declares at most {self._spec.max_chance_outcomes}"
+                    f"{spec.short_name}: a chance node with {need.num_outcomes} outcomes; "
+                    f"the game declares at most {spec.max_chance_outcomes}"
                 ) from None
-            self._need = (need.num_outcomes, need.label, need.offset)
+            position.need = (need.num_outcomes, need.label, need.offset)
             return
         if not rng.all_used():
             raise RuntimeError(
-                f"{self._spec.short_name}: the transition used {rng.used} of {len(self._draws)} chance outcomes"
+                f"{spec.short_name}: the transition used {rng.used} of {len(position.draws)} chance outcomes"
             )
-        if self._spec.info is not None:
-            self._log = self._spec.info.record(before, after, self._pending or (), self._log)
-        self._held = _EngineState(engine, after)
-        self._pending, self._joint, self._draws, self._need = None, False, [], None
+        if spec.info is not None:
+            position.log = spec.info.record(before, after, pending or (), position.log)
+        position.state = after
+        position.pending, position.joint, position.draws, position.need = None, False, [], None
 
     def _finished(self) -> bool:
-        state = self._held.state
+        state = self._position.state
         return (
-            self._need is None
+            self._position.need is None
             and state is not None
             and (self.engine.is_terminal(state) or self.engine.is_truncated(state))
         )
@@ -344,16 +585,16 @@ class BarnyardState(pyspiel.State):
         """Whether this is a simultaneous node (every seat chooses; the engine commits them in its own order)."""
         return (
             self._spec.simultaneous_node is not None
-            and self._need is None
+            and self._position.need is None
             and not self._finished()
-            and self._spec.simultaneous_node(self.engine, self._held.state)
+            and self._spec.simultaneous_node(self.engine, self._position.state)
         )
 
     def _check_player(self, player: int) -> int:
-        """``player`` as an int, or ValueError naming the players of this game."""
+        """``player`` as an int, or a :class:`BridgeError` naming the players of this game."""
         n = self.engine.num_players
         if not isinstance(player, (int, np.integer)) or not 0 <= player < n:
-            raise ValueError(f"player {player!r} is not a player of this {n}-player game; players are 0..{n - 1}")
+            raise BridgeError(f"player {player!r} is not a player of this {n}-player game; players are 0..{n - 1}")
         return int(player)
 
     def _joint_choices(self) -> list[list[int]]:
@@ -366,7 +607,7 @@ class BarnyardState(pyspiel.State):
         choices = self._joint_choices()
         total = int(np.prod([len(c) for c in choices if c], dtype=np.int64))
         if not 0 <= flat < total:
-            raise ValueError(f"flat joint action {flat} is not in [0, {total}) at this simultaneous node")
+            raise BridgeError(f"flat joint action {flat} is not in [0, {total}) at this simultaneous node")
         actions = []
         for legal in choices:
             if legal:
@@ -379,13 +620,13 @@ class BarnyardState(pyspiel.State):
     # ----- OpenSpiel's API -----------------------------------------------------------------------------------
     def current_player(self) -> int:
         """CHANCE at a chance node, TERMINAL at the end, SIMULTANEOUS at a bid, else the seat to move."""
-        if self._need is not None:
+        if self._position.need is not None:
             return pyspiel.PlayerId.CHANCE
         if self._finished():
             return pyspiel.PlayerId.TERMINAL
         if self._simultaneous():
             return pyspiel.PlayerId.SIMULTANEOUS
-        return self.engine.current_player(self._held.state)
+        return self.engine.current_player(self._position.state)
 
     def _legal_actions(self, player: int) -> list[int]:
         """``player``'s legal actions, ascending (empty for a player who does not act here). At a simultaneous
@@ -395,7 +636,7 @@ class BarnyardState(pyspiel.State):
                 return []
             total = int(np.prod([len(c) for c in self._joint_choices() if c], dtype=np.int64))
             if total > MAX_FLAT_JOINT_ACTIONS:
-                raise ValueError(
+                raise BridgeError(
                     f"{total} joint actions at this simultaneous node are too many to list; use "
                     "legal_actions(p) for each player p and apply_actions"
                 )
@@ -403,9 +644,9 @@ class BarnyardState(pyspiel.State):
         if player == pyspiel.PlayerId.TERMINAL:
             return []
         player = self._check_player(player)
-        if self._need is not None or self._finished():
+        if self._position.need is not None or self._finished():
             return []
-        state = self._held.state
+        state = self._position.state
         if self._simultaneous():
             return self._spec.seat_actions(self.engine, state, player)
         return self.engine.legal_actions(state) if player == self.engine.current_player(state) else []
@@ -424,7 +665,7 @@ class BarnyardState(pyspiel.State):
         if player is None:
             player = self.current_player()
         if player == pyspiel.PlayerId.SIMULTANEOUS:
-            raise ValueError(
+            raise BridgeError(
                 "a simultaneous node has no single action mask: use legal_actions_mask(p) for each "
                 "player p (flat joint actions are not action ids)"
             )
@@ -434,27 +675,27 @@ class BarnyardState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The current chance node's outcomes, each equally likely."""
-        if self._need is None:
-            raise ValueError("not a chance node")
-        k = self._need[0]
+        if self._position.need is None:
+            raise BridgeError("not a chance node")
+        k = self._position.need[0]
         return [(i, 1.0 / k) for i in range(k)]
 
     def _apply_action(self, action: int) -> None:
         """A chance outcome, a flat joint action at a simultaneous node, or the move of the player to act
         (validated before anything changes)."""
-        if self._need is not None:
-            if not 0 <= action < self._need[0]:
-                raise ValueError(f"chance outcome {action} is not in [0, {self._need[0]})")
-            self._draws.append(int(action))
+        if self._position.need is not None:
+            if not 0 <= action < self._position.need[0]:
+                raise BridgeError(f"chance outcome {action} is not in [0, {self._position.need[0]})")
+            self._position.draws.append(int(action))
             self._advance()
             return
         if self._finished():
-            raise ValueError(f"action {action}: the game is over")
+            raise BridgeError(f"action {action}: the game is over")
         if self._simultaneous():
             self._apply_actions(self._decode_flat(int(action)))
             return
-        self._check_legal(int(action), self.engine.current_player(self._held.state))
-        self._pending, self._joint, self._draws = (int(action),), False, []
+        self._check_legal(int(action), self.engine.current_player(self._position.state))
+        self._position.pending, self._position.joint, self._position.draws = (int(action),), False, []
         self._advance()
 
     def _apply_actions(self, actions: list[int]) -> None:
@@ -464,38 +705,43 @@ class BarnyardState(pyspiel.State):
         (OpenSpiel's convention; ``INVALID_ACTION`` is accepted too)."""
         n = self.engine.num_players
         if len(actions) != n:
-            raise ValueError(f"{len(actions)} actions for {n} players")
-        if self._need is not None:
-            raise ValueError("a chance node: apply its outcome with apply_action")
+            raise BridgeError(f"{len(actions)} actions for {n} players")
+        if self._position.need is not None:
+            raise BridgeError("a chance node: apply its outcome with apply_action")
         if self._finished():
-            raise ValueError("the game is over")
+            raise BridgeError("the game is over")
         actions = [int(a) for a in actions]
         for seat, action in enumerate(actions):
             legal = self._legal_actions(seat)
             if legal and action not in legal:
-                raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
+                raise BridgeError(f"action {action} is not legal for player {seat} here; legal: {legal}")
             if not legal and action not in (0, pyspiel.INVALID_ACTION):
-                raise ValueError(f"player {seat} has no legal action here and must pass 0, not {action}")
+                raise BridgeError(f"player {seat} has no legal action here and must pass 0, not {action}")
         if self._simultaneous():
-            self._pending, self._joint = tuple(actions), True
+            self._position.pending, self._position.joint = tuple(actions), True
         else:
-            self._pending, self._joint = (actions[self.engine.current_player(self._held.state)],), False
-        self._draws = []
+            self._position.pending, self._position.joint = (
+                (actions[self.engine.current_player(self._position.state)],),
+                False,
+            )
+        self._position.draws = []
         self._advance()
 
     def _check_legal(self, action: int, seat: int) -> None:
         legal = self._legal_actions(seat)
         if action not in legal:
-            raise ValueError(f"action {action} is not legal for player {seat} here; legal: {legal}")
+            raise BridgeError(f"action {action} is not legal for player {seat} here; legal: {legal}")
 
     def _action_to_string(self, player: int, action: int) -> str:
         """The engine's notation of ``action``; chance outcomes say what was drawn; a flat joint action lists
         each seat's choice."""
         if player == pyspiel.PlayerId.CHANCE:
-            if self._need is not None:
-                return NeedChance(self._need[0], self._need[1], self._need[2]).describe(action)
+            if self._position.need is not None:
+                return NeedChance(self._position.need[0], self._position.need[1], self._position.need[2]).describe(
+                    action
+                )
             return f"chance outcome {action}"
-        state = self._held.state
+        state = self._position.state
         if state is None:
             return f"action {action}"
         if player == pyspiel.PlayerId.SIMULTANEOUS and self._simultaneous():
@@ -510,7 +756,7 @@ class BarnyardState(pyspiel.State):
         """Each player's terminal reward (zeros while the game is live)."""
         if not self._finished():
             return [0.0] * self.engine.num_players
-        return [float(r) for r in self.engine.returns(self._held.state)]
+        return [float(r) for r in self.engine.returns(self._position.state)]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> BarnyardState:
         """A state that ``player_id`` cannot tell from this one (what IS-MCTS searches from): Boaring's hidden
@@ -519,27 +765,27 @@ class BarnyardState(pyspiel.State):
         and at the end; the copy's ``history()`` stays this state's (OpenSpiel keeps it), its position is the
         sample."""
         player = self._check_player(player_id)
-        if self._need is not None or self._held.state is None:
-            raise ValueError("resample_from_infostate needs a decision node or the end, not a chance node")
-        copy = self.clone()
+        if self._position.need is not None or self._position.state is None:
+            raise BridgeError("resample_from_infostate needs a decision node or the end, not a chance node")
+        resampled = self.clone()
         if self._spec.info is not None:
             seed = [int(probability_sampler() * 2**53) for _ in range(2)]
-            sample = self._spec.info.resample(self.engine, self._held.state, player, np.random.default_rng(seed))
-            copy._held = _EngineState(self.engine, sample)
-        return copy
+            sample = self._spec.info.resample(self.engine, self._position.state, player, np.random.default_rng(seed))
+            resampled._position.state = sample
+        return resampled
 
     def __str__(self) -> str:
-        state = self._held.state
+        state = self._position.state
         text = "(setting up)" if state is None else self.engine.render_ansi(state)
-        if self._need is not None:
-            text += f"\n(chance: {self._need[1]}, {self._need[0]} outcomes)"
+        if self._position.need is not None:
+            text += f"\n(chance: {self._position.need[1]}, {self._position.need[0]} outcomes)"
         return text
 
     # ----- what a player knows ------------------------------------------------------------------------------
     def observation_text(self, player: int) -> str:
         """The text picture that ``player`` may see."""
         player = self._check_player(player)
-        state = self._held.state
+        state = self._position.state
         if state is None:
             return "(setting up)"
         return str(self.engine.render_for(state, player, "ansi"))
@@ -550,7 +796,7 @@ class BarnyardState(pyspiel.State):
         player = self._check_player(player)
         if self._spec.info is None:
             return " ".join(str(a) for a in self.history())
-        return self._spec.info.string(self.engine, self._held.state, self._log, player)
+        return self._spec.info.string(self.engine, self._position.state, self._position.log, player)
 
 
 class BarnyardObserver:
@@ -560,7 +806,7 @@ class BarnyardObserver:
 
     def __init__(self, game: BarnyardGame, iig_obs_type: pyspiel.IIGObservationType, params: Any):
         if params:
-            raise ValueError(f"observation parameters are not supported; got {params}")
+            raise BridgeError(f"observation parameters are not supported; got {params}")
         engine = game.engine
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
         self.privileged = False
@@ -569,7 +815,7 @@ class BarnyardObserver:
             if private == pyspiel.PrivateInfoType.ALL_PLAYERS and not self.perfect_recall:
                 self.privileged = True
             elif private != pyspiel.PrivateInfoType.SINGLE_PLAYER:
-                raise ValueError(
+                raise BridgeError(
                     f"{game.spec.short_name} offers the observer's own view (private_info="
                     "SINGLE_PLAYER) and, without perfect recall, the privileged global state "
                     f"(ALL_PLAYERS); not {iig_obs_type}"
@@ -598,7 +844,7 @@ class BarnyardObserver:
         es = state.engine_state
         if self.perfect_recall:
             if self._info is not None:
-                self._info.tensor(self._engine, es, state._log, player, self.tensor)
+                self._info.tensor(self._engine, es, state._position.log, player, self.tensor)
         elif es is None:
             self.tensor.fill(0.0)
         elif self.privileged:
@@ -656,35 +902,62 @@ def _game_type(spec: BridgeSpec) -> pyspiel.GameType:
     )
 
 
+UNAVAILABLE: dict[str, str] = {}
+"""Games of ``envs.GAMES`` the bridge could not register (their descriptor's OpenSpiel facts, or the modules these
+read, fail), each with why: left out with a warning, the other games registered."""
+
+
+def _game_classes(game: str) -> dict[str, type[BarnyardGame]]:
+    """The OpenSpiel game classes of one Barnyard game, one per registration (not registered yet)."""
+    classes = {}
+    for spec in specs_of(game):
+        name = "".join(part.title() for part in spec.key.split("_"))
+        classes[spec.key] = type(
+            f"{name}OpenSpielGame",
+            (BarnyardGame,),
+            {"spec": spec, "game_type": _game_type(spec), "__module__": __name__},
+        )
+    return classes
+
+
 def register() -> None:
     """Register every game of ``envs.GAMES`` with OpenSpiel (done on import, and again by :func:`load_game` for the
-    games registered since; calling it again changes nothing)."""
-    known = {spec.game for spec in SPECS.values()}
+    games registered since; calling it again changes nothing). A game whose registration fails is left out with
+    an ``envs.GameLoadWarning`` naming it and why (:data:`UNAVAILABLE`); the others are registered."""
+    done = {spec.game for spec in SPECS.values()} | set(UNAVAILABLE)
     for game in envs.GAMES:
-        if game not in known:
-            for spec in specs_of(game):
-                SPECS[spec.key] = spec
-                GAME_NAMES[spec.key] = spec.short_name
-    registered = set(pyspiel.registered_names())
-    for key, spec in SPECS.items():
-        if key not in _GAME_CLASSES:
-            name = "".join(part.title() for part in key.split("_"))
-            cls = type(
-                f"{name}OpenSpielGame",
-                (BarnyardGame,),
-                {"spec": spec, "game_type": _game_type(spec), "__module__": __name__},
+        if game in done:
+            continue
+        try:
+            classes = _game_classes(game)
+        except Exception as error:
+            UNAVAILABLE[game] = f"{type(error).__name__}: {error}"
+            warnings.warn(
+                f"envs.openspiel leaves out game {game!r}: {UNAVAILABLE[game]}; the other games are registered",
+                envs.GameLoadWarning,
+                stacklevel=2,
             )
+            continue
+        for key, cls in classes.items():
+            SPECS[key] = cls.spec
+            GAME_NAMES[key] = cls.spec.short_name
             _GAME_CLASSES[key] = globals()[cls.__name__] = cls  # a module attribute, so that pickle finds it
-        if spec.short_name not in registered:
-            pyspiel.register_game(_GAME_CLASSES[key].game_type, _GAME_CLASSES[key])
+    registered = set(pyspiel.registered_names())
+    for cls in _GAME_CLASSES.values():
+        if cls.spec.short_name not in registered:
+            pyspiel.register_game(cls.game_type, cls)
 
 
 def load_game(game: str, **options: Any) -> pyspiel.Game:
-    """``pyspiel.load_game`` for a Barnyard game id (``"boaring"``) or OpenSpiel name, options as keywords."""
+    """``pyspiel.load_game`` for a Barnyard game id (``"boaring"``) or OpenSpiel name, options as keywords; for a
+    game that did not load, an error saying why."""
     register()
     name = GAME_NAMES.get(game, game)
     if name not in GAME_NAMES.values():
-        raise ValueError(f"unknown game {game!r}; available: {', '.join(GAME_NAMES)}")
+        reason = UNAVAILABLE.get(game) or envs.UNAVAILABLE_GAMES.get(game)
+        if reason:
+            raise BridgeError(f"game {game!r} is not available: {reason}; available: {', '.join(GAME_NAMES)}")
+        raise BridgeError(f"unknown game {game!r}; available: {', '.join(GAME_NAMES)}")
     return pyspiel.load_game(name, options)
 
 

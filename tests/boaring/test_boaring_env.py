@@ -9,6 +9,7 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test
 import envs
 from envs import boaring_v0
 from envs.boaring import actions as A
+from envs.boaring.env import BoaringParallelEnv
 from envs.boaring.rules import BID, EAT
 from envs.common.game import IllegalActionError, SnapshotError
 from envs.common.testing import play_env_randomly
@@ -46,8 +47,8 @@ def test_parallel_api(n):
 
 
 def test_parallel_seed():
-    """Same seed, same masked actions: identical games. (PettingZoo's parallel_seed_test samples actions without
-    the mask, which a parallel env that rejects illegal bids cannot pass, so the check is done here.)"""
+    """Same seed, same masked actions: identical whole games. (PettingZoo's parallel_seed_test samples actions
+    without the mask, so its games end at the first illegal action: tests/test_conformance.py runs it.)"""
     runs = []
     for _ in range(2):
         par = boaring_v0.parallel_env(num_players=4)
@@ -175,8 +176,10 @@ def test_parallel_matches_aec():
     assert steps >= 38
 
 
-def test_parallel_rejects_illegal_without_change():
-    par = boaring_v0.parallel_env(num_players=2)
+def test_unwrapped_parallel_rejects_illegal_without_change():
+    """The unwrapped Parallel env raises on an illegal action (``parallel_env()`` ends the game with -1 instead,
+    as ``env()`` does: tests/test_conformance.py)."""
+    par = BoaringParallelEnv(num_players=2)
     obs, _ = par.reset(seed=0)
     before = par.game.state_to_json(par.game_state)
     bad = int(np.flatnonzero(obs["player_1"]["action_mask"] == 0)[0])

@@ -568,11 +568,21 @@ def create_app(
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
+    left_out: set[str] = set()
+    """Registered games whose modules fail to load: left out of the catalogue (logged once), the others listed."""
+
     async def catalogue(request: Request) -> Any:
         checkpoints = await run_in_threadpool(find_checkpoints, folders)
         games = []
         for name in envs.GAMES:
-            view = view_for(name)
+            try:
+                view = view_for(name)
+                policies = baseline_names(name)
+            except Exception:  # noqa: BLE001 - one broken game must not take the page down for the others
+                if name not in left_out:
+                    left_out.add(name)
+                    log.exception("game %r is left out of the catalogue: its modules do not load", name)
+                continue
             games.append(
                 {
                     "game": name,
@@ -580,7 +590,7 @@ def create_app(
                     "drawing": view.drawing,
                     "options": view.options_form,
                     "hidden_information": view.hidden_information,
-                    "policies": baseline_names(name) + sorted(extra),
+                    "policies": policies + sorted(extra),
                     "checkpoints": checkpoints[name],
                     "players": _player_counts(view.options_form),
                 }
