@@ -948,6 +948,33 @@ def register() -> None:
             pyspiel.register_game(cls.game_type, cls)
 
 
+SETUP_HOOK = "envs.openspiel.register"
+"""Ray's ``worker_process_setup_hook`` that registers the games in a worker (:func:`ray_runtime_env_hook`)."""
+
+
+def ray_runtime_env_hook(runtime_env: dict[str, Any] | None) -> dict[str, Any]:
+    """Ray's ``RAY_RUNTIME_ENV_HOOK``: every Ray worker registers the Barnyard games before it runs anything.
+
+    OpenSpiel looks games up by name in the process that loads them, and a Ray worker (an RLlib EnvRunner) never
+    imports this module by itself, so ``pyspiel.load_game("barnyard_bestiarium")`` fails there. Ray reads this
+    hook from the environment when the driver calls ``ray.init`` (this module's import registers the games in the
+    driver as well), so a script needs no change::
+
+        RAY_RUNTIME_ENV_HOOK=envs.openspiel.ray_runtime_env_hook python self_play_with_open_spiel.py \
+            --env barnyard_bestiarium
+
+    In code, ``ray.init(runtime_env={"worker_process_setup_hook": "envs.openspiel.register"})`` does the same.
+    A runtime env that already names another setup hook is refused (Ray runs one)."""
+    env = dict(runtime_env or {})
+    hook = env.get("worker_process_setup_hook")
+    if hook not in (None, SETUP_HOOK):
+        raise ValueError(
+            f"runtime_env already has worker_process_setup_hook={hook!r}; call {SETUP_HOOK}() from that hook instead"
+        )
+    env["worker_process_setup_hook"] = SETUP_HOOK
+    return env
+
+
 def load_game(game: str, **options: Any) -> pyspiel.Game:
     """``pyspiel.load_game`` for a Barnyard game id (``"boaring"``) or OpenSpiel name, options as keywords; for a
     game that did not load, an error saying why."""
