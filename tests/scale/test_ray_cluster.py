@@ -11,8 +11,8 @@ Every node here listens on 127.0.0.1 only (checked below)."""
 from __future__ import annotations
 
 import ast
-import os
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -172,7 +172,6 @@ def test_openspiel_games_reach_ray_workers_through_the_hook(cluster):
     """A Ray worker knows no Barnyard OpenSpiel game by itself; with ``RAY_RUNTIME_ENV_HOOK`` (no line of the
     driver changed) every worker of the job, on both nodes, registers them before it runs anything."""
     pytest.importorskip("pyspiel")
-
 
     def run(**env: str) -> list:
         out = subprocess.run(
