@@ -191,8 +191,9 @@ edge); ``train_cli`` builds a config and calls PPO's or AlphaZero's ``train``.""
 ROOM_IMPORTS = {
     "shared": {"shared"},
     "run": {"shared", "run"},
-    "ppo": {"shared", "run", "ppo"},
-    "alphazero": {"shared", "run", "alphazero"},
+    "scale": {"shared", "scale"},
+    "ppo": {"shared", "run", "scale", "ppo"},
+    "alphazero": {"shared", "run", "scale", "alphazero"},
     "arena": {"shared", "alphazero", "arena"},
     "play": {"shared", "arena", "play"},
     "commands": {"shared", "ppo", "alphazero", "commands"},

@@ -83,7 +83,7 @@ def test_ppo_env_groups_spread_over_both_nodes(cluster):
 
     mix = parse_mix("random:1", "beasty_borders")
     args = [("beasty_borders", {}, [seed, seed + 1], 0.5, mix, 0.0, "") for seed in (1, 3)]
-    groups = [RayEnvGroup("batched", a) for a in args]
+    groups = [RayEnvGroup(GroupServer, "batched", a) for a in args]
     try:
         assert len({g.node_id() for g in groups}) == 2
         for group, a in zip(groups, args):

@@ -7,6 +7,7 @@
 * ``guided`` - network-pruned search: the game's compiled ``search`` baseline over a checkpoint's most likely
   moves (``guided:PATH[:K[:N]]``).
 
-May import: the shared top-level modules and :mod:`training.run`. The arena imports only its players (``search``
+May import: the shared top-level modules, :mod:`training.run` and :mod:`training.scale` (the self-play servers
+as Ray actors, with ``--ray``). The arena imports only its players (``search``
 and ``guided``); the ``train`` command (:mod:`training.train_cli`) and :mod:`training.measure` may import it all.
 """

@@ -516,21 +516,33 @@ def serve_command(selfplay: SelfPlay, net: nn.Module | None, command: str, data:
     raise ValueError(f"unknown actor command {command!r}")
 
 
-def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
-    """Worker process: a :class:`SelfPlay` over its own copy of the network, one thread (torch and numba)."""
-    from training.workers import use_one_core
+class SelfPlayServer:
+    """Search-guided self-play over its own copy of the network on one thread (torch and numba): what a worker
+    process (:class:`RemoteActor`) or a Ray actor (``training.scale.ray_workers``) serves; each ``play`` carries
+    the weights to use."""
 
-    use_one_core()
-    config = TrainConfig.from_dict(config_data)
-    game, _, net = build(config)
-    net.eval()
-    selfplay = SelfPlay(game, config, NetworkEvaluator(net, game.num_players), seed)
+    def __init__(self, config_data: dict[str, Any], seed: int):
+        from training.workers import use_one_core
+
+        use_one_core()
+        config = TrainConfig.from_dict(config_data)
+        game, _, self.net = build(config)
+        self.net.eval()
+        self.selfplay = SelfPlay(game, config, NetworkEvaluator(self.net, game.num_players), seed)
+
+    def serve(self, command: str, data: Any) -> Any:
+        return serve_command(self.selfplay, self.net, command, data)
+
+
+def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
+    """Worker process: a :class:`SelfPlayServer` until ``close``."""
+    server = SelfPlayServer(config_data, seed)
     try:
         while True:
             command, data = conn.recv()
             if command == "close":
                 break
-            conn.send(serve_command(selfplay, net, command, data))
+            conn.send(server.serve(command, data))
     except (EOFError, KeyboardInterrupt):
         pass
     finally:
@@ -689,7 +701,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         from training.scale.ray_workers import RaySelfPlay, connect
 
         connect(config.ray)
-        actor = RaySelfPlay(config, config.seed, actors=max(1, config.num_workers))
+        actor = RaySelfPlay(SelfPlayServer, config, config.seed, actors=max(1, config.num_workers))
     elif config.num_workers > 0:
         actor = RemoteActor(config, config.seed)
     else:

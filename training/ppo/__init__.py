@@ -12,6 +12,7 @@ Read in this order:
   playing its scripted seats and reporting the network seats' decisions;
 * ``envworkers`` - the groups in this process or in worker processes, and the network seats' forward passes.
 
-May import: the shared top-level modules and :mod:`training.run`. Only the ``train`` command
+May import: the shared top-level modules, :mod:`training.run` and :mod:`training.scale` (the env groups as Ray
+actors, with ``--ray``). Only the ``train`` command
 (:mod:`training.train_cli`) and :mod:`training.measure` import this package.
 """

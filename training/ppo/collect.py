@@ -29,6 +29,7 @@ here too.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import time
 from collections import deque
@@ -46,6 +47,7 @@ from training.ppo.credit import SeatCredit
 from training.ppo.envworkers import (
     AHEAD_NICE,
     LEARNER_CODE,
+    GroupServer,
     LocalHandle,
     RemoteHandle,
     choose_actions,
@@ -117,7 +119,7 @@ class SelfPlayCollector:
             self.num_workers = cpus if config.num_workers == -1 else int(config.num_workers)
             if self.num_workers < 1:
                 raise ValueError(f"ray={ray_address!r} runs the env groups as Ray actors: num_workers must be >= 1")
-            remote_class = RayEnvGroup
+            remote_class = functools.partial(RayEnvGroup, GroupServer)
         else:
             self.num_workers = resolve_workers(config.num_workers, self.engine)
         self.policy_in_workers = (

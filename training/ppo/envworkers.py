@@ -329,7 +329,7 @@ def _worker(
             command, data = conn.recv()
             if command == "close":
                 break
-            answer = server.serve(command, data)
+            answer: Any = server.serve(command, data)
             if isinstance(answer, Report):
                 obs_out[...] = answer.obs
                 answer = copy.copy(answer)  # the actor keeps its report whole

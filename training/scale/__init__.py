@@ -11,4 +11,7 @@
 
 Nothing here is imported by ``import envs`` or ``import training``, and Ray is imported only by these modules
 (the ``rllib`` extra: ``pip install -e ".[rllib]"``).
+
+May import: the shared top-level modules. The learners (:mod:`training.ppo`, :mod:`training.alphazero`) import
+:mod:`training.scale.ray_workers` with ``--ray`` and hand it their servers' classes; it imports no learner.
 """

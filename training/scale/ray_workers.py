@@ -5,7 +5,7 @@ worker processes run, behind the same ``send`` / ``recv`` interface:
 
 * PPO (:class:`RayEnvGroup`): each env group (its games, scripted seats, observations and, with
   ``policy_in_workers``, its copy of the network and snapshot pool) is an actor serving
-  :class:`~training.ppo.envworkers.GroupServer`'s commands. With ``policy_lag`` 1 (the default where the update
+  ``training.ppo.envworkers.GroupServer``'s commands. With ``policy_lag`` 1 (the default where the update
   runs on one thread) an actor plays the next batch ahead during the update and sends it back as one segment, so
   Ray's per-call cost (about 0.3-1 ms a round trip against a pipe's 0.05 ms) is paid about once a batch, not once
   a step.
@@ -66,18 +66,20 @@ def cluster_cpus(ray: Any) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-# ----- PPO's env groups -----------------------------------------------------------------------------------------
-class EnvGroupActor:
-    """An env group on a Ray node: a :class:`~training.ppo.envworkers.GroupServer` (one core, priority ``nice``)."""
+# ----- the actors ------------------------------------------------------------------------------------------------
+class ServerActor:
+    """A Ray actor around ``server_class(*args)``, anything with ``serve(command, data)``: PPO's
+    ``training.ppo.envworkers.GroupServer`` or search-guided self-play's ``training.alphazero.selfplay
+    .SelfPlayServer``, given by the caller (so that this module imports no learner). One core (torch, numba and
+    BLAS threads at 1), priority lowered by ``nice``."""
 
-    def __init__(self, engine: str, args: tuple, actor_args: tuple | None, nice: int):
-        from training.ppo.envworkers import GroupServer
+    def __init__(self, server_class: type, args: tuple, nice: int = 0):
         from training.workers import use_one_core
 
         use_one_core()
         if nice:
             os.nice(nice)
-        self.server = GroupServer(engine, args, actor_args)
+        self.server = server_class(*args)
 
     def serve(self, command: str, data: Any) -> tuple[Any, float]:
         """``(answer, this actor's CPU seconds so far)``."""
@@ -89,7 +91,9 @@ class EnvGroupActor:
         return ray.get_runtime_context().get_node_id()
 
     def close(self) -> None:
-        self.server.slots.close()
+        close = getattr(self.server, "close", None) or getattr(getattr(self.server, "slots", None), "close", None)
+        if close is not None:
+            close()
 
 
 _ACTOR_CLASSES: dict[str, Any] = {}
@@ -105,11 +109,14 @@ def _actor_class(cls: type) -> Any:
 
 
 class RayEnvGroup:
-    """An env group in a Ray actor, behind the local handles' interface: ``send`` returns at once, ``recv`` waits."""
+    """An env group (a ``server_class(engine, args, actor_args)``: ``training.ppo.envworkers.GroupServer``) in a
+    Ray actor, behind the local handles' interface: ``send`` returns at once, ``recv`` waits."""
 
-    def __init__(self, engine: str, args: tuple, actor_args: tuple | None = None, nice: int = 0):
+    def __init__(self, server_class: type, engine: str, args: tuple, actor_args: tuple | None = None, nice: int = 0):
         self.actor = (
-            _actor_class(EnvGroupActor).options(scheduling_strategy="SPREAD").remote(engine, args, actor_args, nice)
+            _actor_class(ServerActor)
+            .options(scheduling_strategy="SPREAD")
+            .remote(server_class, (engine, args, actor_args), nice)
         )
         self._pending: deque[Any] = deque()
         """The answers asked for and not yet received, oldest first (the collector sends a step and then the
@@ -143,32 +150,6 @@ class RayEnvGroup:
 
 
 # ----- search-guided self-play -------------------------------------------------------------------------------------
-class SelfPlayActor:
-    """Search-guided self-play on a Ray node: a :class:`~training.alphazero.selfplay.SelfPlay` over its own copy of
-    the network, one thread, as the local worker process runs it."""
-
-    def __init__(self, config_data: dict[str, Any], seed: int):
-        from training.alphazero.selfplay import NetworkEvaluator, SelfPlay, build
-        from training.config import TrainConfig
-        from training.workers import use_one_core
-
-        use_one_core()
-        config = TrainConfig.from_dict(config_data)
-        game, _, self.net = build(config)
-        self.net.eval()
-        self.selfplay = SelfPlay(game, config, NetworkEvaluator(self.net, game.num_players), seed)
-
-    def serve(self, command: str, data: Any) -> Any:
-        from training.alphazero.selfplay import serve_command
-
-        return serve_command(self.selfplay, self.net, command, data)
-
-    def node_id(self) -> str:
-        import ray
-
-        return ray.get_runtime_context().get_node_id()
-
-
 def merge_played(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Several actors' ``play`` answers as one: positions and episodes added, samples and results joined in actor
     order, the wall time the longest, the time split summed, leaves per forward averaged."""
@@ -201,18 +182,21 @@ def split_games(num_envs: int, actors: int) -> list[int]:
 
 
 class RaySelfPlay:
-    """Search-guided self-play in ``actors`` Ray actors behind the local actor's ``send`` / ``recv`` interface;
-    actor ``k`` plays its share of the games (:func:`split_games`) with seed ``seed`` (``k`` = 0, the local
-    worker's) or ``seed + 7919 k``."""
+    """Search-guided self-play in ``actors`` Ray actors behind the local actor's ``send`` / ``recv`` interface:
+    each a ``server_class(config_data, seed)`` (``training.alphazero.selfplay.SelfPlayServer``); actor ``k`` plays
+    its share of the games (:func:`split_games`) with seed ``seed`` (``k`` = 0, the local worker's) or
+    ``seed + 7919 k``."""
 
-    def __init__(self, config: Any, seed: int, actors: int = 1):
+    def __init__(self, server_class: type, config: Any, seed: int, actors: int = 1):
         shares = split_games(int(config.num_envs), int(actors))
         data = config.to_dict()
         self.actors = []
         for k, share in enumerate(shares):
             part = dict(data, num_envs=share)
             self.actors.append(
-                _actor_class(SelfPlayActor).options(scheduling_strategy="SPREAD").remote(part, seed + 7919 * k)
+                _actor_class(ServerActor)
+                .options(scheduling_strategy="SPREAD")
+                .remote(server_class, (part, seed + 7919 * k))
             )
         self._pending: list[Any] = []
         self._command = ""
@@ -230,7 +214,7 @@ class RaySelfPlay:
     def recv(self) -> Any:
         import ray
 
-        answers = ray.get(self._pending)
+        answers = [answer for answer, _ in ray.get(self._pending)]
         self._pending = []
         if self._command == "play":
             return merge_played(answers)
