@@ -124,6 +124,12 @@ def snapshot_league_class() -> type:
 _LEAGUE_CLASS: type | None = None
 
 
+def main_samples(result: dict[str, Any]) -> int:
+    """The learning module's decisions sampled so far (``barnyard train``'s samples), from a training result."""
+    sampled = result.get("env_runners", {}).get("num_module_steps_sampled_lifetime", {})
+    return int(sampled.get(MAIN, 0)) if isinstance(sampled, dict) else 0
+
+
 def selfplay_config(
     game: str,
     options: dict[str, Any] | None = None,
@@ -193,7 +199,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--game", choices=envs.GAMES, required=True)
     parser.add_argument("--options", type=json.loads, default={}, help="game options as JSON")
     parser.add_argument("--minutes", type=float, default=8.0, help="stop after this many minutes of training")
-    parser.add_argument("--total-steps", type=int, default=0, help="stop after this many env steps (0: no limit)")
+    parser.add_argument("--total-steps", type=int, default=0, help="stop after main's samples reach this (0: no limit)")
     parser.add_argument("--snapshots", type=int, default=4)
     parser.add_argument("--snapshot-every", type=int, default=10)
     parser.add_argument("--snapshot-fraction", type=float, default=0.4)
@@ -250,17 +256,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "iteration": algo.iteration,
                 "minutes": round((time.perf_counter() - start) / 60, 2),
                 "env_steps": steps,
-                "main_samples": int(result["learners"][MAIN].get("num_module_steps_trained_lifetime", 0)),
+                "main_samples": main_samples(result),
                 "win_vs_snapshots": result["env_runners"].get("league_main_win_vs_snapshots"),
             }
             print(json.dumps(row), flush=True)
-            if time.perf_counter() - start > args.minutes * 60 or (args.total_steps and steps >= args.total_steps):
+            done = args.total_steps and main_samples(result) >= args.total_steps
+            if time.perf_counter() - start > args.minutes * 60 or done:
                 break
         algo.save_to_path(str((out / "rllib").resolve()))
-        policy = export_policy(algo.get_module(MAIN), out / "policy", steps=steps, updates=algo.iteration)
+        samples = main_samples(result)
+        policy = export_policy(algo.get_module(MAIN), out / "policy", steps=samples, updates=algo.iteration)
     finally:
         algo.stop()
-    summary = {"policy": str(policy), "env_steps": steps, "minutes": round((time.perf_counter() - start) / 60, 2)}
+    summary = {
+        "policy": str(policy),
+        "env_steps": steps,
+        "main_samples": main_samples(result),
+        "minutes": round((time.perf_counter() - start) / 60, 2),
+    }
     print(json.dumps(summary), flush=True)
     return summary
 

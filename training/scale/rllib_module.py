@@ -9,7 +9,8 @@ head answers RLlib's ``ValueFunctionAPI`` (PPO's critic) from the same forward p
 
 ``model_config``: ``game`` (required), ``options`` (the game's options), ``network`` (a network spec; default: the
 game's ``barnyard train`` network) and ``train`` (``TrainConfig`` overrides that shape the default network, e.g.
-``{"hidden": 128}``).
+``{"hidden": 128}``, and ``init_from``: start from a Barnyard checkpoint's weights, as ``barnyard train
+--init-from`` does).
 
 :func:`export_policy` writes the module's network as ``policy.pt`` + ``policy.json`` (the sidecar with the game,
 options, spaces and network spec), which every ``barnyard`` command takes (``evaluate``, ``rate``, ``exploit``,
@@ -31,7 +32,7 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 
 import envs
-from training.checkpoint import save_checkpoint
+from training.checkpoint import init_weights_from, save_checkpoint
 from training.config import TrainConfig, make_config
 from training.networks import build_network, network_spec
 from training.scale.rllib_env import MASK_KEY, OBS_KEY
@@ -59,7 +60,12 @@ class BarnyardRLModule(TorchRLModule, ValueFunctionAPI):
         self.network_spec, self.train_config = module_network(config)
         self.game_name = str(config["game"])
         self.game_options = dict(config.get("options") or {})
-        self.net = build_network(self.network_spec, envs.make_game(self.game_name, **self.game_options))
+        game = envs.make_game(self.game_name, **self.game_options)
+        self.net = build_network(self.network_spec, game)
+        if self.train_config.init_from:  # a warm start, as barnyard train's --init-from
+            init_weights_from(
+                self.net, self.network_spec, self.train_config.init_from, self.game_name, self.game_options
+            )
 
     def _scores(self, batch: dict[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         obs = batch[Columns.OBS]
