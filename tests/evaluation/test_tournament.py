@@ -10,8 +10,8 @@ import pytest
 
 import envs
 from envs.common.policies import RandomPolicy
-from training.arena.players import UnknownPolicyError, make_policy
 from training.arena import tournament
+from training.arena.players import UnknownPolicyError, make_policy
 from training.arena.tournament import (
     PolicyError,
     Task,
