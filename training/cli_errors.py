@@ -41,6 +41,7 @@ def command_errors(*kinds: type[BaseException]) -> Iterator[None]:
     option, ladder or record: each names what is wrong), an ``OSError`` (a file that cannot be read or written),
     and ``kinds`` (e.g. the harness's ``PolicyError``). Ctrl-C ends the command with exit status 130 and no
     traceback."""
+    expected: tuple[type[BaseException], ...] = (ValueError, OSError, *kinds)
     try:
         yield
     except KeyboardInterrupt:
@@ -48,7 +49,7 @@ def command_errors(*kinds: type[BaseException]) -> Iterator[None]:
         raise SystemExit(130) from None
     except CommandError:
         raise
-    except (ValueError, OSError, *kinds) as err:
+    except expected as err:
         fail(str(err) or type(err).__name__)
 
 
