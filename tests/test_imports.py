@@ -181,6 +181,7 @@ SHARED = {
     "training.charts",
     "training.stats",
     "training.workers",
+    "training.cli_errors",
 }
 """The shared top-level modules (and the package itself): every room may import them; they import no room."""
 

@@ -16,5 +16,6 @@ One package per concern, each ``__init__`` saying what it holds and what it may 
 
 Shared at the top, imported by the packages and importing none of them: ``config``, ``networks``,
 ``distribution`` (the masked distribution over legal actions), ``checkpoint``, ``charts``, ``stats``,
-``workers``. The commands: ``cli`` (``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
+``workers``, ``cli_errors`` (the commands' one-line errors and their checks before any game). The commands:
+``cli`` (``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
 """

@@ -22,6 +22,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from training.cli_errors import fail
+
 COMMANDS: dict[str, str] = {
     "train": "training.train_cli",
     "evaluate": "training.arena.tournament",
@@ -47,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
         argv = [" ".join(argv[:2]), *argv[2:]]
     if argv[0] not in COMMANDS:
         print(__doc__, file=sys.stderr)
-        raise SystemExit(f"error: unknown command {argv[0]!r}; choose from {', '.join(COMMANDS)}")
+        fail(f"unknown command {argv[0]!r}; choose from {', '.join(COMMANDS)}")
     module = importlib.import_module(COMMANDS[argv[0]])
     module.main(argv[1:])
 

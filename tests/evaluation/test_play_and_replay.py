@@ -1,11 +1,17 @@
 """Terminal play (scripted keyboard), game records and exact replays, GIF export."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from training.arena.records import RecordError, load_records, replay, save_records, write_gif
 from training.arena.tournament import run_tournament
+from training.play import terminal
 from training.play.terminal import play
 
 
@@ -105,9 +111,9 @@ def _screen_until_first_prompt(monkeypatch, laid_aside: bool) -> tuple[list[str]
 
 
 def test_a_human_at_boaring_sees_no_hidden_bid_or_hand_before_bidding(monkeypatch):
-    """The issue's session: player_0 (greedy) bids first; the human at seat 1 must not learn its card or hand
-    before bidding. The screen up to the human's prompt is the same whatever player_0 holds, says only that a
-    card was laid face down, and shows player_0's hand and bid as hidden."""
+    """Player_0 (greedy) bids first; the human at seat 1 must not learn its card or hand before bidding. The screen
+    up to the human's prompt is the same whatever player_0 holds, says only that a card was laid face down, and shows
+    player_0's hand and bid as hidden."""
     screen, _ = _screen_until_first_prompt(monkeypatch, laid_aside=False)
     other, _ = _screen_until_first_prompt(monkeypatch, laid_aside=True)
     assert screen == other
@@ -132,3 +138,82 @@ def test_boaring_bids_are_shown_to_a_human_when_revealed_and_bots_are_watched_as
     play("boaring", {"num_players": 3}, ["greedy", "greedy", "random"], seed=1, write=watched.append)
     assert watched[0].startswith("spectator view: every hand")
     assert any(line.startswith("player_1 (greedy): play ") for line in watched)  # spectators see every bid
+
+
+# ----- the command: seeds, outputs and Ctrl-C ------------------------------------------------------------------------
+def _play(argv, capsys):
+    """``barnyard play ARGV``: (exit status, stdout, stderr)."""
+    code = 0
+    try:
+        terminal.main(argv)
+    except SystemExit as done:
+        code = done.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_play_without_a_seed_deals_from_entropy_and_says_how_to_deal_it_again(tmp_path, capsys):
+    """Terminal Boaring dealt the same hands every run (its seed was 0); as on the web page, a game without
+    ``--seed`` is dealt from the system's entropy, and its seed is printed at the end and recorded, so it replays."""
+    seeds = []
+    for k in range(2):
+        path = tmp_path / f"game{k}.json"
+        code, out, _ = _play(["--game", "boaring", "--watch", "--policies", "random", "--record", str(path)], capsys)
+        (record,) = load_records(path)
+        assert code == 0 and f"seed {record['seed']}: --seed {record['seed']} deals this game again" in out
+        assert [a for _, _, a in replay(record)][1:] == record["actions"]
+        seeds.append(record["seed"])
+    assert seeds[0] != seeds[1]  # two draws of 2**32 seeds: equal once in four billion runs
+    code, out, _ = _play(["--game", "boaring", "--watch", "--policies", "random", "--seed", "7"], capsys)
+    assert code == 0 and "deals this game again" not in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--record", "/dev/null/x"], "error: --record /dev/null/x: /dev/null is a file, not a folder"),
+        (["--seed", "-1"], "error: --seed -1: give a whole number from 0 to 4294967295"),
+        (["--delay", "1e300"], "error: --delay 1e+300: give seconds from 0 to 60"),
+        (["--policies", "nonsense"], "error: unknown policy 'nonsense' for bestiarium"),
+    ],
+)
+def test_play_refuses_what_cannot_work_before_the_game(argv, message, capsys):
+    """``--record /dev/null/x`` failed after the game (a traceback, the game lost), ``--delay 1e300`` after the first
+    move (OverflowError): one line, exit status 2, before the board is drawn."""
+    code, out, err = _play(["--game", "bestiarium", "--watch", "--policies", "random", *argv], capsys)
+    assert code == 2 and out == "" and err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_a_folder_as_a_checkpoint_is_one_error_line(tmp_path, capsys):
+    """A folder named like a checkpoint, next to a real sidecar, was an IsADirectoryError traceback."""
+    (tmp_path / "policy.pt").mkdir()
+    (tmp_path / "policy.json").write_text(Path("checkpoints/bestiarium/policy.json").read_text())
+    code, out, err = _play(["--game", "bestiarium", "--opponent", str(tmp_path / "policy.pt")], capsys)
+    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_ctrl_c_at_the_move_prompt_ends_the_game_without_a_traceback():
+    """Ctrl-C at ``your move`` was a KeyboardInterrupt traceback: now exit status 130 and nothing else."""
+    game = subprocess.Popen(
+        [sys.executable, "-u", "-m", "training", "play", "--game", "bestiarium", "--opponent", "random", "--seed", "1"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    shown = b""
+    while b"your move" not in shown:
+        chunk = os.read(game.stdout.fileno(), 4096)
+        assert chunk, game.stderr.read().decode()
+        shown += chunk
+    game.send_signal(signal.SIGINT)
+    _, err = game.communicate(timeout=60)
+    assert game.returncode == 130 and "Traceback" not in err.decode(), err.decode()
+
+
+def test_replay_of_a_missing_file_is_one_error_line_and_exit_status_2(tmp_path, capsys):
+    from training.arena import records
+
+    with pytest.raises(SystemExit) as done:
+        records.main([str(tmp_path / "none.json"), "--gif", "/dev/null/x.gif"])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.startswith(f"error: cannot read game record {tmp_path / 'none.json'}"), err

@@ -142,3 +142,108 @@ def test_a_built_ladder_pins_its_checkpoint_anchor(ladders):
     sidecar = json.loads((R.REPOSITORY / "checkpoints/beasty_borders/policy.json").read_text())
     assert data["anchors"][1]["weights_sha256"] == sidecar["weights_sha256"]
     assert "weights_sha256" not in data["anchors"][0]
+
+
+# ----- hostile ladders and arguments --------------------------------------------------------------------------------
+LADDER = {
+    "game": "bestiarium",
+    "scale": "barnyard-bestiarium-v1",
+    "options": {},
+    "anchors": [
+        {"spec": "random", "rating": 0.0, "se": 0.0},
+        {"spec": "greedy", "rating": 188.0, "se": 27.2},
+        {"spec": "search:15", "rating": 299.1, "se": 28.7},
+    ],
+    "made_by": "test",
+}
+
+
+def _with_greedy(**fields) -> str:
+    anchors = [dict(a) for a in LADDER["anchors"]]
+    anchors[1].update(fields)
+    return json.dumps({**LADDER, "anchors": anchors})
+
+
+def _rate(argv, capsys):
+    """``barnyard rate ARGV``: (exit status, stdout, stderr)."""
+    with pytest.raises(SystemExit) as done:
+        R.main(argv)
+    out, err = capsys.readouterr()
+    return done.value.code, out, err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (_with_greedy(rating=float("nan")), "NaN is not a number JSON allows"),
+        (_with_greedy(rating=1e308), "anchor greedy: 'rating' is 1e+308; give a number from -10000 to 10000"),
+        (_with_greedy(rating="188"), "anchor greedy: 'rating' is '188', not a number"),
+        (_with_greedy(se=-1.0), "anchor greedy: 'se' is -1.0; give a number from 0 to 10000"),
+        (_with_greedy(weights_sha256=7), "anchor greedy: 'weights_sha256' is 7, not a sha256 in hex"),
+        ('{"game": "bestiarium", "anchors": [', "Expecting value: line 1"),
+        (json.dumps({**LADDER, "anchors": []}), "'anchors' must be a list of anchors, and there are none"),
+        (json.dumps({**LADDER, "anchors": LADDER["anchors"][1:]}), "the anchor 'random' (the scale's zero"),
+        (json.dumps([LADDER]), "the file holds a list, not a ladder"),
+    ],
+)
+def test_a_hostile_ladder_is_one_error_line_before_any_game(text, message, ladders, monkeypatch, capsys):
+    """A NaN rating printed a rating of 34744 [nan, nan] with exit status 0, 1e308 an OverflowError, a string rating,
+    malformed JSON or no anchors a traceback: each is now ``error: ladder FILE: ...``, exit status 2, no game."""
+    R.ladder_path("bestiarium").write_text(text)
+    monkeypatch.setattr(R, "run_tournament", lambda *a, **k: pytest.fail("a game was played"))
+    code, out, err = _rate(["--game", "bestiarium", "--policy", "first", "--games", "2"], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert err == f"error: ladder {R.ladder_path('bestiarium')}: {message}" + err.split(message, 1)[1], err
+    assert err.count("\n") == 1
+
+
+def test_an_anchor_spelled_another_way_is_that_anchor(ladders, monkeypatch):
+    """``./checkpoints/...`` played the anchor ``checkpoints/...`` as another policy (rated 121 where the exact
+    spelling gave 202): every spelling of a file is that file, so the policy meets the same anchors."""
+    spec = "checkpoints/bestiarium/policy_selfplay.pt"
+    anchors = [
+        *LADDER["anchors"],
+        {"spec": spec, "rating": 167.1, "se": 27.1},
+        {"spec": f"sym:{spec}", "rating": 170.0, "se": 27.0},
+    ]
+    R.ladder_path("bestiarium").write_text(json.dumps({**LADDER, "anchors": anchors}))
+    monkeypatch.chdir(R.REPOSITORY)
+    entered = []
+
+    class Entered(Exception):
+        pass
+
+    def tournament(game, options, specs, **kwargs):
+        entered.append(specs)
+        raise Entered
+
+    monkeypatch.setattr(R, "run_tournament", tournament)
+    for spelling in (spec, f"./{spec}", str(R.REPOSITORY / spec), f"checkpoints/../{spec}"):
+        with pytest.raises(Entered):
+            R.rate("bestiarium", spelling, games=2)
+        assert entered[-1][1:] == ["random", "greedy", "search:15", f"sym:{spec}"], spelling
+    with pytest.raises(Entered):
+        R.rate("bestiarium", f"sym:./{spec}", games=2)
+    assert entered[-1][1:] == ["random", "greedy", "search:15", spec]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--policy", "nonsense"], "error: unknown policy 'nonsense' for bestiarium"),
+        (["--policy", "search:abc"], "error: "),
+        (["--policy", "greedy", "--seed", "-1"], "error: --seed -1: give a whole number from 0 to 4294967295"),
+        (
+            ["--policy", "greedy", "--games", str(10**9)],
+            "error: --games 1000000000 makes 2,000,000,000 games (2 pairs)",
+        ),
+    ],
+)
+def test_rate_refuses_a_bad_policy_seed_or_count_in_one_line(argv, message, ladders, monkeypatch, capsys, no_hang):
+    """Tracebacks before (``evaluate`` printed ``error:`` for the same values); a huge count built its schedule."""
+    R.ladder_path("bestiarium").write_text(json.dumps(LADDER))
+    played = []
+    monkeypatch.setattr("training.arena.tournament._run_task", lambda job: played.append(job))
+    code, out, err = _rate(["--game", "bestiarium", "--games", "2", *argv], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err and played == []
+    assert err.count("\n") == 1 and err.startswith(message), err

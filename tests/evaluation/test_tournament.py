@@ -2,15 +2,19 @@
 
 import json
 import math
+import tracemalloc
 from collections import Counter
 
 import numpy as np
 import pytest
 
+import envs
 from envs.common.policies import RandomPolicy
+from training.arena import tournament
 from training.arena.players import UnknownPolicyError, make_policy
 from training.arena.tournament import (
     PolicyError,
+    Task,
     fit_bradley_terry,
     play_game,
     run_tournament,
@@ -189,3 +193,121 @@ def test_evaluate_without_matplotlib_keeps_the_json_and_the_games(tmp_path, monk
     assert data["policies"] == ["random", "greedy"]
     assert not (tmp_path / "out" / "beasty_borders_tournament.png").exists()
     assert len(json.loads(games.read_text())) == 2
+
+
+# ----- counts and outputs checked before any game -----------------------------------------------------------------
+def test_a_schedule_of_any_length_is_made_game_by_game(no_hang):
+    """``evaluate --games 10**10`` built a list of every game before the first one (1.3 GB after 15 s); the schedule
+    now computes each game from its index: 6 * 10**10 games cost nothing, and a small one lists the same games in the
+    same order as before."""
+    tracemalloc.start()
+    tasks = schedule(3, 4, 10**10, seed=2)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 100_000
+    assert len(tasks) == 6 * 10**10
+    k = 3 * 10**10 + 5  # the fourth pair, (2, 0), its sixth game: the hero at seat 5 % 4
+    assert tasks[k] == Task(k, (2, 0), 1, 2 * 1_000_003 + k)
+    expected, k = [], 0
+    for pair in [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)]:
+        for g in range(9):
+            expected.append(Task(k, pair, g % 4, 1_000_003 + k))
+            k += 1
+    assert list(schedule(3, 4, 9, seed=1)) == expected
+
+
+def test_a_count_beyond_the_cap_is_refused_before_any_policy_is_built(monkeypatch, no_hang):
+    built = []
+    monkeypatch.setattr(tournament, "make_policy", lambda *a, **k: built.append(a))
+    envs.make_game("bestiarium")  # the engine's first use, outside the count
+    tracemalloc.start()
+    with pytest.raises(ValueError, match=r"--games 10000000000 makes 10,000,000,000 games .*at most 1,000,000"):
+        run_tournament("bestiarium", {}, ["random", "greedy"], games=10**10, progress=False)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert built == [] and peak < 2_000_000
+    with pytest.raises(ValueError, match="--games 0: give at least 1"):
+        run_tournament("bestiarium", {}, ["random", "greedy"], games=0, progress=False)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_large_count_starts_playing_before_it_builds_anything(workers, monkeypatch):
+    """A million games (the cap) start at once: the first game is asked for before the rest are made (with workers,
+    the pool takes them as it has room)."""
+
+    class FirstGame(Exception):
+        pass
+
+    def first_game(job):
+        raise FirstGame
+
+    class Pool:  # the pool's side: it takes the first job and plays it
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def imap_unordered(self, play, jobs, chunksize):
+            yield play(next(iter(jobs)))
+
+    monkeypatch.setattr(tournament, "_run_task", first_game)
+    monkeypatch.setattr(tournament, "worker_pool", lambda workers: Pool())
+    tracemalloc.start()
+    with pytest.raises(FirstGame):
+        run_tournament("bestiarium", {}, ["random", "first"], games=10**6, workers=workers, progress=False)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 5_000_000
+
+
+def _evaluate(argv, capsys):
+    """``barnyard evaluate ARGV``: (exit status, stdout, stderr)."""
+    with pytest.raises(SystemExit) as done:
+        tournament.main(["--game", "bestiarium", "--policies", "random", "greedy", "--workers", "1", *argv])
+    out, err = capsys.readouterr()
+    return done.value.code, out, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--games", str(10**10)], "error: --games 10000000000 makes 10,000,000,000 games"),
+        (["--seed", "-1"], "error: --seed -1: give a whole number from 0 to 4294967295"),
+        (["--out", "/dev/null/x"], "error: --out /dev/null/x: /dev/null is a file, not a folder"),
+        (["--save-games", "/dev/null/x"], "error: --save-games /dev/null/x: /dev/null is a file, not a folder"),
+        (["--policies", "random", "nonsense"], "error: unknown policy 'nonsense' for bestiarium"),
+    ],
+)
+def test_evaluate_refuses_a_bad_count_seed_output_or_policy_before_any_game(
+    argv, message, monkeypatch, capsys, no_hang
+):
+    """Each is one line on stderr and exit status 2, before any game: ``--out /dev/null/x`` used to fail after the
+    games, losing them; ``--seed -1`` after the first game had started."""
+    played = []
+    monkeypatch.setattr(tournament, "_run_task", lambda job: played.append(job))
+    code, out, err = _evaluate(argv, capsys)
+    assert code == 2 and err.splitlines()[-1].startswith(message), err
+    assert "Traceback" not in err and played == [] and out == ""
+
+
+def test_evaluate_saves_into_an_output_folder_it_checked(tmp_path, capsys):
+    code = tournament.main(
+        [
+            "--game",
+            "bestiarium",
+            "--policies",
+            "random",
+            "first",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "new" / "folder"),
+            "--save-games",
+            str(tmp_path / "games" / "all.json"),
+        ]
+    )
+    assert code is None and (tmp_path / "new" / "folder" / "bestiarium_tournament.json").exists()
+    assert len(json.loads((tmp_path / "games" / "all.json").read_text())) == 2

@@ -34,7 +34,16 @@ from typing import Any
 import numpy as np
 
 import envs
-from training.arena.tournament import fit_bradley_terry, ordered_pairs, run_tournament, schedule
+from training.arena.players import make_policy
+from training.arena.tournament import (
+    PolicyError,
+    check_game_count,
+    fit_bradley_terry,
+    ordered_pairs,
+    run_tournament,
+    schedule,
+)
+from training.cli_errors import check_seed, command_errors
 from training.stats import wilson_interval
 
 LADDERS = Path(__file__).resolve().parent / "ladders"
@@ -85,6 +94,19 @@ def anchor_spec(spec: str) -> str:
     return spec
 
 
+def spec_key(spec: str) -> str:
+    """A spec with every file it names as its resolved path (found as :func:`anchor_spec` finds it), so that two
+    spellings of one policy (``./checkpoints/x.pt``, ``checkpoints/x.pt``, ``sym:checkpoints/x.pt`` and
+    ``sym:/abs/checkpoints/x.pt``) are known as one; any other spec as it is."""
+    parts = spec.split(":")
+    for k, part in enumerate(parts):
+        if part.endswith((".pt", ".json")):
+            found = anchor_spec(part)
+            if Path(found).exists():
+                parts[k] = str(Path(found).resolve())
+    return ":".join(parts)
+
+
 def anchor_weights(spec: str) -> str | None:
     """The sha256 of a checkpoint anchor's weights, from its sidecar (the loader checks the weights against it);
     None for a spec that names no checkpoint. :class:`LadderError` when the checkpoint cannot be read."""
@@ -114,26 +136,76 @@ def check_anchors(ladder: Ladder) -> None:
             )
 
 
+RATING_LIMIT = 10_000.0
+"""The largest rating (and standard error) a ladder may hold, in Elo: far beyond any scale's spread (the stored
+ladders span 0 to 1,163), and well inside what the fit can take (``exp`` of a rating over 400 log10 overflows near
+123,000)."""
+
+
+HEX = frozenset("0123456789abcdef")
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _number(value: Any, what: str, low: float) -> float:
+    """``value`` as a float if it is a finite JSON number from ``low`` to :data:`RATING_LIMIT`; ValueError naming
+    ``what`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} is {value!r}, not a number")
+    if not low <= float(value) <= RATING_LIMIT:  # NaN fails too
+        raise ValueError(f"{what} is {value!r}; give a number from {low:g} to {RATING_LIMIT:g}")
+    return float(value)
+
+
+def parse_ladder(data: Any, game: str) -> Ladder:
+    """A ladder file's parsed JSON as a :class:`Ladder`, checked as data: the game's, with a scale name, anchors
+    (``random`` among them, at 0), each a distinct spec with a finite rating and standard error in range and at
+    most a sha256 of weights. ValueError saying what is wrong otherwise."""
+    if not isinstance(data, dict):
+        raise ValueError(f"the file holds a {type(data).__name__}, not a ladder (an object)")
+    if data.get("game") != game:
+        raise LadderError(f"is the ladder of {data.get('game')!r}, not {game!r}")
+    scale, options, made_by = data.get("scale"), data.get("options", {}), data.get("made_by", "")
+    if not isinstance(scale, str) or not scale:
+        raise ValueError("'scale' (the scale's name) is missing")
+    if not isinstance(options, dict) or not isinstance(made_by, str):
+        raise ValueError("'options' must be an object and 'made_by' a string")
+    anchors = data.get("anchors")
+    if not isinstance(anchors, list) or not anchors:
+        raise ValueError("'anchors' must be a list of anchors, and there are none")
+    specs, ratings, errors, weights = [], [], [], []
+    for k, anchor in enumerate(anchors):
+        if not isinstance(anchor, dict) or not isinstance(anchor.get("spec"), str) or not anchor["spec"]:
+            raise ValueError(f"anchor {k} is not an object with a 'spec'")
+        spec = anchor["spec"]
+        if spec in specs:
+            raise ValueError(f"anchor {spec} appears twice")
+        sha = anchor.get("weights_sha256")
+        if sha is not None and not (isinstance(sha, str) and len(sha) == 64 and all(c in HEX for c in sha)):
+            raise ValueError(f"anchor {spec}: 'weights_sha256' is {sha!r}, not a sha256 in hex")
+        specs.append(spec)
+        ratings.append(_number(anchor.get("rating"), f"anchor {spec}: 'rating'", -RATING_LIMIT))
+        errors.append(_number(anchor.get("se"), f"anchor {spec}: 'se'", 0.0))
+        weights.append(sha)
+    if "random" not in specs or ratings[specs.index("random")] != 0.0:
+        raise ValueError("the anchor 'random' (the scale's zero, rated 0) is missing")
+    return Ladder(game, scale, dict(options), tuple(specs), tuple(ratings), tuple(errors), made_by, tuple(weights))
+
+
 def load_ladder(game: str) -> Ladder:
-    """The stored ladder of ``game``; :class:`LadderError` when there is none or it is for another game."""
+    """The stored ladder of ``game``; :class:`LadderError` naming the file when there is none, it is not JSON, it
+    is another game's or its numbers are not a scale's (:func:`parse_ladder`): refused before any game."""
     envs.game_info(game)  # an unknown game is a ValueError naming the games
     path = ladder_path(game)
     if not path.exists():
         raise LadderError(f"{game} has no stored ladder ({path}); build one with --build")
-    data = json.loads(path.read_text())
-    if data.get("game") != game:
-        raise LadderError(f"{path} is the ladder of {data.get('game')!r}, not {game!r}")
-    anchors = data["anchors"]
-    return Ladder(
-        game,
-        data["scale"],
-        dict(data.get("options", {})),
-        tuple(a["spec"] for a in anchors),
-        tuple(float(a["rating"]) for a in anchors),
-        tuple(float(a["se"]) for a in anchors),
-        data.get("made_by", ""),
-        tuple(a.get("weights_sha256") for a in anchors),
-    )
+    try:
+        data = json.loads(path.read_text(), parse_constant=_reject_constant)
+        return parse_ladder(data, game)
+    except (OSError, UnicodeDecodeError, ValueError) as err:  # JSONDecodeError and LadderError are ValueErrors
+        raise LadderError(f"ladder {path}: {err}") from None
 
 
 def comparisons_of(result: Any, versus: bool) -> list[tuple[int, int, float]]:
@@ -203,8 +275,12 @@ def rate(game: str, policy: str, games: int = 100, seed: int = 0, workers: int =
     """Rate ``policy`` on ``game``'s stored ladder: ``games`` games against each anchor (the harness's versus
     schedule, seeded from ``seed``), its one strength fitted with the anchors' fixed."""
     ladder = load_ladder(game)
+    key = spec_key(policy)  # an anchor however it is spelled is that anchor, not another policy
+    names = [policy, *(a for a in ladder.anchors if spec_key(a) != key)]
+    players = envs.make_game(game, **ladder.options).num_players
+    check_game_count(len(names), players, games, versus=True)  # a bad count or policy is refused at once,
+    make_policy(policy, game, ladder.options, seed=0)  # before the anchors' checkpoints are read
     check_anchors(ladder)
-    names = [policy, *(a for a in ladder.anchors if a != policy)]
     specs = [policy, *(anchor_spec(a) for a in names[1:])]
     result = run_tournament(
         game, ladder.options, specs, games=games, seed=seed, workers=workers, progress=progress, versus=True
@@ -269,7 +345,9 @@ def build(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="barnyard rate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--game", choices=envs.GAMES, required=True)
     parser.add_argument("--policy", help="the policy to rate: a baseline, a checkpoint, search:N, guided:...")
     parser.add_argument("--games", type=int, default=100, help="games against each anchor (round robin: per pair)")
@@ -278,25 +356,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--build", action="store_true", help="fit and store the game's ladder from --anchors")
     parser.add_argument("--anchors", nargs="+", help="with --build: the anchor policies (random among them)")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
-    if args.build:
-        if not args.anchors:
-            parser.error("--build needs --anchors")
-        data = build(args.game, args.anchors, args.games, args.seed, args.workers)
-        LADDERS.mkdir(exist_ok=True)
-        ladder_path(args.game).write_text(json.dumps(data, indent=1) + "\n")
-        for a in data["anchors"]:
-            print(f"{a['spec']:<40} {a['rating']:7.1f} +- {a['se']:.1f}")
-        print(f"wrote {ladder_path(args.game)} ({data['scale']})")
-        return
-    if not args.policy:
-        parser.error("give --policy (or --build with --anchors)")
-    try:
+    with command_errors(PolicyError):
+        check_seed(args.seed)
+        if args.build:
+            if not args.anchors:
+                parser.error("--build needs --anchors")
+            data = build(args.game, args.anchors, args.games, args.seed, args.workers)
+            LADDERS.mkdir(exist_ok=True)
+            ladder_path(args.game).write_text(json.dumps(data, indent=1) + "\n")
+            for a in data["anchors"]:
+                print(f"{a['spec']:<40} {a['rating']:7.1f} +- {a['se']:.1f}")
+            print(f"wrote {ladder_path(args.game)} ({data['scale']})")
+            return
+        if not args.policy:
+            parser.error("give --policy (or --build with --anchors)")
         result = rate(args.game, args.policy, args.games, args.seed, args.workers, progress=True)
-    except LadderError as error:
-        raise SystemExit(f"error: {error}") from None
-    print(result.table())
+        print(result.table())
 
 
 if __name__ == "__main__":

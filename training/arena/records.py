@@ -18,6 +18,7 @@ import numpy as np
 
 import envs
 from envs.common.game import Game
+from training.cli_errors import command_errors
 
 RECORD_FORMAT = "barnyard-record-1"
 
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--gif", help="write an animation here instead of printing the moves")
     parser.add_argument("--frame-ms", type=int, default=400)
     args = parser.parse_args(argv)
-    try:
+    with command_errors():
         records = load_records(args.file)
         if not 0 <= args.index < len(records):
             raise RecordError(f"{args.file} holds {len(records)} games; --index {args.index} is out of range")
@@ -125,5 +126,3 @@ def main(argv: list[str] | None = None) -> None:
             before = game.clone(state)
         print(game.render_ansi(state))
         print("returns:", [float(x) for x in game.returns(state)])
-    except RecordError as err:
-        raise SystemExit(f"error: {err}") from None

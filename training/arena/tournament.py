@@ -25,19 +25,20 @@ import multiprocessing as mp
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 import envs
 from envs.common.game import TERMINAL, Game
 from envs.common.policies import Policy, decision_from_state
-from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.players import make_policy
 from training.charts import plot_win_matrix
+from training.cli_errors import check_output_file, check_output_folder, check_seed, command_errors
 from training.stats import wilson_interval
 
 
@@ -135,20 +136,72 @@ def ordered_pairs(num_policies: int, num_players: int, versus: bool = False) -> 
     return pairs
 
 
-def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int, versus: bool = False) -> list[Task]:
-    """Every (hero, field) pair, ``games_per_pair`` games, the hero's seat rotated evenly over the seats.
+MAX_GAMES = 1_000_000
+"""The most games one tournament (or rating, or exploiter's match) plays. Every game's record is kept for the
+tables, the ratings and ``--save-games`` (1-7 KB each in memory: a million is several GB, and days of play on a
+few cores); a larger count is refused before anything is loaded or played."""
+
+
+class Schedule(Sequence[Task]):
+    """Every (hero, field) pair, ``games_per_pair`` games, the hero's seat rotated evenly over the seats; each
+    :class:`Task` computed from its index when asked for, so a large count costs no memory before its games are
+    played.
 
     In two-player games the pair (A, B) with A at seat 1 is the same as (B, A) with B at seat 0, so every
-    ordered seating appears equally often.
-    """
-    tasks = []
-    k = 0
-    for a, b in ordered_pairs(num_policies, num_players, versus):
-        for g in range(games_per_pair):
-            hero = g % num_players
-            tasks.append(Task(k, (a, b), hero, seed * 1_000_003 + k))
-            k += 1
-    return tasks
+    ordered seating appears equally often."""
+
+    def __init__(self, pairs: Sequence[tuple[int, int]], num_players: int, games_per_pair: int, seed: int) -> None:
+        self.pairs = list(pairs)
+        self.num_players = num_players
+        self.games_per_pair = max(0, games_per_pair)
+        self.seed = seed
+
+    def __len__(self) -> int:
+        return len(self.pairs) * self.games_per_pair
+
+    @overload
+    def __getitem__(self, k: int) -> Task: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> list[Task]: ...
+
+    def __getitem__(self, k: int | slice) -> Task | list[Task]:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(f"game {k} of a schedule of {len(self)}")
+        pair, g = divmod(k, self.games_per_pair)
+        return Task(k, self.pairs[pair], g % self.num_players, self.seed * 1_000_003 + k)
+
+
+def schedule(num_policies: int, num_players: int, games_per_pair: int, seed: int, versus: bool = False) -> Schedule:
+    """The tournament's games in order (:class:`Schedule`): every (hero, field) pair of :func:`ordered_pairs`,
+    ``games_per_pair`` games each."""
+    return Schedule(ordered_pairs(num_policies, num_players, versus), num_players, games_per_pair, seed)
+
+
+def check_game_count(num_policies: int, num_players: int, games_per_pair: int, versus: bool = False) -> int:
+    """The number of games a tournament plays; ValueError when ``games_per_pair`` is below 1 or the total above
+    :data:`MAX_GAMES` (checked before anything is loaded or played)."""
+    if games_per_pair < 1:
+        raise ValueError(f"--games {games_per_pair}: give at least 1 game per pair")
+    pairs = len(ordered_pairs(num_policies, num_players, versus))
+    total = pairs * games_per_pair
+    if total > MAX_GAMES:
+        raise ValueError(
+            f"--games {games_per_pair} makes {total:,} games ({pairs} pair{'s' if pairs > 1 else ''}); one run plays "
+            f"at most {MAX_GAMES:,} "
+            "(every game's record is kept)"
+        )
+    return total
+
+
+def chunk_size(games: int, workers: int) -> int:
+    """Games a worker takes at a time: about 8 chunks a worker, at most 32 games (the progress bar moves, and the
+    unplayed games wait in the schedule, not in the pool's queue)."""
+    return max(1, min(32, games // (workers * 8)))
 
 
 def _one_thread_each() -> None:
@@ -166,6 +219,13 @@ def worker_pool(workers: int) -> Any:
     pools running, and forked children can deadlock on them: seen as `evaluate` with a checkpoint and 2 workers
     hung at 0%), with :func:`_one_thread_each` in every worker."""
     return mp.get_context("spawn").Pool(workers, initializer=_one_thread_each)
+
+
+def tournament_jobs(
+    game: str, options: dict[str, Any], specs: list[str], tasks: Iterator[Task] | Sequence[Task]
+) -> Iterator[tuple[str, dict[str, Any], list[str], Task]]:
+    """Each task as the job :func:`_run_task` plays, made as it is taken (a pool takes them as its queue has room)."""
+    return ((game, options, specs, task) for task in tasks)
 
 
 def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, GameRecord]:
@@ -405,16 +465,16 @@ def run_tournament(
     if len(specs) < 2:
         raise ValueError("a tournament needs at least two policies")
     n_players = envs.make_game(game, **options).num_players  # options are checked before any worker starts
+    total = check_game_count(len(specs), n_players, games, versus)  # before anything is loaded
     for s in specs:
         make_policy(s, game, options, seed=0)  # unknown names, missing or foreign checkpoints fail here
-    tasks = schedule(len(specs), n_players, games, seed, versus)
-    jobs = [(game, options, specs, t) for t in tasks]
+    jobs = tournament_jobs(game, options, specs, schedule(len(specs), n_players, games, seed, versus))
     bar = None
     if progress:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(jobs), desc=f"{game} tournament", unit="game")
+            bar = tqdm(total=total, desc=f"{game} tournament", unit="game")
         except ImportError:  # pragma: no cover - tqdm comes with the train extra
             bar = None
     results = []
@@ -425,7 +485,7 @@ def run_tournament(
                 bar.update(1)
     else:
         with worker_pool(workers) as pool:
-            for res in pool.imap_unordered(_run_task, jobs, chunksize=max(1, len(jobs) // (workers * 8))):
+            for res in pool.imap_unordered(_run_task, jobs, chunksize=chunk_size(total, workers)):
                 results.append(res)
                 if bar:
                     bar.update(1)
@@ -506,7 +566,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
-    try:
+    with command_errors(PolicyError):
+        check_seed(args.seed)
+        check_output_folder(args.out, "--out")
+        if args.save_games:
+            check_output_file(args.save_games, "--save-games")
         result = run_tournament(
             args.game,
             parse_options(args.env_option, args.game),
@@ -516,15 +580,13 @@ def main(argv: list[str] | None = None) -> None:
             args.workers,
             versus=args.versus,
         )
-    except (UnknownPolicyError, PolicyError, ValueError) as err:
-        raise SystemExit(f"error: {err}") from None
-    print(result.markdown())
-    json_path, png_path = save_result(result, args.out)
-    if png_path is None:
-        print(f'\nsaved {json_path}; no chart: matplotlib is missing (pip install -e ".[train]" draws it)')
-    else:
-        print(f"\nsaved {json_path} and {png_path}")
-    if args.save_games:
-        from training.arena.records import save_records
+        print(result.markdown())
+        json_path, png_path = save_result(result, args.out)
+        if png_path is None:
+            print(f'\nsaved {json_path}; no chart: matplotlib is missing (pip install -e ".[train]" draws it)')
+        else:
+            print(f"\nsaved {json_path} and {png_path}")
+        if args.save_games:
+            from training.arena.records import save_records
 
-        print(f"saved {len(result.records)} games to {save_records(result.records, args.save_games)}")
+            print(f"saved {len(result.records)} games to {save_records(result.records, args.save_games)}")

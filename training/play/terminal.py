@@ -8,12 +8,14 @@ Moves are typed in the game's notation (``help`` lists the legal moves with thei
 the board is redrawn after every move; a mistyped or illegal move gets a message and another try. A human sees
 what their seat may see (in Boaring: their own hand and bid, the public table, other bids only once the rules
 reveal them); watching bots shows the spectator's view (in Boaring every hand, labelled so). Every game can be
-saved with ``--record FILE`` and replayed with ``python -m training replay FILE``.
+saved with ``--record FILE`` and replayed with ``python -m training replay FILE``. Without ``--seed`` a game is dealt
+from the system's entropy, as on the web page, and its seed is printed when it ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import secrets
 import time
 from collections.abc import Callable
 
@@ -22,11 +24,14 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
-from training.arena.players import UnknownPolicyError, make_policy
+from training.arena.players import make_policy
 from training.arena.records import save_records
 from training.arena.tournament import GameRecord
+from training.cli_errors import MAX_SEED, check_output_file, check_seed, command_errors
 
 HUMAN = "human"
+MAX_DELAY = 60.0
+"""The longest ``--delay`` between moves, in seconds."""
 
 
 def legal_moves_text(game, state) -> str:
@@ -111,6 +116,8 @@ def play(
 
 
 def main(argv: list[str] | None = None) -> None:
+    """``barnyard play``: what cannot work (a seed, a delay, a --record path, a policy) is refused before the board
+    is drawn, in one line; Ctrl-C at the prompt ends with exit status 130."""
     from envs.common.options import parse_options
 
     parser = argparse.ArgumentParser(
@@ -128,14 +135,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     parser.add_argument("--watch", action="store_true", help="watch policies play instead of playing")
     parser.add_argument("--policies", nargs="+", help="with --watch: one spec per seat (default: the opponent)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="deal this game (default: a seed drawn from the system's entropy, printed when the game ends)",
+    )
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each move (0 to 60)")
     parser.add_argument("--record", help="save the game as a JSON record here")
     parser.add_argument("--env-option", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
     if args.game not in envs.GAMES:
         parser.error(f"unknown game {args.game!r}; available: {', '.join(envs.GAMES)}")
-    try:
+    with command_errors():
+        seed = secrets.randbelow(MAX_SEED + 1) if args.seed is None else check_seed(args.seed)
+        if not 0.0 <= args.delay <= MAX_DELAY:
+            raise ValueError(f"--delay {args.delay}: give seconds from 0 to {MAX_DELAY:g}")
+        if args.record:
+            check_output_file(args.record, "--record")
         options = parse_options(args.env_option, args.game)
         n = envs.make_game(args.game, **options).num_players
         if args.watch:
@@ -147,8 +164,8 @@ def main(argv: list[str] | None = None) -> None:
                 parser.error(f"--seat must be 0..{n - 1}")
             seats = [args.opponent] * n
             seats[args.seat] = HUMAN
-        record = play(args.game, options, seats, args.seed, delay=args.delay)
-    except (UnknownPolicyError, ValueError) as err:
-        raise SystemExit(f"error: {err}") from None
-    if record is not None and args.record:
-        print(f"saved {save_records([record], args.record)}")
+        record = play(args.game, options, seats, seed, delay=args.delay)
+        if args.seed is None:
+            print(f"seed {seed}: --seed {seed} deals this game again")
+        if record is not None and args.record:
+            print(f"saved {save_records([record], args.record)}")
