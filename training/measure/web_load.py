@@ -1,9 +1,10 @@
 """Load on the web app from outside: ``python -m training.measure.web_load SCENARIO [--seconds S]``.
 
-Starts ``barnyard serve``'s app with its uvicorn settings in a child process on 127.0.0.1 and a free port, sends one
-bounded load, and prints how long it took, the server's resident memory before, at its peak (``VmHWM``, reset first)
-and after, and the latency of ``GET /`` asked every 20 ms meanwhile (p50, p99, max). Linux only (``/proc``). To
-measure another tree, put it first on ``PYTHONPATH``; the child inherits it.
+Starts ``barnyard serve``'s app (``freeze=True`` unless ``--no-freeze``) with its uvicorn settings in a child
+process on 127.0.0.1 and a free port, sends one bounded load, and prints how long it took, the server's resident
+memory before, at its peak (``VmHWM``, reset first) and after, and the latency of ``GET /`` asked every 20 ms
+meanwhile (p50, p99, max). Linux only (``/proc``). To measure another tree, put it first on ``PYTHONPATH``; the
+child inherits it.
 
 Scenarios (issue 50):
 
@@ -15,6 +16,11 @@ Scenarios (issue 50):
   strings, 6 MB) at once: parsed, then refused as no tournament;
 * ``replays``: eight clients cycle through the eight games of one record file (8 ten-player Boaring games of
   random play, 13.8 KB) for ``--seconds``: every request asks for a game no longer kept replayed.
+
+Issue 60:
+
+* ``tournament``: one client posts a tournament JSON of 64 policies and 4,096 pair rows (about 595 KB, the most
+  the page accepts) to ``/api/tournaments`` in a loop for ``--seconds``.
 """
 
 from __future__ import annotations
@@ -31,13 +37,18 @@ from collections.abc import Callable
 
 import numpy as np
 
-SCENARIOS = ("idle", "zeros", "zeros4", "strings4", "budget4", "replays")
+SCENARIOS = ("idle", "zeros", "zeros4", "strings4", "budget4", "replays", "tournament")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m training.measure.web_load", description=__doc__)
     parser.add_argument("scenario", choices=SCENARIOS)
-    parser.add_argument("--seconds", type=float, default=15.0, help="how long the replay clients run (default 15)")
+    parser.add_argument(
+        "--seconds", type=float, default=15.0, help="how long the replay or tournament clients run (default 15)"
+    )
+    parser.add_argument(
+        "--no-freeze", action="store_true", help="start the app without serve's freeze=True (gc.freeze once started)"
+    )
     args = parser.parse_args(argv)
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -48,7 +59,8 @@ def main(argv: list[str] | None = None) -> None:
             "-c",
             "import uvicorn\nfrom training.play.web.app import create_app\n"
             "from training.play.web.serve import server_options\n"
-            f"uvicorn.run(create_app(), host='127.0.0.1', port={port}, **server_options())",
+            f"uvicorn.run(create_app(freeze={not args.no_freeze}), host='127.0.0.1', port={port}, "
+            "**server_options())",
         ]
     )
     try:
@@ -91,6 +103,8 @@ def run(scenario: str, port: int, pid: int, seconds: float) -> None:
         load = lambda: time.sleep(seconds) or "nothing else"  # noqa: E731
     elif scenario == "replays":
         load = replay_clients(port, seconds)
+    elif scenario == "tournament":
+        load = tournament_client(port, seconds)
     else:
         unit = b'"ab",' if scenario == "strings4" else b"0,"
         body = b"[" + unit * ((8 * 2**20 - 16) // len(unit)) + b"0]"
@@ -143,6 +157,40 @@ def replay_clients(port: int, seconds: float) -> Callable[[], str]:
         for t in threads:
             t.join()
         return f"a {len(raw) / 1000:.1f} KB file of 8 games, 8 clients: {sum(counts)} replay requests"
+
+    return load
+
+
+def tournament_body(policies: int = 64) -> bytes:
+    """A tournament JSON of ``policies`` policies with a pair row for every ordered pair, themselves included
+    (``policies ** 2`` rows: the most the page accepts)."""
+    names = [f"policy{i:02d}" for i in range(policies)]
+    pair = {"games": 100, "wins": 50, "draws": 0, "losses": 50, "win_share": 0.5}
+    pair |= {"interval": [0.4, 0.6], "parity": 0.5, "mean_margin": 0.0}
+    data = {
+        "game": "bestiarium",
+        "options": {},
+        "policies": names,
+        "games_per_pair": 100,
+        "seed": 0,
+        "elo": [0.0] * policies,
+        "elo_se": [1.0] * policies,
+        "seconds_per_move": {n: 0.001 for n in names},
+        "pairs": [{"a": a, "b": b, **pair} for a in names for b in names],
+    }
+    return json.dumps(data, separators=(",", ":")).encode()
+
+
+def tournament_client(port: int, seconds: float) -> Callable[[], str]:
+    body = tournament_body()
+
+    def load() -> str:
+        statuses: list[int] = []
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            statuses.append(request(port, "POST", "/api/tournaments", body)[0])
+        kinds = sorted(set(statuses))
+        return f"one client, a {len(body) / 1000:.0f} KB tournament: {len(statuses)} posts, statuses {kinds}"
 
     return load
 
