@@ -15,6 +15,7 @@ One package per concern, each ``__init__`` saying what it holds and what it may 
 * :mod:`training.measure` - measurement and offline-fit scripts.
 
 Shared at the top, imported by the packages and importing none of them: ``config``, ``networks``,
-``distribution`` (the masked distribution over legal actions), ``checkpoint``, ``charts``, ``stats``,
-``workers``. The commands: ``cli`` (``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
+``distribution`` (the masked distribution over legal actions), ``checkpoint``, ``loader`` (the bounded reader of a
+checkpoint's files), ``specs`` (policy specs' arguments and their caps), ``charts``, ``stats``, ``workers``. The
+commands: ``cli`` (``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
 """

@@ -68,6 +68,7 @@ from envs.common.policies import Policy
 from training.arena.players import baseline_names
 from training.arena.records import RecordError, parse_records, record_to_json
 from training.arena.tournament import TournamentResult
+from training.loader import read_sidecar
 from training.play.web.sessions import (
     HUMAN,
     PlaySession,
@@ -80,6 +81,7 @@ from training.play.web.sessions import (
     warm_searches,
 )
 from training.play.web.views import view_for
+from training.specs import PolicySpecError, check_play, declared_simulations
 
 log = logging.getLogger("training.play.web")
 STATIC = Path(__file__).parent / "static"
@@ -251,33 +253,47 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     ``{"path", "options"}`` (and ``"play"``, how it declares it is played, where that is not the network alone),
     paths relative to the working folder where possible. Only what the server would load
     (:func:`training.play.web.sessions.loadable`, the checkpoint and its sidecar): a link that points out of the
-    folders is not listed."""
+    folders is not listed. The sidecar is read as the loader reads it (:func:`training.loader.read_sidecar`), and a
+    declared play is offered only where it is within the caps the server then checks it against
+    (:func:`training.specs.check_play`; ``mcts`` without N: its training run's budget too)."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
     seen: set[Path] = set()
     for base in folders:
         if not base.is_dir():
             continue
         for pt in sorted(base.rglob("*.pt")):
-            sidecar = pt.with_suffix(".json")
-            if pt.resolve() in seen or not (loadable(pt, folders) and loadable(sidecar, folders)):
+            if pt.resolve() in seen or not loadable(pt, folders):
                 continue
             try:
-                meta = json.loads(sidecar.read_text())
+                meta = read_sidecar(pt, folders)
                 game, options = meta["game"], meta.get("options", {})
-            except (OSError, ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError):
                 continue
-            if game in found:
+            if isinstance(game, str) and game in found:
                 seen.add(pt.resolve())
                 try:
                     label = str(pt.relative_to(Path.cwd()))
                 except ValueError:
                     label = str(pt)
                 entry: dict[str, Any] = {"path": label, "options": options}
-                play = meta.get("play")
-                if isinstance(play, str) and play != "network" and len(play) <= 64:
+                play = meta.get("play", "network")
+                if play != "network" and declared_play_ok(play, meta):
                     entry["play"] = play  # the page offers agent:PATH, the checkpoint as it declares it is played
                 found[game].append(entry)
     return found
+
+
+def declared_play_ok(play: Any, meta: dict[str, Any]) -> bool:
+    """Whether a sidecar's declared ``play`` is one the server plays: kind and arguments within their caps, and for
+    ``mcts`` without N the training run's budget too (the catalogue offered ``guided:999999999:999999999``, which
+    the server then refused)."""
+    try:
+        check_play(play)
+        if play == "mcts":
+            declared_simulations(meta)
+    except PolicySpecError:
+        return False
+    return True
 
 
 async def read_body(request: Request, limit: int, seconds: float = BODY_SECONDS) -> bytes:
