@@ -21,6 +21,12 @@ Issue 60:
 
 * ``tournament``: one client posts a tournament JSON of 64 policies and 4,096 pair rows (about 595 KB, the most
   the page accepts) to ``/api/tournaments`` in a loop for ``--seconds``.
+* ``hostile``: one new Battle Sheep game for each hostile seat (a checkpoint in ``runs/web-load-hostile/`` whose
+  weights or sidecar link out of the served folders, whose weights are a FIFO or ``/dev/zero``, whose sidecar
+  declares 10**9 simulations or ``guided:999999999:999999999``; over-cap budgets) and one at a time, after one
+  game of two random seats (the first game's imports); each line gives the status, the seconds and the server's
+  peak memory growth. A request unanswered in 20 s is reported as
+  such (the FIFO held the server before it was refused).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-SCENARIOS = ("idle", "zeros", "zeros4", "strings4", "budget4", "replays", "tournament")
+SCENARIOS = ("idle", "zeros", "zeros4", "strings4", "budget4", "replays", "tournament", "hostile")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -67,7 +73,11 @@ def main(argv: list[str] | None = None) -> None:
         run(args.scenario, port, server.pid, args.seconds)
     finally:
         server.terminate()
-        server.wait()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a worker thread held (a FIFO opened before the loader refused them)
+            server.kill()
+            server.wait()
 
 
 def request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
@@ -99,6 +109,9 @@ def run(scenario: str, port: int, pid: int, seconds: float) -> None:
             if time.monotonic() > deadline:
                 raise
             time.sleep(0.1)
+    if scenario == "hostile":
+        hostile_seats(port, pid)
+        return
     if scenario == "idle":
         load = lambda: time.sleep(seconds) or "nothing else"  # noqa: E731
     elif scenario == "replays":
@@ -193,6 +206,79 @@ def tournament_client(port: int, seconds: float) -> Callable[[], str]:
         return f"one client, a {len(body) / 1000:.0f} KB tournament: {len(statuses)} posts, statuses {kinds}"
 
     return load
+
+
+def hostile_seats(port: int, pid: int) -> None:
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    source = Path("checkpoints/battle_sheep/policy")
+    folder, outside = Path("runs/web-load-hostile"), Path(tempfile.mkdtemp(prefix="web-load-outside-"))
+    meta = json.loads(source.with_suffix(".json").read_text())
+
+    def place(where: Path, name: str, **changes: object) -> Path:
+        where.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source.with_suffix(".pt"), where / f"{name}.pt")
+        (where / f"{name}.json").write_text(json.dumps(meta | changes))
+        return where / name
+
+    def link(path: Path, target: str | Path) -> None:
+        path.unlink()
+        path.symlink_to(target)
+
+    try:
+        place(outside, "policy")
+        x, y, pipe, zero = (place(folder, n) for n in ("x", "y", "pipe", "zero"))
+        link(x.with_suffix(".pt"), outside / "policy.pt")
+        link(y.with_suffix(".json"), outside / "policy.json")
+        os.mkfifo(folder / "fifo")
+        link(pipe.with_suffix(".pt"), (folder / "fifo").resolve())
+        link(zero.with_suffix(".pt"), "/dev/zero")
+        config = meta["config"] | {"simulations": 10**9}
+        huge = place(folder, "huge", algo="alphazero", config=config, play="mcts")
+        wide = place(folder, "wide", play="guided:999999999:999999999")
+        specs = [
+            *(f"{form}{x}.json" for form in ("", "agent:", "sym:", "sample:")),
+            f"guided:{x}.json:3:10",
+            f"mcts:{x}.json:4",
+            f"{y}.pt",
+            f"{pipe}.json",
+            f"agent:{pipe}.json",
+            f"{zero}.json",
+            f"guided:{zero}.json:3:10",
+            f"mcts:{huge}.pt",
+            f"agent:{huge}.pt",
+            f"agent:{wide}.pt",
+            f"guided:{source}.pt:24:999999999",
+            "search:0",
+            "random:7",
+            "greedy:3",
+            "search:1e20",
+        ]
+        warm = json.dumps({"game": "battle_sheep", "options": {"num_players": 2}, "seats": ["random", "random"]})
+        assert request(port, "POST", "/api/games", warm.encode())[0] == 201  # the first game's imports and engine
+        for spec in specs:
+            with open(f"/proc/{pid}/clear_refs", "w") as f:
+                f.write("5")
+            before = memory(pid)
+            body = json.dumps({"game": "battle_sheep", "options": {"num_players": 2}, "seats": ["random", spec]})
+            t0 = time.perf_counter()
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+                conn.request("POST", "/api/games", body=body, headers={"Content-Type": "application/json"})
+                response = conn.getresponse()
+                status, text = str(response.status), json.loads(response.read()).get("error") or "created"
+                conn.close()
+            except TimeoutError:
+                status, text = "---", "no answer within 20 s"
+            took = time.perf_counter() - t0
+            growth = memory(pid, "VmHWM") - before
+            print(f"{status} {took:5.2f} s +{growth:4.0f} MB  {spec[:60]:60}  {text[:90]}", flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(outside, ignore_errors=True)
 
 
 def measure(scenario: str, port: int, pid: int, load: Callable[[], str]) -> None:
