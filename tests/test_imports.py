@@ -178,6 +178,8 @@ SHARED = {
     "training.networks",
     "training.distribution",
     "training.checkpoint",
+    "training.loader",
+    "training.specs",
     "training.charts",
     "training.stats",
     "training.workers",

@@ -10,7 +10,9 @@ A policy checkpoint is two files side by side::
 
 ``spaces`` is the observation/action signature: observation shape and dtype, number of actions, players.
 :func:`load_policy` refuses (with :class:`CheckpointError`) a checkpoint for another game, for other options or
-spaces, a sidecar that does not belong to its weights, and damaged or missing files.
+spaces, a sidecar that does not belong to its weights, and damaged or missing files. Both files are read once each,
+by :func:`training.loader.read_bounded` (regular files only, size caps, optionally confined to folders); the
+weights are checked against the sidecar's checksum and loaded from the same bytes.
 
 ``resume.pt`` (in a run directory) holds what ``--resume`` needs: weights, optimiser, generators, collector.
 """
@@ -18,6 +20,7 @@ spaces, a sidecar that does not belong to its weights, and damaged or missing fi
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import time
 from collections.abc import Sequence
@@ -33,12 +36,15 @@ from envs.common.game import Game, Symmetry
 from envs.common.policies import Decision
 from training.config import TrainConfig
 from training.distribution import masked_policy
-
-FORMAT = 1
-
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be used here: another game, other options or spaces, or a damaged file."""
+from training.loader import FORMAT as FORMAT
+from training.loader import MAX_WEIGHTS_BYTES, checkpoint_paths, read_bounded
+from training.loader import CheckpointError as CheckpointError
+from training.loader import checked_play as checked_play
+from training.loader import declared_play as declared_play
+from training.loader import declared_spec as declared_spec
+from training.loader import play_spec as play_spec
+from training.loader import read_sidecar as read_sidecar
+from training.specs import PLAY_KINDS as PLAY_KINDS
 
 
 def space_signature(game: Game) -> dict[str, Any]:
@@ -51,12 +57,7 @@ def space_signature(game: Game) -> dict[str, Any]:
     }
 
 
-def _paths(path: str | Path) -> tuple[Path, Path]:
-    """(weights, sidecar) for a path to either file or to their common stem."""
-    path = Path(path)
-    if path.suffix in (".pt", ".json"):
-        path = path.with_suffix("")
-    return path.with_suffix(".pt"), path.with_suffix(".json")
+_paths = checkpoint_paths
 
 
 def _sha256(path: Path) -> str:
@@ -106,41 +107,30 @@ def write_sidecar(path: str | Path, meta: dict[str, Any]) -> None:
     _paths(path)[1].write_text(json.dumps(meta, indent=1) + "\n")
 
 
-def read_sidecar(path: str | Path) -> dict[str, Any]:
-    """The JSON sidecar of a checkpoint (raises :class:`CheckpointError` if missing or damaged)."""
-    _, sidecar = _paths(path)
-    try:
-        meta = json.loads(sidecar.read_text())
-    except FileNotFoundError as err:
-        raise CheckpointError(f"checkpoint sidecar {sidecar} is missing") from err
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"checkpoint sidecar {sidecar} is damaged: {err}") from err
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise CheckpointError(f"{sidecar} is not a Barnyard checkpoint sidecar (format {FORMAT})")
-    return meta
-
-
 def load_network(
-    path: str | Path, game: str | None = None, options: dict[str, Any] | None = None
+    path: str | Path,
+    game: str | None = None,
+    options: dict[str, Any] | None = None,
+    folders: Sequence[Path] | None = None,
 ) -> tuple[nn.Module, dict[str, Any], Game]:
     """``(network in eval mode, sidecar, game)`` of a checkpoint, checked against ``game`` and ``options``.
 
     ``options`` (partial ones are completed with the game's defaults) must give the options it was trained
-    with; ``None`` takes the checkpoint's own.
+    with; ``None`` takes the checkpoint's own. Both files are read by :func:`training.loader.read_bounded`
+    (``folders``: only from inside them, both files, as named and once every link is followed).
     """
     from training.networks import build_network
 
     weights, _ = _paths(path)
-    meta = read_sidecar(path)
+    meta = read_sidecar(path, folders)
     name = meta.get("game")
     if game is not None and game != name:
         raise CheckpointError(f"{weights} is a checkpoint for {name!r}, not for {game!r}")
-    if not weights.exists():
-        raise CheckpointError(f"checkpoint weights {weights} are missing")
-    if meta.get("weights_sha256") and meta["weights_sha256"] != _sha256(weights):
+    raw = read_bounded(weights, MAX_WEIGHTS_BYTES, "checkpoint weights file", folders)
+    if meta.get("weights_sha256") and meta["weights_sha256"] != hashlib.sha256(raw).hexdigest():
         raise CheckpointError(f"{weights} does not match its sidecar (checksum differs): damaged or swapped")
     try:
-        data = torch.load(weights, map_location="cpu", weights_only=True)
+        data = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as err:  # torch raises many kinds for a damaged file
         raise CheckpointError(f"checkpoint weights {weights} are damaged: {err}") from err
     if not isinstance(data, dict) or data.get("format") != FORMAT or "model" not in data:
@@ -184,39 +174,6 @@ def init_weights_from(
         raise CheckpointError(f"{path} holds the network {meta.get('network')!r}, this run builds {spec!r}")
     net.load_state_dict(source.state_dict())
     return meta
-
-
-PLAY_KINDS = ("network", "sample", "sym", "guided", "mcts")
-"""How a checkpoint can declare it is played (its sidecar's ``"play"``): ``network`` (the argmax of its network:
-the default), ``sample[:T]``, ``sym``, ``guided[:K[:N]]`` or ``mcts[:N]``, the spec kinds of
-:func:`training.arena.players.make_policy` without the path."""
-
-
-def checked_play(play: Any, path: str | Path) -> str:
-    """``play`` if it is a :data:`PLAY_KINDS` entry (kind and arguments), else :class:`CheckpointError`."""
-    if not isinstance(play, str) or play.partition(":")[0] not in PLAY_KINDS or len(play) > 64:
-        raise CheckpointError(f"{_paths(path)[1]}: 'play' must be one of {', '.join(PLAY_KINDS)} with its arguments")
-    return play
-
-
-def play_spec(path: str | Path, play: str) -> str:
-    """The spec that plays the checkpoint at ``path`` as ``play`` (``sample:1`` -> ``sample:PATH:1``)."""
-    kind, _, args = play.partition(":")
-    if kind == "network":
-        return str(path)
-    return f"{kind}:{path}" + (f":{args}" if args else "")
-
-
-def declared_play(path: str | Path) -> str:
-    """The ``play`` entry of a checkpoint's sidecar (``network`` where it declares none), checked against
-    :data:`PLAY_KINDS` (:class:`CheckpointError` otherwise)."""
-    return checked_play(read_sidecar(path).get("play", "network"), path)
-
-
-def declared_spec(path: str | Path) -> str:
-    """The policy spec a checkpoint is played by (spec ``agent:PATH``): its declared ``play`` with ``path``
-    put in (``sample:1`` -> ``sample:PATH:1``; ``network`` -> ``PATH``)."""
-    return play_spec(path, declared_play(path))
 
 
 class CheckpointPolicy:
@@ -316,12 +273,13 @@ def load_policy(
     seed: int | None = None,
     symmetric: bool = False,
     temperature: float = 1.0,
+    folders: Sequence[Path] | None = None,
 ) -> CheckpointPolicy:
     """The policy of a checkpoint (``.pt``, ``.json`` or their stem). ``game``/``options``: what the caller
     will play; a checkpoint for anything else raises :class:`CheckpointError`. ``symmetric``: average over the
     game's symmetries (:class:`CheckpointPolicy`); a game that declares none raises :class:`CheckpointError`.
-    ``greedy=False``: sampled at ``temperature``."""
-    net, meta, the_game = load_network(path, game, options)
+    ``greedy=False``: sampled at ``temperature``. ``folders``: as :func:`load_network`'s."""
+    net, meta, the_game = load_network(path, game, options, folders)
     if symmetric and not the_game.has_symmetries:
         raise CheckpointError(f"{the_game.name} declares no symmetries to average a policy over")
     prefix = ("ppo-sym" if symmetric else "ppo") + ("" if greedy else f"-sampled@{temperature:g}")

@@ -71,7 +71,7 @@ def resolve_policy(
         if not isinstance(spec, Policy):
             raise TypeError(f"opponent {spec!r} is neither a Policy (name, reset, act) nor a spec string")
         return spec
-    if spec.partition(":")[0] == "random":
+    if spec == "random":
         return RandomPolicy(seed)
     baseline = make_baseline(game, spec, options, seed)
     if baseline is not None:

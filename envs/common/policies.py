@@ -9,6 +9,7 @@ player's hidden cards, because the decision does not hold them.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -148,17 +149,55 @@ def baseline_policies(game: str) -> dict[str, Any]:
         return {}
 
 
+MAX_BUDGET = 10_000
+"""Largest ``NAME:BUDGET`` a baseline spec takes (``search:10000``: about a second a move on a slow core; a larger
+budget is a search that holds a machine, and the compiled searches size their trees by it)."""
+
+
+class PolicySpecError(ValueError):
+    """A policy spec with an argument its kind does not take, or a number out of its range (the message names
+    the range)."""
+
+
+def parse_count(text: str, what: str, most: int) -> int:
+    """``text`` as a whole number from 1 to ``most``, checked as text before any conversion (a 5,000-digit or
+    ``1e20`` budget is refused, not converted); :class:`PolicySpecError` naming ``what`` and the range otherwise."""
+    if text.isascii() and text.isdigit() and len(text) <= len(str(most)) and 1 <= int(text) <= most:
+        return int(text)
+    shown = text if len(text) <= 20 else text[:19] + "…"
+    raise PolicySpecError(f"{what} takes a whole number from 1 to {most:,}, not {shown!r}")
+
+
 def make_baseline(
     game: str, spec: str, options: dict[str, Any] | None = None, seed: int | None = None, engine: Game | None = None
 ) -> Any:
     """The baseline ``NAME`` or ``NAME:BUDGET`` of ``game`` (``search:400``), on ``engine`` or an engine built with
-    ``options``; None when ``NAME`` is not one of :func:`baseline_policies`."""
-    name, _, budget = spec.partition(":")
-    table = baseline_policies(game)
-    if name not in table:
+    ``options``; None when ``NAME`` is not one of :func:`baseline_policies`. :class:`PolicySpecError` for a budget
+    given to a baseline that takes none (``greedy:3``) or outside 1 to :data:`MAX_BUDGET`, before anything is
+    built."""
+    extra = baseline_arguments(game, spec)
+    if extra is None:
         return None
     if engine is None:
         import envs
 
         engine = envs.make_game(game, **(options or {}))
-    return table[name](engine, seed=seed, **({"budget": int(budget)} if budget else {}))
+    return baseline_policies(game)[spec.partition(":")[0]](engine, seed=seed, **extra)
+
+
+def baseline_arguments(game: str, spec: str) -> dict[str, Any] | None:
+    """The keyword arguments that the baseline spec ``NAME`` or ``NAME:BUDGET`` gives ``game``'s baseline
+    ``NAME`` (``{}`` or ``{"budget": N}``), checked without building anything; None when ``NAME`` is not one of
+    :func:`baseline_policies`. :class:`PolicySpecError` for a budget given to a baseline that takes none, or
+    outside 1 to :data:`MAX_BUDGET`."""
+    name, colon, budget = spec.partition(":")
+    table = baseline_policies(game)
+    if name not in table:
+        return None
+    if not colon:
+        return {}
+    if "budget" not in inspect.signature(table[name]).parameters:
+        takes = [n for n, make in table.items() if "budget" in inspect.signature(make).parameters]
+        only = f" (only {' and '.join(takes)} take{'s' if len(takes) == 1 else ''} one: NAME:N)" if takes else ""
+        raise PolicySpecError(f"{spec[:40]!r}: {name} takes no budget{only}")
+    return {"budget": parse_count(budget, f"{name}:N", MAX_BUDGET)}

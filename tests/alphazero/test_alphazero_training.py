@@ -152,7 +152,7 @@ def test_checkpoints_play_alone_and_with_the_search(runs):
     assert default.config.simulations == 8  # the training run's
     with pytest.raises(UnknownPolicyError, match="does not exist"):
         make_policy("mcts:no/such/policy.pt:8", "bestiarium", OPTIONS)
-    with pytest.raises(CheckpointError, match="at least 1 simulation"):
+    with pytest.raises(UnknownPolicyError, match="mcts:PATH:N takes a whole number from 1 to 1,000"):
         make_policy(f"mcts:{path}:0", "bestiarium", OPTIONS)
     boaring = Path(__file__).resolve().parents[2] / "checkpoints" / "boaring" / "policy.pt"
     with pytest.raises(CheckpointError, match="hidden information"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -956,3 +957,162 @@ def test_headers_are_capped_even_when_they_arrive_in_one_piece():
             assert status(head, whole) == expected, (size, whole)
     finally:
         next(gen, None)
+
+
+# ----- issue 60: hostile input, fourth round ------------------------------------------------------------------------
+def test_a_tournament_is_checked_off_the_event_loop(monkeypatch):
+    """Checking a posted tournament held the event loop (64 policies and 4,096 pair rows: 0.2-0.5 s a post, and GET /
+    went from p99 9 ms to 435 ms while one client posted in a loop). It is checked in a worker thread, as replays
+    are: the page is served while a tournament's check is held."""
+    import threading
+
+    import training.play.web.app as web
+    from training.measure.web_load import tournament_body
+
+    real = web.check_tournament
+    started, release = threading.Event(), threading.Event()
+
+    def held(data):
+        started.set()
+        release.wait(30)
+        return real(data)
+
+    monkeypatch.setattr(web, "check_tournament", held)
+    body = tournament_body(64)
+    answers: list[Any] = []
+    with TestClient(create_app(), base_url="http://127.0.0.1") as c:
+        post = threading.Thread(target=lambda: answers.append(c.post("/api/tournaments", content=body)))
+        post.start()
+        assert started.wait(30)
+        page = threading.Thread(target=lambda: answers.append(c.get("/")))
+        page.start()
+        page.join(timeout=20)
+        served_meanwhile = not page.is_alive()
+        release.set()
+        post.join(timeout=60)
+        page.join(timeout=60)
+    assert served_meanwhile
+    assert sorted(r.status_code for r in answers) == [200, 200]
+    (drawn,) = [r.json() for r in answers if r.request.method == "POST"]
+    sent = json.loads(body)
+    assert drawn["kind"] == "tournament" and drawn["pairs"] == sent["pairs"] and len(drawn["matrix"]) == 64
+
+
+def test_serve_freezes_what_the_started_server_holds(monkeypatch):
+    """A full collection walked all of a started server's 80,000 objects holding the interpreter (35-45 ms, every
+    tournament post or two); ``freeze=True`` (serve's) moves them out of the collector's reach once started, and
+    the tests' apps leave the test process alone."""
+    import gc
+
+    frozen: list[int] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(1))
+    monkeypatch.setattr(gc, "collect", lambda *a: 0)
+    with TestClient(create_app(), base_url="http://127.0.0.1") as c:
+        assert c.get("/").status_code == 200
+    assert frozen == []
+    with TestClient(create_app(freeze=True), base_url="http://127.0.0.1") as c:
+        assert c.get("/").status_code == 200
+    assert frozen == [1]
+
+
+def _served_copy(folder, name: str, **changes: Any):
+    """Battle Sheep's shipped checkpoint copied into ``folder`` as ``name``, its sidecar with ``changes``."""
+    import shutil
+
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy("checkpoints/battle_sheep/policy.pt", folder / f"{name}.pt")
+    meta = json.loads(Path("checkpoints/battle_sheep/policy.json").read_text())
+    (folder / f"{name}.json").write_text(json.dumps(meta | changes))
+    return folder / f"{name}.pt"
+
+
+SHEEP_SEATS = {"game": "battle_sheep", "options": {"num_players": 2}}
+
+
+def test_no_file_of_a_checkpoint_is_read_from_out_of_the_folder(tmp_path):
+    """The folder rule guarded the spec's path, not the files opened: ``mine/x.json`` whose ``x.pt`` links out of
+    the folder loaded it (201, in every spec form), and a sidecar linked out was read. Both files must be inside,
+    as named and as reached."""
+    pytest.importorskip("torch")
+    mine, outside = tmp_path / "mine", tmp_path / "outside"
+    _served_copy(outside, "policy")
+    _served_copy(mine, "x")
+    (mine / "x.pt").unlink()
+    (mine / "x.pt").symlink_to(outside / "policy.pt")
+    _served_copy(mine, "y")
+    (mine / "y.json").unlink()
+    (mine / "y.json").symlink_to(outside / "policy.json")
+    with TestClient(create_app(checkpoint_dirs=[mine]), base_url="http://127.0.0.1") as c:
+        listed = {g["game"]: [x["path"] for x in g["checkpoints"]] for g in c.get("/api/catalogue").json()["games"]}
+        assert not [p for p in listed["battle_sheep"] if p.startswith(str(tmp_path))]
+        x, y = mine / "x.json", mine / "y.pt"
+        for spec in (x, f"agent:{x}", f"guided:{x}:3:10", f"sym:{x}", f"mcts:{x}:4", f"sample:{x}", y, f"agent:{y}"):
+            r = c.post("/api/games", json=dict(SHEEP_SEATS, seats=["human", str(spec)]))
+            assert r.status_code == 400 and "unknown policy" in r.json()["error"], (spec, r.text)
+        assert len(c.app.state.store) == 0
+
+
+def test_a_fifo_or_a_device_linked_in_as_weights_is_refused_at_once(tmp_path):
+    """A FIFO linked in as a .pt held the bot-move threads until a writer appeared (new games and bot steps timed
+    out); /dev/zero linked in grew the server without bound (the checksum read it: 3.0 GB in 18 s). Neither is a
+    regular file in the folder: 400 at once, nothing read. (A writer opens the FIFO after 10 s, so that the code
+    before the fix fails here rather than hangs.)"""
+    import os
+    import threading
+
+    pytest.importorskip("torch")
+    mine = tmp_path / "mine"
+    os.makedirs(mine)
+    os.mkfifo(mine / "fifo")
+    for name, target in (("pipe", mine / "fifo"), ("zero", "/dev/zero")):
+        _served_copy(mine, name)
+        (mine / f"{name}.pt").unlink()
+        (mine / f"{name}.pt").symlink_to(target)
+    done = threading.Event()
+
+    def writer() -> None:
+        if not done.wait(10):
+            with open(mine / "fifo", "wb"):
+                pass
+
+    threading.Thread(target=writer, daemon=True).start()
+    with TestClient(create_app(checkpoint_dirs=[mine]), base_url="http://127.0.0.1") as c:
+        start = time.monotonic()
+        try:
+            for name in ("pipe", "zero"):
+                for spec in (f"{mine / name}.json", f"agent:{mine / name}.json", f"guided:{mine / name}.json:3:10"):
+                    r = c.post("/api/games", json=dict(SHEEP_SEATS, seats=["human", spec]))
+                    assert r.status_code == 400 and "unknown policy" in r.json()["error"], (spec, r.text)
+        finally:
+            took = time.monotonic() - start
+            done.set()
+        assert len(c.app.state.store) == 0
+    assert took < 10
+
+
+def test_a_sidecar_sets_no_search_budget_past_the_caps(tmp_path):
+    """``mcts:PATH`` without N and ``agent:PATH`` declaring ``mcts`` took the simulations from the sidecar's training
+    config (10**9, past the page's 1,000: one watch game took 5.1 GB in 20 s); the catalogue offered a declared
+    ``guided:999999999:999999999``, then the server refused it. Now the catalogue offers neither declaration, and a
+    seat asking for either is a 400 that names the cap."""
+    pytest.importorskip("torch")
+    mine = tmp_path / "mine"
+    config = json.loads(Path("checkpoints/battle_sheep/policy.json").read_text())["config"] | {"simulations": 10**9}
+    huge = _served_copy(mine, "huge", algo="alphazero", config=config, play="mcts")
+    wide = _served_copy(mine, "wide", play="guided:999999999:999999999")
+    fine = _served_copy(mine, "fine", play="guided:24:20")
+    with TestClient(create_app(checkpoint_dirs=[mine]), base_url="http://127.0.0.1") as c:
+        (sheep,) = [g for g in c.get("/api/catalogue").json()["games"] if g["game"] == "battle_sheep"]
+        plays = {x["path"]: x.get("play") for x in sheep["checkpoints"] if x["path"].startswith(str(tmp_path))}
+        assert plays == {str(huge): None, str(wide): None, str(fine): "guided:24:20"}, plays
+        for spec, cap in (
+            (f"mcts:{huge}", "mcts:PATH takes at most 1,000"),
+            (f"agent:{huge}", "mcts:PATH takes at most 1,000"),
+            (f"agent:{wide}", "from 1 to 1,000"),
+            (f"guided:{fine}:24:999999999", "from 1 to 10,000"),
+        ):
+            r = c.post("/api/games", json=dict(SHEEP_SEATS, seats=["random", spec]))
+            assert r.status_code == 400 and cap in r.json()["error"], (spec, r.text)
+        assert len(c.app.state.store) == 0
+        r = c.post("/api/games", json=dict(SHEEP_SEATS, seats=["random", f"agent:{fine}"]))
+        assert r.status_code == 201 and r.json()["seats"][1]["policy"] == f"agent:{fine}", r.text

@@ -10,6 +10,7 @@ network evaluation at every leaf (``mcts:PATH:N``) does not on a CPU.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import numpy as np
 import torch
 
 from envs.common.policies import Decision, make_baseline
+from training import specs
 from training.distribution import action_positions
 
 
@@ -36,13 +38,22 @@ def ranked_moves(net: torch.nn.Module, decision: Decision) -> np.ndarray:
     return legal[np.lexsort((legal, -logits))].astype(np.int64)
 
 
+def check_counts(top_k: int, budget: int) -> None:
+    """:class:`GuidedSearchError` unless K is from 1 to ``MAX_TOP_K`` and N from 1 to ``MAX_SIMULATIONS``
+    (:mod:`training.specs`), whether they come from a spec, a sidecar or the game's defaults."""
+    if not (1 <= top_k <= specs.MAX_TOP_K and 1 <= budget <= specs.MAX_SIMULATIONS):
+        raise GuidedSearchError(
+            f"guided search needs K from 1 to {specs.MAX_TOP_K:,} and N from 1 to {specs.MAX_SIMULATIONS:,} "
+            f"(got K={top_k}, N={budget})"
+        )
+
+
 class GuidedSearchPolicy:
     """``search`` with the root's children restricted to the ``top_k`` legal moves that ``net_policy``'s network
     finds most likely (ties: the lower action id), ``budget`` simulations a decision."""
 
     def __init__(self, net_policy: Any, search: Any, top_k: int, budget: int, name: str = "guided"):
-        if top_k < 1 or budget < 1:
-            raise GuidedSearchError(f"guided search needs K >= 1 and N >= 1 (got K={top_k}, N={budget})")
+        check_counts(top_k, budget)
         if not hasattr(search, "act_among"):
             raise GuidedSearchError(f"{net_policy.game.name}'s search baseline cannot restrict its root")
         self.net_policy = net_policy
@@ -69,33 +80,39 @@ class GuidedSearchPolicy:
 
 
 def parse_guided_spec(arg: str) -> tuple[str, int | None, int | None]:
-    """``PATH``, ``PATH:K`` or ``PATH:K:N`` -> (PATH, K or None, N or None)."""
-    parts = arg.split(":")
-    numbers: list[int] = []
-    while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
-        numbers.insert(0, int(parts.pop()))
-    return ":".join(parts), (numbers[0] if numbers else None), (numbers[1] if len(numbers) > 1 else None)
+    """``PATH``, ``PATH:K`` or ``PATH:K:N`` -> (PATH, K or None, N or None), K and N within their caps
+    (:func:`training.specs.parse_guided_spec`)."""
+    return specs.parse_guided_spec(arg)
 
 
 def load_guided_policy(
-    arg: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None
+    arg: str,
+    game: str,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+    folders: Sequence[Path] | None = None,
 ) -> GuidedSearchPolicy:
     """The policy of spec ``guided:ARG`` (:func:`parse_guided_spec`; K and N default to the game's descriptor,
     ``GameInfo.guided_defaults``). Raises :class:`GuidedSearchError` for a spec without K and N in a game without
-    defaults, or a game without a restrictable compiled search; ``CheckpointError`` for a checkpoint of another game
-    or options."""
+    defaults, K or N past their caps, or a game without a restrictable compiled search (K and N are checked before
+    anything is loaded); ``CheckpointError`` for a checkpoint of another game or options. ``folders``: as
+    :func:`training.arena.players.make_policy`'s."""
     import envs
     from training.checkpoint import load_policy
 
-    path, top_k, budget = parse_guided_spec(arg)
+    try:
+        path, top_k, budget = parse_guided_spec(arg)
+    except specs.PolicySpecError as err:
+        raise GuidedSearchError(str(err)) from None
     defaults = envs.game_info(game).guided_defaults
     if defaults is None and (top_k is None or budget is None):
         raise GuidedSearchError(f"{game} has no guided: defaults; give both: guided:PATH:K:N")
     default_k, default_n = defaults or (0, 0)
-    net_policy = load_policy(path, game=game, options=options, seed=seed)
+    k = default_k if top_k is None else top_k
+    n = default_n if budget is None else budget
+    check_counts(k, n)
+    net_policy = load_policy(path, game=game, options=options, seed=seed, folders=folders)
     search = make_baseline(game, "search", options, seed, engine=net_policy.game)
     # One position per forward pass: one torch thread is fastest (as training.alphazero.search.load_search_policy).
     torch.set_num_threads(1)
-    k = default_k if top_k is None else top_k
-    n = default_n if budget is None else budget
     return GuidedSearchPolicy(net_policy, search, k, n, name=f"guided{k}x{n}:{Path(path).with_suffix('').name}")

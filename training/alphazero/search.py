@@ -678,43 +678,52 @@ def load_search_policy(
     options: dict[str, Any] | None = None,
     seed: int | None = None,
     simulations: int | None = None,
+    folders: Sequence[Path] | None = None,
 ) -> Any:
     """The network-guided search over a checkpoint (harness spec ``mcts:PATH:N``): a
     :class:`SearchPolicy` with ``simulations`` per decision (default: the training run's), the
     search kind and constants of the run that trained it (Gumbel for a PPO checkpoint), no root noise. Refuses
-    (:class:`CheckpointError`) a hidden-information game, and a checkpoint whose single value output cannot value
-    every seat of a game with more than two players."""
+    (:class:`CheckpointError`) a hidden-information game, a checkpoint whose single value output cannot value
+    every seat of a game with more than two players, and a budget past
+    :data:`training.specs.MAX_NETWORK_SIMULATIONS` whether given or its sidecar's (checked before the weights
+    are read). ``folders``: as :func:`training.arena.players.make_policy`'s."""
     import torch
 
-    from training.checkpoint import CheckpointError, load_network
+    from training.checkpoint import CheckpointError, load_network, read_sidecar
+    from training.specs import PolicySpecError, declared_simulations
 
-    net, meta, the_game = load_network(path, game, options)
+    try:
+        sims = declared_simulations(read_sidecar(path, folders), simulations)
+    except PolicySpecError as err:
+        raise CheckpointError(f"mcts:{path}: {err}") from None
+    net, meta, the_game = load_network(path, game, options, folders)
     try:
         check_searchable(the_game)
     except SearchError as err:
         raise CheckpointError(str(err)) from None
-    outputs = int(meta.get("network", {}).get("value_outputs", 1))
+    network = meta.get("network")
+    outputs = int(network.get("value_outputs", 1)) if isinstance(network, dict) else 1
     if outputs == 1 and the_game.num_players != 2:
         raise CheckpointError(
             f"{path}: its single value output cannot value each of {the_game.num_players} seats "
             "for the search (train it with --algo alphazero)"
         )
-    trained = meta.get("config", {})
+    trained = meta.get("config") if isinstance(meta.get("config"), dict) else {}
     alphazero = meta.get("algo") == "alphazero"
-    sims = int(simulations if simulations is not None else trained.get("simulations", 16) if alphazero else 16)
-    if sims < 1:
-        raise CheckpointError(f"mcts:{path}:{sims}: the search needs at least 1 simulation")
-    config = SearchConfig(
-        kind=trained.get("search", "gumbel") if alphazero else "gumbel",
-        simulations=sims,
-        max_considered=int(trained.get("max_considered", 16)),
-        gumbel_scale=0.0,
-        c_visit=float(trained.get("c_visit", 50.0)),
-        c_scale=float(trained.get("c_scale", 0.1)),
-        q_normalisation=str(trained.get("q_normalisation", "minmax")),
-        c_puct=float(trained.get("c_puct", 1.25)),
-        dirichlet_fraction=0.0,
-    )
+    try:
+        config = SearchConfig(
+            kind=trained.get("search", "gumbel") if alphazero else "gumbel",
+            simulations=sims,
+            max_considered=int(trained.get("max_considered", 16)),
+            gumbel_scale=0.0,
+            c_visit=float(trained.get("c_visit", 50.0)),
+            c_scale=float(trained.get("c_scale", 0.1)),
+            q_normalisation=str(trained.get("q_normalisation", "minmax")),
+            c_puct=float(trained.get("c_puct", 1.25)),
+            dirichlet_fraction=0.0,
+        )
+    except (TypeError, ValueError) as err:  # SearchError too
+        raise CheckpointError(f"{path}: its training run's search settings cannot be used: {err}") from None
     # The search evaluates one position at a time: one torch thread is fastest (Bestiarium, 16 simulations on the
     # shared 2-core machine: 0.027 s a move with one thread, 0.78 s with torch's default two).
     torch.set_num_threads(1)

@@ -8,14 +8,33 @@ network (:mod:`training.checkpoint`), or a search over a checkpoint (:mod:`train
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from envs.common.policies import FirstLegalPolicy, Policy, RandomPolicy, baseline_policies, make_baseline
+from envs.common.policies import (
+    FirstLegalPolicy,
+    Policy,
+    PolicySpecError,
+    RandomPolicy,
+    baseline_policies,
+    make_baseline,
+)
+from training.loader import CheckpointError, check_files, declared_spec, read_sidecar
+from training.specs import (
+    declared_simulations,
+    parse_guided_spec,
+    parse_mcts_spec,
+    parse_sample_spec,
+    parse_temperature,
+)
+
+__all__ = ["PolicySpecError", "UnknownPolicyError", "baseline_names", "make_policy", "parse_sample_spec"]
 
 
-class UnknownPolicyError(ValueError):
-    """A policy spec that is neither a baseline name nor a checkpoint file."""
+class UnknownPolicyError(PolicySpecError):
+    """A policy spec that :func:`make_policy` cannot make: neither a baseline name nor a checkpoint file, or an
+    argument its kind does not take or past its cap."""
 
 
 def baseline_names(game: str) -> list[str]:
@@ -23,16 +42,13 @@ def baseline_names(game: str) -> list[str]:
     return ["random", *baseline_policies(game)]
 
 
-def parse_sample_spec(arg: str) -> tuple[str, str]:
-    """A ``sample:`` spec's argument as ``(checkpoint, temperature text)``, the text empty where none is given
-    (``PATH`` or ``PATH:T``; a last part ending in ``.pt`` / ``.json`` is the path's)."""
-    head, _, tail = arg.rpartition(":")
-    if head and not tail.endswith((".pt", ".json")):
-        return head, tail
-    return arg, ""
-
-
-def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, seed: int | None = None) -> Policy:
+def make_policy(
+    spec: str,
+    game: str,
+    options: dict[str, Any] | None = None,
+    seed: int | None = None,
+    folders: Sequence[Path] | None = None,
+) -> Policy:
     """A policy from a spec: ``random``, ``first`` (always the lowest legal action: exploitable by construction),
     a baseline name (``greedy``, ``search``, ``search:400`` for a budget), the path of a trained checkpoint (its
     network alone: the argmax of its policy), ``sample:PATH`` / ``sample:PATH:T`` (its network sampled, at
@@ -43,70 +59,80 @@ def make_policy(spec: str, game: str, options: dict[str, Any] | None = None, see
     compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
     :mod:`training.alphazero.guided`), or ``agent:PATH`` (the checkpoint played as its sidecar declares:
     :func:`training.checkpoint.declared_spec`; the network alone where it declares nothing). Raises
-    :class:`UnknownPolicyError` with the choices otherwise."""
-    options = options or {}
-    name, _, arg = spec.partition(":")
-    if name == "agent":
-        if not Path(arg).exists():
-            raise UnknownPolicyError(f"checkpoint {arg!r} does not exist (spec agent:PATH)")
-        from training.checkpoint import CheckpointError, declared_spec
+    :class:`UnknownPolicyError` with the choices otherwise, and for an argument a spec does not take or a count past
+    its cap (:mod:`training.specs`: ``search:0``, ``random:7``, ``guided:PATH:24:999999999``), before anything
+    is loaded or allocated.
 
+    ``folders``: where checkpoints may be read from (the web app's served folders: both files of a checkpoint, as
+    named and once every link is followed, :func:`training.loader.inside`); None: anywhere. Either way the files
+    are read by :func:`training.loader.read_bounded` (regular files, size caps)."""
+    try:
+        return _make_policy(spec, game, options or {}, seed, folders)
+    except PolicySpecError as err:
+        if isinstance(err, UnknownPolicyError):
+            raise
+        raise UnknownPolicyError(str(err)) from None
+
+
+def _make_policy(
+    spec: str, game: str, options: dict[str, Any], seed: int | None, folders: Sequence[Path] | None
+) -> Policy:
+    name, colon, arg = spec.partition(":")
+    if name in ("random", "first") and colon:
+        raise PolicySpecError(f"{spec[:40]!r}: {name} takes no argument")
+
+    def checkpoint(path: str, forms: str) -> None:
+        """The checkpoint exists and both its files pass the loader's checks (torch not imported yet)."""
+        if not Path(path).exists():
+            raise UnknownPolicyError(f"checkpoint {path!r} does not exist ({forms})")
+        check_files(path, folders)
+
+    if name == "agent":
+        checkpoint(arg, "spec agent:PATH")
         try:
-            declared = declared_spec(arg)
+            declared = declared_spec(arg, folders)
         except CheckpointError as err:
             raise UnknownPolicyError(str(err)) from None
-        return make_policy(declared, game, options, seed)
-    if name == "random":
+        return make_policy(declared, game, options, seed, folders)
+    if spec == "random":
         return RandomPolicy(seed)
     if spec == "first":
         return FirstLegalPolicy(seed)
     if name == "mcts":
-        checkpoint, _, count = arg.rpartition(":")
-        if not count.isdigit():
-            checkpoint, count = arg, ""
-        if not Path(checkpoint).exists():
-            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec mcts:PATH or mcts:PATH:N)")
+        path, count = parse_mcts_spec(arg)
+        checkpoint(path, "spec mcts:PATH or mcts:PATH:N")
+        try:  # the budget, given or its sidecar's, within its cap before the weights are read
+            count = declared_simulations(read_sidecar(path, folders), count)
+        except PolicySpecError as err:
+            raise CheckpointError(f"mcts:{path}: {err}") from None
         from training.alphazero.search import load_search_policy
 
-        return load_search_policy(
-            checkpoint, game=game, options=options, seed=seed, simulations=int(count) if count else None
-        )
+        return load_search_policy(path, game=game, options=options, seed=seed, simulations=count, folders=folders)
     if name == "guided":
-        from training.alphazero.guided import load_guided_policy, parse_guided_spec
+        checkpoint(parse_guided_spec(arg)[0], "spec guided:PATH, guided:PATH:K or guided:PATH:K:N")
+        from training.alphazero.guided import load_guided_policy
 
-        if not Path(parse_guided_spec(arg)[0]).exists():
-            raise UnknownPolicyError(
-                f"checkpoint {arg!r} does not exist (spec guided:PATH, guided:PATH:K or guided:PATH:K:N)"
-            )
-        return load_guided_policy(arg, game, options, seed)
+        return load_guided_policy(arg, game, options, seed, folders=folders)
     if name == "sample":
-        checkpoint, tail = parse_sample_spec(arg)
-        temperature = 1.0
-        if tail:
-            try:
-                temperature = float(tail)
-            except ValueError:
-                raise UnknownPolicyError(f"sample:{arg}: the temperature {tail!r} is not a number") from None
-        if not (temperature > 0.0 and temperature < float("inf")):
-            raise UnknownPolicyError(f"sample:{arg}: the temperature must be above 0 and finite")
-        if not Path(checkpoint).exists():
-            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist (spec sample:PATH or sample:PATH:T)")
+        path, tail = parse_sample_spec(arg)
+        temperature = parse_temperature(tail, f"sample:{arg[:40]}") if tail else 1.0
+        checkpoint(path, "spec sample:PATH or sample:PATH:T")
         from training.checkpoint import load_policy
 
-        return load_policy(checkpoint, game=game, options=options, seed=seed, greedy=False, temperature=temperature)
+        return load_policy(
+            path, game=game, options=options, seed=seed, greedy=False, temperature=temperature, folders=folders
+        )
     symmetric = name == "sym"
     if not symmetric:
         baseline = make_baseline(game, spec, options, seed)
         if baseline is not None:
             return baseline
-    checkpoint = arg if symmetric else spec
-    path = Path(checkpoint)
-    if symmetric or path.suffix in (".pt", ".json") or path.exists():
-        if not path.exists():
-            raise UnknownPolicyError(f"checkpoint {checkpoint!r} does not exist")
+    path = arg if symmetric else spec
+    if symmetric or Path(path).suffix in (".pt", ".json") or Path(path).exists():
+        checkpoint(path, "spec PATH or sym:PATH")
         from training.checkpoint import load_policy
 
-        return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric)
+        return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric, folders=folders)
     raise UnknownPolicyError(
         f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))}, first or a checkpoint path"
     )

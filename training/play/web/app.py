@@ -38,6 +38,8 @@ from (:func:`training.play.web.sessions.check_spec`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import gc
 import json
 import logging
 import math
@@ -66,6 +68,7 @@ from envs.common.policies import Policy
 from training.arena.players import baseline_names
 from training.arena.records import RecordError, parse_records, record_to_json
 from training.arena.tournament import TournamentResult
+from training.loader import read_sidecar
 from training.play.web.sessions import (
     HUMAN,
     PlaySession,
@@ -78,6 +81,7 @@ from training.play.web.sessions import (
     warm_searches,
 )
 from training.play.web.views import view_for
+from training.specs import PolicySpecError, check_play, declared_simulations
 
 log = logging.getLogger("training.play.web")
 STATIC = Path(__file__).parent / "static"
@@ -249,33 +253,47 @@ def find_checkpoints(folders: list[Path]) -> dict[str, list[dict[str, Any]]]:
     ``{"path", "options"}`` (and ``"play"``, how it declares it is played, where that is not the network alone),
     paths relative to the working folder where possible. Only what the server would load
     (:func:`training.play.web.sessions.loadable`, the checkpoint and its sidecar): a link that points out of the
-    folders is not listed."""
+    folders is not listed. The sidecar is read as the loader reads it (:func:`training.loader.read_sidecar`), and a
+    declared play is offered only where it is within the caps the server then checks it against
+    (:func:`training.specs.check_play`; ``mcts`` without N: its training run's budget too)."""
     found: dict[str, list[dict[str, Any]]] = {g: [] for g in envs.GAMES}
     seen: set[Path] = set()
     for base in folders:
         if not base.is_dir():
             continue
         for pt in sorted(base.rglob("*.pt")):
-            sidecar = pt.with_suffix(".json")
-            if pt.resolve() in seen or not (loadable(pt, folders) and loadable(sidecar, folders)):
+            if pt.resolve() in seen or not loadable(pt, folders):
                 continue
             try:
-                meta = json.loads(sidecar.read_text())
+                meta = read_sidecar(pt, folders)
                 game, options = meta["game"], meta.get("options", {})
-            except (OSError, ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError):
                 continue
-            if game in found:
+            if isinstance(game, str) and game in found:
                 seen.add(pt.resolve())
                 try:
                     label = str(pt.relative_to(Path.cwd()))
                 except ValueError:
                     label = str(pt)
                 entry: dict[str, Any] = {"path": label, "options": options}
-                play = meta.get("play")
-                if isinstance(play, str) and play != "network" and len(play) <= 64:
+                play = meta.get("play", "network")
+                if play != "network" and declared_play_ok(play, meta):
                     entry["play"] = play  # the page offers agent:PATH, the checkpoint as it declares it is played
                 found[game].append(entry)
     return found
+
+
+def declared_play_ok(play: Any, meta: dict[str, Any]) -> bool:
+    """Whether a sidecar's declared ``play`` is one the server plays: kind and arguments within their caps, and for
+    ``mcts`` without N the training run's budget too (the catalogue offered ``guided:999999999:999999999``, which
+    the server then refused)."""
+    try:
+        check_play(play)
+        if play == "mcts":
+            declared_simulations(meta)
+    except PolicySpecError:
+        return False
+    return True
 
 
 async def read_body(request: Request, limit: int, seconds: float = BODY_SECONDS) -> bytes:
@@ -469,9 +487,41 @@ def tournament_json(data: Any) -> dict[str, Any]:
             "its pairs or ratings do not match its policies",
         ) from None
     matrix = [[None if math.isnan(v) else float(v) for v in row] for row in result.win_shares()]
-    body = result.to_json()
+    # result.to_json() without dataclasses.asdict's deep copy (two thirds of the time of a 64-policy tournament)
+    body = {f.name: getattr(result, f.name) for f in dataclasses.fields(result) if f.name != "records"}
+    body["pairs"] = [dict(vars(p), interval=list(p.interval)) for p in result.pairs]
     body.update(kind="tournament", matrix=matrix)
     return body
+
+
+def freeze_objects() -> None:
+    """Collect, then move every object the process holds out of the garbage collector's reach (``gc.freeze``):
+    a started server's modules, app and tables live as long as it does. A full collection, which the many objects
+    of a large request's parsing trigger every request or two, holds the interpreter while it walks every object
+    tracked: 35-45 ms for a started server's 80,000 on a busy 2-core machine, the longest pause other requests
+    waited for while a tournament was checked in a worker thread."""
+    gc.collect()
+    gc.freeze()
+
+
+ROWS_AT_ONCE = 256
+"""Pair rows of a tournament written out by one ``json.dumps`` call (about 2 ms): the encoder holds the interpreter
+for the whole of a call, 35 ms or more for a 64-policy tournament's 4,096 rows in one."""
+
+
+def tournament_response(data: Any) -> Response:
+    """:func:`tournament_json` written out as the response (as ``JSONResponse`` writes it), its pair rows
+    :data:`ROWS_AT_ONCE` at a time. The app calls it in a worker thread: the checks and the writing take the
+    interpreter for a while for a large tournament, and between the calls the event loop gets it back."""
+    body = tournament_json(data)
+    pairs = body.pop("pairs")
+
+    def dumps(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+
+    rows = [dumps(pairs[i : i + ROWS_AT_ONCE])[1:-1] for i in range(0, len(pairs), ROWS_AT_ONCE)]
+    text = dumps(body)[:-1] + ',"pairs":[' + ",".join(rows) + "]}"
+    return Response(text.encode("utf-8"), media_type="application/json")
 
 
 def create_app(
@@ -482,6 +532,7 @@ def create_app(
     checkpoint_dirs: list[Path] | None = None,
     warm: bool = False,
     body_seconds: float = BODY_SECONDS,
+    freeze: bool = False,
 ) -> Starlette:
     """The application. ``extra_policies``: seat specs served by factories ``(game, options, seed) -> Policy``
     besides the usual ones (tests use it for a policy that fails). ``allowed_hosts``: the host names a request may
@@ -489,13 +540,15 @@ def create_app(
     (``checkpoints/`` and ``runs/`` of each of ``checkpoint_roots``, default the working folder, and each of
     ``checkpoint_dirs``). ``warm``: compile every game's search at start-up, in a background thread
     (:func:`training.play.web.sessions.warm_searches`; the catalogue says when it is done). ``body_seconds``: the
-    time a request body has to arrive whole (:data:`BODY_SECONDS`)."""
+    time a request body has to arrive whole (:data:`BODY_SECONDS`). ``freeze``: :func:`freeze_objects` once started
+    (and once the searches are compiled): ``serve`` does, tests do not (it would freeze the test process's)."""
     store = SessionStore() if store is None else store
     roots = checkpoint_roots if checkpoint_roots is not None else [Path.cwd()]
     folders = checkpoint_folders(roots, checkpoint_dirs)
     bot_moves = anyio.CapacityLimiter(MAX_BOT_MOVES)
     large_parses = anyio.CapacityLimiter(1)
     replays = anyio.CapacityLimiter(1)
+    tournaments = anyio.CapacityLimiter(1)
     extra = extra_policies or {}
     searches_ready = threading.Event()
     if not warm:
@@ -508,10 +561,16 @@ def create_app(
         except Exception:  # noqa: BLE001 - a failed warm-up only means the first search move compiles instead
             log.exception("compiling the searches at start-up failed")
         finally:
+            if freeze:
+                freeze_objects()  # the compiled searches' objects
             searches_ready.set()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if freeze:
+            for name in envs.GAMES:  # the modules the first catalogue would import, frozen with the rest
+                view_for(name)
+            freeze_objects()
         if warm:
             threading.Thread(target=warm_up, name="warm-searches", daemon=True).start()
         yield
@@ -682,7 +741,10 @@ def create_app(
         return body
 
     async def tournament(request: Request) -> Any:
-        return tournament_json(await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS))
+        data = await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS)
+        # checking, drawing and writing out a tournament holds the interpreter (64 policies: 0.2-0.5 s): in a
+        # worker thread and one at a time, as replays, so that the event loop answers other requests meanwhile
+        return await anyio.to_thread.run_sync(tournament_response, data, limiter=tournaments)
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):

@@ -159,5 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     hosts = list(LOOPBACK_HOSTS) + args.allow_host
     if args.host not in ("0.0.0.0", "::", ""):
         hosts.append(args.host)
-    app = create_app(SessionStore(ttl=args.ttl), allowed_hosts=hosts, checkpoint_dirs=args.checkpoint_dir, warm=True)
+    app = create_app(
+        SessionStore(ttl=args.ttl), allowed_hosts=hosts, checkpoint_dirs=args.checkpoint_dir, warm=True, freeze=True
+    )
     uvicorn.run(app, host=args.host, port=args.port, **server_options())

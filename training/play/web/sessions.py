@@ -37,11 +37,22 @@ import numpy as np
 
 import envs
 from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
-from envs.common.policies import Policy, decision_from_state
-from training.arena.players import baseline_names, make_policy, parse_sample_spec
+from envs.common.policies import Policy, baseline_arguments, decision_from_state
+from training.arena.players import baseline_names, make_policy
 from training.arena.records import RecordError, replay
 from training.arena.tournament import GameRecord
+from training.loader import CheckpointError, checkpoint_paths, declared_spec, inside
 from training.play.web.views import GameView, view_for
+from training.specs import MAX_NETWORK_SIMULATIONS as MAX_NETWORK_SIMULATIONS  # the caps, named here too
+from training.specs import MAX_SIMULATIONS as MAX_SIMULATIONS
+from training.specs import MAX_TOP_K as MAX_TOP_K
+from training.specs import (
+    PolicySpecError,
+    parse_guided_spec,
+    parse_mcts_spec,
+    parse_sample_spec,
+    parse_temperature,
+)
 
 HUMAN = "human"
 SPECTATOR_LABEL = "Spectator view: every hand and hidden card is shown"
@@ -272,13 +283,10 @@ def _build_game(game_name: Any, options: Any) -> Game:
 # ----- seat specs ---------------------------------------------------------------------------------------------------
 MAX_SPEC = 300
 """Longest seat spec accepted (characters)."""
-MAX_SIMULATIONS = 10_000
-"""Largest ``search:N`` / ``guided:PATH:K:N`` budget (compiled searches: about 1 s a move on a slow core)."""
-MAX_NETWORK_SIMULATIONS = 1_000
-"""Largest ``mcts:PATH:N`` budget (one network call a simulation)."""
-MAX_TOP_K = 1_000
 MAX_TEMPERATURE = 100.0
 """Highest ``sample:PATH:T`` temperature (near uniform already)."""
+MIN_TEMPERATURE = 0.01
+"""Lowest ``sample:PATH:T`` temperature (the argmax already)."""
 UNKNOWN_POLICY = (
     "unknown policy: choose one the page lists (random, a baseline, search:N, or a checkpoint under "
     "the folders it lists: checkpoints/, runs/ or a --checkpoint-dir)"
@@ -286,77 +294,56 @@ UNKNOWN_POLICY = (
 """The one message for every path that is not a checkpoint the server may load (existing or not)."""
 
 
-def _budget(text: str, seat: int, what: str, most: int) -> None:
-    if not (text.isdigit() and len(text) <= 9 and 1 <= int(text) <= most):
-        raise WebError(400, f"seat {seat}: {what} takes a whole number from 1 to {most}")
-
-
 def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], extra: Sequence[str] = ()) -> None:
-    """Refuse (400, before anything is built) a seat spec whose budget is out of range or whose checkpoint is not
-    under one of ``folders``: the server loads nothing else, and says the same for a path that exists and one that
-    does not (no file-existence oracle)."""
+    """Refuse (400, before anything is built) a seat spec whose arguments are out of range (the caps of
+    :mod:`training.specs`, and the page's temperatures) or whose checkpoint is not one the server may load
+    (:func:`loadable`): the server loads nothing else, and says the same for a path that exists and one that does
+    not (no file-existence oracle). An ``agent:`` seat is checked as the spec its sidecar declares."""
     if len(spec) > MAX_SPEC:
         raise WebError(400, f"seat {seat}: a seat spec has at most {MAX_SPEC} characters")
     if spec == HUMAN or spec in extra:
         return
-    name, _, arg = spec.partition(":")
-    path = None
-    if name in baseline_names(game_name):
-        if arg:
-            if name != "search":
-                raise WebError(400, f"seat {seat}: only search takes a budget (search:N)")
-            _budget(arg, seat, "search:N", MAX_SIMULATIONS)
-        return
-    if name == "mcts":
-        path, _, count = arg.rpartition(":")
-        if not count.isdigit():
-            path, count = arg, ""
-        if count:
-            _budget(count, seat, "mcts:PATH:N", MAX_NETWORK_SIMULATIONS)
-    elif name == "guided":
-        parts = arg.split(":")
-        numbers = []
-        while len(parts) > 1 and parts[-1].isdigit() and len(numbers) < 2:
-            numbers.insert(0, parts.pop())
-        path = ":".join(parts)
-        if numbers:
-            _budget(numbers[0], seat, "guided:PATH:K (K)", MAX_TOP_K)
-        if len(numbers) > 1:
-            _budget(numbers[1], seat, "guided:PATH:K:N (N)", MAX_SIMULATIONS)
-    elif name == "sym":
-        path = arg
-    elif name == "sample":
-        path, tail = parse_sample_spec(arg)
-        if tail:
-            try:
-                temperature = float(tail)
-            except ValueError:
-                temperature = -1.0
-            if not 0.01 <= temperature <= MAX_TEMPERATURE:
-                raise WebError(400, f"seat {seat}: sample:PATH:T takes a temperature from 0.01 to {MAX_TEMPERATURE:g}")
-    elif name == "agent":
-        path = arg
-    else:
-        path = spec
+    name, colon, arg = spec.partition(":")
+    try:
+        if name in baseline_names(game_name):
+            if colon and name == "random":
+                raise PolicySpecError("random takes no argument")
+            baseline_arguments(game_name, spec)
+            return
+        if name == "mcts":
+            path = parse_mcts_spec(arg)[0]
+        elif name == "guided":
+            path = parse_guided_spec(arg)[0]
+        elif name == "sample":
+            path, tail = parse_sample_spec(arg)
+            if tail and not MIN_TEMPERATURE <= parse_temperature(tail) <= MAX_TEMPERATURE:
+                raise PolicySpecError(
+                    f"sample:PATH:T takes a temperature from {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}"
+                )
+        elif name in ("sym", "agent"):
+            path = arg
+        else:
+            path = spec
+    except PolicySpecError as err:
+        raise WebError(400, f"seat {seat}: {err}") from None
     if not loadable(Path(path), folders):
         raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}")
     if name == "agent":  # the checkpoint's declared spec, checked as if asked for (never another agent:)
-        from training.checkpoint import CheckpointError, declared_spec  # torch: only for a checkpoint seat
-
         try:
-            declared = declared_spec(path)
-        except CheckpointError:
-            raise WebError(400, f"seat {seat}: {UNKNOWN_POLICY}") from None
+            declared = declared_spec(path, folders)
+        except CheckpointError as err:  # a file the server may load (listed): its fault is no secret
+            raise WebError(400, f"seat {seat}: {err}") from None
         check_spec(declared, seat, game_name, folders)
 
 
 def loadable(path: Path, folders: Sequence[Path]) -> bool:
-    """Whether ``path`` (relative to the working folder, or absolute) is a file that lies under one of ``folders``
-    once every link is followed: the one rule for what the server loads and what the catalogue lists (a link
-    under a folder that points out of them is neither)."""
+    """Whether the checkpoint at ``path`` (either file or their stem, relative to the working folder or absolute)
+    is one the server loads: both its files, the weights and the sidecar, regular files that lie under one of
+    ``folders`` as named and once every link is followed (:func:`training.loader.inside`). The one rule for what
+    the server loads and what the catalogue lists; :func:`training.loader.read_bounded` applies it again to each
+    file it opens."""
     try:
-        resolved = (Path.cwd() / path).resolve()
-        return any(resolved.is_relative_to(f.resolve()) for f in folders) and resolved.is_file()
+        return all(inside(f, folders) and f.resolve().is_file() for f in checkpoint_paths(path))
     except (OSError, ValueError, RuntimeError):
         return False
 
@@ -433,7 +420,7 @@ class PlaySession:
             policy = (policies or {}).get(i)
             if policy is None:
                 try:
-                    policy = make_policy(spec, game_name, self.options, seed=seed * 101 + i)
+                    policy = make_policy(spec, game_name, self.options, seed * 101 + i, checkpoint_folders)
                 except ImportError as err:
                     raise WebError(
                         400,
