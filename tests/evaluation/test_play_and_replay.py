@@ -199,6 +199,8 @@ def test_ctrl_c_at_the_move_prompt_ends_the_game_without_a_traceback():
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        # as at a terminal: pytest-xdist's workers ignore SIGINT, and an ignored signal stays ignored in a child
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     shown = b""
     while b"your move" not in shown:

@@ -740,11 +740,23 @@ def create_app(
             store.fit(session.id)  # the positions it replayed count against the byte budget
         return body
 
+    def parsed_tournament_response(raw: bytes) -> Response:
+        data = parse_json(raw, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS)
+        try:
+            return tournament_response(data)
+        except WebError as err:
+            refused = err
+        # a refusal's traceback would keep the parsed body alive (its frames hold it) until the answer is sent, while
+        # the next body is parsed: four large bodies at once would then be held at once
+        del data
+        raise refused.with_traceback(None)
+
     async def tournament(request: Request) -> Any:
-        data = await body_json(request, MAX_FILE_BODY, MAX_FILE_OBJECTS, MAX_FILE_ELEMENTS)
-        # checking, drawing and writing out a tournament holds the interpreter (64 policies: 0.2-0.5 s): in a
-        # worker thread and one at a time, as replays, so that the event loop answers other requests meanwhile
-        return await anyio.to_thread.run_sync(tournament_response, data, limiter=tournaments)
+        raw = await read_body(request, MAX_FILE_BODY, body_seconds)
+        # parsing, checking, drawing and writing out a tournament holds the interpreter (64 policies: 0.2-0.5 s):
+        # in a worker thread and one at a time, as replays, so that the event loop answers other requests meanwhile;
+        # the parse is inside that turn too, so that bodies posted together are never parsed and held together
+        return await anyio.to_thread.run_sync(parsed_tournament_response, raw, limiter=tournaments)
 
     async def not_found(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api/"):
