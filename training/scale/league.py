@@ -22,6 +22,7 @@ exported Barnyard policy (``policy.pt`` + ``policy.json``) and the RLlib checkpo
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import time
@@ -31,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import envs
-from training.scale.rllib_env import ENV_NAME
 
 MAIN = "main"
 """The learning module's id."""
@@ -67,7 +67,11 @@ class LeagueMapping:
         return snapshot_ids(self.snapshots)[(h // self.num_players) % self.snapshots]
 
 
-def _make_snapshot_league() -> type:
+@functools.cache
+def snapshot_league_class() -> type:
+    """The :class:`SnapshotLeague` callback class, made on first use: this module imports no Ray, so that
+    :func:`main` can keep a local Ray on loopback (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` is read when Ray is
+    imported)."""
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
     class SnapshotLeague(RLlibCallback):
@@ -113,17 +117,6 @@ def _make_snapshot_league() -> type:
     return SnapshotLeague
 
 
-def snapshot_league_class() -> type:
-    """The :class:`SnapshotLeague` callback class (built on first use, so that importing this module is cheap)."""
-    global _LEAGUE_CLASS
-    if _LEAGUE_CLASS is None:
-        _LEAGUE_CLASS = _make_snapshot_league()
-    return _LEAGUE_CLASS
-
-
-_LEAGUE_CLASS: type | None = None
-
-
 def main_samples(result: dict[str, Any]) -> int:
     """The learning module's decisions sampled so far (``barnyard train``'s samples), from a training result."""
     sampled = result.get("env_runners", {}).get("num_module_steps_sampled_lifetime", {})
@@ -152,12 +145,11 @@ def selfplay_config(
 ) -> Any:
     """The PPO config of the league (module docstring); ``train``: ``TrainConfig`` overrides that shape the
     network (``{"hidden": 128}``). Only ``num_env_runners`` / ``envs_per_runner`` change with the cluster."""
-    import functools
 
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from training.scale.rllib_env import register_rllib_env
+    from training.scale.rllib_env import ENV_NAME, register_rllib_env
     from training.scale.rllib_module import module_spec
 
     register_rllib_env()
