@@ -126,8 +126,8 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = {a: spaces.Discrete(int(self.game.num_actions)) for a in self.possible_agents}
         self.np_random, _ = gymnasium.utils.seeding.np_random(config.get("seed"))
         self._seat_policy: dict[int, Any] = {}
-        self._par_obs: dict[str, dict[str, np.ndarray]] = {}
-        """The simultaneous path's last observations (each agent's mask checks its next action)."""
+        self._last_obs: dict[str, dict[str, np.ndarray]] = {}
+        """The observations last handed to RLlib: each agent's mask there checks its next action."""
         self._done = True
 
     # ----- the game ---------------------------------------------------------------------------------
@@ -154,13 +154,14 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         self.agents = list(self.possible_agents)
         if self._par is not None:
             observations, _ = self._par.reset(seed=game_seed)
-            self._par_obs = {a: self._wrap(o) for a, o in observations.items()}
-            return dict(self._par_obs), {}
+            self._last_obs = {a: self._wrap(o) for a, o in observations.items()}
+            return dict(self._last_obs), {}
         self._aec.reset(seed=game_seed)
         self._play_scripted()
         if self._aec_over():
             return self._final({a: 0.0 for a in self.possible_agents})
-        return {self._mover(): self._observe(self._mover())}, {}
+        self._last_obs = {self._mover(): self._observe(self._mover())}
+        return dict(self._last_obs), {}
 
     def step(
         self, action_dict: dict[str, Any]
@@ -181,7 +182,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         if self.illegal_action == "lose" and not self._legal(mover, action):
             return self._forfeit(mover)
         before = self._returns()
-        self._aec.step(int(np.asarray(action).item()) if not isinstance(action, int) else action)
+        self._aec.step(int(action))
         self._play_scripted()
         after = self._returns()
         for a in self.possible_agents:
@@ -191,7 +192,8 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         mover = self._mover()
         # Every learner seat's reward each step (0 mostly): RLlib wants one for an agent with its next observation.
         learners = {a: r for i, (a, r) in enumerate(rewards.items()) if i not in self._seat_policy}
-        return {mover: self._observe(mover)}, learners, {"__all__": False}, {"__all__": False}, {}
+        self._last_obs = {mover: self._observe(mover)}
+        return dict(self._last_obs), learners, {"__all__": False}, {"__all__": False}, {}
 
     # ----- turn-based plumbing ----------------------------------------------------------------------
     def _mover(self) -> str:
@@ -213,12 +215,13 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         return {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
 
     def _legal(self, agent: str, action: Any) -> bool:
+        """Whether ``action`` is legal for ``agent`` by the mask RLlib was last given (no second observation)."""
+        mask = self._last_obs.get(agent, {}).get(MASK_KEY)
         try:
             a = int(action)
         except (TypeError, ValueError):
             return False
-        mask = self._aec.observe(agent)["action_mask"]
-        return 0 <= a < len(mask) and bool(mask[a])
+        return mask is not None and 0 <= a < len(mask) and bool(mask[a])
 
     def _play_scripted(self) -> None:
         """Play the scripted seats until a learner seat must decide or the game ends."""
@@ -256,7 +259,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         rewards = {a: (-1.0 if a == agent else 1.0 / others) for a in self.possible_agents}
         self._done = True
         learners = [a for i, a in enumerate(self.possible_agents) if i not in self._seat_policy]
-        obs = {a: self._observe(a) for a in learners} if self._par is None else dict(self._par_obs)
+        obs = {a: self._observe(a) for a in learners} if self._par is None else dict(self._last_obs)
         return (
             obs,
             {a: rewards[a] for a in learners},
@@ -273,19 +276,14 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         assert par is not None
         if self.illegal_action == "lose":
             for agent, action in action_dict.items():
-                mask = self._par_obs.get(agent, {}).get(MASK_KEY)
-                try:
-                    legal = mask is not None and bool(mask[int(action)])
-                except (TypeError, ValueError, IndexError):
-                    legal = False
-                if not legal:
+                if not self._legal(agent, action):
                     return self._forfeit(agent)
         observations, rewards, terminations, truncations, _ = par.step(
-            {a: int(np.asarray(act).item()) for a, act in action_dict.items() if act is not None}
+            {a: int(act) for a, act in action_dict.items() if act is not None}
         )
         done = all(terminations.values()) or all(truncations.values())
         obs = {a: self._wrap(o) for a, o in observations.items()}
-        self._par_obs = obs
+        self._last_obs = obs
         if done:
             self._done = True
             truncated = not all(terminations.values())
