@@ -1,4 +1,5 @@
-"""Helpers of the framework tests (not a test module): the code blocks of docs/frameworks.md, run as printed."""
+"""Helpers of the framework tests (not a test module): the code blocks of docs/frameworks.md, run as printed, and
+the check that a Ray of the tests listens on loopback only."""
 
 from __future__ import annotations
 
@@ -45,3 +46,24 @@ def run_snippet(name: str, **constants) -> dict:
     namespace: dict = {"__name__": "__main__"}
     exec(compile(snippet(name, **constants), f"{DOC}:{name}", "exec"), namespace)
     return namespace
+
+
+def listening_addresses() -> dict[str, str]:
+    """``{"ip:port": process name}`` of every listening TCP socket of this process and its children."""
+    import psutil  # a Ray dependency
+
+    ours = {p.pid: p.name() for p in [psutil.Process(), *psutil.Process().children(recursive=True)]}
+    return {
+        f"{c.laddr.ip}:{c.laddr.port}": ours[c.pid]
+        for c in psutil.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN and c.pid in ours
+    }
+
+
+def beyond_loopback(sockets: dict[str, str]) -> dict[str, str]:
+    """The entries of ``sockets`` whose address is not a loopback address."""
+    return {
+        addr: name
+        for addr, name in sockets.items()
+        if addr.rsplit(":", 1)[0] not in ("127.0.0.1", "::1", "::ffff:127.0.0.1")
+    }

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 import numpy as np  # noqa: E402
 import ray  # noqa: E402
-from docs_snippets import run_snippet  # noqa: E402
+from docs_snippets import beyond_loopback, listening_addresses, run_snippet  # noqa: E402
 
 import envs  # noqa: E402
 
@@ -32,18 +32,6 @@ def ray_session():
     torch.set_num_threads(before)
 
 
-def listening_addresses() -> dict[str, str]:
-    """``{"ip:port": process name}`` of every listening TCP socket of this process and its children."""
-    import psutil  # a Ray dependency
-
-    ours = {p.pid: p.name() for p in [psutil.Process(), *psutil.Process().children(recursive=True)]}
-    return {
-        f"{c.laddr.ip}:{c.laddr.port}": ours[c.pid]
-        for c in psutil.net_connections(kind="inet")
-        if c.status == psutil.CONN_LISTEN and c.pid in ours
-    }
-
-
 def test_local_ray_listens_on_loopback_only():
     """The suite's Ray (tests/conftest.py sets RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before Ray is imported) takes
     127.0.0.1 as its node address, and no Ray process listens on another address."""
@@ -53,15 +41,6 @@ def test_local_ray_listens_on_loopback_only():
     sockets = listening_addresses()
     assert any(name.startswith(("gcs_server", "raylet")) for name in sockets.values()), sockets
     assert not beyond_loopback(sockets), f"listening beyond loopback: {beyond_loopback(sockets)}"
-
-
-def beyond_loopback(sockets: dict[str, str]) -> dict[str, str]:
-    """The entries of ``sockets`` whose address is not a loopback address."""
-    return {
-        addr: name
-        for addr, name in sockets.items()
-        if addr.rsplit(":", 1)[0] not in ("127.0.0.1", "::1", "::ffff:127.0.0.1")
-    }
 
 
 @pytest.mark.parametrize("game", envs.GAMES)

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.xdist_group("machine")  # a Ray cluster: one xdist work
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "frameworks"))
-from docs_snippets import run_snippet  # noqa: E402
+from docs_snippets import beyond_loopback, listening_addresses, run_snippet  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -52,26 +52,12 @@ def cluster():
     torch.set_num_threads(before)
 
 
-def listening_beyond_loopback() -> dict[str, str]:
-    """Listening TCP sockets of this process and its children whose address is not loopback."""
-    import psutil
-
-    ours = {p.pid: p.name() for p in [psutil.Process(), *psutil.Process().children(recursive=True)]}
-    return {
-        f"{c.laddr.ip}:{c.laddr.port}": ours[c.pid]
-        for c in psutil.net_connections(kind="inet")
-        if c.status == psutil.CONN_LISTEN
-        and c.pid in ours
-        and c.laddr.ip not in ("127.0.0.1", "::1", "::ffff:127.0.0.1")
-    }
-
-
 def test_two_nodes_on_loopback_only(cluster):
     nodes = [n for n in ray.nodes() if n["Alive"]]
     assert len(nodes) == 2
     assert {n["NodeManagerAddress"] for n in nodes} == {"127.0.0.1"}
     assert ray.cluster_resources().get("second_node") == 1
-    assert not listening_beyond_loopback()
+    assert not beyond_loopback(listening_addresses())
 
 
 def test_ppo_env_groups_spread_over_both_nodes(cluster):
@@ -149,7 +135,7 @@ def test_rllib_selfplay_recipe_on_the_cluster(cluster, tmp_path):
     assert results[-1]["env_runners"]["num_env_steps_sampled_lifetime"] >= 512
     assert {r.get("league_snapshot_refreshed") for r in results} == {"snapshot_0", "snapshot_1"}
     assert load_policy(ns["path"], "bestiarium") is not None
-    assert not listening_beyond_loopback()
+    assert not beyond_loopback(listening_addresses())
 
 
 DRIVER = """

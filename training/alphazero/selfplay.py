@@ -517,14 +517,11 @@ def serve_command(selfplay: SelfPlay, net: nn.Module | None, command: str, data:
 
 
 class SelfPlayServer:
-    """Search-guided self-play over its own copy of the network on one thread (torch and numba): what a worker
-    process (:class:`RemoteActor`) or a Ray actor (``training.scale.ray_workers``) serves; each ``play`` carries
-    the weights to use."""
+    """Search-guided self-play over its own copy of the network: what a worker process (:class:`RemoteActor`) or
+    a Ray actor (``training.scale.ray_workers``) serves, each on one core; each ``play`` carries the weights to
+    use."""
 
     def __init__(self, config_data: dict[str, Any], seed: int):
-        from training.workers import use_one_core
-
-        use_one_core()
         config = TrainConfig.from_dict(config_data)
         game, _, self.net = build(config)
         self.net.eval()
@@ -535,7 +532,10 @@ class SelfPlayServer:
 
 
 def _actor_process(conn: Any, config_data: dict[str, Any], seed: int) -> None:
-    """Worker process: a :class:`SelfPlayServer` until ``close``."""
+    """Worker process: a :class:`SelfPlayServer` on one core until ``close``."""
+    from training.workers import use_one_core
+
+    use_one_core()
     server = SelfPlayServer(config_data, seed)
     try:
         while True:

@@ -312,6 +312,9 @@ class GroupServer:
             answer["actor"] = actor.get_state()
         return answer
 
+    def close(self) -> None:
+        self.slots.close()
+
 
 def _worker(
     conn: Any, engine: str, args: tuple, shared_obs: torch.Tensor, actor_args: tuple | None = None, nice: int = 0

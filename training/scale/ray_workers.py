@@ -91,7 +91,7 @@ class ServerActor:
         return ray.get_runtime_context().get_node_id()
 
     def close(self) -> None:
-        close = getattr(self.server, "close", None) or getattr(getattr(self.server, "slots", None), "close", None)
+        close = getattr(self.server, "close", None)  # the env group's (a self-play server holds nothing to close)
         if close is not None:
             close()
 
