@@ -238,3 +238,30 @@ def test_import_envs_and_training_do_not_import_ray():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_league_recipe_is_barnyard_trains(game):
+    """The league's defaults are ``barnyard train``'s for the game: its PPO settings, its shaping, and its opponent
+    mix, split so that the shares of scripted and league games over all games are the mix's."""
+    from training.scale.league import barnyard_recipe
+
+    config = make_config(game)
+    recipe = barnyard_recipe(game)
+    assert (recipe["lr"], recipe["gamma"], recipe["lambda_"], recipe["batch"], recipe["minibatch"]) == (
+        config.learning_rate,
+        config.gamma,
+        config.gae_lambda,
+        config.batch_size,
+        config.minibatch_size,
+    )
+    assert recipe["score_shaping"] == config.score_shaping
+    weights = parse_mix(config.opponent_mix)
+    scripted = recipe["scripted"]["fraction"] if recipe["scripted"] else 0.0
+    assert scripted == pytest.approx(config.opponent_fraction * (1 - weights.get("snapshot", 0.0)))
+    league = (1 - scripted) * recipe["snapshot_fraction"]
+    assert league == pytest.approx(config.opponent_fraction * weights.get("snapshot", 0.0))
+    if recipe["scripted"]:
+        assert sum(recipe["scripted"]["mix"].values()) == pytest.approx(1.0)
+        assert "snapshot" not in recipe["scripted"]["mix"]
+    assert barnyard_recipe(game, {"learning_rate": 1e-4, "opponent_fraction": 0.0})["scripted"] is None
