@@ -216,7 +216,7 @@ def legal_moves(game: Game, state: Any, seat: int) -> list[tuple[int, str]]:
 def _rules_summary(game: Game, info: registry.GameInfo | None) -> str:
     if info is None:
         return ""
-    return (getattr(info, "rules_summary", "") or info.summary).strip()
+    return (info.rules_summary or info.summary).strip()
 
 
 def seat_text(game: Game, state: Any, seat: int) -> str:
