@@ -391,7 +391,10 @@ class _Moves:
         try:
             action = self.read_notation(cleaned)
         except IllegalActionError as error:
-            raise ReplyError(f"{_shown(cleaned)} is not a move: {error}; {self.listing()}") from None
+            said = str(error)
+            if repr(cleaned) not in said and _shown(cleaned) not in said:
+                said = f"{_shown(cleaned)} is not a move: {said}"
+            raise ReplyError(f"{said}; {self.listing()}") from None
         except (ValueError, TypeError, KeyError, IndexError) as error:
             raise ReplyError(f"{_shown(cleaned)} is not a move ({error}); {self.listing()}") from None
         if action in self.actions:
