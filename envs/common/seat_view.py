@@ -333,12 +333,11 @@ class _Moves:
             listed = f"the {n} listed moves are numbered 1 to {n} ({first}; ...)"
         return f'{listed}; answer with one of them alone, e.g. "Answer: {self.moves[0][1]}" or "Answer: 1"'
 
-    def number(self, k: int, said: str) -> int:
+    def number(self, k: int) -> int:
         if 1 <= k <= len(self.moves):
             return self.actions[k - 1]
         raise ReplyError(
-            f"move {k} is not one of the {len(self.moves)} listed (numbers 1 to {len(self.moves)}); answer with a "
-            f"listed number or a move's notation; {self.listing()}"
+            f"move {k} is not one of the {len(self.moves)} listed (numbers 1 to {len(self.moves)}); {self.listing()}"
         )
 
     def notation(self, text: str) -> int | None:
@@ -385,7 +384,7 @@ class _Moves:
             raise ReplyError(f"the answer is empty; {self.listing()}")
         m = _NUMBER.fullmatch(cleaned)
         if m is not None:
-            return self.number(int(m.group(1)), cleaned)
+            return self.number(int(m.group(1)))
         if len(cleaned) > MAX_ANSWER_CHARS:
             raise ReplyError(
                 f"the answer {_shown(cleaned)} is {len(cleaned)} characters, too long to be a move; put the move "
@@ -518,6 +517,6 @@ def parse_reply(game: Game, state: Any, seat: int, reply: str) -> int:
                 f"{_shown(json.dumps(value))}"
             )
         if isinstance(value, int):
-            return moves.number(value, str(value))
+            return moves.number(value)
         return moves.interpret(value)
     return moves.interpret(value)
