@@ -352,7 +352,7 @@ class _Moves:
     def why_illegal(self, action: int) -> str:
         """The engine's reason why ``action`` is illegal, checked on a copy of the seat's own view."""
         if self.game.current_player(self.view_state) != self.seat:
-            return "it is not one of your choices now"
+            return "it is not one of your legal moves now"
         trial = self.game.clone(self.view_state)
         try:
             self.game.apply(trial, action, np.random.default_rng(0))

@@ -213,3 +213,18 @@ def test_bad_seats_and_replies_that_are_not_text():
             parse_reply(game, state, bad, "roll")
     with pytest.raises(ReplyError, match="text"):
         parse_reply(game, state, 0, 1)
+
+
+@pytest.mark.parametrize("game_id, options", CASES, ids=IDS)
+def test_the_player_to_move_is_among_the_seats_to_move_with_its_legal_actions(game_id, options):
+    """``Game.seats_to_move`` keeps its promise in every game: the player to move first, with exactly its legal
+    actions; nobody once the game is over."""
+    game = envs.make_game(game_id, **options)
+    for state in positions(game, 9, every=2, limit=30):
+        movers = game.seats_to_move(state)
+        player = game.current_player(state)
+        if player == TERMINAL:
+            assert movers == {}
+            continue
+        assert next(iter(movers)) == player and movers[player] == game.legal_actions(state)
+        assert len(set(movers)) == len(movers) and all(0 <= s < game.num_players for s in movers)
