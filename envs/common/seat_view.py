@@ -72,10 +72,10 @@ def _over(game: Game, state: Any) -> bool:
 
 
 def _to_move(game: Game, view_state: Any) -> dict[int, list[int]]:
-    """Each seat that has to choose now, with its legal actions (exact for the view's own seat only)."""
+    """Each seat that has to choose now, with its legal actions, ascending (exact for the view's own seat only)."""
     if _over(game, view_state):
         return {}
-    return {int(s): [int(a) for a in actions] for s, actions in game.seats_to_move(view_state).items()}
+    return {int(s): sorted({int(a) for a in actions}) for s, actions in game.seats_to_move(view_state).items()}
 
 
 def _seat_names(game: Game, info: registry.GameInfo | None) -> list[str]:
@@ -173,7 +173,7 @@ def _view(game: Game, state: Any, view_state: Any, seat: int | None) -> dict[str
     elif seat in to_move:
         view["legal_moves"] = [
             {"number": i, "notation": text, "action": a}
-            for i, (a, text) in enumerate(_moves(game, view_state, seat), 1)
+            for i, (a, text) in enumerate(_moves(game, view_state, seat, to_move), 1)
         ]
     return view
 
@@ -200,8 +200,11 @@ def spectator_view(game: Game, state: Any) -> dict[str, Any]:
     return _view(game, state, game.clone(state), None)
 
 
-def _moves(game: Game, view_state: Any, seat: int) -> list[tuple[int, str]]:
-    actions = _to_move(game, view_state).get(seat, [])
+def _moves(
+    game: Game, view_state: Any, seat: int, to_move: dict[int, list[int]] | None = None
+) -> list[tuple[int, str]]:
+    """``seat``'s legal moves with their notation (``to_move``: :func:`_to_move` of ``view_state``, if known)."""
+    actions = (_to_move(game, view_state) if to_move is None else to_move).get(seat, [])
     return [(a, game.action_to_str(view_state, a)) for a in actions]
 
 
@@ -278,8 +281,9 @@ def _fmt(value: float) -> str:
 
 
 # ----- the parser --------------------------------------------------------------------------------------------------
-_NUMBER = re.compile(r"(?:(?:move|option|choice|number|no\.?|nr\.?)\s*)?#?\s*(\d{1,9})", re.I)
-"""A move's number: ``3``, ``#3``, ``move 3``, ``option #3`` (no nested quantifiers: linear time)."""
+_NUMBER = re.compile(r"(?:(?:move|option|choice|number|no\.?|nr\.?)\s*)?(?:#\s*)?(\d{1,9})", re.I)
+"""A move's number: ``3``, ``#3``, ``move 3``, ``option #3``. No two quantifiers can share a character (linear
+time on any text)."""
 _MARKERS = ("final answer", "answer", "final move", "move", "action", "choice")
 """Line prefixes (before a ``:``) that introduce the answer in a free-text reply; the last such line wins."""
 _JSON_KEYS = ("move", "action", "answer", "choice")
@@ -382,14 +386,14 @@ class _Moves:
                 return found
         if not cleaned:
             raise ReplyError(f"the answer is empty; {self.listing()}")
-        m = _NUMBER.fullmatch(cleaned)
-        if m is not None:
-            return self.number(int(m.group(1)))
         if len(cleaned) > MAX_ANSWER_CHARS:
             raise ReplyError(
                 f"the answer {_shown(cleaned)} is {len(cleaned)} characters, too long to be a move; put the move "
                 'alone on the last line as "Answer: <move>"'
             )
+        m = _NUMBER.fullmatch(cleaned)
+        if m is not None:
+            return self.number(int(m.group(1)))
         try:
             action = self.read_notation(cleaned)
         except IllegalActionError as error:

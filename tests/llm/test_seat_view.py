@@ -228,3 +228,29 @@ def test_the_player_to_move_is_among_the_seats_to_move_with_its_legal_actions(ga
             continue
         assert next(iter(movers)) == player and movers[player] == game.legal_actions(state)
         assert len(set(movers)) == len(movers) and all(0 <= s < game.num_players for s in movers)
+
+
+ADVERSARIAL = [
+    "move" + " " * 19_990 + "x",
+    "#" * 20_000,
+    "```" * 6_666,
+    "Answer:" * 2_857,
+    "a:" * 9_999 + "\n",
+    "(" * 10_000 + ")" * 10_000,
+    "*`'\"" * 5_000,
+    "Answer:\n" * 2_500,
+    "T " + "1," * 9_990,
+    "move " + "#" * 19_990 + "1",
+    "{" + " " * 19_998 + "}",
+]
+
+
+def test_long_and_crafted_replies_are_refused_without_backtracking(no_hang):
+    """Replies built to make a parser backtrack (long runs of what its patterns repeat) are refused at once: the
+    patterns never let two quantifiers share a character, and the game's parser sees at most 200 characters."""
+    game = envs.make_game("battle_sheep")
+    state = game.initial_state(np.random.default_rng(0))
+    for reply in ADVERSARIAL:
+        assert len(reply) <= MAX_REPLY_CHARS
+        with pytest.raises(ReplyError):
+            parse_reply(game, state, 0, reply)
