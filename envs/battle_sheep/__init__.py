@@ -22,6 +22,15 @@ INFO = GameInfo(
     title="Battle Sheep",
     package="envs.battle_sheep",
     summary="players build the board, then split and slide stacks",
+    rules_summary=(
+        "Goal: occupy the most pasture hexes (tie: the largest connected herd). Build phase (unless pasture="
+        '"random"): in turn each player adds a 4-hex tile touching the pasture ("T q,r/o": anchor hex q,r in axial '
+        "coordinates, orientation o 0-2). Then each player puts a stack of 16 sheep on an empty hex of the "
+        'pasture\'s outer border ("S q,r"). Each turn you split one of your stacks: part of it (k sheep, leaving at '
+        "least 1) slides in a straight line, direction E NE NW W SW SE, as far as it can before another stack or the "
+        'edge ("q,r DIR k", e.g. "-1,2 NE 5"). A player who cannot move is skipped; the game ends when nobody can '
+        "move."
+    ),
     # Hex canvas (C, 23, 23) (canvas radius 11; the runs quoted below used radius 9, (C, 19, 19)), 94 actions per
     # cell: conv trunk with a per-cell head; ~27 decisions a game.
     # Batches of ~1k at lr 5e-4 learned faster per sample than 2k at 3e-4 in 30k-sample trial runs.

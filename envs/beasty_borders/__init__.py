@@ -17,6 +17,16 @@ INFO = GameInfo(
     title="Beasty Borders",
     package="envs.beasty_borders",
     summary="D8 chance, place-or-pass, group scoring, 'Without Luck' bidding",
+    rules_summary=(
+        "Two players: farm (animal types A, B, C) and wild (X, Y, Z). A D8 roll moves the steps-marker (@) that many "
+        "empty spaces along the path (row by row, skipping lakes ~ and filled spaces). The roller may place one of "
+        'its animals on the marked space ("A") or pass ("pass"); after a pass the other player may place there or '
+        "pass too; if both pass the space stays empty for good. Placing passes the turn; passing in your own turn "
+        "keeps it. When every green space is filled, each group of 2-8 orthogonally adjacent identical animals "
+        "scores 1, 3, 5, 7, 8, 9, 10 vp; most vp wins (tie: most animals placed). Variant without luck: the roller "
+        'points at one of its animals in the bidding row ("A3": type and value), the other may point at a higher '
+        "one of its own; the highest is placed."
+    ),
     # Dice make the result noisy: credit points as they are scored (shaping 0.2 per vp of margin) and lean on the
     # value function (lambda 0.8). With these, lr 1e-3 reached 0.98 vs random after 374k samples where the
     # unshaped lr 2.5e-4 / lambda 0.95 run needed ~3M. 20% of games against greedy (instead of 4%) took the

@@ -10,6 +10,16 @@ INFO = GameInfo(
     package="envs.bestiarium",
     version=1,
     summary="polyhex creatures eat and grow; size-by-size scoring cascade",
+    rules_summary=(
+        "Two players, Black (X, moves first) and White (O), on a hexagonal board; a creature is a connected group "
+        'of one colour\'s stones. Your turn: place a stone on an empty cell ("e5": row letter, place in the row) '
+        "that touches at most one of your creatures. If that creature C can then grow, it eats every adjacent enemy "
+        "creature of its size and a different shape, and you add one stone to it on an empty cell touching it and "
+        'no other friendly creature ("+e5"); this repeats while it eats. Pass ("pass") only when you cannot '
+        "place. Two passes in a row end the game; creatures are compared size by size from the largest: the "
+        "number of creatures of a size with different shapes times size squared scores for you (same shapes score "
+        "against you); the first size that differs decides."
+    ),
     # Grid planes (C, 11, 11), 91 cells + pass: conv trunk with a per-cell head (pass from the pooled features).
     # lr 5e-4 / lambda 0.9 beat random 0.74 and greedy 0.38 after 83k samples (100 games each). 20% of games
     # against greedy (instead of 4%) took the policy from 0.480 to 0.532 against greedy (400 games).

@@ -263,6 +263,14 @@ class BoaringGame(Game[BoaringState]):
             return self._eat_actions(state)
         return []
 
+    def seats_to_move(self, state: BoaringState) -> dict[int, list[int]]:
+        """Bid phase: every seat yet to lay its card face down (the player to move first), with the values in its
+        hand; else the player to move, as :meth:`Game.seats_to_move`."""
+        if state.phase != BID:
+            return super().seats_to_move(state)
+        seats = [(state.current + k) % self.num_players for k in range(self.num_players - state.ncommitted)]
+        return {s: [v for v in range(NUM_VALUES) if state.hands[s][v] > 0] for s in seats}
+
     def _eat_actions(self, state: BoaringState) -> list[int]:
         """'No eat' plus the targets of the living hyena / lion on the table."""
         out = [A.NO_EAT]

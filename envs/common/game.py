@@ -180,6 +180,15 @@ class Game(ABC, Generic[S]):
         """Legal action ids, ascending."""
         return np.flatnonzero(self.legal_mask(state)).tolist()
 
+    def seats_to_move(self, state: S) -> dict[int, list[int]]:
+        """Every seat that has to choose now, each with its legal actions (ascending): the player to move; in a
+        simultaneous phase that the engine takes one seat at a time (Boaring's face-down bids, each hidden until
+        all are in), every seat still to choose, in the order the engine takes them (the player to move first).
+        Empty once the game is over. On an :meth:`information_state` a seat's own list is exact, another seat's
+        may be empty (what it holds is hidden). :mod:`envs.common.seat_view` reads it."""
+        seat = self.current_player(state)
+        return {} if seat == TERMINAL else {seat: self.legal_actions(state)}
+
     def scores(self, state: S) -> np.ndarray:
         """Per-seat game score as the rulebook counts it (for reports; may be meaningful mid-game)."""
         return self.returns(state)

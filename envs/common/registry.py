@@ -45,6 +45,10 @@ class GameInfo:
     """The rule engine's class in ``rules.py``; default: the name in CamelCase + ``Game``."""
     summary: str = ""
     """One line: what makes the game interesting (the README's table)."""
+    rules_summary: str = ""
+    """The rules in a few sentences for a player who has not read them: the goal, a turn, the end, and how the
+    notation names moves (language-model players' prompts, :func:`envs.common.seat_view.seat_text`; ``summary``
+    stands in when empty)."""
     parallel: bool = False
     """The public module also offers ``parallel_env`` (simultaneous moves)."""
     hidden_information: bool = False

@@ -43,6 +43,16 @@ face down") and ``p``'s observation after it. Information-state tensors are not 
 ``IIGObservationType(private_info=ALL_PLAYERS)`` observer gives the privileged global state
 (:meth:`~envs.boaring.rules.BoaringGame.global_state`).
 
+Structs (OpenSpiel 2's ``SpielStruct`` API, through the Python-game hooks ``_to_struct`` etc.): ``to_struct()`` /
+``to_json()`` / ``to_dict()`` are the world state, hidden information included, as OpenSpiel's own games give it
+(gin_rummy's holds both hands): :func:`envs.common.seat_view.spectator_view`; ``to_observation_struct(p)`` is what
+player ``p`` may know, :func:`envs.common.seat_view.seat_view`. Both carry the moves OpenSpiel takes at the node
+(``legal_moves``, numbered from 1, with notation and action id; none at a chance node) and ``"openspiel"``: the
+current player id, the move number and the chance draw. ``action_to_struct(p, a)`` is ``{"player", "action",
+"notation"}``; ``struct_to_actions`` reads it back (or ``{"move": notation or number}``, as a language-model player
+names a move), so ``apply_action_struct`` plays it. Before the set-up's chance nodes are done a struct says
+``"setting_up": true``.
+
 Serialisation: ``state.serialize()`` / ``game.deserialize_state(text)``, ``pyspiel.serialize_game_and_state`` and
 ``pickle`` carry the state as its exact JSON snapshot (:meth:`~envs.common.game.Game.state_to_json`, with the move
 in progress at a chance node), checked when read back. OpenSpiel writes a Python state's attributes as a pickle
@@ -78,6 +88,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 
 import envs
 from envs.common.game import ConfigError, Game
+from envs.common.seat_view import ReplyError, parse_reply, seat_view, spectator_view
 from envs.openspiel.chance import NeedChance, ScriptedRng
 
 __all__ = ["GAME_NAMES", "BridgeError", "load_game", "register", "engine_of", "specs_of"]
@@ -797,6 +808,99 @@ class BarnyardState(pyspiel.State):
         if self._spec.info is None:
             return " ".join(str(a) for a in self.history())
         return self._spec.info.string(self.engine, self._position.state, self._position.log, player)
+
+    # ----- OpenSpiel 2's structs: to_struct / to_json, to_observation_struct, action_to_struct -------------------
+    def _node(self) -> dict[str, Any]:
+        """What kind of OpenSpiel node this is: ``current_player`` (OpenSpiel's id: a seat, or -1 chance, -2
+        simultaneous, -4 terminal), ``move_number``, and at a chance node what is drawn."""
+        need = self._position.need
+        return {
+            "current_player": int(self.current_player()),
+            "move_number": int(self.move_number()),
+            "chance": None if need is None else {"draw": need[1], "outcomes": int(need[0])},
+        }
+
+    def _struct(self, seat: int | None) -> dict[str, Any]:
+        """:func:`~envs.common.seat_view.seat_view` of ``seat`` (None: the spectator view, everything) with the
+        moves OpenSpiel takes here (``legal_actions(p)``: none at a chance node; one seat at a time in a turn-based
+        registration) and the node under ``"openspiel"``."""
+        state, engine = self._position.state, self.engine
+        if state is None:
+            return {
+                "game": engine.name,
+                "options": json.loads(json.dumps(engine.options())),
+                "seat": seat,
+                "num_players": engine.num_players,
+                "setting_up": True,
+                "openspiel": {"game": self._spec.short_name, **self._node()},
+            }
+        view = spectator_view(engine, state) if seat is None else seat_view(engine, state, seat)
+        acting = {p: set(self._legal_actions(p)) for p in range(engine.num_players)}
+        view["to_move"] = [p for p in view["to_move"] if acting[p]]
+
+        def renumber(moves: list[dict[str, Any]], legal: set[int]) -> list[dict[str, Any]]:
+            kept = [m for m in moves if m["action"] in legal]
+            return [{**m, "number": i} for i, m in enumerate(kept, 1)]
+
+        if seat is None:
+            view["legal_moves"] = {str(p): renumber(view["legal_moves"][str(p)], acting[p]) for p in view["to_move"]}
+        else:
+            view["your_turn"] = seat in view["to_move"]
+            view["legal_moves"] = renumber(view["legal_moves"], acting[seat]) if view["your_turn"] else []
+        view["openspiel"] = {"game": self._spec.short_name, **self._node()}
+        return view
+
+    def _to_struct(self) -> dict[str, Any]:
+        """OpenSpiel's ``to_struct()`` (and ``to_json()``, its JSON text): the world state, **hidden information
+        included**, as OpenSpiel's own games give it (gin_rummy's holds both hands): the spectator view
+        (:func:`~envs.common.seat_view.spectator_view`) with the node. A player's view is
+        ``to_observation_struct(p)``."""
+        return self._struct(None)
+
+    def _to_observation_struct(self, player: int) -> dict[str, Any]:
+        """OpenSpiel's ``to_observation_struct(p)``: what player ``p`` may know
+        (:func:`~envs.common.seat_view.seat_view`), with the node."""
+        return self._struct(self._check_player(player))
+
+    def _action_to_struct(self, player: int, action: int) -> dict[str, Any]:
+        """OpenSpiel's ``action_to_struct(p, a)``: ``{"player", "action", "notation"}`` (the engine's notation; a
+        chance outcome says what was drawn)."""
+        return {"player": int(player), "action": int(action), "notation": self._action_to_string(player, action)}
+
+    def _struct_to_actions(self, data: Any) -> list[int]:
+        """OpenSpiel's ``struct_to_actions``: ``{"action": id}`` (what :meth:`_action_to_struct` gives), or a move
+        named as a language-model player names it, ``{"move": notation or listed number}`` (``"player"``: whose,
+        default the player to move), read by :func:`~envs.common.seat_view.parse_reply`. A move that is not legal
+        for that player is a :class:`BridgeError` saying why."""
+        if not isinstance(data, dict):
+            raise BridgeError(f"an action struct is a JSON object, not {reprlib.repr(data)}")
+        if "action" in data:
+            action = data["action"]
+            if isinstance(action, bool) or not isinstance(action, int):
+                raise BridgeError(f"an action struct's action is an action id (an integer), not {action!r}")
+            return [action]
+        if "move" not in data:
+            raise BridgeError('an action struct names a move: {"action": <id>} or {"move": <notation or number>}')
+        state = self._position.state
+        player = data.get("player", self.current_player())
+        if self._position.need is not None or state is None or self._finished():
+            raise BridgeError('no player moves at a chance node or the end: give the outcome as {"action": <id>}')
+        if (
+            isinstance(player, bool)
+            or not isinstance(player, int)
+            or not self._legal_actions(self._check_player(player))
+        ):
+            raise BridgeError(
+                f'player {player!r} has no move here; give "player" (players to move: '
+                f"{[p for p in range(self.engine.num_players) if self._legal_actions(p)]})"
+            )
+        try:
+            action = parse_reply(self.engine, state, player, json.dumps({"move": data["move"]}))
+        except ReplyError as error:
+            raise BridgeError(str(error)) from None
+        if action not in self._legal_actions(player):
+            raise BridgeError(f"{data['move']!r} is not legal for player {player} here")
+        return [action]
 
 
 class BarnyardObserver:

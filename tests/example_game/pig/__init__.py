@@ -19,6 +19,11 @@ INFO = GameInfo(
     title="Pig",
     package="pig",
     summary="push your luck with one die: roll again or bank the turn total (the guide's example game)",
+    rules_summary=(
+        'On your turn you "roll" a die: 2-6 adds to your turn total and you go on; a 1 loses the turn total and '
+        'ends your turn. Or "hold": bank the turn total (only when it is above 0) and end your turn. The first '
+        "player whose banked score reaches the target wins."
+    ),
     # A five-entry vector: a small MLP. Nothing was tuned: these keep a run quick.
     ppo_defaults={"num_envs": 16, "num_steps": 32, "hidden": 64},
     alphazero_defaults={"num_envs": 16, "hidden": 64, "num_workers": 0, "torch_threads": 1},
