@@ -347,16 +347,18 @@ class SeatGame:
             return self._report(seat, "text")
 
     # ----- what a seat is shown ----------------------------------------------------------------------------------
-    def status(self, seat: int) -> str:
+    def status(self, seat: int, moves: list[Any] | None = None) -> str:
         """``over``, ``halted`` (an opponent failed), ``submitted`` (its choice is held until the others are in),
-        ``your_turn`` or ``waiting``."""
+        ``your_turn`` or ``waiting``; ``moves``: the seat's legal moves now, where already known."""
         if self.over:
             return "over"
         if self.error is not None:
             return "halted"
         if seat in self.pending:
             return "submitted"
-        return "your_turn" if legal_moves(self.game, self.state, seat) else "waiting"
+        if moves is None:
+            moves = legal_moves(self.game, self.state, seat)
+        return "your_turn" if moves else "waiting"
 
     def result(self, seat: int | None = None) -> dict[str, Any] | None:
         """How the game ended (None while live): each seat's return and score, the winners, the seed, and who
@@ -412,7 +414,8 @@ class SeatGame:
         return text
 
     def _report(self, seat: int, form: str) -> dict[str, Any]:
-        status = self.status(seat)
+        view = seat_view(self.game, self.state, seat)
+        status = self.status(seat, view["legal_moves"])
         out: dict[str, Any] = {
             "game_id": self.id,
             "game": self.game_name,
@@ -422,7 +425,6 @@ class SeatGame:
             "submitted": None,
             "recent": self.logs[seat][-RECENT:],
         }
-        view = seat_view(self.game, self.state, seat)
         if seat in self.pending:
             out["submitted"] = self.game.action_to_str(
                 self.game.information_state(self.state, seat), self.pending[seat]
@@ -453,8 +455,10 @@ class SeatGame:
     def moves(self, seat: int) -> dict[str, Any]:
         """Seat ``seat``'s legal moves now (none unless ``status`` is ``your_turn``), numbered from 1."""
         with self.lock:
-            status = self.status(seat)
-            listed = legal_moves(self.game, self.state, seat) if status == "your_turn" else []
+            listed = legal_moves(self.game, self.state, seat)
+            status = self.status(seat, listed)
+            if status != "your_turn":
+                listed = []
             return {
                 "game_id": self.id,
                 "seat": seat,
