@@ -8,6 +8,7 @@ import contextlib
 import ipaddress
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -104,6 +105,30 @@ def in_process(server: Any) -> Iterator[McpClient]:
 
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(server)) as client:
         yield McpClient(portal, client.session)
+
+
+def reply_for(move: dict, k: int) -> object:
+    """The move in one of the forms a client may send it, by turns: notation, number, JSON, free text."""
+    return [
+        move["notation"],
+        move["number"],
+        {"move": move["notation"]},
+        f"Let me think.\nThe best is clear.\nAnswer: {move['notation'].upper()}",
+    ][k % 4]
+
+
+def play_out(client: McpClient, game_id: str, token: str, rng: random.Random, most: int = 2000) -> dict:
+    """Play one MCP seat to the end with random legal moves (in turn in every form); the final result."""
+    for k in range(most):
+        listed = client.call("legal_moves", game_id=game_id, token=token)
+        if listed["status"] == "over":
+            return client.call("result", game_id=game_id, token=token)
+        assert listed["status"] == "your_turn", listed  # alone against policies: they have moved when a call returns
+        move = rng.choice(listed["moves"])
+        answer = client.call("play_move", game_id=game_id, token=token, move=reply_for(move, k), format="json")
+        assert answer["accepted"] == move["notation"] and answer["action"] == move["action"]
+        assert answer["view"]["seat"] == answer["seat"]
+    raise AssertionError(f"not over after {most} moves")
 
 
 def free_port() -> int:

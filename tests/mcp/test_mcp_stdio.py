@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("mcp", reason='the llm extra: pip install -e ".[llm]"')
 
-from mcp_clients import McpClient, Refused, stdio_client  # noqa: E402
+from mcp_clients import Refused, play_out, stdio_client  # noqa: E402
 
 import envs  # noqa: E402
 
@@ -37,30 +37,6 @@ def client():
 def small_options(game: str) -> dict:
     """The options the browser tests start ``game`` with (small boards)."""
     return dict(envs.game_info(game).web_test_options)
-
-
-def reply_for(move: dict, k: int) -> object:
-    """The move in one of the forms a client may send it, by turns: notation, number, JSON, free text."""
-    return [
-        move["notation"],
-        move["number"],
-        {"move": move["notation"]},
-        f"Let me think.\nThe best is clear.\nAnswer: {move['notation'].upper()}",
-    ][k % 4]
-
-
-def play_out(client: McpClient, game_id: str, token: str, rng: random.Random, most: int = 2000) -> dict:
-    """Play one MCP seat to the end with random legal moves (in turn in every form); the final result."""
-    for k in range(most):
-        listed = client.call("legal_moves", game_id=game_id, token=token)
-        if listed["status"] == "over":
-            return client.call("result", game_id=game_id, token=token)
-        assert listed["status"] == "your_turn", listed  # alone against policies: they have moved when a call returns
-        move = rng.choice(listed["moves"])
-        answer = client.call("play_move", game_id=game_id, token=token, move=reply_for(move, k), format="json")
-        assert answer["accepted"] == move["notation"] and answer["action"] == move["action"]
-        assert answer["view"]["seat"] == answer["seat"]
-    raise AssertionError(f"not over after {most} moves")
 
 
 def test_the_tools_and_their_arguments(client):
