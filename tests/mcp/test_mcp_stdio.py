@@ -143,6 +143,8 @@ def test_too_many_games_are_refused_and_finished_ones_make_room():
         assert "too many games" in client.refused("new_game", game="pig")
         assert len(client.call("list_games")["games"]) == 2
         client.call("resign", game_id=first["game_id"], token=first["token"])
+        assert "bad options" in client.refused("new_game", game="pig", options={"target": 0})
+        assert client.call("result", game_id=first["game_id"], token=first["token"])["over"]  # still kept
         client.call("new_game", game="pig")  # the finished game made room
         assert "dropped to make room" in client.refused("view", game_id=first["game_id"], token=first["token"])
         with pytest.raises(Refused):

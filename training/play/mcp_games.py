@@ -33,6 +33,7 @@ from envs.common.policies import Policy, decision_from_state
 from envs.common.seat_view import ReplyError, legal_moves, parse_reply, seat_text, seat_view
 from training.arena.players import baseline_names, make_policy
 from training.play.web.sessions import HUMAN, MAX_SPEC, UNKNOWN_POLICY, WebError, check_spec
+from training.specs import MAX_SIMULATIONS
 
 __all__ = ["MCP", "GameTable", "Limits", "Refusal", "SeatGame"]
 
@@ -508,19 +509,22 @@ class GameTable:
             self._sweep()
             return len(self._games)
 
+    def _finished(self) -> list[str]:
+        return [k for k, g in self._games.items() if g.over or g.error is not None]
+
     def reserve(self) -> None:
-        """Hold a place for a game about to be built (:class:`Refusal` when the table is full); :meth:`add` or
-        :meth:`release` gives it back."""
+        """Hold a place for a game about to be built: :class:`Refusal` when live games and places held fill the
+        table (finished games do not count: :meth:`add` drops one if it needs the room); :meth:`add` or
+        :meth:`release` gives the place back. Nothing is dropped here, so a new game refused later (bad options)
+        has changed nothing."""
         with self._lock:
             self._sweep()
-            if len(self._games) + self._reserved >= self.limits.max_games:
-                finished = [k for k, g in self._games.items() if g.over or g.error is not None]
-                if not finished:
-                    raise Refusal(
-                        f"too many games: this server keeps at most {self.limits.max_games} live games; finish or "
-                        f"resign one, or wait for idle ones to expire ({self.limits.ttl:.0f} s after their last call)"
-                    )
-                self._drop(min(finished, key=self._touched.__getitem__), "room")
+            live = len(self._games) - len(self._finished())
+            if live + self._reserved >= self.limits.max_games:
+                raise Refusal(
+                    f"too many games: this server keeps at most {self.limits.max_games} live games; finish or "
+                    f"resign one, or wait for idle ones to expire ({self.limits.ttl:.0f} s after their last call)"
+                )
             self._reserved += 1
 
     def release(self) -> None:
@@ -529,9 +533,12 @@ class GameTable:
             self._reserved -= 1
 
     def add(self, game: SeatGame) -> str:
-        """Keep ``game`` (in a place held by :meth:`reserve`) under a new random id, returned."""
+        """Keep ``game`` (in a place held by :meth:`reserve`) under a new random id, returned; when the table is
+        full, the finished game idle longest is dropped to make room."""
         with self._lock:
             self._reserved -= 1
+            while len(self._games) >= self.limits.max_games and (finished := self._finished()):
+                self._drop(min(finished, key=self._touched.__getitem__), "room")
             key = secrets.token_urlsafe(12)
             game.id = key
             self._games[key] = game
@@ -577,8 +584,6 @@ class GameTable:
 
 def catalog(limits: Limits | None = None) -> dict[str, Any]:
     """The registered games, their options and opponents, and the server's limits (the ``catalog`` tool)."""
-    from training.specs import MAX_SIMULATIONS
-
     limits = limits or Limits()
     games = []
     for name in envs.GAMES:
