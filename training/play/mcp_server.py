@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> None:
     limits = Limits(
         max_games=args.max_games,
         ttl=args.ttl,
-        checkpoint_folders=(Path("checkpoints"), Path("runs"), *args.checkpoint_dir),
+        checkpoint_folders=(Path.cwd() / "checkpoints", Path.cwd() / "runs", *args.checkpoint_dir),
     )
     try:
         server = create_server(limits=limits)
