@@ -10,11 +10,12 @@ Commands:
   declare    how a checkpoint is played as agent:PATH (barnyard declare checkpoints/x/policy.pt sample)
   replay     replay a saved game, or make a GIF  (barnyard replay game.json --gif game.gif)
   serve      a local web page to play, watch and replay  (barnyard serve --port 8000)
+  mcp        the games as an MCP tool server for language-model agents, on stdio or --http  (barnyard mcp)
   bench      speed of random legal play          (barnyard bench all --seconds 3; same as python -m envs.benchmark)
   bench train  training speed per game, PPO against the network alone and sb3  (barnyard bench train --seconds 60)
 
 `barnyard COMMAND --help` lists a command's options. train, evaluate, exploit, play and replay need the `train` extra
-(torch), serve the `web` extra; bench needs only the environments.
+(torch), serve the `web` extra, mcp the `llm` extra; bench needs only the environments.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "declare": "training.arena.declare",
     "replay": "training.arena.records",
     "serve": "training.play.web.serve",
+    "mcp": "training.play.mcp_server",
     "bench": "envs.benchmark",
     "bench train": "training.measure.train_speed",
 }
