@@ -180,6 +180,7 @@ SHARED = {
     "training.checkpoint",
     "training.loader",
     "training.specs",
+    "training.shaping",
     "training.charts",
     "training.stats",
     "training.workers",

@@ -15,9 +15,9 @@ One package per concern, each ``__init__`` saying what it holds and what it may 
 * :mod:`training.scale` - past one machine: ``--ray``'s actors, RLlib's multi-agent env and module (imports Ray);
 * :mod:`training.measure` - measurement and offline-fit scripts.
 
-Shared at the top, imported by the packages and importing none of them: ``config``, ``networks``,
-``distribution`` (the masked distribution over legal actions), ``checkpoint``, ``loader`` (the bounded reader of a
-checkpoint's files), ``specs`` (policy specs' arguments and their caps), ``charts``, ``stats``, ``workers``,
-``cli_errors`` (the commands' one-line errors and their checks before any game). The commands: ``cli``
-(``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
+Shared at the top, imported by the packages and importing none of them: ``config``, ``networks``, ``distribution``
+(the masked distribution over legal actions), ``checkpoint``, ``loader`` (the bounded reader of a checkpoint's
+files), ``shaping`` (score shaping's potential), ``specs`` (policy specs' arguments and their caps), ``charts``,
+``stats``, ``workers``, ``cli_errors`` (the commands' one-line errors and their checks before any game). The
+commands: ``cli`` (``barnyard``, ``python -m training``) and ``train_cli`` (``barnyard train``).
 """

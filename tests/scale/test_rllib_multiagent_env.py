@@ -61,6 +61,50 @@ def test_every_game_plays_to_the_end_with_the_engine_returns(game):
             assert sizes == {1}
 
 
+@pytest.mark.parametrize("game", envs.GAMES)
+@pytest.mark.parametrize("gamma", [1.0, 0.9])
+def test_score_shaping_is_potential_based_per_agent(game, gamma):
+    """With ``score_shaping``, each agent's shaping (the shaped run's rewards less the unshaped run's, same seed and
+    actions), discounted over its own decisions, sums to ``-Phi(its first decision)``: the objective stays the
+    game's result, as in ``barnyard train`` (training/ppo/credit.py)."""
+    shaped = BarnyardMultiAgentEnv({"game": game, "score_shaping": 0.2, "gamma": gamma})
+    plain = BarnyardMultiAgentEnv({"game": game})
+    rng = np.random.default_rng(1)
+    nonzero = 0.0
+    for seed in range(2):
+        obs, _ = shaped.reset(seed=seed)
+        obs_plain, _ = plain.reset(seed=seed)
+        decisions = dict.fromkeys(shaped.possible_agents, -1)  # each agent's decision count so far - 1
+        first_phi: dict[str, float] = {}
+        discounted = dict.fromkeys(shaped.possible_agents, 0.0)
+        while True:
+            assert obs.keys() == obs_plain.keys()
+            for agent in obs:
+                decisions[agent] += 1
+                first_phi.setdefault(agent, shaped._potential_at[agent])
+            actions = {a: int(rng.choice(np.flatnonzero(o[MASK_KEY]))) for a, o in obs.items()}
+            obs, rewards, terms, truncs, _ = shaped.step(actions)
+            obs_plain, rewards_plain, *_ = plain.step(actions)
+            for agent, r in rewards.items():
+                extra = r - rewards_plain.get(agent, 0.0)
+                # what an agent is paid until its next decision belongs to its latest one
+                discounted[agent] += gamma ** max(decisions[agent], 0) * extra
+                nonzero += abs(extra)
+            if terms["__all__"] or truncs["__all__"]:
+                break
+        assert terms["__all__"], "random play ends these games before the ply cap"
+        for agent in shaped.possible_agents:
+            assert discounted[agent] == pytest.approx(-first_phi[agent], abs=1e-9), agent
+    assert nonzero > 0, "the scores moved, so the shaping paid something"
+
+
+def test_score_shaping_and_gamma_are_checked():
+    with pytest.raises(ConfigError, match="score_shaping"):
+        BarnyardMultiAgentEnv({"game": "bestiarium", "score_shaping": -1})
+    with pytest.raises(ConfigError, match="gamma"):
+        BarnyardMultiAgentEnv({"game": "bestiarium", "gamma": 1.5})
+
+
 def test_boaring_turn_by_turn_and_simultaneous_give_one_mover_or_all():
     simultaneous = BarnyardMultiAgentEnv({"game": "boaring", "options": {"num_players": 3}})
     obs, _ = simultaneous.reset(seed=3)
@@ -194,3 +238,30 @@ def test_import_envs_and_training_do_not_import_ray():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_league_recipe_is_barnyard_trains(game):
+    """The league's defaults are ``barnyard train``'s for the game: its PPO settings, its shaping, and its opponent
+    mix, split so that the shares of scripted and league games over all games are the mix's."""
+    from training.scale.league import barnyard_recipe
+
+    config = make_config(game)
+    recipe = barnyard_recipe(game)
+    assert (recipe["lr"], recipe["gamma"], recipe["lambda_"], recipe["batch"], recipe["minibatch"]) == (
+        config.learning_rate,
+        config.gamma,
+        config.gae_lambda,
+        config.batch_size,
+        config.minibatch_size,
+    )
+    assert recipe["score_shaping"] == config.score_shaping
+    weights = parse_mix(config.opponent_mix)
+    scripted = recipe["scripted"]["fraction"] if recipe["scripted"] else 0.0
+    assert scripted == pytest.approx(config.opponent_fraction * (1 - weights.get("snapshot", 0.0)))
+    league = (1 - scripted) * recipe["snapshot_fraction"]
+    assert league == pytest.approx(config.opponent_fraction * weights.get("snapshot", 0.0))
+    if recipe["scripted"]:
+        assert sum(recipe["scripted"]["mix"].values()) == pytest.approx(1.0)
+        assert "snapshot" not in recipe["scripted"]["mix"]
+    assert barnyard_recipe(game, {"learning_rate": 1e-4, "opponent_fraction": 0.0})["scripted"] is None

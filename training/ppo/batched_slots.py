@@ -16,7 +16,8 @@ from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
 from training.ppo.buffer import pack_masks
 from training.ppo.mix import KIND_CODES, LEARNER
-from training.ppo.slots import Cut, Report, _rng_of, _Slots, check_engine_state, relative_potential
+from training.ppo.slots import Cut, Report, _rng_of, _Slots, check_engine_state
+from training.shaping import relative_potential
 from training.run.opponents import POLICY, make_scripted
 
 

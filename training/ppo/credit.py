@@ -17,7 +17,7 @@ never decide here, so their decisions are never trained on. Complete decisions g
 log-probability is that of the policy that acted, so PPO's ratio stays correct).
 
 Score shaping (config ``score_shaping`` > 0): each seat has a potential ``Phi`` (its progress against the others',
-:func:`training.ppo.slots.relative_potential`), 0 once the game is over. A decision in position ``s`` completed at
+:func:`training.shaping.relative_potential`), 0 once the game is over. A decision in position ``s`` completed at
 the seat's next decision in ``s'`` is paid ``gamma * Phi(s') - Phi(s)`` on top of the env's rewards (``Phi(s')`` = 0
 when the game ended; at a cut, the potential there): Ng, Harada & Russell's potential-based shaping over the
 seat's own decisions. The discounted shaping of a game sums to ``-Phi(first decision)`` exactly, so the shaping

@@ -9,7 +9,7 @@ compiled batched engine (``envs/<game>/fast.py``, config ``engine``). Both give 
 the collector (or by a worker's actor, :mod:`training.ppo.envworkers`).
 
 Each report carries the deciding seat's shaping potential (config ``score_shaping``: ``Phi = score_shaping * (its
-progress - the others' mean)``, :func:`relative_potential`) and the env's rewards unshaped: the shaping is paid
+progress - the others' mean)``, :func:`~training.shaping.relative_potential`) and the env's rewards unshaped: the shaping is paid
 by the credit assignment (:mod:`training.ppo.credit`).
 """
 
@@ -27,6 +27,7 @@ from envs.common.vector import batched_game_class
 from training.ppo.buffer import pack_masks, unpack_masks
 from training.ppo.mix import KIND_CODES, KIND_NAMES, LEARNER, NETWORK_KINDS, ControllerDraws
 from training.run.opponents import make_scripted
+from training.shaping import relative_potential
 
 ENGINES = ("auto", "reference", "batched")
 
@@ -144,13 +145,6 @@ def report_from_state(state: dict[str, Any]) -> Report:
         version=int(state["version"]),
         **answers,
     )
-
-
-def relative_potential(progress: np.ndarray, score_shaping: float) -> np.ndarray:
-    """``score_shaping * (my progress - mean of the others')`` per seat, over the last axis of ``progress``."""
-    n = progress.shape[-1]
-    others = (progress.sum(axis=-1, keepdims=True) - progress) / max(1, n - 1)
-    return score_shaping * (progress - others)
 
 
 class _Slots:

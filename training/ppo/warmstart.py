@@ -30,7 +30,7 @@ from envs.common.game import TERMINAL
 from envs.common.vector import batched_game_class, sample_legal
 from training.config import TrainConfig
 from training.distribution import masked_policy
-from training.ppo.slots import relative_potential
+from training.shaping import relative_potential
 
 
 @dataclass

@@ -123,28 +123,60 @@ def main_samples(result: dict[str, Any]) -> int:
     return int(sampled.get(MAIN, 0)) if isinstance(sampled, dict) else 0
 
 
+def barnyard_recipe(game: str, train: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``barnyard train``'s PPO recipe for ``game`` in :func:`selfplay_config`'s terms: the game's
+    :func:`~training.config.make_config` (its descriptor's ``ppo_defaults``, then ``train``) read as RLlib's
+    settings, and its ``opponent_fraction`` / ``opponent_mix`` split into league games (the ``snapshot`` share)
+    and scripted seats played inside the env (the rest: ``greedy``, ``random``, ``policy``).
+
+    The env draws its scripted games first, then the league mapping its league games among every game, so the
+    league's fraction is raised to give the recipe's share of all games; a game that is both is played by a
+    snapshot against the scripted seats (a few percent of the games, no samples for ``main``)."""
+    from training.config import make_config
+    from training.scale.rllib_env import parse_mix
+
+    config = make_config(game, **dict(train or {}))
+    weights = parse_mix(config.opponent_mix)
+    snapshot_share = config.opponent_fraction * weights.pop("snapshot", 0.0)
+    scripted_share = config.opponent_fraction - snapshot_share
+    names = {"policy": config.opponent_policy}
+    kept = sum(w for w in weights.values() if w > 0) or 1.0
+    mix = {names.get(kind, kind): w / kept for kind, w in weights.items() if w > 0}
+    scripted = {"fraction": scripted_share, "mix": mix} if scripted_share > 0 and mix else None
+    league_share = snapshot_share / (1.0 - scripted_share) if scripted_share < 1.0 else 0.0
+    return {
+        "snapshot_every": config.snapshot_every,
+        "snapshot_fraction": min(1.0, league_share),
+        "scripted": scripted,
+        "batch": config.batch_size,
+        "minibatch": config.minibatch_size,
+        "epochs": config.update_epochs,
+        "lr": config.learning_rate,
+        "gamma": config.gamma,
+        "lambda_": config.gae_lambda,
+        "entropy_coeff": config.ent_coef,
+        "clip_param": config.clip_coef,
+        "vf_loss_coeff": config.vf_coef,
+        "grad_clip": config.max_grad_norm,
+        "score_shaping": config.score_shaping,
+    }
+
+
 def selfplay_config(
     game: str,
     options: dict[str, Any] | None = None,
     *,
-    snapshots: int = 4,
-    snapshot_every: int = 10,
-    snapshot_fraction: float = 0.4,
-    scripted: dict[str, Any] | None = None,
     train: dict[str, Any] | None = None,
+    snapshots: int = 4,
     num_env_runners: int = 0,
     envs_per_runner: int = 8,
-    batch: int = 4096,
-    minibatch: int = 512,
-    epochs: int = 4,
-    lr: float = 3e-4,
-    gamma: float = 1.0,
-    lambda_: float = 0.95,
-    entropy_coeff: float = 0.01,
     seed: int = 0,
+    **overrides: Any,
 ) -> Any:
-    """The PPO config of the league (module docstring); ``train``: ``TrainConfig`` overrides that shape the
-    network (``{"hidden": 128}``). Only ``num_env_runners`` / ``envs_per_runner`` change with the cluster."""
+    """The PPO config of the league (module docstring). Its settings are ``barnyard train``'s for the game
+    (:func:`barnyard_recipe`, ``train``: ``TrainConfig`` overrides, which shape the network too, e.g.
+    ``{"hidden": 128}``), then ``overrides`` by :func:`barnyard_recipe`'s keys (``lr=3e-4``, ``scripted=None``,
+    ``snapshot_fraction=0.5``, ...). Only ``num_env_runners`` / ``envs_per_runner`` change with the cluster."""
 
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -152,36 +184,52 @@ def selfplay_config(
     from training.scale.rllib_env import ENV_NAME, register_rllib_env
     from training.scale.rllib_module import module_spec
 
+    recipe = barnyard_recipe(game, train)
+    unknown = sorted(set(overrides) - set(recipe))
+    if unknown:
+        raise TypeError(f"selfplay_config got unknown setting(s) {unknown}; allowed: {', '.join(sorted(recipe))}")
+    recipe.update(overrides)
     register_rllib_env()
-    info = envs.game_info(game)
     num_players = int(envs.make_game(game, **(options or {})).num_players)
-    env_config: dict[str, Any] = {"game": game, "options": dict(options or {}), "seed": seed}
-    if scripted:
-        env_config["scripted"] = dict(scripted)
-        if info.parallel:
+    env_config: dict[str, Any] = {
+        "game": game,
+        "options": dict(options or {}),
+        "seed": seed,
+        "score_shaping": float(recipe["score_shaping"]),
+        "gamma": float(recipe["gamma"]),
+    }
+    if recipe["scripted"]:
+        env_config["scripted"] = dict(recipe["scripted"])
+        if envs.game_info(game).parallel:
             env_config["simultaneous"] = False  # scripted seats play turn by turn
     spec = module_spec(game, options, train)
     modules = {MAIN: spec, **{s: spec for s in snapshot_ids(snapshots)}}
+    batch = int(recipe["batch"])
     return (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
         .multi_agent(
             policies=set(modules),
-            policy_mapping_fn=LeagueMapping(num_players, snapshots, snapshot_fraction),
+            policy_mapping_fn=LeagueMapping(num_players, snapshots, float(recipe["snapshot_fraction"])),
             policies_to_train=[MAIN],
         )
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules))
         .training(
             train_batch_size_per_learner=batch,
-            minibatch_size=min(minibatch, batch),
-            num_epochs=epochs,
-            lr=lr,
-            gamma=gamma,
-            lambda_=lambda_,
-            entropy_coeff=entropy_coeff,
+            minibatch_size=min(int(recipe["minibatch"]), batch),
+            num_epochs=int(recipe["epochs"]),
+            lr=float(recipe["lr"]),
+            gamma=float(recipe["gamma"]),
+            lambda_=float(recipe["lambda_"]),
+            entropy_coeff=float(recipe["entropy_coeff"]),
+            clip_param=float(recipe["clip_param"]),
+            vf_loss_coeff=float(recipe["vf_loss_coeff"]),
+            grad_clip=float(recipe["grad_clip"]),
         )
-        .callbacks(functools.partial(snapshot_league_class(), snapshots=snapshots, every=snapshot_every))
+        .callbacks(
+            functools.partial(snapshot_league_class(), snapshots=snapshots, every=int(recipe["snapshot_every"]))
+        )
         .debugging(seed=seed)
     )
 
@@ -192,25 +240,31 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--options", type=json.loads, default={}, help="game options as JSON")
     parser.add_argument("--minutes", type=float, default=8.0, help="stop after this many minutes of training")
     parser.add_argument("--total-steps", type=int, default=0, help="stop after main's samples reach this (0: no limit)")
-    parser.add_argument("--snapshots", type=int, default=4)
-    parser.add_argument("--snapshot-every", type=int, default=10)
-    parser.add_argument("--snapshot-fraction", type=float, default=0.4)
-    parser.add_argument("--scripted", default="", help="e.g. 'greedy:0.5,random:0.5@0.3' (mix @ fraction)")
-    parser.add_argument("--train", type=json.loads, default={}, help="TrainConfig overrides for the network")
+    parser.add_argument("--snapshots", type=int, default=4, help="frozen snapshots in the league")
+    parser.add_argument("--train", type=json.loads, default={}, help="TrainConfig overrides (network and recipe)")
     parser.add_argument("--num-env-runners", type=int, default=0)
     parser.add_argument("--envs-per-runner", type=int, default=8)
-    parser.add_argument("--batch", type=int, default=4096)
-    parser.add_argument("--minibatch", type=int, default=512)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--address", default=None, help="a Ray cluster's address (default: a local Ray)")
     parser.add_argument("--out", required=True, help="folder for policy.pt/.json and the RLlib checkpoint")
+    recipe = parser.add_argument_group("the recipe (default: barnyard train's for the game, after --train)")
+    recipe.add_argument("--snapshot-every", type=int, help="training iterations between snapshot refreshes")
+    recipe.add_argument("--snapshot-fraction", type=float, help="share of the games main plays against snapshots")
+    recipe.add_argument("--scripted", help="scripted seats, 'greedy:0.5,random:0.5@0.3' (mix @ fraction); 'none'")
+    recipe.add_argument("--batch", type=int, help="env steps per iteration")
+    recipe.add_argument("--minibatch", type=int)
+    recipe.add_argument("--epochs", type=int)
+    recipe.add_argument("--lr", type=float)
+    recipe.add_argument("--score-shaping", type=float)
     args = parser.parse_args(argv)
-    scripted = None
-    if args.scripted:
+    overrides: dict[str, Any] = {
+        key: getattr(args, key)
+        for key in ("snapshot_every", "snapshot_fraction", "batch", "minibatch", "epochs", "lr", "score_shaping")
+        if getattr(args, key) is not None
+    }
+    if args.scripted is not None:
         mix, _, fraction = args.scripted.partition("@")
-        scripted = {"mix": mix, "fraction": float(fraction or 1.0)}
+        overrides["scripted"] = None if mix == "none" else {"mix": mix, "fraction": float(fraction or 1.0)}
 
     if args.address is None:
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # a local Ray on loopback only
@@ -222,18 +276,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     config = selfplay_config(
         args.game,
         args.options,
-        snapshots=args.snapshots,
-        snapshot_every=args.snapshot_every,
-        snapshot_fraction=args.snapshot_fraction,
-        scripted=scripted,
         train=args.train,
+        snapshots=args.snapshots,
         num_env_runners=args.num_env_runners,
         envs_per_runner=args.envs_per_runner,
-        batch=args.batch,
-        minibatch=args.minibatch,
-        epochs=args.epochs,
-        lr=args.lr,
         seed=args.seed,
+        **overrides,
     )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -18,8 +18,13 @@ reads the game's descriptor and gives RLlib what it expects:
   other seat plays a policy drawn from the mix; those seats never appear in RLlib's dicts (as ``barnyard train``'s
   ``--opponent-fraction`` / ``--opponent-mix``). Turn-based play only.
 
+* ``score_shaping``: ``barnyard train``'s potential-based shaping (its config field of the same name; with
+  ``gamma``, the learner's discount): each agent is paid ``gamma * Phi(s') - Phi(s)`` from its decision in ``s``
+  to its next in ``s'``, and ``-Phi(s)`` after its last (``Phi = 0`` once the game is over; at a ply cap the
+  potential there, for RLlib to bootstrap on): :mod:`training.shaping`. 0 (the default) pays none.
+
 Config (RLlib's ``env_config``): ``game`` (required), ``options`` (the game's options), ``scripted``,
-``simultaneous``, ``illegal_action`` (``"lose"``, the default: an illegal action ends the game, -1 to the mover
+``score_shaping``, ``gamma``, ``simultaneous``, ``illegal_action`` (``"lose"``, the default: an illegal action ends the game, -1 to the mover
 and the others share +1, as PettingZoo's ``TerminateIllegalWrapper`` and Barnyard's ``env()`` do, and as RLlib's
 env check, which steps with unmasked samples, needs; ``"raise"``: it raises
 :class:`~envs.common.game.IllegalActionError` and changes nothing), ``seed`` (the env's first seed).
@@ -41,6 +46,7 @@ import envs
 from envs.common.aec import agent_name
 from envs.common.game import ConfigError, IllegalActionError
 from envs.common.gym_view import resolve_policy
+from training.shaping import relative_potential
 
 OBS_KEY = "observations"
 """RLlib's key of the observation proper inside the dict observation (``Columns.OBS`` of the masking modules)."""
@@ -48,7 +54,7 @@ MASK_KEY = "action_mask"
 """RLlib's key of the legal-action mask inside the dict observation."""
 ENV_NAME = "barnyard"
 """The name :func:`register_rllib_env` registers with Ray Tune."""
-CONFIG_KEYS = ("game", "options", "scripted", "simultaneous", "illegal_action", "seed")
+CONFIG_KEYS = ("game", "options", "scripted", "score_shaping", "gamma", "simultaneous", "illegal_action", "seed")
 
 
 def parse_mix(mix: str | dict[str, float]) -> dict[str, float]:
@@ -102,6 +108,12 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         if not 0.0 <= self.scripted_fraction <= 1.0:
             raise ConfigError(f"scripted fraction must lie in [0, 1], got {self.scripted_fraction}")
         self.scripted_mix = parse_mix(scripted.get("mix", "random:1")) if self.scripted_fraction > 0 else {}
+        self.score_shaping = float(config.get("score_shaping", 0.0))
+        self.gamma = float(config.get("gamma", 1.0))
+        if not (self.score_shaping >= 0.0 and np.isfinite(self.score_shaping)):
+            raise ConfigError(f"score_shaping must be a finite number >= 0, got {config.get('score_shaping')!r}")
+        if not 0.0 <= self.gamma <= 1.0:
+            raise ConfigError(f"gamma must lie in [0, 1], got {config.get('gamma')!r}")
         if self.scripted_fraction > 0 and self.simultaneous:
             raise ConfigError("scripted seats are played turn by turn: set simultaneous=False to use them")
         public = info.public()
@@ -127,6 +139,8 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         self.np_random, _ = gymnasium.utils.seeding.np_random(config.get("seed"))
         self._seat_policy: dict[int, Any] = {}
         self._last_obs: dict[str, dict[str, np.ndarray]] = {}
+        self._potential_at: dict[str, float] = {}
+        """Each agent's shaping potential where it last decided (score shaping only)."""
         """The observations last handed to RLlib: each agent's mask there checks its next action."""
         self._done = True
 
@@ -152,15 +166,18 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
                 policy.reset(int(self.np_random.integers(2**31 - 1)))
         self._done = False
         self.agents = list(self.possible_agents)
+        self._potential_at = {}
         if self._par is not None:
             observations, _ = self._par.reset(seed=game_seed)
             self._last_obs = {a: self._wrap(o) for a, o in observations.items()}
+            self._shape(dict.fromkeys(self._last_obs, 0.0), self._par.unwrapped.game_state, ended=False)
             return dict(self._last_obs), {}
         self._aec.reset(seed=game_seed)
         self._play_scripted()
         if self._aec_over():
             return self._final({a: 0.0 for a in self.possible_agents})
         self._last_obs = {self._mover(): self._observe(self._mover())}
+        self._shape(dict.fromkeys(self._last_obs, 0.0), self._aec.game_state, ended=False)
         return dict(self._last_obs), {}
 
     def step(
@@ -193,6 +210,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         # Every learner seat's reward each step (0 mostly): RLlib wants one for an agent with its next observation.
         learners = {a: r for i, (a, r) in enumerate(rewards.items()) if i not in self._seat_policy}
         self._last_obs = {mover: self._observe(mover)}
+        self._shape({mover: 0.0}, self._aec.game_state, ended=False, into=learners)
         return dict(self._last_obs), learners, {"__all__": False}, {"__all__": False}, {}
 
     # ----- turn-based plumbing ----------------------------------------------------------------------
@@ -213,6 +231,28 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
     def _returns(self) -> dict[str, float]:
         returns = self.game.returns(self._aec.game_state)
         return {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
+
+    def _shape(
+        self, deciders: dict[str, float], state: Any, ended: bool, into: dict[str, float] | None = None
+    ) -> None:
+        """Score shaping (module docstring) for the agents in ``deciders``, who decide now in ``state`` (or whose
+        game ended there, ``ended``): each is paid ``gamma * Phi(now) - Phi(its last decision)`` into ``into``
+        (added to what is there) and ``Phi(now)`` is kept as its next start. ``Phi(now) = 0`` when the game is
+        over (not at a ply cap); an agent's first decision is paid nothing."""
+        if not self.score_shaping:
+            return
+        game_over = ended and bool(self.game.is_terminal(state))
+        if game_over:
+            now = np.zeros(self.num_players)
+        else:
+            progress = np.asarray(self.game.shaping_potential(state), dtype=np.float64)
+            now = relative_potential(progress, self.score_shaping)
+        for agent in deciders:
+            seat = int(agent.rsplit("_", 1)[1])
+            before = self._potential_at.get(agent)
+            if before is not None and into is not None:
+                into[agent] = into.get(agent, 0.0) + self.gamma * float(now[seat]) - before
+            self._potential_at[agent] = float(now[seat])
 
     def _legal(self, agent: str, action: Any) -> bool:
         """Whether ``action`` is legal for ``agent`` by the mask RLlib was last given (no second observation)."""
@@ -243,9 +283,11 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         )
         learners = [a for i, a in enumerate(self.possible_agents) if i not in self._seat_policy]
         obs = {a: self._observe(a) for a in learners}
+        paid = {a: rewards[a] for a in learners}
+        self._shape(dict.fromkeys(learners, 0.0), self._aec.game_state, ended=True, into=paid)
         return (
             obs,
-            {a: rewards[a] for a in learners},
+            paid,
             {**{a: not truncated for a in learners}, "__all__": not truncated},
             {**{a: truncated for a in learners}, "__all__": truncated},
             {},
@@ -260,9 +302,12 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         self._done = True
         learners = [a for i, a in enumerate(self.possible_agents) if i not in self._seat_policy]
         obs = {a: self._observe(a) for a in learners} if self._par is None else dict(self._last_obs)
+        paid = {a: rewards[a] for a in learners}
+        for a in learners:  # the game is over: Phi = 0, each agent is paid -Phi(its last decision)
+            paid[a] -= self._potential_at.pop(a, 0.0)
         return (
             obs,
-            {a: rewards[a] for a in learners},
+            paid,
             {**{a: True for a in learners}, "__all__": True},
             {**{a: False for a in learners}, "__all__": False},
             {},
@@ -284,17 +329,19 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         done = all(terminations.values()) or all(truncations.values())
         obs = {a: self._wrap(o) for a, o in observations.items()}
         self._last_obs = obs
+        paid = {a: float(rewards[a]) for a in obs}
+        self._shape(dict.fromkeys(obs, 0.0), par.unwrapped.game_state, ended=done, into=paid)
         if done:
             self._done = True
             truncated = not all(terminations.values())
             return (
                 obs,
-                {a: float(r) for a, r in rewards.items()},
+                paid,
                 {**{a: not truncated for a in obs}, "__all__": not truncated},
                 {**{a: truncated for a in obs}, "__all__": truncated},
                 {},
             )
-        return obs, {a: float(rewards[a]) for a in obs}, {"__all__": False}, {"__all__": False}, {}
+        return obs, paid, {"__all__": False}, {"__all__": False}, {}
 
 
 def make_rllib_env(config: dict[str, Any] | None = None) -> BarnyardMultiAgentEnv:
