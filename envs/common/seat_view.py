@@ -324,11 +324,14 @@ class _Moves:
             self.by_squashed.setdefault("".join(text.lower().split()), []).append(action)
 
     def listing(self) -> str:
+        """What the seat may answer: the moves (the first three of a long list) and the answer's form."""
         n = len(self.moves)
         if n <= 6:
-            return "the listed moves are " + "; ".join(f"{i} {t!r}" for i, (_, t) in enumerate(self.moves, 1))
-        first = "; ".join(f"{i} {t!r}" for i, (_, t) in enumerate(self.moves[:3], 1))
-        return f"the {n} listed moves are numbered 1 to {n} ({first}; ...)"
+            listed = "the listed moves are " + "; ".join(f"{i} {t!r}" for i, (_, t) in enumerate(self.moves, 1))
+        else:
+            first = "; ".join(f"{i} {t!r}" for i, (_, t) in enumerate(self.moves[:3], 1))
+            listed = f"the {n} listed moves are numbered 1 to {n} ({first}; ...)"
+        return f'{listed}; answer with one of them alone, e.g. "Answer: {self.moves[0][1]}" or "Answer: 1"'
 
     def number(self, k: int, said: str) -> int:
         if 1 <= k <= len(self.moves):
@@ -391,7 +394,10 @@ class _Moves:
         try:
             action = self.read_notation(cleaned)
         except IllegalActionError as error:
-            raise ReplyError(f"{_shown(cleaned)} is not a move: {error}; {self.listing()}") from None
+            said = str(error)
+            if repr(cleaned) not in said and _shown(cleaned) not in said:
+                said = f"{_shown(cleaned)} is not a move: {said}"
+            raise ReplyError(f"{said}; {self.listing()}") from None
         except (ValueError, TypeError, KeyError, IndexError) as error:
             raise ReplyError(f"{_shown(cleaned)} is not a move ({error}); {self.listing()}") from None
         if action in self.actions:
@@ -421,61 +427,62 @@ def _json_answer(text: str) -> Any:
     raise ReplyError('the JSON reply has no "move" field; send {"move": "<notation>"} or {"move": <number>}')
 
 
-def _last_fence(text: str) -> str | None:
-    """The inside of the last fenced block (```...```), without its language tag; None if there is none."""
+def _last_fence(text: str) -> tuple[int, str] | None:
+    """Where the last fenced block (```...```) ends, and its inside without a language tag; None if there is none."""
     end = text.rfind("```")
-    if end < 0:
-        return None
-    start = text.rfind("```", 0, end)
+    start = text.rfind("```", 0, end) if end > 0 else -1
     if start < 0:
         return None
     inner = text[start + 3 : end]
     first, newline, rest = inner.partition("\n")
     if newline and first.strip().isalnum():  # a language tag: ```json
         inner = rest
-    return inner.strip()
+    return end, inner.strip()
 
 
-def _marked(lines: list[str]) -> str | None:
-    """The answer after the last ``Answer:`` / ``Move:`` / ... marker line; None if no line has one."""
-    for line in reversed(lines):
-        head, colon, tail = line.partition(":")
-        if not colon:
-            continue
-        key = head.strip(" \t*_#>-`").lower()
-        if key in _MARKERS:
-            return tail
+def _marked(text: str) -> tuple[int, str] | None:
+    """Where the last ``Answer:`` / ``Move:`` / ... line starts, and its answer (the rest of the line, or the next
+    non-empty line when the rest is empty); None if no line has such a marker."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    for i in range(len(lines) - 1, -1, -1):
+        head, colon, tail = lines[i].partition(":")
+        if colon and head.strip(" \t*_#>-`").lower() in _MARKERS:
+            if not tail.strip():
+                tail = next((line for line in lines[i + 1 :] if line.strip()), "")
+            return offsets[i], tail
     return None
 
 
 def _candidate(reply: str) -> tuple[str, Any]:
-    """Where a reply names its move: ``("json", value)`` or ``("text", answer)``."""
+    """Where a reply names its move: ``("json", value)`` or ``("text", answer)``. The whole reply if it is a JSON
+    object; else the later of the last fenced block and the last marker line (``Answer: X``); else the last line."""
     stripped = reply.strip()
     found = _json_answer(stripped)
     if found is not None:
         return "json", found
-    fence = _last_fence(stripped)
-    lines = [line for line in stripped.splitlines() if line.strip()]
-    if fence is not None:
-        found = _json_answer(fence)
+    fence, marked = _last_fence(stripped), _marked(stripped)
+    if fence is not None and (marked is None or fence[0] > marked[0]):
+        inner = fence[1]
+        found = _json_answer(inner)
         if found is not None:
             return "json", found
-        fenced_lines = [line for line in fence.splitlines() if line.strip()]
-        marked = _marked(fenced_lines)
-        if marked is not None:
-            return "text", marked
-        if len(fenced_lines) == 1:
-            return "text", fenced_lines[0]
-    marked = _marked(lines)
+        inside = _marked(inner)
+        if inside is not None:
+            return "text", inside[1]
+        lines = [line for line in inner.splitlines() if line.strip()]
+        return "text", lines[-1] if lines else ""
     if marked is not None:
-        return "text", marked
+        return "text", marked[1]
+    lines = [line for line in stripped.splitlines() if line.strip()]
     if not lines:
         return "text", ""
-    last = lines[-1]
-    found = _json_answer(last)
+    found = _json_answer(lines[-1])
     if found is not None:
         return "json", found
-    return "text", last
+    return "text", lines[-1]
 
 
 def parse_reply(game: Game, state: Any, seat: int, reply: str) -> int:
@@ -484,9 +491,9 @@ def parse_reply(game: Game, state: Any, seat: int, reply: str) -> int:
     Accepted: a move's notation (any case; surrounding quotes, backticks and whitespace and trailing punctuation
     ignored), a move's number in the listed moves (``3``, ``#3``, ``move 3``), a JSON object ``{"move": ...}`` (or
     ``"action"``, ``"answer"``, ``"choice"``; a string is notation or a number, an integer is the listed number),
-    and free text whose answer is the last ``Answer: X`` / ``Move: X`` line, else a final fenced block, else the last
-    line. Never an action the seat may not make now: not its turn, not legal, not its own (hidden information).
-    Replies over :data:`MAX_REPLY_CHARS` characters are refused unread.
+    and free text whose answer is the last ``Answer: X`` / ``Move: X`` line or the last fenced block, whichever comes
+    later, else the last line. Never an action the seat may not make now: not its turn, not legal, not its own
+    (hidden information). Replies over :data:`MAX_REPLY_CHARS` characters are refused unread.
     """
     seat = _check_seat(game, seat)
     if not isinstance(reply, str):
@@ -507,7 +514,8 @@ def parse_reply(game: Game, state: Any, seat: int, reply: str) -> int:
     if kind == "json":
         if isinstance(value, bool) or not isinstance(value, (int, str)):
             raise ReplyError(
-                f'the JSON "move" must be a move\'s notation (a string) or its listed number, not {_shown(str(value))}'
+                'the JSON "move" must be a move\'s notation (a string) or its listed number, not '
+                f"{_shown(json.dumps(value))}"
             )
         if isinstance(value, int):
             return moves.number(value, str(value))
