@@ -20,7 +20,8 @@ Models (``scripted-<rule>``):
   key reaches a record;
 * ``first``: the first listed move's notation, always (a deterministic player for comparisons).
 
-:func:`serve_scripted` runs it with uvicorn on 127.0.0.1 and a free port in a thread of the test process. Every
+:func:`serve_scripted` runs it with uvicorn on 127.0.0.1 and a free port in a thread of the test process (``python -m
+tests.llm.scripted_model --port 8765`` serves it on its own, for trying the commands by hand). Every
 request is kept in ``ScriptedModel.requests`` (the tests read the prompts a seat was sent).
 """
 
@@ -194,3 +195,23 @@ def serve_scripted(slow_seconds: float = 5.0) -> Iterator[tuple[str, ScriptedMod
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m tests.llm.scripted_model [--port 8765] [--slow-seconds 5]``: serve the scripted model on
+    127.0.0.1 until Ctrl-C (docs/llm.md's measured example)."""
+    import argparse
+
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--slow-seconds", type=float, default=5.0, help="how long scripted-slow answers take")
+    args = parser.parse_args(argv)
+    print(f"scripted model on http://127.0.0.1:{args.port}/v1 (Ctrl-C stops)")
+    app = ScriptedModel(slow_seconds=args.slow_seconds).app()
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", timeout_graceful_shutdown=1)
+
+
+if __name__ == "__main__":
+    main()

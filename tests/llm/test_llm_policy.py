@@ -424,6 +424,7 @@ def test_rate_an_llm_seat_on_the_fixed_scale(server, capsys):
     assert out.startswith(f"{llm} on barnyard-beasty_borders-v")
     number = float(out.split(": ", 1)[1].split(" ", 1)[0])
     assert np.isfinite(number)
+    assert "illegal-move rule: decisions " in out and "forfeits 0" in out
 
 
 def test_play_seats_an_llm(server):
