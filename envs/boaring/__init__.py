@@ -49,9 +49,9 @@ INFO = GameInfo(
         '7"); they are revealed together. If the total is enough, the animal lives and goes to the savanna of the '
         'player who fed most (a living hyena may first eat an animal from its owner\'s graveyard, "eat boar"; a '
         'lion one from another player\'s savanna, "eat boar of p2"; or "no eat"). Otherwise it dies and goes to the '
-        "graveyard of the player who fed least. Of equal cards, the active player's counts as higher, then those of the "
-        "players active most recently. "
-        "Savanna animals score 2, graveyard animals -1; after 38 animals the highest score wins."
+        "graveyard of the player who fed least. Of equal cards, the active player's counts as higher, then those of "
+        "the players active most recently. Savanna animals score 2, graveyard animals -1; after 38 animals the "
+        "highest score wins."
     ),
     parallel=True,
     hidden_information=True,

@@ -72,10 +72,10 @@ def _over(game: Game, state: Any) -> bool:
 
 
 def _to_move(game: Game, view_state: Any) -> dict[int, list[int]]:
-    """Each seat that has to choose now, with its legal actions (exact for the view's own seat only)."""
+    """Each seat that has to choose now, with its legal actions, ascending (exact for the view's own seat only)."""
     if _over(game, view_state):
         return {}
-    return {int(s): [int(a) for a in actions] for s, actions in game.seats_to_move(view_state).items()}
+    return {int(s): sorted({int(a) for a in actions}) for s, actions in game.seats_to_move(view_state).items()}
 
 
 def _seat_names(game: Game, info: registry.GameInfo | None) -> list[str]:
@@ -173,7 +173,7 @@ def _view(game: Game, state: Any, view_state: Any, seat: int | None) -> dict[str
     elif seat in to_move:
         view["legal_moves"] = [
             {"number": i, "notation": text, "action": a}
-            for i, (a, text) in enumerate(_moves(game, view_state, seat), 1)
+            for i, (a, text) in enumerate(_moves(game, view_state, seat, to_move), 1)
         ]
     return view
 
@@ -200,8 +200,11 @@ def spectator_view(game: Game, state: Any) -> dict[str, Any]:
     return _view(game, state, game.clone(state), None)
 
 
-def _moves(game: Game, view_state: Any, seat: int) -> list[tuple[int, str]]:
-    actions = _to_move(game, view_state).get(seat, [])
+def _moves(
+    game: Game, view_state: Any, seat: int, to_move: dict[int, list[int]] | None = None
+) -> list[tuple[int, str]]:
+    """``seat``'s legal moves with their notation (``to_move``: :func:`_to_move` of ``view_state``, if known)."""
+    actions = (_to_move(game, view_state) if to_move is None else to_move).get(seat, [])
     return [(a, game.action_to_str(view_state, a)) for a in actions]
 
 
@@ -278,8 +281,9 @@ def _fmt(value: float) -> str:
 
 
 # ----- the parser --------------------------------------------------------------------------------------------------
-_NUMBER = re.compile(r"(?:(?:move|option|choice|number|no\.?|nr\.?)\s*)?#?\s*(\d{1,9})", re.I)
-"""A move's number: ``3``, ``#3``, ``move 3``, ``option #3`` (no nested quantifiers: linear time)."""
+_NUMBER = re.compile(r"(?:(?:move|option|choice|number|no\.?|nr\.?)\s*)?(?:#\s*)?(\d{1,9})", re.I)
+"""A move's number: ``3``, ``#3``, ``move 3``, ``option #3``. No two quantifiers can share a character (linear
+time on any text)."""
 _MARKERS = ("final answer", "answer", "final move", "move", "action", "choice")
 """Line prefixes (before a ``:``) that introduce the answer in a free-text reply; the last such line wins."""
 _JSON_KEYS = ("move", "action", "answer", "choice")
@@ -333,12 +337,11 @@ class _Moves:
             listed = f"the {n} listed moves are numbered 1 to {n} ({first}; ...)"
         return f'{listed}; answer with one of them alone, e.g. "Answer: {self.moves[0][1]}" or "Answer: 1"'
 
-    def number(self, k: int, said: str) -> int:
+    def number(self, k: int) -> int:
         if 1 <= k <= len(self.moves):
             return self.actions[k - 1]
         raise ReplyError(
-            f"move {k} is not one of the {len(self.moves)} listed (numbers 1 to {len(self.moves)}); answer with a "
-            f"listed number or a move's notation; {self.listing()}"
+            f"move {k} is not one of the {len(self.moves)} listed (numbers 1 to {len(self.moves)}); {self.listing()}"
         )
 
     def notation(self, text: str) -> int | None:
@@ -353,7 +356,7 @@ class _Moves:
     def why_illegal(self, action: int) -> str:
         """The engine's reason why ``action`` is illegal, checked on a copy of the seat's own view."""
         if self.game.current_player(self.view_state) != self.seat:
-            return "it is not one of your choices now"
+            return "it is not one of your legal moves now"
         trial = self.game.clone(self.view_state)
         try:
             self.game.apply(trial, action, np.random.default_rng(0))
@@ -383,14 +386,14 @@ class _Moves:
                 return found
         if not cleaned:
             raise ReplyError(f"the answer is empty; {self.listing()}")
-        m = _NUMBER.fullmatch(cleaned)
-        if m is not None:
-            return self.number(int(m.group(1)), cleaned)
         if len(cleaned) > MAX_ANSWER_CHARS:
             raise ReplyError(
                 f"the answer {_shown(cleaned)} is {len(cleaned)} characters, too long to be a move; put the move "
                 'alone on the last line as "Answer: <move>"'
             )
+        m = _NUMBER.fullmatch(cleaned)
+        if m is not None:
+            return self.number(int(m.group(1)))
         try:
             action = self.read_notation(cleaned)
         except IllegalActionError as error:
@@ -518,6 +521,6 @@ def parse_reply(game: Game, state: Any, seat: int, reply: str) -> int:
                 f"{_shown(json.dumps(value))}"
             )
         if isinstance(value, int):
-            return moves.number(value, str(value))
+            return moves.number(value)
         return moves.interpret(value)
     return moves.interpret(value)

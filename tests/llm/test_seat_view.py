@@ -134,3 +134,123 @@ def test_boaring_views_ignore_every_hidden_card(n):
             other = game.determinize(game.information_state(state, seat), seat, rng)
             assert json.dumps(seat_view(game, other, seat)) == json.dumps(seat_view(game, state, seat))
             assert seat_text(game, other, seat) == seat_text(game, state, seat)
+
+
+def test_boaring_views_for_one_other_hand():
+    """Two games that differ only in one card of player_2's hand (swapped with one of the food pile): player_0's
+    and player_1's views and texts are the same, player_2's and the spectator's are not."""
+    game = BoaringGame(num_players=3)
+    state = game.initial_state(np.random.default_rng(8))
+    other = game.clone(state)
+    hand = other.hands[2]
+    give = next(v for v in range(10) if hand[v] > 0)
+    take = next(i for i, v in enumerate(other.food_pile) if v - 1 != give)
+    hand[give] -= 1
+    hand[other.food_pile[take] - 1] += 1
+    other.food_pile[take] = give + 1
+    game.state_from_json(json.loads(json.dumps(game.state_to_json(other))))  # still a consistent position
+    for seat in (0, 1):
+        assert seat_view(game, state, seat) == seat_view(game, other, seat)
+        assert seat_text(game, state, seat) == seat_text(game, other, seat)
+    assert seat_view(game, state, 2) != seat_view(game, other, 2)
+    assert spectator_view(game, state) != spectator_view(game, other)
+
+
+def test_boaring_every_seat_yet_to_bid_is_to_move_with_its_own_hand():
+    """In a bid every seat that has not laid its card is to move, in the engine's order, each with the values of
+    its own hand; a seat that has laid its card waits; its bid parses now and is legal when its turn comes. In the
+    eat phase only the eater moves."""
+    game = BoaringGame(num_players=4)
+    state = game.make_state([[2, 9], [3, 8], [4, 7], [5, 6]], "boar", 5, active=1)
+    rng = np.random.default_rng(0)
+    assert seat_view(game, state, 0)["to_move"] == [1, 2, 3, 0]
+    early = parse_reply(game, state, 3, "play 6")  # seat 3 answers before its turn
+    game.apply(state, A.play_action(8), rng)  # seat 1 lays its 8
+    for seat in range(4):
+        view = seat_view(game, state, seat)
+        assert view["to_move"] == [2, 3, 0]
+        assert view["your_turn"] == (seat != 1)
+        expected = [f"play {v}" for v in ([2, 9], [3], [4, 7], [5, 6])[seat]] if seat != 1 else []
+        assert [m["notation"] for m in view["legal_moves"]] == expected
+    with pytest.raises(ReplyError, match="not your turn"):
+        parse_reply(game, state, 1, "play 3")
+    with pytest.raises(ReplyError, match="not legal now"):
+        parse_reply(game, state, 2, "play 8")
+    game.apply(state, A.play_action(7), rng)
+    assert game.current_player(state) == 3 and early in game.legal_actions(state)
+    assert "You choose at the same time as p0" in seat_text(game, state, 3)
+
+
+def test_a_seat_that_does_not_move_is_told_whom_it_waits_for():
+    game = envs.make_game("bestiarium", board_size=5)
+    state = game.initial_state(np.random.default_rng(0))
+    assert "It is not your turn: waiting for Black (seat 0)" in seat_text(game, state, 1)
+    with pytest.raises(ReplyError, match="not your turn"):
+        parse_reply(game, state, 1, "e5")
+    view = seat_view(game, state, 1)
+    assert view["to_move"] == [0] and not view["your_turn"] and view["legal_moves"] == []
+
+
+def test_the_text_of_a_finished_game_says_who_won():
+    game = envs.make_game("pig")
+    state = game.make_state([19, 5], turn_total=3, current=0, last_roll=3)
+    game.apply(state, 1, np.random.default_rng(0))  # hold: 22
+    text = seat_text(game, state, 1)
+    assert "The game is over. Winner: first." in text
+    view = seat_view(game, state, 1)
+    assert view["terminal"] and view["result"]["winners"] == [0] and view["result"]["returns"] == [1.0, -1.0]
+    with pytest.raises(ReplyError, match="over"):
+        parse_reply(game, state, 0, "roll")
+
+
+def test_bad_seats_and_replies_that_are_not_text():
+    game = envs.make_game("pig")
+    state = game.initial_state(np.random.default_rng(0))
+    for bad in (2, -1, "0", True, None):
+        with pytest.raises(ValueError, match="seat"):
+            seat_view(game, state, bad)
+        with pytest.raises(ValueError, match="seat"):
+            parse_reply(game, state, bad, "roll")
+    with pytest.raises(ReplyError, match="text"):
+        parse_reply(game, state, 0, 1)
+
+
+@pytest.mark.parametrize("game_id, options", CASES, ids=IDS)
+def test_the_player_to_move_is_among_the_seats_to_move_with_its_legal_actions(game_id, options):
+    """``Game.seats_to_move`` keeps its promise in every game: the player to move first, with exactly its legal
+    actions; nobody once the game is over."""
+    game = envs.make_game(game_id, **options)
+    for state in positions(game, 9, every=2, limit=30):
+        movers = game.seats_to_move(state)
+        player = game.current_player(state)
+        if player == TERMINAL:
+            assert movers == {}
+            continue
+        assert next(iter(movers)) == player and movers[player] == game.legal_actions(state)
+        assert len(set(movers)) == len(movers) and all(0 <= s < game.num_players for s in movers)
+
+
+ADVERSARIAL = [
+    "move" + " " * 19_990 + "x",
+    "#" * 20_000,
+    "```" * 6_666,
+    "Answer:" * 2_857,
+    "a:" * 9_999 + "\n",
+    "(" * 10_000 + ")" * 10_000,
+    "*`'\"" * 5_000,
+    "Answer:\n" * 2_500,
+    "T " + "1," * 9_990,
+    "move " + "#" * 19_990 + "1",
+    "{" + " " * 19_998 + "}",
+]
+
+
+def test_long_and_crafted_replies_are_refused_without_backtracking(no_hang):
+    """Replies built to make a parser backtrack (long runs of what its patterns repeat) are refused at once: the
+    patterns never let two quantifiers share a character, and the game's parser sees at most 200 characters."""
+    game = envs.make_game("battle_sheep")
+    state = game.initial_state(np.random.default_rng(0))
+    for reply in ADVERSARIAL:
+        assert len(reply) <= MAX_REPLY_CHARS
+        with pytest.raises(ReplyError):
+            parse_reply(game, state, 0, reply)
