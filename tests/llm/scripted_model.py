@@ -16,6 +16,7 @@ Models (``scripted-<rule>``):
 * ``slow``: waits ``slow_seconds`` before a legal answer (past any test's timeout);
 * ``mixed``: one of the above by the hash: mostly legal (notation, number, JSON), sometimes garbage or illegal,
   rarely slow;
+* ``quick``: as ``mixed``, never slow (its games do not depend on the clock, however loaded the machine);
 * ``unauthorized``: HTTP 401 whose message quotes the request's bearer key (as some servers do), to check that no
   key reaches a record;
 * ``first``: the first listed move's notation, always (a deterministic player for comparisons).
@@ -74,8 +75,9 @@ def scripted_reply(model: str, messages: list[dict[str, Any]], seed: Any) -> tup
     moves = listed_moves(str(prompt))
     h = request_hash(model, messages, seed)
     rule = model.removeprefix("scripted-")
-    if rule == "mixed":
-        rule = "slow" if h % SLOW_ONE_IN == 0 else MIXED[(h // SLOW_ONE_IN) % len(MIXED)]
+    if rule in ("mixed", "quick"):
+        slow = rule == "mixed" and h % SLOW_ONE_IN == 0
+        rule = "slow" if slow else MIXED[(h // SLOW_ONE_IN) % len(MIXED)]
     if not moves:
         return rule, "I see no moves to choose from."
     k = (h >> 16) % len(moves)
