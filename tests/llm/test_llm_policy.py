@@ -456,7 +456,10 @@ def test_serve_offers_only_the_llm_seats_it_was_given(server):
 
     url, _ = server
     offered = spec(url, model="scripted-mixed", retries=1, fallback="forfeit")
-    client = _client(extra_policies=llm_seats([offered], None))
+    client = _client(extra_policies=llm_seats([offered]))
+    for bad, message in (("greedy", "give an llm:MODEL@URL spec"), ("llm:m@ftp://x/v1", "http:// or https://")):
+        with pytest.raises(ValueError, match=message):
+            llm_seats([bad])
     catalogue = client.get("/api/catalogue").json()
     assert offered in catalogue["games"][0]["policies"]
     other = spec(url, model="scripted-legal")

@@ -111,9 +111,9 @@ def server_options(
     }
 
 
-def llm_seats(specs: list[str], parser: argparse.ArgumentParser) -> dict[str, Any]:
+def llm_seats(specs: list[str]) -> dict[str, Any]:
     """``--llm`` specs as the app's extra seat factories ``(game, options, seat) -> policy``, each checked first
-    (its options, its key's variable: :func:`training.arena.players.make_policy`; nothing is contacted)."""
+    (its options, its key's variable; nothing is contacted): ValueError naming what is wrong."""
     from training.arena.llm import LLMPolicy
     from training.arena.players import make_policy
     from training.specs import parse_llm_spec
@@ -121,11 +121,8 @@ def llm_seats(specs: list[str], parser: argparse.ArgumentParser) -> dict[str, An
     seats: dict[str, Any] = {}
     for spec in specs:
         if not spec.startswith("llm:"):
-            parser.error(f"--llm {spec[:60]!r}: give an llm:MODEL@URL spec")
-        try:
-            LLMPolicy(spec, parse_llm_spec(spec.removeprefix("llm:")))
-        except ValueError as err:
-            parser.error(f"--llm: {err}")
+            raise ValueError(f"--llm {spec[:60]!r}: give an llm:MODEL@URL spec")
+        LLMPolicy(spec, parse_llm_spec(spec.removeprefix("llm:")))
 
         def factory(game: str, options: dict[str, Any], seat: int, spec: str = spec) -> Any:
             return make_policy(spec, game, options, seed=seat)
@@ -175,7 +172,10 @@ def main(argv: list[str] | None = None) -> None:
         "several): the page offers only these, since a seat sends requests, with the key, to the URL it names",
     )
     args = parser.parse_args(argv)
-    extra = llm_seats(args.llm, parser)
+    try:
+        extra = llm_seats(args.llm)
+    except ValueError as err:
+        parser.error(f"--llm: {err}")
     try:
         import uvicorn
 
