@@ -42,7 +42,14 @@ COMMANDS: dict[str, list[str]] = {
     "web": ["training.play.web.serve", "training.play.web.app", "uvicorn"],  # barnyard serve (docs/play.md)
     "web-test": ["starlette.testclient", "httpx2", "playwright.sync_api"],  # tests/web
     # llm: policies, barnyard mcp (docs/llm.md)
-    "llm": ["openai", "mcp", "mcp.client.stdio", "mcp.server.mcpserver", "training.play.mcp_server"],
+    "llm": [
+        "openai",
+        "mcp",
+        "mcp.client.stdio",
+        "mcp.server.mcpserver",
+        "training.play.mcp_server",
+        "training.arena.llm",
+    ],
     "train": ["torch", "tqdm", "torch.utils.tensorboard", "matplotlib.pyplot", "training.ppo.loop"],  # train, evaluate
 }
 """What the extras without a page of code use: the modules their commands import (some only when they run)."""

@@ -8,7 +8,10 @@ its catalogue's declared plays with it.
 from __future__ import annotations
 
 import math
+import re
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from envs.common.policies import MAX_BUDGET, PolicySpecError, parse_count
 
@@ -32,11 +35,13 @@ __all__ = [
     "MAX_PLAY",
     "MAX_SIMULATIONS",
     "MAX_TOP_K",
+    "LLMSettings",
     "PLAY_KINDS",
     "PolicySpecError",
     "check_play",
     "declared_simulations",
     "parse_guided_spec",
+    "parse_llm_spec",
     "parse_mcts_spec",
     "parse_sample_spec",
     "parse_temperature",
@@ -133,3 +138,168 @@ def declared_simulations(meta: dict[str, Any], simulations: int | None = None) -
             f"{MAX_NETWORK_SIMULATIONS:,} (give mcts:PATH:N, N from 1 to {MAX_NETWORK_SIMULATIONS:,})"
         )
     return int(trained)
+
+
+# ----- llm:MODEL@URL,OPTION=VALUE,... -------------------------------------------------------------------------------
+LLM_DEFAULT_URL = "https://api.openai.com/v1"
+"""The endpoint of ``llm:MODEL`` when the spec names none (OpenAI's API)."""
+MAX_LLM_SPEC = 300
+"""Longest ``llm:`` spec (characters; the web page's longest seat spec too)."""
+MAX_LLM_RETRIES = 10
+"""Most ``retries=K`` (asks after the first, on one decision)."""
+MAX_LLM_TIMEOUT = 600.0
+"""Longest ``timeout=S`` (seconds a request may take)."""
+MIN_LLM_TIMEOUT = 0.05
+MAX_LLM_CONCURRENCY = 64
+"""Most ``concurrency=N`` (requests at once from one process to one endpoint)."""
+MAX_LLM_TOKENS = 100_000
+"""Most ``max_tokens=N``."""
+MAX_LLM_SEED = 2**31 - 1
+LLM_FALLBACKS = ("forfeit", "random")
+"""What a seat does when every ask of a decision failed: ``forfeit`` (it loses the game) or ``random`` (a uniformly
+random legal move from its seeded generator)."""
+LLM_OPTIONS = ("retries", "fallback", "timeout", "temperature", "seed", "concurrency", "key_env", "max_tokens")
+_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/+\-]{0,199}")
+"""A model name: ``gpt-4o-mini``, ``Qwen/Qwen2.5-7B-Instruct``, ``llama3.1:8b`` (no ``@``, ``,``, spaces)."""
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """An ``llm:`` spec parsed (:func:`parse_llm_spec`): where to ask, and the illegal-move rule."""
+
+    model: str
+    base_url: str
+    """The OpenAI-compatible API's base URL (``.../v1``); the chat endpoint is ``{base_url}/chat/completions``."""
+    retries: int = 2
+    """Asks after the first on one decision when a reply is refused or none comes (timeout, HTTP error)."""
+    fallback: str = "forfeit"
+    timeout: float = 60.0
+    """Seconds one request may take (connect and read), the client's own retries off."""
+    temperature: float | None = None
+    """Sent as given; None: not sent (the server's default)."""
+    seed: int | None = None
+    """Sent with every request; None: the seat's game seed (the harness's), so a tournament seed fixes it."""
+    send_seed: bool = True
+    """False for ``seed=none``: no seed is sent."""
+    concurrency: int = 4
+    key_env: str = "OPENAI_API_KEY"
+    """The environment variable holding the API key (never the key itself: a spec is written in records)."""
+    max_tokens: int | None = None
+
+
+def _llm_number(text: str, what: str, low: float, high: float) -> float:
+    if len(text) > 20:
+        raise PolicySpecError(f"llm: {what} takes a number from {low:g} to {high:g}, not {text[:19]!r}...")
+    try:
+        value = float(text)
+    except ValueError:
+        raise PolicySpecError(f"llm: {what} takes a number from {low:g} to {high:g}, not {text!r}") from None
+    if not (math.isfinite(value) and low <= value <= high):
+        raise PolicySpecError(f"llm: {what} takes a number from {low:g} to {high:g}, not {text!r}")
+    return value
+
+
+def _check_url(url: str) -> str:
+    """An http(s) base URL with a host and no credentials, query or fragment (a spec is written in records)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as err:
+        raise PolicySpecError(f"llm: the URL {url[:60]!r} is not a URL ({err})") from None
+    if parts.scheme not in ("http", "https"):
+        raise PolicySpecError(
+            f"llm: the URL {url[:60]!r} must start with http:// or https:// (an OpenAI-compatible API's base URL, "
+            "e.g. http://127.0.0.1:8000/v1)"
+        )
+    if not parts.hostname:
+        raise PolicySpecError(f"llm: the URL {url[:60]!r} names no host")
+    if parts.username is not None or parts.password is not None:
+        raise PolicySpecError(
+            "llm: the URL may not hold credentials (user:password@): specs are written in game records; "
+            "give the key in an environment variable (key_env=NAME)"
+        )
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise PolicySpecError("llm: the URL may not have a query or fragment (?...#...): specs are written in records")
+    del port
+    return url.rstrip("/")
+
+
+def parse_llm_spec(arg: str) -> LLMSettings:
+    """An ``llm:`` spec's argument, ``MODEL[@URL][,OPTION=VALUE...]``, as :class:`LLMSettings`; every option named
+    and within its range (:class:`PolicySpecError` saying which and why otherwise), nothing contacted.
+
+    Options: ``retries`` (0 to :data:`MAX_LLM_RETRIES`, default 2), ``fallback`` (``forfeit`` or ``random``,
+    default ``forfeit``), ``timeout`` (seconds, :data:`MIN_LLM_TIMEOUT` to :data:`MAX_LLM_TIMEOUT`, default 60),
+    ``temperature`` (0 to 2; default: not sent), ``seed`` (0 to 2**31-1, or ``none``; default: the seat's game
+    seed), ``concurrency`` (1 to :data:`MAX_LLM_CONCURRENCY`, default 4), ``key_env`` (the variable holding the
+    key, default ``OPENAI_API_KEY``), ``max_tokens`` (1 to :data:`MAX_LLM_TOKENS`; default: not sent)."""
+    if len(arg) + 4 > MAX_LLM_SPEC:
+        raise PolicySpecError(f"an llm: spec has at most {MAX_LLM_SPEC} characters")
+    head, *extras = arg.split(",")
+    model, at, url = head.partition("@")
+    if not model:
+        raise PolicySpecError(
+            "llm: give a model: llm:MODEL@URL (e.g. llm:gpt-4o-mini@https://api.openai.com/v1, or "
+            "llm:qwen2.5:7b@http://127.0.0.1:11434/v1)"
+        )
+    if not _MODEL.fullmatch(model):
+        raise PolicySpecError(
+            f"llm: {model[:40]!r} is not a model name (letters, digits and . _ : / + -, at most 200 characters)"
+        )
+    if at and not url:
+        raise PolicySpecError("llm: give the API's base URL after @ (e.g. http://127.0.0.1:8000/v1), or leave out @")
+    fields: dict[str, Any] = {"model": model, "base_url": _check_url(url) if at else LLM_DEFAULT_URL}
+    seen: set[str] = set()
+    for extra in extras:
+        name, eq, value = extra.partition("=")
+        name = name.strip()
+        value = value.strip()
+        if name not in LLM_OPTIONS:
+            if name in ("key", "api_key"):
+                raise PolicySpecError(
+                    "llm: a spec never holds the key (it is written in game records): put the key in an environment "
+                    "variable and name it with key_env=NAME (default OPENAI_API_KEY)"
+                )
+            raise PolicySpecError(f"llm: unknown option {name[:30]!r}; the options are {', '.join(LLM_OPTIONS)}")
+        if not eq or not value:
+            raise PolicySpecError(f"llm: option {name} needs a value ({name}=...)")
+        if name in seen:
+            raise PolicySpecError(f"llm: option {name} is given twice")
+        seen.add(name)
+        if name == "retries":
+            fields[name] = parse_count_from_zero(value, "llm: retries", MAX_LLM_RETRIES)
+        elif name == "concurrency":
+            fields[name] = parse_count(value, "llm: concurrency", MAX_LLM_CONCURRENCY)
+        elif name == "max_tokens":
+            fields[name] = parse_count(value, "llm: max_tokens", MAX_LLM_TOKENS)
+        elif name == "timeout":
+            fields[name] = _llm_number(value, "timeout (seconds)", MIN_LLM_TIMEOUT, MAX_LLM_TIMEOUT)
+        elif name == "temperature":
+            fields[name] = _llm_number(value, "temperature", 0.0, 2.0)
+        elif name == "seed":
+            if value.lower() == "none":
+                fields["send_seed"] = False
+            else:
+                fields[name] = parse_count_from_zero(value, "llm: seed", MAX_LLM_SEED)
+        elif name == "fallback":
+            if value not in LLM_FALLBACKS:
+                raise PolicySpecError(f"llm: fallback is {' or '.join(LLM_FALLBACKS)}, not {value[:20]!r}")
+            fields[name] = value
+        elif name == "key_env":
+            if not _ENV_NAME.fullmatch(value):
+                raise PolicySpecError(
+                    f"llm: key_env names an environment variable (letters, digits, _), not {value[:20]!r}"
+                )
+            fields[name] = value
+    return LLMSettings(**fields)
+
+
+def parse_count_from_zero(text: str, what: str, most: int) -> int:
+    """``text`` as a whole number from 0 to ``most`` (checked as text first, as :func:`parse_count` does)."""
+    if text == "0":
+        return 0
+    try:
+        return parse_count(text, what, most)
+    except PolicySpecError:
+        raise PolicySpecError(f"{what} takes a whole number from 0 to {most:,}, not {text[:20]!r}") from None

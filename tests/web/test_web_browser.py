@@ -186,6 +186,63 @@ def test_watch_a_bot_game_with_pause_step_and_speed(page, server, artifacts):
     page.screenshot(path=str(artifacts / "watch.png"), full_page=True)
 
 
+def test_replay_shows_a_language_model_s_transcript_as_text(page, server, artifacts, tmp_path):
+    """A record whose move at ply 0 has an ``llm:`` transcript (as ``evaluate --save-games`` writes it): the replay
+    after that move shows the transcript beside the move list, markup in a reply as plain text; before it, none."""
+    record = play_game("beasty_borders", {}, ["random", "random"], seed=2)
+    record.transcripts = [
+        {
+            "ply": 0,
+            "seat": 0,
+            "policy": "llm:scripted@http://127.0.0.1:1/v1",
+            "model": "scripted",
+            "system": "You are a player.",
+            "prompt": "It is your turn. Your legal moves (2):\n  1. A\n  2. pass",
+            "attempts": [
+                {
+                    "attempt": 1,
+                    "feedback": None,
+                    "reply": "<b>bold</b> nonsense",
+                    "move": None,
+                    "refusal": "not a move",
+                    "error": None,
+                    "tokens": {"prompt": 10, "completion": 3, "total": 13},
+                    "latency_s": 0.01,
+                },
+                {
+                    "attempt": 2,
+                    "feedback": "Your answer was refused: not a move.",
+                    "reply": "Answer: 1",
+                    "move": "A",
+                    "refusal": None,
+                    "error": None,
+                    "tokens": None,
+                    "latency_s": 0.02,
+                },
+            ],
+            "action": record.actions[0],
+            "move": "A",
+            "fallback": None,
+        }
+    ]
+    path = save_records([record], tmp_path / "games.json")
+    page.goto(server + "/#/replay")
+    page.set_input_files("#replay-file", str(path))  # one game: the page opens it
+    page.wait_for_function("() => document.getElementById('game').dataset.mode === 'replay'")
+    assert not page.is_visible("#transcripts")
+    page.click("#btn-fwd")
+    page.wait_for_function(f"() => {PLY} === '1'")
+    assert page.is_visible("#transcripts")
+    assert page.locator("#transcripts b").count() == 0  # markup in a reply is text
+    text = page.inner_text("#transcripts")
+    assert "<b>bold</b> nonsense" in text and "refused: not a move" in text and "read as: A" in text
+    assert "Ask 2" in text and "13 tokens" in text
+    page.screenshot(path=str(artifacts / "replay_transcript.png"), full_page=True)
+    page.click("#btn-fwd")
+    page.wait_for_function(f"() => {PLY} === '2'")
+    assert not page.is_visible("#transcripts")
+
+
 def test_replay_a_record_file_forwards_and_backwards(page, server, artifacts, tmp_path):
     records = [play_game("boaring", {"num_players": 3}, ["random", "greedy", "random"], seed=s) for s in (3, 4)]
     path = save_records(records, tmp_path / "games.json")

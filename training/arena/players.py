@@ -2,8 +2,12 @@
 page, and, through the ``barnyard.policy_specs`` entry point, ``envs``' own policy specs).
 
 :func:`make_policy` turns a spec into an ``envs.common.policies.Policy``: a scripted baseline, a checkpoint's
-network (:mod:`training.checkpoint`), or a search over a checkpoint (:mod:`training.alphazero.search`,
-:mod:`training.alphazero.guided`; imported only when such a spec is asked for).
+network (:mod:`training.checkpoint`), a search over a checkpoint (:mod:`training.alphazero.search`,
+:mod:`training.alphazero.guided`; imported only when such a spec is asked for), or a language model
+(``llm:``, :mod:`training.arena.llm`).
+
+What a harness that seats them honours besides ``act`` (a policy may give up the game, and keep a transcript of each
+decision): :mod:`training.arena.harness`.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from training.loader import CheckpointError, check_files, declared_spec, read_si
 from training.specs import (
     declared_simulations,
     parse_guided_spec,
+    parse_llm_spec,
     parse_mcts_spec,
     parse_sample_spec,
     parse_temperature,
@@ -58,7 +63,9 @@ def make_policy(
     default: its training run's), or ``guided:PATH[:K[:N]]`` (the game's
     compiled ``search`` over the checkpoint's K most likely moves at the root, N simulations:
     :mod:`training.alphazero.guided`), or ``agent:PATH`` (the checkpoint played as its sidecar declares:
-    :func:`training.checkpoint.declared_spec`; the network alone where it declares nothing). Raises
+    :func:`training.checkpoint.declared_spec`; the network alone where it declares nothing), or
+    ``llm:MODEL[@URL][,OPTION=VALUE...]`` (a chat model behind an OpenAI-compatible API: :mod:`training.arena.llm`,
+    options :func:`training.specs.parse_llm_spec`). Raises
     :class:`UnknownPolicyError` with the choices otherwise, and for an argument a spec does not take or a count past
     its cap (:mod:`training.specs`: ``search:0``, ``random:7``, ``guided:PATH:24:999999999``), before anything
     is loaded or allocated.
@@ -94,6 +101,14 @@ def _make_policy(
         except CheckpointError as err:
             raise UnknownPolicyError(str(err)) from None
         return make_policy(declared, game, options, seed, folders)
+    if name == "llm":
+        settings = parse_llm_spec(arg)
+        from training.arena.llm import LLMPolicy
+
+        try:
+            return LLMPolicy(spec, settings, seed)
+        except ValueError as err:
+            raise UnknownPolicyError(str(err)) from None
     if spec == "random":
         return RandomPolicy(seed)
     if spec == "first":
@@ -134,5 +149,6 @@ def _make_policy(
 
         return load_policy(path, game=game, options=options, seed=seed, symmetric=symmetric, folders=folders)
     raise UnknownPolicyError(
-        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))}, first or a checkpoint path"
+        f"unknown policy {spec!r} for {game}; choose from {', '.join(baseline_names(game))}, first, a checkpoint path "
+        "or llm:MODEL@URL"
     )

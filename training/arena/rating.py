@@ -258,6 +258,9 @@ class Rating:
     seed: int
     per_anchor: list[tuple[str, float, float, tuple[float, float], int]]
     """(anchor, its rating, the policy's win share against it, the share's Wilson interval, games)."""
+    llm: dict[str, int] | None = None
+    """The policy's illegal-move counts where it keeps transcripts (``llm:``;
+    :func:`training.arena.tournament.llm_counts`), else None."""
 
     def table(self) -> str:
         """The result as text (the rating, the interval, then one line per anchor)."""
@@ -268,6 +271,8 @@ class Rating:
         ]
         for anchor, rating, share, (lo, hi), _ in self.per_anchor:
             lines.append(f"{anchor:<40} {rating:7.0f} {share:10.3f}  [{lo:.3f}, {hi:.3f}]")
+        if self.llm is not None:
+            lines.append("illegal-move rule: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in self.llm.items()))
         return "\n".join(lines)
 
 
@@ -302,7 +307,8 @@ def rate(game: str, policy: str, games: int = 100, seed: int = 0, workers: int =
             per_anchor.append(
                 (pair.b, ladder.ratings[j], pair.win_share, wilson_interval(share, pair.games), pair.games)
             )
-    return Rating(game, ladder.scale, policy, rating, (rating - Z95 * se, rating + Z95 * se), games, seed, per_anchor)
+    interval = (rating - Z95 * se, rating + Z95 * se)
+    return Rating(game, ladder.scale, policy, rating, interval, games, seed, per_anchor, result.llm.get(policy))
 
 
 def ordered(result: Any) -> list[tuple[int, int]]:

@@ -1,5 +1,8 @@
 """Game records: save any tournament or played game as JSON (game, options, seed, actions) and replay it exactly.
 
+A record may also hold ``forfeit`` (the seat that gave the game up: it ended there, its ``returns`` say so) and
+``transcripts`` (a language-model seat's prompts, replies and outcomes, one per decision: ``llm:``).
+
 A record replays through the engine alone: ``state = initial_state(default_rng(seed))`` and then every action is
 applied with that same generator, which is how :func:`training.arena.tournament.play_game` and ``python -m training
 play`` run their games. ``python -m training replay FILE [--gif out.gif]`` shows or animates one.
@@ -125,4 +128,9 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"player_{game.current_player(before)}: {game.action_to_str(before, action)}")
             before = game.clone(state)
         print(game.render_ansi(state))
-        print("returns:", [float(x) for x in game.returns(state)])
+        forfeit = record.get("forfeit")
+        if isinstance(forfeit, int) and not isinstance(forfeit, bool):
+            print(f"player_{forfeit} forfeited at ply {len(record['actions'])}")
+            print("returns:", [float(x) for x in record.get("returns", [])])
+        else:
+            print("returns:", [float(x) for x in game.returns(state)])

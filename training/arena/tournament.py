@@ -36,6 +36,7 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, Game
 from envs.common.policies import Policy, decision_from_state
+from training.arena.harness import Forfeit, forfeit_returns, take_transcript
 from training.arena.players import make_policy
 from training.charts import plot_win_matrix
 from training.cli_errors import check_output_file, check_output_folder, check_seed, command_errors
@@ -62,6 +63,13 @@ class GameRecord:
     truncated: bool = False
     think_seconds: dict[str, float] = field(default_factory=dict)
     decisions: dict[str, int] = field(default_factory=dict)
+    forfeit: int | None = None
+    """The seat that forfeited (a policy raised :class:`~training.arena.harness.Forfeit`): the game ended there,
+    ``returns`` are :func:`~training.arena.harness.forfeit_returns`, ``scores`` the position's; None otherwise."""
+    transcripts: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per decision of a policy that keeps transcripts (``llm:``): its ``ply``, ``seat``, ``policy``,
+    ``prompt``, each ask's reply and outcome, tokens and latency, and the ``fallback`` used
+    (:meth:`training.arena.llm.LLMPolicy.take_transcript`)."""
 
 
 def play_game(
@@ -69,7 +77,9 @@ def play_game(
 ) -> GameRecord:
     """Play one game with the given policy specs (or ready policies) at the seats; the engine keeps the rules.
 
-    Raises :class:`PolicyError` naming the policy if one returns an illegal action or crashes.
+    Raises :class:`PolicyError` naming the policy if one returns an illegal action or crashes. A policy that raises
+    :class:`~training.arena.harness.Forfeit` loses the game there (``record.forfeit``); the transcripts policies
+    keep (``llm:``) go into ``record.transcripts``.
     """
     engine: Game = envs.make_game(game, **options)
     if policies is None:
@@ -89,12 +99,22 @@ def play_game(
         seat = engine.current_player(state)
         decision = decision_from_state(engine, state, seat)
         start = time.perf_counter()
+        forfeited = False
         try:
             action = policies[seat].act(decision)
+        except Forfeit:
+            forfeited = True
         except Exception as err:  # noqa: BLE001 - reported with the policy's name
             raise PolicyError(f"policy {seats[seat]!r} (seat {seat}) crashed: {err!r}") from err
+        finally:
+            entry = take_transcript(policies[seat], plies)
+            if entry is not None:
+                record.transcripts.append(entry)
         think[seats[seat]] += time.perf_counter() - start
         count[seats[seat]] += 1
+        if forfeited:
+            record.forfeit = seat
+            break
         if not (
             isinstance(action, (int, np.integer)) and 0 <= action < engine.num_actions and decision.action_mask[action]
         ):
@@ -105,7 +125,10 @@ def play_game(
         engine.apply(state, int(action), rng)
         record.actions.append(int(action))
         plies += 1
-    record.returns = [float(x) for x in engine.returns(state)]
+    if record.forfeit is not None:
+        record.returns = forfeit_returns(engine.num_players, record.forfeit)
+    else:
+        record.returns = [float(x) for x in engine.returns(state)]
     record.scores = [float(x) for x in engine.scores(state)]
     record.think_seconds = think
     record.decisions = count
@@ -314,6 +337,8 @@ class TournamentResult:
     elo_se: list[float]
     seconds_per_move: dict[str, float]
     records: list[GameRecord] = field(default_factory=list, repr=False)
+    llm: dict[str, dict[str, int]] = field(default_factory=dict)
+    """The illegal-move counts of each policy that keeps transcripts (``llm:``): :func:`llm_counts`."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -329,7 +354,15 @@ class TournamentResult:
                 for k in ("game", "options", "policies", "games_per_pair", "seed", "elo", "elo_se", "seconds_per_move")
             }
             pairs = [PairResult(**{**p, "interval": tuple(p["interval"])}) for p in data["pairs"]]
-            result = cls(pairs=pairs, **fields)
+            llm = data.get("llm") or {}
+            if not isinstance(llm, dict) or not all(
+                isinstance(k, str)
+                and isinstance(v, dict)
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in v.values())
+                for k, v in llm.items()
+            ):
+                raise ValueError("'llm' must map policies to counts")
+            result = cls(pairs=pairs, llm={k: dict(v) for k, v in llm.items()}, **fields)
             names = set(result.policies)
             if len(result.elo) != len(result.policies) or any(p.a not in names or p.b not in names for p in pairs):
                 raise ValueError("pairs or ratings do not match the policies")
@@ -365,7 +398,45 @@ class TournamentResult:
         lines += ["", "| policy | Elo (BT) | +- 1.96 se | s / move |", "|---|---|---|---|"]
         for name, r, s in sorted(zip(self.policies, self.elo, self.elo_se), key=lambda t: -t[1]):
             lines.append(f"| {name} | {r:+.0f} | {1.96 * s:.0f} | {self.seconds_per_move.get(name, 0.0):.4f} |")
+        if self.llm:
+            lines += [
+                "",
+                "| policy | decisions | asks | refused | no reply | random fallbacks | forfeits | tokens |",
+                "|---|---|---|---|---|---|---|---|",
+            ]
+            for name in self.policies:
+                c = self.llm.get(name)
+                if c is not None:
+                    lines.append(
+                        f"| {name} | {c['decisions']} | {c['asks']} | {c['refused']} | {c['no_reply']} | "
+                        f"{c['random_fallbacks']} | {c['forfeits']} | {c['tokens']} |"
+                    )
         return "\n".join(lines)
+
+
+LLM_COUNTS = ("decisions", "asks", "refused", "no_reply", "random_fallbacks", "forfeits", "tokens")
+"""The illegal-move counts of a policy that keeps transcripts: :func:`llm_counts`."""
+
+
+def llm_counts(records: Sequence[GameRecord]) -> dict[str, dict[str, int]]:
+    """Per policy that keeps transcripts (``llm:``), over ``records``: ``decisions`` (moves it was asked for),
+    ``asks`` (requests sent), ``refused`` (replies that named no legal move), ``no_reply`` (requests that failed:
+    timeout, connection, HTTP error), ``random_fallbacks`` and ``forfeits`` (decisions the fallback made) and
+    ``tokens`` (total, as the API reported them)."""
+    counts: dict[str, dict[str, int]] = {}
+    for rec in records:
+        for entry in rec.transcripts:
+            c = counts.setdefault(str(entry.get("policy")), dict.fromkeys(LLM_COUNTS, 0))
+            c["decisions"] += 1
+            for ask in entry.get("attempts", ()):
+                c["asks"] += 1
+                c["refused"] += ask.get("refusal") is not None
+                c["no_reply"] += ask.get("error") is not None
+                tokens = ask.get("tokens") or {}
+                c["tokens"] += int(tokens.get("total") or 0)
+            c["random_fallbacks"] += entry.get("fallback") == "random"
+            c["forfeits"] += entry.get("fallback") == "forfeit"
+    return counts
 
 
 def summarise(
@@ -441,6 +512,7 @@ def summarise(
         [float(x) for x in se],
         {s: think[s] / max(moves[s], 1) for s in specs},
         [rec for _, rec in results],
+        llm_counts([rec for _, rec in results]),
     )
 
 
@@ -549,7 +621,8 @@ def main(argv: list[str] | None = None) -> None:
         help="baseline names (random, greedy, search, search:BUDGET) and/or checkpoint paths "
         "(the network alone; sym:PATH: averaged over the game's symmetries; mcts:PATH:N: "
         "the network-guided search with N simulations; guided:PATH:K:N: the compiled search "
-        "baseline over the network's K most likely moves, N simulations)",
+        "baseline over the network's K most likely moves, N simulations) and/or language models "
+        "(llm:MODEL@URL[,retries=K,fallback=forfeit|random,timeout=S,...]: docs/llm.md)",
     )
     parser.add_argument("--games", type=int, default=100, help="games per pair of policies")
     parser.add_argument("--seed", type=int, default=0)

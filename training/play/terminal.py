@@ -24,6 +24,7 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, IllegalActionError
 from envs.common.policies import Policy, decision_from_state
+from training.arena.harness import Forfeit, forfeit_returns, take_transcript
 from training.arena.players import make_policy
 from training.arena.records import save_records
 from training.arena.tournament import GameRecord
@@ -102,14 +103,26 @@ def play(
                 write("game abandoned")
                 return None
         else:
-            action = int(policy.act(decision_from_state(game, state, seat)))
+            try:
+                action = int(policy.act(decision_from_state(game, state, seat)))
+            except Forfeit as forfeit:
+                write(f"player_{seat} ({seats[seat]}) forfeits: {forfeit.reason}")
+                record.forfeit = seat
+                break
+            finally:
+                entry = take_transcript(policy, len(record.actions))
+                if entry is not None:
+                    record.transcripts.append(entry)
         write(f"player_{seat} ({seats[seat]}): {game.action_to_str_for(state, action, viewer)}")
         game.apply(state, action, rng)
         record.actions.append(action)
         write(game.render_for(state, viewer))
         if delay:
             time.sleep(delay)
-    record.returns = [float(x) for x in game.returns(state)]
+    if record.forfeit is None:
+        record.returns = [float(x) for x in game.returns(state)]
+    else:
+        record.returns = forfeit_returns(game.num_players, record.forfeit)
     record.scores = [float(x) for x in game.scores(state)]
     write("result: " + ", ".join(f"player_{i} ({s}) {r:+.2f}" for i, (s, r) in enumerate(zip(seats, record.returns))))
     return record
@@ -129,8 +142,9 @@ def main(argv: list[str] | None = None) -> None:
         default="greedy",
         help="random, greedy, search[:BUDGET], a checkpoint path (the network alone), agent:PATH (the checkpoint "
         "as it declares it is played, e.g. sampled: barnyard declare), sample:PATH[:T], mcts:PATH:N "
-        "(the network-guided search, N simulations) or guided:PATH:K:N (the compiled search "
-        "over the network's K most likely moves)",
+        "(the network-guided search, N simulations), guided:PATH:K:N (the compiled search "
+        "over the network's K most likely moves) or llm:MODEL@URL[,OPTION=VALUE...] (a language model: "
+        "docs/llm.md)",
     )
     parser.add_argument("--seat", type=int, default=0, help="your seat (0 moves first)")
     parser.add_argument("--watch", action="store_true", help="watch policies play instead of playing")

@@ -4,6 +4,8 @@ Starts the web app (``training/play/web/app.py``) with uvicorn; it needs the web
 It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise. Open the address it prints. It
 answers only requests that name it as 127.0.0.1, localhost, ::1, the ``--host`` address or an ``--allow-host``
 name.
+``--llm SPEC`` offers a language-model seat (``llm:MODEL@URL,...``, docs/llm.md) on the page; the page offers no other
+(a seat sends requests, with the API key, to the URL its spec names: only the server's operator picks it).
 Games and opened files are kept in memory until ``--ttl`` seconds after their last request (default 30 minutes),
 at most 200 at a time (opened files: 32 MiB together). ``--checkpoint-dir DIR`` adds a folder of checkpoints to
 list and accept besides checkpoints/ and runs/.
@@ -109,6 +111,26 @@ def server_options(
     }
 
 
+def llm_seats(specs: list[str]) -> dict[str, Any]:
+    """``--llm`` specs as the app's extra seat factories ``(game, options, seat) -> policy``, each checked first
+    (its options, its key's variable; nothing is contacted): ValueError naming what is wrong."""
+    from training.arena.llm import LLMPolicy
+    from training.arena.players import make_policy
+    from training.specs import parse_llm_spec
+
+    seats: dict[str, Any] = {}
+    for spec in specs:
+        if not spec.startswith("llm:"):
+            raise ValueError(f"--llm {spec[:60]!r}: give an llm:MODEL@URL spec")
+        LLMPolicy(spec, parse_llm_spec(spec.removeprefix("llm:")))
+
+        def factory(game: str, options: dict[str, Any], seat: int, spec: str = spec) -> Any:
+            return make_policy(spec, game, options, seed=seat)
+
+        seats[spec] = factory
+    return seats
+
+
 def main(argv: list[str] | None = None) -> None:
     """``python -m training serve``: run the app with uvicorn."""
     parser = argparse.ArgumentParser(
@@ -141,7 +163,19 @@ def main(argv: list[str] | None = None) -> None:
         help="a folder of checkpoints to list and accept, besides checkpoints/ and runs/ here "
         "(repeat for several); no other path is loaded",
     )
+    parser.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a language-model seat the page offers, llm:MODEL@URL[,OPTION=VALUE...] (docs/llm.md; repeat for "
+        "several): the page offers only these, since a seat sends requests, with the key, to the URL it names",
+    )
     args = parser.parse_args(argv)
+    try:
+        extra = llm_seats(args.llm)
+    except ValueError as err:
+        parser.error(f"--llm: {err}")
     try:
         import uvicorn
 
@@ -160,6 +194,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.host not in ("0.0.0.0", "::", ""):
         hosts.append(args.host)
     app = create_app(
-        SessionStore(ttl=args.ttl), allowed_hosts=hosts, checkpoint_dirs=args.checkpoint_dir, warm=True, freeze=True
+        SessionStore(ttl=args.ttl),
+        allowed_hosts=hosts,
+        checkpoint_dirs=args.checkpoint_dir,
+        warm=True,
+        freeze=True,
+        extra_policies=extra,
     )
     uvicorn.run(app, host=args.host, port=args.port, **server_options())

@@ -38,6 +38,7 @@ import numpy as np
 import envs
 from envs.common.game import TERMINAL, ConfigError, Game, IllegalActionError
 from envs.common.policies import Policy, baseline_arguments, decision_from_state
+from training.arena.harness import Forfeit, forfeit_returns, take_transcript
 from training.arena.players import baseline_names, make_policy
 from training.arena.records import RecordError, replay
 from training.arena.tournament import GameRecord
@@ -267,6 +268,21 @@ def result_json(
     return {"returns": returns, "scores": scores, "winners": winners, "truncated": False, "text": text}
 
 
+def forfeit_result(game: Game, state: Any, names: list[str], viewer: int | None, seat: int) -> Json:
+    """The result box of a game that ``seat`` forfeited (a policy gave up: ``llm:...,fallback=forfeit``): it is
+    last, every other seat shares first place (:func:`training.arena.harness.forfeit_returns`)."""
+    returns = forfeit_returns(game.num_players, seat)
+    you = ", you" if seat == viewer else ""
+    return {
+        "returns": returns,
+        "scores": [float(x) for x in game.scores(state)],
+        "winners": [s for s in range(game.num_players) if s != seat],
+        "truncated": False,
+        "forfeit": seat,
+        "text": f"player_{seat} ({names[seat]}{you}) forfeited: every other seat shares first place.",
+    }
+
+
 def _build_game(game_name: Any, options: Any) -> Game:
     if not isinstance(game_name, str) or game_name not in envs.GAMES:
         raise WebError(400, f"unknown game {shown(game_name)}; available: {', '.join(envs.GAMES)}")
@@ -304,6 +320,12 @@ def check_spec(spec: str, seat: int, game_name: str, folders: Sequence[Path], ex
     if spec == HUMAN or spec in extra:
         return
     name, colon, arg = spec.partition(":")
+    if name == "llm":  # it sends requests (and a key) to the URL it names: only the server's operator chooses one
+        raise WebError(
+            400,
+            f"seat {seat}: a language-model seat must be one the page lists (the server's operator names them: "
+            "barnyard serve --llm SPEC)",
+        )
     try:
         if name in baseline_names(game_name):
             if colon and name == "random":
@@ -442,6 +464,11 @@ class PlaySession:
             self.state = self.game.clone(start)
         self.actions: list[int] = []
         self.error: str | None = None
+        self.forfeit: int | None = None
+        """The seat whose policy gave the game up (:class:`~training.arena.harness.Forfeit`): the game is over."""
+        self.transcripts: list[Json] = []
+        """The transcripts of the seats' decisions (``llm:`` seats), for the record only: they hold what each such
+        seat saw."""
         self.thinking = False
         self.lock = threading.Lock()
         self.viewers: dict[int | None, _Viewer] = {}
@@ -460,7 +487,7 @@ class PlaySession:
 
     @property
     def over(self) -> bool:
-        return self.game.current_player(self.state) == TERMINAL or self.truncated
+        return self.game.current_player(self.state) == TERMINAL or self.truncated or self.forfeit is not None
 
     @property
     def truncated(self) -> bool:
@@ -603,7 +630,11 @@ class PlaySession:
             "log": seen.log,
             "scores": [float(x) for x in self.game.scores(self._view_state(viewer))],
             "result": (
-                result_json(self.game, self.state, self.names, viewer, self.truncated, self.view) if over else None
+                None
+                if not over
+                else result_json(self.game, self.state, self.names, viewer, self.truncated, self.view)
+                if self.forfeit is None
+                else forfeit_result(self.game, self.state, self.names, viewer, self.forfeit)
             ),
             "error": self.error,
             "seed": None if secret else self.seed,
@@ -673,6 +704,7 @@ class PlaySession:
             decision = decision_from_state(self.game, self.state, seat)
             self.thinking = True
         try:
+            forfeit = None
             try:
                 action = policy.act(decision)
                 failure = None
@@ -682,11 +714,21 @@ class PlaySession:
                     and decision.action_mask[action]
                 ):
                     failure = f"policy {self.seat_label(seat)!r} (player_{seat}) answered an illegal move {action!r}"
+            except Forfeit as err:
+                forfeit, failure = err, None
             except Exception as err:  # noqa: BLE001 - any failure of a policy is shown on the page
                 failure = f"policy {self.seat_label(seat)!r} (player_{seat}) failed: {type(err).__name__}: {err}"
             with self.lock:
+                entry = take_transcript(policy, len(self.actions))
+                if entry is not None:
+                    self.transcripts.append(entry)
                 if failure:
                     self.error = failure
+                elif forfeit is not None:
+                    self.forfeit = seat
+                    text = f"player_{seat} ({self.names[seat]}) forfeits: {forfeit.reason}"
+                    for seen in self.viewers.values():
+                        seen.log.append({"ply": None, "seat": seat, "text": text})
                 else:
                     self._apply(int(action))
         finally:
@@ -705,9 +747,15 @@ class PlaySession:
                 seed=self.seed,
                 seats=[self.seat_label(i) for i in range(len(self.seats))],
                 actions=list(self.actions),
-                returns=[float(x) for x in self.game.returns(self.state)],
+                returns=(
+                    [float(x) for x in self.game.returns(self.state)]
+                    if self.forfeit is None
+                    else forfeit_returns(self.game.num_players, self.forfeit)
+                ),
                 scores=[float(x) for x in self.game.scores(self.state)],
                 truncated=self.truncated,
+                forfeit=self.forfeit,
+                transcripts=list(self.transcripts),
             )
 
 
@@ -769,6 +817,14 @@ def check_record(index: int, record: Json, players: dict[tuple[str, str], int] |
             fail(f"'{key}' must be a list of numbers, one per seat")
     if not isinstance(record.get("truncated", False), bool):
         fail("'truncated' must be true or false")
+    forfeit = record.get("forfeit")
+    if forfeit is not None and (isinstance(forfeit, bool) or not isinstance(forfeit, int) or forfeit < 0):
+        fail("'forfeit' must be the number of the seat that forfeited")
+    transcripts = record.get("transcripts")
+    if transcripts is not None and not (
+        isinstance(transcripts, list) and all(isinstance(t, dict) and _whole(t.get("ply")) for t in transcripts)
+    ):
+        fail("'transcripts' must be a list of objects, each with the 'ply' of its decision")
     if players is not None:
         key = (record["game"], json.dumps(record["options"], sort_keys=True))
         if key not in players:
@@ -779,6 +835,51 @@ def check_record(index: int, record: Json, players: dict[tuple[str, str], int] |
         for key_name in ("seats", "returns", "scores"):
             if record.get(key_name) is not None and len(record[key_name]) != players[key]:
                 fail(f"'{key_name}' must have one entry per seat ({players[key]})")
+        if forfeit is not None and forfeit >= players[key]:
+            fail(f"'forfeit' must be a seat from 0 to {players[key] - 1}")
+
+
+def _whole(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 2**31
+
+
+MAX_TRANSCRIPT_TEXT = 50_000
+"""The longest text of a transcript (a prompt, a reply) a replay sends the page; longer is cut."""
+MAX_TRANSCRIPT_ASKS = 20
+
+
+def transcript_json(entry: Json) -> Json:
+    """A record's transcript entry (one decision of an ``llm:`` seat) as the replay page shows it: only the known
+    fields, strings cut at :data:`MAX_TRANSCRIPT_TEXT`, numbers only where numbers belong (a record file is the
+    user's, not ours)."""
+
+    def text(value: Any) -> str | None:
+        return value[:MAX_TRANSCRIPT_TEXT] if isinstance(value, str) else None
+
+    def num(value: Any) -> float | int | None:
+        finite = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return value if finite else None
+
+    asks = entry.get("attempts") if isinstance(entry.get("attempts"), list) else []
+    return {
+        "ply": entry["ply"],
+        "seat": entry.get("seat") if _whole(entry.get("seat")) else None,
+        **{k: text(entry.get(k)) for k in ("policy", "model", "system", "prompt", "move", "fallback")},
+        "attempts": [
+            {
+                "attempt": num(a.get("attempt")),
+                "latency_s": num(a.get("latency_s")),
+                "tokens": (
+                    {k: num(a["tokens"].get(k)) for k in ("prompt", "completion", "total")}
+                    if isinstance(a.get("tokens"), dict)
+                    else None
+                ),
+                **{k: text(a.get(k)) for k in ("feedback", "reply", "move", "refusal", "error")},
+            }
+            for a in asks[:MAX_TRANSCRIPT_ASKS]
+            if isinstance(a, dict)
+        ],
+    }
 
 
 def approx_bytes(obj: Any) -> int:
@@ -1004,7 +1105,10 @@ class ReplaySession:
         names = view.seat_names(game)
         seats = record.get("seats") or ["?"] * game.num_players
         last = ply == plies
-        over = last and (game.current_player(state) == TERMINAL or bool(record.get("truncated")))
+        forfeit = record.get("forfeit") if last else None
+        over = last and (game.current_player(state) == TERMINAL or bool(record.get("truncated")) or forfeit is not None)
+        shown_plies = {ply - 1} | ({ply} if forfeit is not None else set())  # the move that led here; a forfeit
+        transcripts = [transcript_json(t) for t in record.get("transcripts") or () if t["ply"] in shown_plies]
         return {
             "kind": "replay",
             "id": self.id,
@@ -1035,7 +1139,15 @@ class ReplaySession:
             "moves": [],
             "log": log[: entry.log_at[ply]],
             "scores": [float(x) for x in game.scores(state)],
-            "result": result_json(game, state, names, None, bool(record.get("truncated")), view) if over else None,
+            "result": (
+                None
+                if not over
+                else result_json(game, state, names, None, bool(record.get("truncated")), view)
+                if forfeit is None
+                else forfeit_result(game, state, names, None, forfeit)
+            ),
             "error": None,
             "seed": record.get("seed"),
+            "forfeit": forfeit,
+            "transcripts": transcripts,
         }

@@ -395,6 +395,7 @@ function render(p) {
   showError(p.error || "");
   drawPlayers(p);
   drawLog(p);
+  drawTranscripts(p);
   $("watch-controls").hidden = p.mode === "replay" || p.status === "over";
   $("btn-play").hidden = $("btn-step").hidden = p.mode !== "watch" || p.status === "over";
   $("btn-play").textContent = mine.paused ? "Play" : "Pause";
@@ -487,6 +488,38 @@ function drawLog(p) {
     else html("li", { value: entry.ply + 1, class: "move" }, log, `player_${entry.seat} (${p.seats[entry.seat].name}): ${entry.text}`);
   }
   log.scrollTop = log.scrollHeight;
+}
+
+// A language-model seat's transcript of the move that led to this position (and of a forfeit at the end), as
+// the record holds it: the prompt, each ask's reply and what became of it. Text only (textContent), never markup.
+function drawTranscripts(p) {
+  const box = $("transcripts");
+  box.replaceChildren();
+  const entries = p.transcripts || [];
+  box.hidden = entries.length === 0;
+  for (const t of entries) {
+    const div = html("div", { class: "transcript", "data-ply": t.ply }, box);
+    const seat = p.seats[t.seat];
+    const outcome = t.fallback === "forfeit" ? "forfeited" : t.fallback === "random" ? `random move ${t.move} (fallback)` : t.move;
+    html("h3", {}, div, `Ply ${t.ply + 1}, player_${t.seat}${seat ? ` (${seat.name})` : ""}: ${t.model || t.policy || "model"}: ${outcome}`);
+    const prompt = html("details", {}, div);
+    html("summary", {}, prompt, "Prompt");
+    html("pre", { class: "prompt-text" }, prompt, [t.system, t.prompt].filter(Boolean).join("\n\n"));
+    for (const a of t.attempts || []) {
+      const tokens = a.tokens && a.tokens.total !== null ? `, ${a.tokens.total} tokens` : "";
+      const latency = a.latency_s !== null ? `, ${a.latency_s} s` : "";
+      html("div", { class: "ask-head" }, div, `Ask ${a.attempt}${latency}${tokens}`);
+      if (a.feedback) {
+        const fb = html("details", {}, div);
+        html("summary", {}, fb, "Feedback sent");
+        html("pre", {}, fb, a.feedback);
+      }
+      if (a.reply !== null) html("pre", { class: "reply" }, div, a.reply);
+      if (a.move !== null) html("div", { class: "parsed" }, div, `read as: ${a.move}`);
+      if (a.refusal !== null) html("div", { class: "refusal" }, div, `refused: ${a.refusal}`);
+      if (a.error !== null) html("div", { class: "no-reply" }, div, `no reply: ${a.error}`);
+    }
+  }
 }
 
 // ----- files: replays and tournaments --------------------------------------------------------------------------------
