@@ -1247,14 +1247,14 @@ class BestiariumBatched(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
 
     name = "bestiarium"
-    num_players = 2
+    game_class = BestiariumGame
+    reference: BestiariumGame
 
-    def __init__(self, board_size: int = 6, shape_equivalence: str = "free"):
-        self.reference = ref = BestiariumGame(board_size=board_size, shape_equivalence=shape_equivalence)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        ref = self.reference
+        shape_equivalence = ref.shape_equivalence
         self.num_cells = n = ref.num_cells
-        self.num_actions = ref.num_actions
-        self.observation_shape = tuple(ref.observation_shape)
-        self.max_game_length = ref.max_game_length
         grid = ref.grid
         nbrs = np.full((n, 6), -1, dtype=np.int64)
         for i, row in enumerate(grid.neighbor_lists):
@@ -1287,10 +1287,6 @@ class BestiariumBatched(BatchedGame):
         self._side = side
         self._greedy: tuple[BestiariumBatchedState, tuple] | None = None
         self._consequence: tuple[BestiariumBatchedState, np.ndarray, np.ndarray] | None = None
-
-    def options(self) -> dict[str, Any]:
-        """The options (JSON-safe), as the reference reports them."""
-        return self.reference.options()
 
     # ----- BatchedGame ------------------------------------------------------------------------------------
     def new_state(self, batch: int) -> BestiariumBatchedState:
