@@ -46,7 +46,7 @@ DEFAULT_CANVAS_RADIUS = {2: 11, 3: 13, 4: 15}
 """The smallest canvases on which random builds lose no placement to the edge in at least 99.9% of games (RULES.md)."""
 MIN_CANVAS_RADIUS = {2: 6, 3: 7, 4: 7}
 """The smallest canvas per player count: the smallest radius on which ``python -m
-training.measure.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
+lab.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
 for it), plus one as a margin, since no proof covers it (RULES.md, "Canvas size")."""
 MAX_CANVAS_RADIUS = 16
 NUM_DERIVED_PLANES = 9
