@@ -294,8 +294,8 @@ def test_the_reference_counting_check_sees_an_unsaid_or_wrong_function(tmp_path)
 
 
 def python_files() -> list[Path]:
-    """Every Python file of the packages, the tests and the examples."""
-    return sorted(p for top in ("envs", "training", "tests", "examples") for p in (ROOT / top).rglob("*.py"))
+    """Every Python file of the packages, the lab, the tests and the examples."""
+    return sorted(p for top in ("envs", "training", "lab", "tests", "examples") for p in (ROOT / top).rglob("*.py"))
 
 
 def game_modules() -> set[str]:
@@ -315,6 +315,48 @@ def test_no_module_imports_an_underscored_name_from_a_game_room():
                     if alias.name.startswith("_") and not alias.name.startswith("__"):
                         found.append(f"{path.relative_to(ROOT)}: {node.module}.{alias.name}")
     assert not found, found
+
+
+def underscored_imports(path: Path, text: str | None = None) -> list[str]:
+    """``module.name`` of each underscored name (not a dunder) that the file ``path`` (its source: ``text``, else
+    read) imports, relative imports resolved against the file's package."""
+    package = list(path.relative_to(ROOT).with_suffix("").parts)[:-1]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text() if text is None else text)):
+        if isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found += [
+                f"{module}.{alias.name}"
+                for alias in node.names
+                if alias.name.startswith("_") and not alias.name.startswith("__")
+            ]
+    return found
+
+
+def test_no_underscored_name_is_imported_across_training_modules():
+    """The same for ``training/``: a module's underscored names are its own, so no module (the tests and the lab
+    included) imports one from a ``training`` module, and no ``training`` module imports one from any module of the
+    project. What another module needs is public, with a docstring."""
+    project = {"envs", "training", "lab", *(envs.game_info(g).package.split(".")[0] for g in envs.GAMES)}
+    found = []
+    for path in python_files():
+        in_training = path.relative_to(ROOT).parts[0] == "training"
+        for name in underscored_imports(path):
+            top = name.split(".")[0]
+            if top == "training" or (in_training and top in project):
+                found.append(f"{path.relative_to(ROOT)}: {name}")
+    assert not found, found
+
+
+def test_the_underscored_import_reader_sees_absolute_and_relative_imports():
+    path = ROOT / "training" / "ppo" / "probe.py"
+    text = "from training.ppo.slots import Slots, _hidden\nfrom .slots import __doc__, _other\nfrom . import _x\n"
+    assert underscored_imports(path, text) == [
+        "training.ppo.slots._hidden",
+        "training.ppo.slots._other",
+        "training.ppo._x",
+    ]
 
 
 @pytest.mark.parametrize("game", envs.GAMES)

@@ -1,6 +1,7 @@
-"""Imports point one way: every module of ``envs/`` and ``training/`` imports on its own, the import graph of
-the two packages has no cycles, and the rooms of ``training/`` (its sub-packages, the shared top-level modules and
-the commands) import each other only in the directions :data:`ROOM_IMPORTS` allows.
+"""Imports point one way: every module of ``envs/``, ``training/`` and the lab (``lab/``) imports on its own, their
+import graph has no cycles, the installed packages never import the lab, and the rooms of ``training/`` (its
+sub-packages, the shared top-level modules and the commands) import each other only in the directions
+:data:`ROOM_IMPORTS` allows.
 
 How the graph is counted (read from the source with :mod:`ast`, nothing is imported for it):
 
@@ -12,7 +13,7 @@ How the graph is counted (read from the source with :mod:`ast`, nothing is impor
 * An edge goes from the importing module to the imported one: ``import a.b`` -> ``a.b``; ``from a.b import c`` ->
   ``a.b.c`` when that is a module, else ``a.b`` (``c`` is a name defined there). Relative imports are resolved
   against the importing module's package.
-* Only modules of ``envs`` and ``training`` are nodes. No edge is drawn to the parent packages that Python runs
+* Only modules of ``envs``, ``training`` and ``lab`` are nodes. No edge is drawn to the parent packages that Python runs
   first (``import a.b`` runs ``a/__init__.py``): a package whose ``__init__`` imports its own submodules is how
   packages are built, not a cycle. An explicit import of a package (``import envs``, ``from envs import
   GAMES``) is an edge to that package's ``__init__``.
@@ -33,7 +34,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("envs", "training")
+PACKAGES = ("envs", "training", "lab")
+"""The installed packages and the checkout's lab (hand-run experiments, not installed)."""
 
 
 def project_modules() -> dict[str, Path]:
@@ -259,14 +261,14 @@ def test_the_room_rules_catch_a_wrong_import():
         "training.checkpoint": {"training.ppo.loop"},
         "training.arena.tournament": {"training.alphazero.selfplay", "training.alphazero.search"},
         "training.ppo.collect": {"training.alphazero.search", "training.run.pieces"},
-        "training.run.pieces": {"training.measure.value_fit"},
+        "training.run.pieces": {"training.measure.exploit"},
         "training.play.terminal": {"training.arena.players"},
     }
     assert room_violations(graph) == [
         "training.arena.tournament -> training.alphazero.selfplay (the arena imports only AlphaZero's players)",
         "training.checkpoint -> training.ppo.loop (shared may not import ppo)",
         "training.ppo.collect -> training.alphazero.search (ppo may not import alphazero)",
-        "training.run.pieces -> training.measure.value_fit (run may not import measure)",
+        "training.run.pieces -> training.measure.exploit (run may not import measure)",
     ]
     with pytest.raises(KeyError, match="in no room"):
         room("training.somewhere_new")
@@ -314,7 +316,7 @@ IMPORT_EACH_ALONE = """
 import importlib, json, sys, traceback
 failures = {}
 for name in json.loads(sys.argv[1]):
-    for loaded in [m for m in sys.modules if m.split(".")[0] in ("envs", "training")]:
+    for loaded in [m for m in sys.modules if m.split(".")[0] in ("envs", "training", "lab")]:
         del sys.modules[loaded]
     try:
         importlib.import_module(name)
@@ -392,3 +394,16 @@ def test_envs_never_import_training():
         if name.startswith("envs")
     }
     assert {name: deps for name, deps in reverse.items() if deps} == {}
+
+
+def test_the_installed_packages_never_import_the_lab():
+    """``lab/`` (hand-run experiments) uses ``envs`` and ``training``, never the reverse: the lab is not installed,
+    so a product module that imported it would fail in an installed wheel."""
+    graph = import_graph()
+    assert any(name.startswith("lab.") for name in graph)
+    found = {
+        name: sorted(m for m in deps if m.split(".")[0] == "lab")
+        for name, deps in graph.items()
+        if name.split(".")[0] in ("envs", "training")
+    }
+    assert {name: deps for name, deps in found.items() if deps} == {}

@@ -88,32 +88,59 @@ def test_the_form_offers_every_value_and_the_default():
 
 
 # ----- every game's table ------------------------------------------------------------------------------------
+def engine_classes(game: str) -> list[type]:
+    """Both engines of ``game``: the rule engine (``rules.py``) and the batched one (``fast.py``, where it has one)."""
+    from envs.common.vector import batched_game_class
+
+    batched = batched_game_class(game)
+    return [envs.module(game).raw_env.game_class, *([batched] if batched is not None else [])]
+
+
 @pytest.mark.parametrize("game", envs.GAMES)
-def test_each_games_table_is_its_engines_signature(game):
-    """The table names every keyword of the engine, in order, with the same defaults."""
+def test_both_engines_take_their_options_from_the_table_alone(game):
+    """Neither engine's signature writes an option, its default or its values: each takes ``**options`` and the
+    table fills in the defaults (a ``None`` default is the engine's to resolve, so it is left out here)."""
     import inspect
 
     table = envs.game_options(game)
-    engine_class = envs.module(game).raw_env.game_class
-    params = [p for p in inspect.signature(engine_class.__init__).parameters.values() if p.name != "self"]
-    assert [p.name for p in params] == list(table.names)
-    assert [p.default for p in params] == [o.default for o in table]
+    classes = engine_classes(game)
+    assert len(classes) == 2, "every registered game has a batched engine"
+    for cls in classes:
+        params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"]
+        assert [p.kind for p in params] == [inspect.Parameter.VAR_KEYWORD], f"{cls.__name__}.__init__{params}"
+        options = cls().options()
+        assert list(options) == list(table.names), cls
+        assert {k: v for k, v in options.items() if table[k].default is not None} == {
+            o.name: o.default for o in table if o.default is not None
+        }, cls
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
-def test_the_engine_accepts_every_value_of_its_table_and_refuses_the_rest(game):
+def test_both_engines_accept_every_value_of_the_table_and_refuse_the_rest(game):
+    """Each option's smallest and largest value alone (the other options at their defaults) builds both engines,
+    which report it; a value past the table's, or an option it does not have, is refused by both, naming it."""
     table = envs.game_options(game)
-    for option in table:
-        values = option.values()
-        for value in (values[0], values[-1]):
-            if game == "battle_sheep" and option.name == "canvas_radius":
-                value = max(value, 7)  # the smallest canvas depends on the player count
-            if game == "battle_sheep" and option.name == "end_rule":
-                continue  # "splits" needs 2 players, the default
-            assert envs.make_game(game, **{option.name: value}).options()[option.name] == value
-        bad = "no such value" if option.type is str else (option.high or max(values)) + 1
-        with pytest.raises(ConfigError, match=f"{option.name}="):
-            envs.make_game(game, **{option.name: bad})
+    for cls in engine_classes(game):
+        for option in table:
+            values = option.values()
+            for value in (values[0], values[-1]):
+                assert cls(**{option.name: value}).options()[option.name] == value, (cls, option.name, value)
+            bad = "no such value" if option.type is str else (option.high or max(values)) + 1
+            with pytest.raises(ConfigError, match=f"{option.name}="):
+                cls(**{option.name: bad})
+        with pytest.raises(UnknownOptionError, match=f"{game} has no option 'no_such_option'"):
+            cls(no_such_option=1)
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_the_batched_engine_reports_the_rule_engines_options(game):
+    """The batched engine is built from the same options as its reference, so both report the same, for every
+    option set the generic tests play."""
+    from envs.common.testing import option_sets
+
+    rules_class, batched_class = engine_classes(game)
+    for options in option_sets(game):
+        assert batched_class(**options).options() == rules_class(**options).options(), options
 
 
 # ----- make_game ---------------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ One package per concern, each ``__init__`` saying what it holds and what it may 
 * :mod:`training.arena` - policies by name, tournaments, game records;
 * :mod:`training.play` - play in the terminal and in the web app;
 * :mod:`training.scale` - past one machine: ``--ray``'s actors, RLlib's multi-agent env and module (imports Ray);
-* :mod:`training.measure` - measurement and offline-fit scripts.
+* :mod:`training.measure` - what backs ``barnyard exploit`` and ``barnyard bench train`` (the hand-run experiments
+  live outside the installed packages, in the checkout's ``lab/``).
 
 Shared at the top, imported by the packages and importing none of them: ``config``, ``networks``, ``distribution``
 (the masked distribution over legal actions), ``checkpoint``, ``loader`` (the bounded reader of a checkpoint's

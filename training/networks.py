@@ -337,14 +337,14 @@ class HexLayer(nn.Module):
         """Pre-norm residual layers (the layer reads its input normalised per cell): without it the residual
         stream grew until PPO diverged at Battle Sheep's learning rate."""
 
-    def forward(self, x: torch.Tensor, graph: _Cells) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, graph: CellBatch) -> torch.Tensor:
         y = x if self.norm is None else self.norm(x)
-        h = torch.relu(self.linear(_GatherNeighbours.apply(y, graph.neighbours, graph.senders)))
+        h = torch.relu(self.linear(GatherNeighbours.apply(y, graph.neighbours, graph.senders)))
         h = h + self.pool_bias(graph.mean(h))[graph.rows]
         return x + h if self.residual else h
 
 
-class _GatherNeighbours(torch.autograd.Function):
+class GatherNeighbours(torch.autograd.Function):
     """``(T, C)`` -> ``(T, k * C)``: each cell's ``k`` neighbours' features (zeros where absent; the first
     "neighbour" is the cell itself, so that one gather builds a layer's whole input). Its gradient is a
     gather too (the neighbour relation is symmetric: ``j`` is ``i``'s neighbour in direction ``d`` exactly when
@@ -383,7 +383,7 @@ def opposite_directions(table: np.ndarray) -> np.ndarray:
     return opposite
 
 
-class _Cells:
+class CellBatch:
     """The support cells of a batch of observations, flattened over the batch (row by row), with their
     neighbours' positions in that flat list (``total`` for an absent neighbour)."""
 
@@ -488,9 +488,9 @@ class HexNet(nn.Module):
             layer_init(nn.Linear(hidden, value_outputs), std=1.0),
         )
 
-    def _trunk(self, obs: torch.Tensor) -> tuple[_Cells, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def _trunk(self, obs: torch.Tensor) -> tuple[CellBatch, torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(cells, their features (T, C), pooled (B, 2C), value)``."""
-        graph = _Cells(obs, self.table, self.opposite, self.board)
+        graph = CellBatch(obs, self.table, self.opposite, self.board)
         h = graph.features
         for layer in self.trunk:
             h = layer(h, graph)

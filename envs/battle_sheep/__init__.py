@@ -52,23 +52,12 @@ INFO = GameInfo(
         "opponent_fraction": 0.5,
         "opponent_mix": "snapshot:0.3,greedy:0.4,random:0.3",
     },
-    # The PPO runs' networks (so --init-from takes a PPO checkpoint). 16 Gumbel simulations, 32 games searched
-    # together; each position trained on 16 times in batches of 128 (Bestiarium side 5, 6 min: replay ratio 16
-    # and 8 gave 0.69-0.79 vs random, within the noise of 100 games). The games are searched in a worker process
-    # while the trainer takes its gradient steps, one torch thread each. Trials on the shared 2-core machine,
-    # network alone over 100 games: Battle Sheep 0.915 vs random / 0.50 vs greedy after 8 min (10k positions);
-    # Bestiarium 0.64 / 0.23 after 8 min (16k positions), 0.76 / 0.69 when started from the shipped PPO policy.
-    alphazero_defaults={
-        "num_envs": 32,
-        "conv_channels": 32,
-        "conv_layers": 4,
-        "learning_rate": 1e-3,
-        "num_workers": 1,
-        "torch_threads": 1,
-        "train_batch_size": 128,
-        "replay_ratio": 16,
-        "eval_every": 20,
-    },
+    # The PPO run's network (so --init-from takes a PPO checkpoint) and 32 games searched together are the
+    # dataclass's defaults, the rest is training.config.ALPHAZERO_DEFAULTS: nothing of Battle Sheep's own. Trials
+    # on the shared 2-core machine, network alone over 100 games: Battle Sheep 0.915 vs random / 0.50 vs greedy
+    # after 8 min (10k positions); Bestiarium 0.64 / 0.23 after 8 min (16k positions), 0.76 / 0.69 when started from
+    # the shipped PPO policy.
+    alphazero_defaults={},
     # K: the best of 4, 8 and 16 over the policy fine-tuned against search; N: a decision, the forward pass
     # included, takes about search's time (600 simulations). Measurements: checkpoints/README.md.
     guided_defaults=(4, 500),

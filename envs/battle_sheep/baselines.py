@@ -136,12 +136,6 @@ class SheepMCTS(CompiledRootSearch, MCTSPolicy):
 
             self.compiled = CompiledSearch(game, self.budget, self.exploration)
 
-    def act(self, decision: Decision) -> int:
-        legal = decision.legal_actions()
-        if self.compiled is None or legal.size == 1:
-            return super().act(decision)
-        return self.act_among(decision, None)
-
 
 def search_policy(
     game: BattleSheepGame, seed: int | None = None, budget: int = 600, compiled: bool = True

@@ -1,8 +1,8 @@
 """Battle Sheep, batched and compiled: B games per call on struct-of-arrays state, numba kernels.
 
 :class:`BattleSheepBatched` is the :class:`~envs.common.vector.BatchedGame` of this game, for every option set of
-``rules.BattleSheepGame`` (``num_players`` 2-4, ``pasture`` ``"build"`` / ``"random"``, ``end_rule``, every accepted
-``canvas_radius``). ``rules.py`` stays the readable reference: ``tests/battle_sheep/test_battle_sheep_fast.py``
+``rules.BattleSheepGame`` (every one its ``OPTIONS`` table allows, ``canvas_radius`` down to the player count's
+smallest). ``rules.py`` stays the readable reference: ``tests/battle_sheep/test_battle_sheep_fast.py``
 checks that both engines give identical legal masks, observations (every seat's), rewards, results and states over
 thousands of random games. Observations and masks are built by the kernels of ``observation.py``, the ones the AEC
 env uses, and are tested against the readable ``observation_numpy`` / ``legal_mask_python``.
@@ -851,28 +851,13 @@ class BattleSheepBatched(BatchedGame):
     """Battle Sheep over B games at once (module docstring). Options as ``rules.BattleSheepGame``."""
 
     name = "battle_sheep"
+    game_class = BattleSheepGame
+    reference: BattleSheepGame
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        pasture: str = "build",
-        end_rule: str = "battle_sheep",
-        canvas_radius: int | None = None,
-    ):
-        ref = BattleSheepGame(
-            num_players=num_players, pasture=pasture, end_rule=end_rule, canvas_radius=canvas_radius
-        )  # ConfigError for bad options
-        self.reference = ref
-        self.num_players = ref.num_players
-        self.num_actions = ref.num_actions
-        self.observation_shape = ref.observation_shape
-        self.max_game_length = ref.max_game_length
-        self.num_cells = ref.grid.num_cells
-        self.radius = ref.canvas_radius
-        self.splits = ref.end_rule == "splits"
-        self.random_pasture = ref.pasture_mode == "random"
-        self.total_tiles = ref.total_tiles
-        self.tables = _make_tables(ref)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.num_cells = self.reference.grid.num_cells
+        self.tables = _make_tables(self.reference)
         """The kernels' constants and work buffers (:class:`Tables`): one call at a time per engine."""
         self._mask_out: np.ndarray | None = None
         """The array the last legal_mask call wrote, and the spans it set per row (see :meth:`legal_mask`)."""
@@ -881,10 +866,6 @@ class BattleSheepBatched(BatchedGame):
             np.zeros((0, MAX_SPANS), dtype=np.int64),
             np.zeros(0, dtype=np.int64),
         )
-
-    def options(self) -> dict[str, Any]:
-        """The options, as the reference game reports them."""
-        return self.reference.options()
 
     # ----- state -----------------------------------------------------------------------------------------------
     def new_state(self, batch: int) -> BattleSheepBatchedState:
@@ -905,7 +886,7 @@ class BattleSheepBatched(BatchedGame):
             stacks_placed=ints(),
             can_move=np.ones((batch, n), dtype=bool),
             num_pasture=ints(),
-            pasture=ints(4 * self.total_tiles),
+            pasture=ints(4 * self.tables.total_tiles),
             extent=ints(6),
             on_border=np.zeros((batch, cells), dtype=bool),
             plies=ints(),

@@ -46,7 +46,7 @@ DEFAULT_CANVAS_RADIUS = {2: 11, 3: 13, 4: 15}
 """The smallest canvases on which random builds lose no placement to the edge in at least 99.9% of games (RULES.md)."""
 MIN_CANVAS_RADIUS = {2: 6, 3: 7, 4: 7}
 """The smallest canvas per player count: the smallest radius on which ``python -m
-training.measure.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
+lab.stuck_search`` found no build of that player count stuck (a player to place a tile and no room
 for it), plus one as a margin, since no proof covers it (RULES.md, "Canvas size")."""
 MAX_CANVAS_RADIUS = 16
 NUM_DERIVED_PLANES = 9
@@ -349,20 +349,16 @@ class BattleSheepGame(Game[BattleSheepState]):
     min_canvas_radius: dict[int, int] = MIN_CANVAS_RADIUS
     """Smallest accepted canvas radius per player count (a subclass may lower it to study refused sizes)."""
 
-    def __init__(
-        self,
-        num_players: int = 2,
-        pasture: str = "build",
-        end_rule: str = "battle_sheep",
-        canvas_radius: int | None = None,
-    ):
-        self.num_players = OPTIONS["num_players"].check(num_players)
-        OPTIONS["pasture"].check(pasture)
-        OPTIONS["end_rule"].check(end_rule)
-        if end_rule == "splits" and self.num_players != 2:
+    def __init__(self, **options: Any):
+        """The game with ``options`` (:data:`OPTIONS`: their defaults and allowed values; ``canvas_radius``'s
+        smallest value depends on the player count, :attr:`min_canvas_radius`)."""
+        o = OPTIONS.check(options, self.name, unchecked=("canvas_radius",))
+        self.num_players = o["num_players"]
+        self.pasture_mode = o["pasture"]
+        self.end_rule = o["end_rule"]
+        if self.end_rule == "splits" and self.num_players != 2:
             raise ConfigError("end_rule='splits' is the original 2-player game; it needs num_players=2")
-        self.pasture_mode = pasture
-        self.end_rule = end_rule
+        canvas_radius = o["canvas_radius"]
         if canvas_radius is None:
             canvas_radius = DEFAULT_CANVAS_RADIUS[self.num_players]
         smallest = self.min_canvas_radius[self.num_players]

@@ -41,16 +41,8 @@ INFO = GameInfo(
         "opponent_fraction": 0.4,
         "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
     },
-    alphazero_defaults={
-        "num_envs": 64,
-        "hidden": 256,
-        "learning_rate": 1e-3,
-        "num_workers": 1,
-        "torch_threads": 1,
-        "train_batch_size": 128,
-        "replay_ratio": 16,
-        "eval_every": 20,
-    },
+    # The PPO run's network (envs/battle_sheep/__init__.py says why; the rest: training.config.ALPHAZERO_DEFAULTS).
+    alphazero_defaults={"num_envs": 64},
     # K: the better of 2-3 (of at most 4 legal moves); N: about search's time (120 simulations).
     guided_defaults=(3, 80),
     # tiles: a permutation of 9 (8 chance nodes) or a choice of 5 of 8 then a permutation of 6; a D8 per turn

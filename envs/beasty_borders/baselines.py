@@ -237,12 +237,6 @@ class BordersMCTS(CompiledRootSearch, MCTSPolicy):
                 rollout_epsilon=rollout_epsilon,
             )
 
-    def act(self, decision: Decision) -> int:
-        legal = decision.legal_actions()
-        if self.compiled is None or legal.size == 1:
-            return super().act(decision)
-        return self.act_among(decision, None)
-
     def _leaf_value(self, state: Any) -> np.ndarray:
         game, rng, rollout = self.game, self.rng, self.rollout
         depth = 0

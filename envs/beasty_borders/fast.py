@@ -1,7 +1,7 @@
 """Beasty Borders, batched and compiled: B games per call on struct-of-arrays state, numba kernels.
 
-:class:`BeastyBordersBatched` is the :class:`~envs.common.vector.BatchedGame` of this game (every option of
-``rules.BeastyBordersGame``: ``variant``, ``path_order``), built for speed rather than reading: ``rules.py`` stays
+:class:`BeastyBordersBatched` is the :class:`~envs.common.vector.BatchedGame` of this game (every option set
+of ``rules.BeastyBordersGame``), built for speed rather than reading: ``rules.py`` stays
 the readable reference, and ``tests/beasty_borders/test_beasty_borders_fast.py`` checks that both engines give
 identical legal masks, observations (every seat's), rewards and results over thousands of random games.
 
@@ -620,19 +620,12 @@ class BeastyBordersBatched(BatchedGame):
     """Beasty Borders over B games at once (module docstring). Options as ``rules.BeastyBordersGame``."""
 
     name = "beasty_borders"
-    num_players = 2
+    game_class = BeastyBordersGame
+    reference: BeastyBordersGame
 
-    def __init__(self, variant: str = "main", path_order: str = "typewriter"):
-        ref = BeastyBordersGame(variant=variant, path_order=path_order)  # ConfigError for bad options
-        self.reference = ref
-        self.luck = ref.luck
-        self.num_actions = ref.num_actions
-        self.pass_action = ref.pass_action
-        self.observation_shape = ref.observation_shape
-        self.max_game_length = ref.max_game_length
-        self.cells = ref.cells
-        self.num_types = ref.num_types
-        self.num_tiles = ref.num_tiles
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        ref = self.reference
         t = ref.tables  # the observation kernels' tables (observation.ObservationTables)
         tile_lake = [
             [1 if (r, c) in tile_lakes(tile) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
@@ -664,20 +657,17 @@ class BeastyBordersBatched(BatchedGame):
         )
         """The kernels' constants and work buffers (:class:`Tables`)."""
 
-    def options(self) -> dict[str, Any]:
-        """The options, as the reference game reports them."""
-        return self.reference.options()
-
     # ----- state -----------------------------------------------------------------------------------------------
     def new_state(self, batch: int) -> BeastyBordersBatchedState:
         """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
+        cells = self.reference.cells
 
         def ints(*shape: int) -> np.ndarray:
             return np.zeros((batch, *shape), dtype=np.int64)
 
         return BeastyBordersBatchedState(
-            board=np.zeros((batch, self.cells), dtype=np.int8),
-            tiles=np.zeros((batch, self.num_tiles), np.int8),
+            board=np.zeros((batch, cells), dtype=np.int8),
+            tiles=np.zeros((batch, self.reference.num_tiles), np.int8),
             pos=ints(),
             roll=ints(),
             roller=ints(),
@@ -688,8 +678,8 @@ class BeastyBordersBatched(BatchedGame):
             row=np.zeros((batch, act.ROW_LEN), dtype=bool),
             plies=ints(),
             empty_count=ints(),
-            label=np.full((batch, self.cells), -1, dtype=np.int8),
-            group_size=np.zeros((batch, self.cells), dtype=np.int8),
+            label=np.full((batch, cells), -1, dtype=np.int8),
+            group_size=np.zeros((batch, cells), dtype=np.int8),
             vp=ints(2),
             rng=np.zeros(batch, np.uint64),
         )
@@ -750,9 +740,9 @@ class BeastyBordersBatched(BatchedGame):
         s.roller = int(state.roller[row])
         s.phase = int(state.phase[row])
         s.choice = int(state.choice[row])
-        s.remaining = [[int(x) for x in state.remaining[row, seat, : self.num_types]] for seat in range(2)]
+        s.remaining = [[int(x) for x in state.remaining[row, seat, : ref.num_types]] for seat in range(2)]
         s.placed = [int(x) for x in state.placed[row]]
-        s.row = None if self.luck else state.row[row].astype(np.float32)
+        s.row = None if ref.luck else state.row[row].astype(np.float32)
         s.empty = sorted(ref.rank[c] for c in np.flatnonzero(state.board[row] == EMPTY).tolist())
         return s
 
@@ -767,8 +757,9 @@ class BeastyBordersBatched(BatchedGame):
         state.roller[row] = r.roller
         state.phase[row] = r.phase
         state.choice[row] = r.choice
-        state.remaining[row, :, : self.num_types] = r.remaining
-        state.remaining[row, :, self.num_types :] = 0
+        types = self.reference.num_types
+        state.remaining[row, :, :types] = r.remaining
+        state.remaining[row, :, types:] = 0
         state.placed[row] = r.placed
         state.row[row] = False if r.row is None else r.row
         state.plies[row] = 0

@@ -169,17 +169,17 @@ class BeastyBordersState:
 
 
 class BeastyBordersGame(Game[BeastyBordersState]):
-    """Beasty Borders for 2 players. Options: ``variant`` ("main", "without_luck"), ``path_order``
-    ("typewriter", "snake")."""
+    """Beasty Borders for 2 players. Options (:data:`OPTIONS`: their defaults and allowed values): ``variant``,
+    ``path_order``."""
 
     name = "beasty_borders"
     num_players = 2
 
-    def __init__(self, variant: str = "main", path_order: str = "typewriter"):
-        OPTIONS["variant"].check(variant)
-        OPTIONS["path_order"].check(path_order)
-        self.variant = variant
-        self.path_order = path_order
+    def __init__(self, **options: Any):
+        """The game with ``options`` (:data:`OPTIONS`)."""
+        o = OPTIONS.check(options, self.name)
+        self.variant = variant = o["variant"]
+        self.path_order = path_order = o["path_order"]
         self.luck = variant == "main"
         self.tile_cols = 3
         self.tile_rows = 3 if self.luck else 2

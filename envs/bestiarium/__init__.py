@@ -33,17 +33,8 @@ INFO = GameInfo(
         "opponent_fraction": 0.4,
         "opponent_mix": "snapshot:0.4,greedy:0.5,random:0.1",
     },
-    alphazero_defaults={
-        "num_envs": 32,
-        "conv_channels": 32,
-        "conv_layers": 3,
-        "learning_rate": 1e-3,
-        "num_workers": 1,
-        "torch_threads": 1,
-        "train_batch_size": 128,
-        "replay_ratio": 16,
-        "eval_every": 20,
-    },
+    # The PPO run's network (envs/battle_sheep/__init__.py says why; the rest: training.config.ALPHAZERO_DEFAULTS).
+    alphazero_defaults={"conv_layers": 3},
     # K: the least bad of 4-24; N: about search's time a decision (60 simulations). checkpoints/README.md.
     guided_defaults=(24, 20),
     openspiel=({"long_name": "Barnyard Bestiarium", "min_players": 2, "max_players": 2},),

@@ -26,7 +26,7 @@ is the Python search. How the settings were chosen, and the measured strength an
 ``search_playout`` is the compiled search with a learned playout policy instead of uniform random playouts (each move
 drawn with probability proportional to ``exp(w . f(move))`` over seven cheap features,
 ``envs.bestiarium.search.PLAYOUT_FEATURES``; weights :data:`PLAYOUT_WEIGHTS` fitted to greedy's moves by
-``training/measure/playout_fit.py``), with :data:`PLAYOUT_BUDGET` = 36 simulations so that it takes no more time a
+``lab/playout_fit.py``), with :data:`PLAYOUT_BUDGET` = 36 simulations so that it takes no more time a
 move than ``search``. It loses to ``search`` at equal time (docs/baselines.md, "A learned playout").
 """
 
@@ -48,7 +48,7 @@ EVAL_SCALE = 2.0
 
 PLAYOUT_WEIGHTS: tuple[float, ...] = (-1.0766, 1.7473, 2.3127, -6.6721, 3.3313, 3.145, -0.3348)
 """``search_playout``'s playout weights, one per ``envs.bestiarium.search.PLAYOUT_FEATURES`` (join, eat, danger, top,
-same_size, contest, contact): greedy's moves fitted by ``python -m training.measure.playout_fit --games 40 --seed 1
+same_size, contest, contact): greedy's moves fitted by ``python -m lab.playout_fit --games 40 --seed 1
 --teacher greedy --sharpen 2`` (docs/baselines.md, "A learned playout": it loses to ``search`` at equal time)."""
 PLAYOUT_BUDGET = 36
 """``search_playout``'s simulations a decision (its playouts cost more per ply than ``search``'s)."""
@@ -145,12 +145,6 @@ class CompiledSearchPolicy(CompiledRootSearch, SeededPolicy):
         )
         if playout_weights is not None:
             self.name = "search_playout"
-
-    def act(self, decision: Decision) -> int:
-        legal = decision.legal_actions()
-        if legal.size == 1:
-            return int(legal[0])
-        return self.act_among(decision, None)
 
 
 def search_policy(

@@ -25,7 +25,7 @@ Observation
     the square embedding (row r+R, column q+R) of the axial hex coordinates, seen from the observing player
     ("me"). Planes 0-9 are the stones; planes 10-55 carry the score, computed by the engine from the position
     (nothing hidden: the game has no hidden information), because the scoring cascade is global and
-    combinatorial and a few convolutions cannot derive it (``python -m training.measure.value_fit`` measures it):
+    combinatorial and a few convolutions cannot derive it (``python -m lab.value_fit`` measures it):
 
     =========  ===========================================================================================
     plane      content

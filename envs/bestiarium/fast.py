@@ -178,6 +178,16 @@ def _canonical(cells, n, tab, out, work):
     canonical_form(cells, n, tab.tq, tab.tr, tab.stride, out, work)
 
 
+@inline_jit
+def _same_form(forms, i, form, n):
+    """Whether ``forms[i, :n]`` and ``form[:n]`` are the same canonical form (two creatures of size ``n`` of the same
+    shape): the one comparison behind every "is this shape new" and "is that creature another shape" test."""
+    for k in range(n):
+        if forms[i, k] != form[k]:
+            return False
+    return True
+
+
 @njit(cache=True, inline="always")
 def _add_stone(st, b, x, seat, c, nbrs):
     """Put a stone of ``seat`` on empty ``x`` into creature ``c`` and refresh the mover's legality around it."""
@@ -585,12 +595,7 @@ def _size_values_row(st, b, tab, sc, values):
                         _canonical(sc.cells, s, tab, sc.form, sc.work)
                         fresh = True
                         for i in range(m):
-                            same = True
-                            for k in range(s):
-                                if forms[i, k] != sc.form[k]:
-                                    same = False
-                                    break
-                            if same:
+                            if _same_form(forms, i, sc.form, s):
                                 fresh = False
                                 break
                         if fresh:
@@ -828,18 +833,14 @@ def _greedy_root(st, b, seat, tab, sc, g):
             kinds[p, s] = 1
             continue
         m = _cells_of(st, b, x, sc.cells)
-        _canonical(sc.cells, m, tab, forms[x], sc.work)
+        form = forms[x]
+        _canonical(sc.cells, m, tab, form, sc.work)
         for y in range(x):
-            if st.color[b, y] == v and st.cid[b, y] == y and st.size[b, y] == s and rep[y] == y:
-                same = True
-                for k in range(s):
-                    if forms[y, k] != forms[x, k]:
-                        same = False
-                        break
-                if same:
-                    rep[x] = y
-                    mult[y] += 1
-                    break
+            peer = st.color[b, y] == v and st.cid[b, y] == y and st.size[b, y] == s and rep[y] == y
+            if peer and _same_form(forms, y, form, s):  # a class of the same shape: x joins it
+                rep[x] = y
+                mult[y] += 1
+                break
         if rep[x] == x:
             kinds[p, s] += 1
     key[:] = 0
@@ -917,12 +918,8 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
                             if not formed:
                                 _canonical(cells, s1, tab, sc.form, sc.work)
                                 formed = True
-                            r = st.cid[b, j]
-                            for q in range(s1):
-                                if forms[r, q] != sc.form[q]:
-                                    play = True
-                                    break
-                            if play:
+                            if not _same_form(forms, st.cid[b, j], sc.form, s1):
+                                play = True
                                 break
                     if play:
                         break
@@ -951,15 +948,10 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
                 _canonical(cells, s1, tab, sc.form, sc.work)
             fresh = True
             for y in range(n_cells):
-                if st.color[b, y] == own and st.cid[b, y] == y and st.size[b, y] == s1 and rep[y] == y:
-                    same = True
-                    for j in range(s1):
-                        if forms[y, j] != sc.form[j]:
-                            same = False
-                            break
-                    if same:
-                        fresh = False
-                        break
+                peer = st.color[b, y] == own and st.cid[b, y] == y and st.size[b, y] == s1 and rep[y] == y
+                if peer and _same_form(forms, y, sc.form, s1):
+                    fresh = False
+                    break
             if fresh:
                 kk += 1
         theirs = _group_value(count[1 - seat, s1], kinds[1 - seat, s1], s1)
@@ -1247,14 +1239,14 @@ class BestiariumBatched(BatchedGame):
     """Bestiarium over B games at once (same options, encodings and rules as :class:`BestiariumGame`)."""
 
     name = "bestiarium"
-    num_players = 2
+    game_class = BestiariumGame
+    reference: BestiariumGame
 
-    def __init__(self, board_size: int = 6, shape_equivalence: str = "free"):
-        self.reference = ref = BestiariumGame(board_size=board_size, shape_equivalence=shape_equivalence)
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        ref = self.reference
+        shape_equivalence = ref.shape_equivalence
         self.num_cells = n = ref.num_cells
-        self.num_actions = ref.num_actions
-        self.observation_shape = tuple(ref.observation_shape)
-        self.max_game_length = ref.max_game_length
         grid = ref.grid
         nbrs = np.full((n, 6), -1, dtype=np.int64)
         for i, row in enumerate(grid.neighbor_lists):
@@ -1287,10 +1279,6 @@ class BestiariumBatched(BatchedGame):
         self._side = side
         self._greedy: tuple[BestiariumBatchedState, tuple] | None = None
         self._consequence: tuple[BestiariumBatchedState, np.ndarray, np.ndarray] | None = None
-
-    def options(self) -> dict[str, Any]:
-        """The options (JSON-safe), as the reference reports them."""
-        return self.reference.options()
 
     # ----- BatchedGame ------------------------------------------------------------------------------------
     def new_state(self, batch: int) -> BestiariumBatchedState:

@@ -177,8 +177,8 @@ class ShapeNames:
 class BestiariumGame(Game[BestiariumState]):
     """Bestiarium for two players on a hexhex board of ``board_size`` cells a side.
 
-    Options: ``board_size`` in (5, 6, 7), default 6 (91 cells); ``shape_equivalence`` in ("free",
-    "one_sided", "fixed"), default "free": shapes equal up to translation and the 12 symmetries of the hex grid
+    Options (:data:`OPTIONS`: their defaults and allowed values): ``board_size``, the board's side;
+    ``shape_equivalence``, whether shapes are equal up to translation and the 12 symmetries of the hex grid
     (rotations and reflections), the 6 rotations only, or translation only.
     """
 
@@ -186,11 +186,11 @@ class BestiariumGame(Game[BestiariumState]):
     num_players = 2
     observation_dtype = np.float32
 
-    def __init__(self, board_size: int = 6, shape_equivalence: str = "free"):
-        size = OPTIONS["board_size"].check(board_size)
-        OPTIONS["shape_equivalence"].check(shape_equivalence)
-        self.board_size = size
-        self.shape_equivalence = shape_equivalence
+    def __init__(self, **options: Any):
+        """The game with ``options`` (:data:`OPTIONS`)."""
+        o = OPTIONS.check(options, self.name)
+        self.board_size = size = o["board_size"]
+        self.shape_equivalence = shape_equivalence = o["shape_equivalence"]
         self.grid = HexGrid(size - 1)
         grid = self.grid
         self.num_cells = n = grid.num_cells

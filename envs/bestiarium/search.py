@@ -1,7 +1,7 @@
 """Bestiarium's compiled search baseline: what is Bestiarium's own in ``baselines.search_policy``'s search (its
 playouts and leaf values, ``baselines.cascade_value``), for the tree written once in ``envs/common/fastsearch.py``,
 plus the learned playout (``search_playout``) and flat Monte Carlo action values for the measurements
-(``training/measure``).
+(``lab/``).
 """
 
 from __future__ import annotations

@@ -281,12 +281,6 @@ class CompiledBoaringSearch(CompiledRootSearch, SeededPolicy):
             game, budget, exploration, rollout_depth, temperature, hand_weight, CARD_COST, opponent_model
         )
 
-    def act(self, decision: Decision) -> int:
-        legal = decision.legal_actions()
-        if legal.size == 1:
-            return int(legal[0])
-        return self.act_among(decision, None)
-
 
 def search_policy(
     game: BoaringGame,

@@ -143,7 +143,8 @@ class BoaringParallelEnv(ParallelEnv):
         self.game = game = BoaringGame(**options)
         self.possible_agents = [agent_name(i) for i in range(game.num_players)]
         self.agents: list[str] = []
-        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self.seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        """Each agent's seat in the engine, as the AEC env's ``seat_of``."""
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
@@ -184,7 +185,7 @@ class BoaringParallelEnv(ParallelEnv):
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
         return {
             a: {"observation": self.game.observation(self.game_state, s), "action_mask": self._mask(s)}
-            for a, s in self._seat_of.items()
+            for a, s in self.seat_of.items()
         }
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -201,7 +202,7 @@ class BoaringParallelEnv(ParallelEnv):
             raise IllegalActionError("the game is over; call reset()")
         if not isinstance(actions, dict):
             raise ValueError(f"actions must be a dict from agent name to action, not {type(actions).__name__}")
-        unknown = [agent for agent in actions if agent not in self._seat_of]
+        unknown = [agent for agent in actions if agent not in self.seat_of]
         if unknown:
             raise ValueError(
                 f"unknown agent(s) {', '.join(map(repr, unknown))}; the agents are {', '.join(self.agents)}"
@@ -213,12 +214,12 @@ class BoaringParallelEnv(ParallelEnv):
                 if actions.get(agent) is None:
                     raise IllegalActionError(f"{agent} must bid a food card in this step")
                 action = game.check_action_range(actions[agent])
-                if not self._mask(self._seat_of[agent])[action]:
+                if not self._mask(self.seat_of[agent])[action]:
                     raise IllegalActionError(
-                        f"{agent}: action {action} ({A.to_str(action, self._seat_of[agent], n)}) is not a card "
+                        f"{agent}: action {action} ({A.to_str(action, self.seat_of[agent], n)}) is not a card "
                         "in its hand"
                     )
-                bids[self._seat_of[agent]] = action
+                bids[self.seat_of[agent]] = action
             for k in range(n):  # the AEC commit order: active first, then clockwise
                 game.apply(state, bids[(state.active + k) % n], self.np_random)
         else:  # EAT: only the receiver of the living hyena / lion decides
@@ -233,7 +234,7 @@ class BoaringParallelEnv(ParallelEnv):
         obs = self._observations()
         done = state.phase == OVER
         returns = game.returns(state)
-        rewards = {a: float(returns[s]) for a, s in self._seat_of.items()}
+        rewards = {a: float(returns[s]) for a, s in self.seat_of.items()}
         terminations = {a: done for a in self.possible_agents}
         truncations = {a: False for a in self.possible_agents}
         infos = {a: {} for a in self.possible_agents}
@@ -255,9 +256,9 @@ class BoaringParallelEnv(ParallelEnv):
 
     def render_for(self, agent: str) -> str | np.ndarray | None:
         """The picture ``agent`` may see (its own hand and bid, the public table), in this env's render_mode."""
-        if agent not in self._seat_of:
+        if agent not in self.seat_of:
             raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}")
-        return render_game(self.game, self.game_state, self.render_mode, observer=self._seat_of[agent])
+        return render_game(self.game, self.game_state, self.render_mode, observer=self.seat_of[agent])
 
     def close(self) -> None:
         pass

@@ -924,25 +924,22 @@ _OBS_BLOCKS = (
 
 
 class BoaringBatched(BatchedGame):
-    """Boaring over B games at once (options as :class:`~envs.boaring.rules.BoaringGame`: ``num_players`` 2-10,
-    ``reward`` ``"pairwise"`` or ``"score"``; bad options raise its :class:`~envs.common.game.ConfigError`)."""
+    """Boaring over B games at once (options as :class:`~envs.boaring.rules.BoaringGame`; bad options raise its
+    :class:`~envs.common.game.ConfigError`)."""
 
     name = "boaring"
+    game_class = BoaringGame
+    reference: BoaringGame
 
-    def __init__(self, num_players: int = 4, reward: str = "pairwise"):
-        ref = BoaringGame(num_players=num_players, reward=reward)  # validates the options
-        self.reference = ref
-        self.num_players = ref.num_players
-        self.reward = ref.reward
-        self.num_actions = ref.num_actions
-        self.observation_shape = ref.observation_shape
-        self.max_game_length = ref.max_game_length
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        ref = self.reference
         self.deal_size = ref.deal_size
         layout = ref.layout
         self.tables = Tables(
             num_players=self.num_players,
             deal_size=self.deal_size,
-            pairwise=self.reward == "pairwise",
+            pairwise=ref.reward == "pairwise",
             max_plies=self.max_game_length,
             work_rows=np.zeros(1, dtype=np.int64),
             work_actions=np.zeros(1, dtype=np.int64),
@@ -953,10 +950,6 @@ class BoaringBatched(BatchedGame):
         self._offsets = np.array([layout.offsets[k] for k in _OBS_BLOCKS], dtype=np.int64)
         self._scale = layout.scale.astype(np.float32)
         self._shift = layout.shift.astype(np.float32)
-
-    def options(self) -> dict[str, Any]:
-        """The options, as the reference game reports them."""
-        return self.reference.options()
 
     def new_state(self, batch: int) -> BoaringBatchedState:
         """Zeroed state for ``batch`` games (``reset_rows`` starts them)."""
@@ -1035,7 +1028,7 @@ class BoaringBatched(BatchedGame):
     def returns(self, state: BoaringBatchedState) -> np.ndarray:
         """(B, n) terminal rewards (zeros in live rows), as ``BoaringGame.returns``."""
         out = np.empty((state.phase.shape[0], self.num_players), dtype=np.float64)
-        _returns_kernel(state, self.num_players, self.reward == "pairwise", out)
+        _returns_kernel(state, self.num_players, self.tables.pairwise, out)
         return out
 
     def truncated(self, state: BoaringBatchedState) -> np.ndarray:

@@ -173,8 +173,9 @@ class BoaringState:
 class BoaringGame(Game[BoaringState]):
     """Boaring for 2-10 players.
 
-    Options: ``num_players`` (2-10, default 4); ``reward`` ``"pairwise"`` (default: pairwise_rewards over the
-    rank keys (score, savanna boars, lions, hyenas)) or ``"score"`` (final score minus the mean score).
+    Options (:data:`OPTIONS`: their defaults and allowed values): ``num_players``; ``reward``, ``"pairwise"``
+    (pairwise_rewards over the rank keys: score, savanna boars, lions, hyenas) or ``"score"`` (final score minus
+    the mean score).
     """
 
     name = "boaring"
@@ -183,10 +184,11 @@ class BoaringGame(Game[BoaringState]):
     hidden_information_note = "every player's hand and face-down bid"
     privileged_global_state = True
 
-    def __init__(self, num_players: int = 4, reward: str = "pairwise"):
-        self.num_players = n = OPTIONS["num_players"].check(num_players)
-        OPTIONS["reward"].check(reward)
-        self.reward = reward
+    def __init__(self, **options: Any):
+        """The game with ``options`` (:data:`OPTIONS`)."""
+        o = OPTIONS.check(options, self.name)
+        self.num_players = n = o["num_players"]
+        self.reward = o["reward"]
         self.codec = ActionCodec(n)
         self.num_actions = self.codec.num_actions
         # "2-6 players: Every player receives 10 food cards ... >6 players: The food cards are evenly

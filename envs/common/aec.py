@@ -63,7 +63,9 @@ class BarnyardAECEnv(AECEnv):
         self.game: Game = self.game_class(**options)
         game = self.game
         self.possible_agents = [agent_name(i) for i in range(game.num_players)]
-        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        self.seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        """Each agent's seat in the engine (``player_i`` sits in seat ``i``): what a trainer reads to map agents to
+        the engine's seats (read it, do not change it)."""
         low, high = self.observation_bounds(game)
         self._names = tuple(self.possible_agents)
         """Agent name per seat (``possible_agents`` as it was built, whatever a caller does to that list)."""
@@ -122,7 +124,7 @@ class BarnyardAECEnv(AECEnv):
         self._after_move()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of[agent]
+        seat = self.seat_of[agent]
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
             if self._mask is None:
                 obs, self._mask = self.game.observation_and_mask(self.game_state, seat)
@@ -135,7 +137,7 @@ class BarnyardAECEnv(AECEnv):
     def decision(self, agent: str) -> Decision:
         """``agent``'s decision as a scripted policy reads it: its seat, its information state, and what
         :meth:`observe` gives it."""
-        seat = self._seat_of[agent]
+        seat = self.seat_of[agent]
         seen = self.observe(agent)
         information = self.game.information_state(self.game_state, seat)
         return Decision(self.game, seat, information, seen["observation"], seen["action_mask"])
@@ -178,7 +180,7 @@ class BarnyardAECEnv(AECEnv):
         if seat == TERMINAL:
             returns = self.game.returns(self.game_state)
             for a in self.agents:
-                self.rewards[a] = float(returns[self._seat_of[a]])
+                self.rewards[a] = float(returns[self.seat_of[a]])
                 self.terminations[a] = True
             if getattr(self, "agent_selection", None) not in self.agents:
                 self.agent_selection = self.agents[0]
@@ -264,9 +266,9 @@ class BarnyardAECEnv(AECEnv):
         """The picture ``agent`` may see, in this env's ``render_mode``: what its observation holds (in the
         perfect-information games the whole position, as :meth:`render`; in Boaring its own hand and bid, the
         public table, and other hands and face-down bids hidden). For a human at ``agent``'s seat."""
-        if agent not in self._seat_of:
+        if agent not in self.seat_of:
             raise ValueError(f"unknown agent {agent!r}; agents are {', '.join(self.possible_agents)}")
-        return render_game(self.game, self.game_state, self.render_mode, observer=self._seat_of[agent])
+        return render_game(self.game, self.game_state, self.render_mode, observer=self.seat_of[agent])
 
     def close(self) -> None:
         pass

@@ -1,7 +1,9 @@
 """A game's options, declared once: :class:`Option` per option, an :class:`OptionTable` per game.
 
-Each game declares ``OPTIONS`` near the top of ``envs/<game>/rules.py``. Everything that needs to know a game's
-options reads that table: the engine's checks (``Game.__init__``), :func:`envs.make_game`, the
+Each game declares ``OPTIONS`` near the top of ``envs/<game>/rules.py``; it is the only place an option's default or
+allowed values are written. Everything that needs to know a game's options reads that table: both engines (the rule
+engine's ``Game.__init__(**options)`` reads its options through :meth:`OptionTable.check`, and the batched engine,
+``BatchedGame.__init__(**options)``, builds that rule engine from the same options), :func:`envs.make_game`, the
 ``key=value`` parsing of the command lines (:func:`parse_options`), the web app's new-game form
 (:meth:`OptionTable.form`), the OpenSpiel game parameters (``envs.openspiel``) and the options sections of the spec
 pages (``env.py``) and of ``RULES.md``, which are generated from it (:func:`write_docs`;
@@ -174,10 +176,17 @@ class OptionTable:
                     f"{game} has no option {name!r}; its options: {', '.join(self.names) or 'none'}"
                 )
 
-    def check(self, options: Mapping[str, Any], game: str = "this game") -> dict[str, Any]:
-        """Every option, checked (:meth:`Option.check`), defaults filled in."""
+    def check(
+        self, options: Mapping[str, Any], game: str = "this game", unchecked: Sequence[str] = ()
+    ) -> dict[str, Any]:
+        """Every option, checked (:meth:`Option.check`), defaults filled in: what an engine's ``__init__(**options)``
+        reads its options from. The options named in ``unchecked`` get their default but are passed as given: their
+        allowed range depends on another option, and the engine checks them itself."""
         self.check_names(options, game)
-        return {o.name: o.check(options.get(o.name, o.default)) for o in self}
+        return {
+            o.name: options.get(o.name, o.default) if o.name in unchecked else o.check(options.get(o.name, o.default))
+            for o in self
+        }
 
     def form(self) -> list[dict[str, Any]]:
         """The web app's new-game form: ``{"name", "label", "choices", "default"}`` per offered option."""

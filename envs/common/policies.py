@@ -71,13 +71,27 @@ class SeededPolicy:
 
 
 class CompiledRootSearch:
-    """What a search baseline run by a game's compiled search (``self.compiled``, an
-    :class:`envs.common.fastsearch.CompiledSearch`; None when it runs on ``rules.py``) offers beside ``act``: the
-    decision with its root restricted (``guided:``'s network-pruned search, ``training/alphazero/guided.py``)."""
+    """The search-policy wrapper of every game's ``search`` baseline, run by the game's compiled search
+    (``self.compiled``, an :class:`envs.common.fastsearch.CompiledSearch`; None when it runs on ``rules.py``): the
+    decision (:meth:`act`), and the decision with its root restricted (:meth:`act_among`: ``guided:``'s
+    network-pruned search, ``training/alphazero/guided.py``). A game's baseline mixes it in before its policy base
+    (``SeededPolicy``, or ``MCTSPolicy`` where the search also runs on ``rules.py``) and sets ``compiled``,
+    ``budget`` (and the base's ``rng``)."""
 
     compiled: Any
     budget: int
     rng: np.random.Generator
+
+    def act(self, decision: Decision) -> int:
+        """The only legal action where there is one (no search, no draw); else the compiled search's move
+        (:meth:`act_among` over the search's own candidates), or, without a compiled search, the next base's
+        ``act`` (``MCTSPolicy``'s search on ``rules.py``)."""
+        legal = decision.legal_actions()
+        if legal.size == 1:
+            return int(legal[0])
+        if self.compiled is None:
+            return super().act(decision)  # type: ignore[misc]  # the policy base after this mixin
+        return self.act_among(decision, None)
 
     def act_among(
         self,

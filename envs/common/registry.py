@@ -56,7 +56,8 @@ class GameInfo:
     ppo_defaults: Mapping[str, Any] = field(default_factory=dict)
     """Departures from ``training.config.TrainConfig``'s defaults for PPO (``barnyard train``)."""
     alphazero_defaults: Mapping[str, Any] | None = None
-    """Departures for search-guided training (``--algo alphazero``); None: not offered (hidden information)."""
+    """Departures for search-guided training (``--algo alphazero``) from ``training.config.ALPHAZERO_DEFAULTS``
+    (what every game's search-guided run shares); None: not offered (hidden information)."""
     guided_defaults: tuple[int, int] | None = None
     """``guided:PATH``'s (K root moves kept, simulations a decision) when the spec does not give them; None: a
     ``guided:`` spec must give both."""

@@ -25,13 +25,13 @@ Observations and actions are encoded exactly as in the game's AEC env.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
 
 from envs.common.fastrng import below, seed_states
-from envs.common.game import TERMINAL, FeaturePlanes, IllegalActionError
+from envs.common.game import TERMINAL, FeaturePlanes, Game, IllegalActionError
 from envs.common.jit import refcount_jit
 
 
@@ -43,15 +43,30 @@ class BatchedGame(ABC):
     """
 
     name: str = ""
+    game_class: ClassVar[type[Game]]
+    """The game's rule engine (``rules.py``): the reference this engine is built on, with the same options."""
+    reference: Game
+    """The rule engine built with this engine's options: the oracle of the differential tests and the other side
+    of :meth:`to_reference` / :meth:`from_reference`."""
     num_players: int
     num_actions: int
     observation_shape: tuple[int, ...]
     max_game_length: int
     """The AEC env's safety-net ply cap: a game reaching it is truncated (as ``BarnyardAECEnv`` does)."""
 
-    @abstractmethod
+    def __init__(self, **options: Any) -> None:
+        """The engine for ``options``: they reach the rule engine (:attr:`reference`), which checks them against
+        the game's ``OPTIONS`` table (a :class:`~envs.common.game.ConfigError` naming what is allowed) and fills in
+        the defaults; the sizes above are the reference's. A subclass builds its tables from :attr:`reference`."""
+        self.reference = ref = self.game_class(**options)
+        self.num_players = ref.num_players
+        self.num_actions = ref.num_actions
+        self.observation_shape = tuple(ref.observation_shape)
+        self.max_game_length = ref.max_game_length
+
     def options(self) -> dict[str, Any]:
         """The options (JSON-safe) this engine was built with, as the reference game reports them."""
+        return self.reference.options()
 
     def input_features(self) -> dict[str, FeaturePlanes]:
         """Named planes a network may compute from observation batches and read beside them

@@ -140,7 +140,7 @@ def test_beasty_borders_search_keeps_to_the_given_root_moves():
 
 
 def test_ranking_agreement_counts_shares_that_grow_with_k():
-    from training.measure.ranking_agreement import KS, agreement
+    from lab.ranking_agreement import KS, agreement
 
     shares = agreement("bestiarium", str(BESTIARIUM), "search:20", positions=9, seed=1)
     values = [shares[k] for k in KS]
@@ -149,7 +149,7 @@ def test_ranking_agreement_counts_shares_that_grow_with_k():
 
 
 def test_search_ranked_cut_plays_legal_games_among_its_ranked_moves():
-    from training.measure.ranking_agreement import SearchRankedCut, cut_ceiling
+    from lab.ranking_agreement import SearchRankedCut, cut_ceiling
 
     cut = SearchRankedCut(seed=0, top_k=3, ranker_budget=60, budget=30)
     for decision in positions("battle_sheep", 4, seed=8, keep=lambda game, state: state.phase == MOVE):

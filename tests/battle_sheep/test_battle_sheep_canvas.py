@@ -20,8 +20,8 @@ from envs.battle_sheep.rules import (
 from envs.common.game import ConfigError, SnapshotError
 from envs.common.hexgrid import enclosing_hexagon, hex_distance
 from envs.common.testing import random_playout
-from training.measure.canvas_stats import edge_losses
-from training.measure.stuck_search import AnyCanvasGame
+from lab.canvas_stats import edge_losses
+from lab.stuck_search import AnyCanvasGame
 
 
 # ----- the smallest enclosing hexagon ---------------------------------------------------------------------------
@@ -170,7 +170,7 @@ def test_issue_sizes_that_got_stuck_are_refused():
 
 
 STUCK_BUILDS = {
-    # (radius, tiles) found by `python -m training.measure.stuck_search` in the re-centred frame
+    # (radius, tiles) found by `python -m lab.stuck_search` in the re-centred frame
     4: "T 0,0/2; T 2,1/1; T 3,0/0; T 2,-2/2; T -3,2/0; T 0,3/2; T 0,-3/0",
     5: ("T 0,0/0; T 0,-2/1; T 0,-4/0; T 0,5/2; T -3,4/2; T -4,2/1; T -3,0/2; T 2,-3/2; T 1,0/0; T 3,0/0; T 3,-3/0"),
 }

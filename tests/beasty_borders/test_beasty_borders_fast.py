@@ -125,10 +125,10 @@ def run_differential(options: dict, games: int, seed: int, batch: int = 32) -> i
             assert (state.plies[live] < fast.max_game_length).all()
             if not live.any():
                 break
-            actions = np.full(n, fast.pass_action, dtype=np.int64)
+            actions = np.full(n, fast.reference.pass_action, dtype=np.int64)
             for b in np.flatnonzero(live):
                 legal = np.flatnonzero(mask[b])
-                placing = legal[legal != fast.pass_action]
+                placing = legal[legal != fast.reference.pass_action]
                 if pass_rate[b] >= 0 and placing.size and rng.random() >= pass_rate[b]:
                     actions[b] = placing[rng.integers(placing.size)]
                 else:
@@ -310,7 +310,7 @@ def test_tiles_and_dice_are_drawn_uniformly(variant):
     state.rng[:] = seed_states(9, n)
     fast.reset_rows(state, np.arange(n))
     tiles = state.tiles.astype(np.int64)
-    assert all(len(set(row)) == fast.num_tiles and SIGNPOST_TILE in row for row in tiles.tolist())
+    assert all(len(set(row)) == fast.reference.num_tiles and SIGNPOST_TILE in row for row in tiles.tolist())
     # each tile in each slot: main 1/9; variant: the signpost tile 1/6, any other 5/8 * 1/6
     share = np.stack([(tiles == t).mean(axis=0) for t in range(len(TILES))])
     expect = (
@@ -319,9 +319,9 @@ def test_tiles_and_dice_are_drawn_uniformly(variant):
         else np.where(np.arange(len(TILES))[:, None] == SIGNPOST_TILE, 1 / 6, 5 / 48)
     )
     assert np.abs(share - expect).max() < 0.015  # about 6 standard errors
-    fast.apply(state, np.full(n, fast.pass_action))  # variant: the roller passes (no roll yet)
+    fast.apply(state, np.full(n, fast.reference.pass_action))  # variant: the roller passes (no roll yet)
     if variant == "without_luck":
-        fast.apply(state, np.full(n, fast.pass_action))
+        fast.apply(state, np.full(n, fast.reference.pass_action))
     rolls = np.bincount(state.roll, minlength=9)[1:] / n
     assert np.abs(rolls - 1 / 8).max() < 0.015
 

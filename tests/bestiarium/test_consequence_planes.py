@@ -166,7 +166,7 @@ def test_unknown_or_misplaced_input_features_are_clear_errors():
 
 
 def test_greedy_losses_reports_every_lost_game_and_is_seeded():
-    from training.measure.greedy_losses import play
+    from lab.greedy_losses import play
 
     first, again = play(12, seed=4), play(12, seed=4)
     won = first["won"]

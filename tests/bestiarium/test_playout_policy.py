@@ -1,6 +1,6 @@
 """The learned playout inside Bestiarium's compiled search (``envs/bestiarium/search.py``): its move features
 against a readable definition, its draws against the softmax they define, the shipped uniform search unchanged,
-the ``search_playout`` policy, and the fit script (``training/measure/playout_fit.py``)."""
+the ``search_playout`` policy, and the fit script (``lab/playout_fit.py``)."""
 
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ def test_search_playout_is_legal_and_seeded():
 
 def test_fit_recovers_known_weights():
     """The conditional-logit fit on moves drawn from known weights finds them back."""
-    from training.measure.playout_fit import fit
+    from lab.playout_fit import fit
 
     rng = np.random.default_rng(0)
     true = np.array([0.5, 1.2, -0.8, -0.4, 0.6, 0.3, -0.5])
@@ -212,7 +212,7 @@ def test_fit_recovers_known_weights():
 
 
 def test_fit_script_runs_and_is_seeded(tmp_path):
-    from training.measure.playout_fit import main
+    from lab.playout_fit import main
 
     args = ["--games", "1", "--board-size", "5", "--teacher", "greedy", "--mover", "greedy", "--seed", "2"]
     first = main([*args, "--out", str(tmp_path / "fit.json")])

@@ -243,7 +243,7 @@ def test_rate_refuses_a_bad_policy_seed_or_count_in_one_line(argv, message, ladd
     """Tracebacks before (``evaluate`` printed ``error:`` for the same values); a huge count built its schedule."""
     R.ladder_path("bestiarium").write_text(json.dumps(LADDER))
     played = []
-    monkeypatch.setattr("training.arena.tournament._run_task", lambda job: played.append(job))
+    monkeypatch.setattr("training.arena.tournament.run_task", lambda job: played.append(job))
     code, out, err = _rate(["--game", "bestiarium", "--games", "2", *argv], capsys)
     assert code == 2 and out == "" and "Traceback" not in err and played == []
     assert err.count("\n") == 1 and err.startswith(message), err

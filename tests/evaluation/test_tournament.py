@@ -251,7 +251,7 @@ def test_a_large_count_starts_playing_before_it_builds_anything(workers, monkeyp
         def imap_unordered(self, play, jobs, chunksize):
             yield play(next(iter(jobs)))
 
-    monkeypatch.setattr(tournament, "_run_task", first_game)
+    monkeypatch.setattr(tournament, "run_task", first_game)
     monkeypatch.setattr(tournament, "worker_pool", lambda workers: Pool())
     tracemalloc.start()
     with pytest.raises(FirstGame):
@@ -285,7 +285,7 @@ def test_evaluate_refuses_a_bad_count_seed_output_or_policy_before_any_game(
     """Each is one line on stderr and exit status 2, before any game: ``--out /dev/null/x`` used to fail after the
     games, losing them; ``--seed -1`` after the first game had started."""
     played = []
-    monkeypatch.setattr(tournament, "_run_task", lambda job: played.append(job))
+    monkeypatch.setattr(tournament, "run_task", lambda job: played.append(job))
     code, out, err = _evaluate(argv, capsys)
     assert code == 2 and err.splitlines()[-1].startswith(message), err
     assert "Traceback" not in err and played == [] and out == ""

@@ -10,7 +10,7 @@ import envs
 from envs.common.game import CellGraph
 from training.config import make_config
 from training.distribution import masked_policy
-from training.networks import HexNet, _Cells, _GatherNeighbours, build_network, network_spec, opposite_directions
+from training.networks import CellBatch, GatherNeighbours, HexNet, build_network, network_spec, opposite_directions
 
 
 def random_positions(num_players: int, games: int, seed: int, canvas_radius: int | None = None) -> tuple:
@@ -50,7 +50,7 @@ def test_every_legal_action_lies_on_a_support_cell_in_every_phase(num_players):
     game, obs, masks, phases = random_positions(num_players, games=3, seed=num_players)
     assert set(phases) >= {0, 1, 2}  # build, stack placement, moves
     net = small_net(game)
-    cells = _Cells(obs, net.table, net.opposite, net.board)
+    cells = CellBatch(obs, net.table, net.opposite, net.board)
     support = torch.zeros(obs.shape[0], obs.shape[2] * obs.shape[3], dtype=torch.bool)
     support[cells.rows, cells.cells] = True
     rows, actions = masks.nonzero(as_tuple=True)
@@ -77,7 +77,7 @@ def test_a_rows_result_does_not_depend_on_the_rest_of_the_batch():
 def test_cells_outside_the_support_carry_nothing():
     game, obs, masks, phases = random_positions(2, games=1, seed=8)
     net = small_net(game)
-    cells = _Cells(obs, net.table, net.opposite, net.board)
+    cells = CellBatch(obs, net.table, net.opposite, net.board)
     outside = torch.ones(obs.shape[0], obs.shape[2] * obs.shape[3], dtype=torch.bool)
     outside[cells.rows, cells.cells] = False
     noisy = obs.clone().flatten(2)
@@ -93,7 +93,7 @@ def test_cells_outside_the_support_carry_nothing():
 
 def naive_hexnet(net: HexNet, obs: torch.Tensor, mask: torch.Tensor) -> tuple[np.ndarray, float]:
     """One observation through ``net``'s weights by plain loops over its support cells: (legal logits, value)."""
-    cells = _Cells(obs[None], net.table, net.opposite, net.board)
+    cells = CellBatch(obs[None], net.table, net.opposite, net.board)
     support = cells.cells.tolist()
     table = net.table.numpy()
     x = {c: obs.flatten(1)[:, c].double().numpy() for c in support}
@@ -145,9 +145,9 @@ def test_hexnet_computes_the_hex_convolution_it_describes():
 def test_neighbour_gather_gradient_is_the_adjoint():
     game, obs, _, _ = random_positions(2, games=1, seed=2)
     net = small_net(game)
-    cells = _Cells(obs[:6], net.table, net.opposite, net.board)
+    cells = CellBatch(obs[:6], net.table, net.opposite, net.board)
     x = torch.randn(cells.total, 3, dtype=torch.double, requires_grad=True)
-    assert torch.autograd.gradcheck(lambda t: _GatherNeighbours.apply(t, cells.neighbours, cells.senders), (x,))
+    assert torch.autograd.gradcheck(lambda t: GatherNeighbours.apply(t, cells.neighbours, cells.senders), (x,))
 
 
 def test_a_non_symmetric_cell_graph_is_refused():

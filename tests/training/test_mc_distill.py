@@ -1,4 +1,4 @@
-"""python -m training.measure.mc_distill: its labels, its seeding, and a small end-to-end run to a usable checkpoint."""
+"""python -m lab.mc_distill: its labels, its seeding, and a small end-to-end run to a usable checkpoint."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import numpy as np
 
 from envs.bestiarium.rules import BestiariumGame
+from lab import mc_distill
 from training.checkpoint import load_network, load_policy
-from training.measure import mc_distill
 
 
 def test_generate_labels_every_legal_action_and_is_seeded():

@@ -1,6 +1,6 @@
-"""training.measure.move_regret: the table's rows, its determinism and its unbiased gain column."""
+"""lab.move_regret: the table's rows, its determinism and its unbiased gain column."""
 
-from training.measure.move_regret import measure
+from lab.move_regret import measure
 
 
 def test_same_seed_same_table_and_every_policy_row():

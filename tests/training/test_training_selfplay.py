@@ -11,8 +11,8 @@ import torch
 import envs
 from envs.common.aec import BarnyardAECEnv, agent_name
 from envs.common.game import TERMINAL, Game
+from lab.shaping_gap import measure
 from training.config import make_config
-from training.measure.shaping_gap import measure
 from training.networks import MLPNet
 from training.ppo.buffer import RolloutBuffer
 from training.ppo.collect import SelfPlayCollector

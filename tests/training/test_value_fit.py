@@ -1,4 +1,4 @@
-"""python -m training.measure.value_fit: the positions it labels and a small end-to-end run."""
+"""python -m lab.value_fit: the positions it labels and a small end-to-end run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from envs.bestiarium import observation
-from training.measure import value_fit
+from lab import value_fit
 
 
 def test_positions_are_labelled_from_the_movers_view():

@@ -967,7 +967,7 @@ def test_a_tournament_is_checked_off_the_event_loop(monkeypatch):
     import threading
 
     import training.play.web.app as web
-    from training.measure.web_load import tournament_body
+    from lab.web_load import tournament_body
 
     real = web.check_tournament
     started, release = threading.Event(), threading.Event()

@@ -9,5 +9,6 @@
 
 May import: the shared top-level modules, :mod:`training.run` and :mod:`training.scale` (the self-play servers
 as Ray actors, with ``--ray``). The arena imports only its players (``search``
-and ``guided``); the ``train`` command (:mod:`training.train_cli`) and :mod:`training.measure` may import it all.
+and ``guided``); the ``train`` command (:mod:`training.train_cli`), :mod:`training.measure` and the lab (``lab/``,
+not installed) may import it all.
 """

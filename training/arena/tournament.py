@@ -247,11 +247,14 @@ def worker_pool(workers: int) -> Any:
 def tournament_jobs(
     game: str, options: dict[str, Any], specs: list[str], tasks: Iterator[Task] | Sequence[Task]
 ) -> Iterator[tuple[str, dict[str, Any], list[str], Task]]:
-    """Each task as the job :func:`_run_task` plays, made as it is taken (a pool takes them as its queue has room)."""
+    """Each task as the job :func:`run_task` plays, made as it is taken (a pool takes them as its queue has room)."""
     return ((game, options, specs, task) for task in tasks)
 
 
-def _run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, GameRecord]:
+def run_task(args: tuple[str, dict[str, Any], list[str], Task]) -> tuple[Task, GameRecord]:
+    """Play one job of :func:`tournament_jobs` (the hero's spec in its seat, the other spec in every other seat) and
+    return its task with the game's record: what a tournament's pool, or ``barnyard exploit``'s match, runs per
+    game."""
     game, options, specs, task = args
     a, b = task.pair
     n = envs.make_game(game, **options).num_players
@@ -552,12 +555,12 @@ def run_tournament(
     results = []
     if workers <= 1:
         for job in jobs:
-            results.append(_run_task(job))
+            results.append(run_task(job))
             if bar:
                 bar.update(1)
     else:
         with worker_pool(workers) as pool:
-            for res in pool.imap_unordered(_run_task, jobs, chunksize=chunk_size(total, workers)):
+            for res in pool.imap_unordered(run_task, jobs, chunksize=chunk_size(total, workers)):
                 results.append(res)
                 if bar:
                     bar.update(1)

@@ -14,5 +14,5 @@ Read in this order:
 
 May import: the shared top-level modules, :mod:`training.run` and :mod:`training.scale` (the env groups as Ray
 actors, with ``--ray``). Only the ``train`` command
-(:mod:`training.train_cli`) and :mod:`training.measure` import this package.
+(:mod:`training.train_cli`), :mod:`training.measure` and the lab (``lab/``, not installed) import this package.
 """

@@ -16,7 +16,7 @@ from envs.common.policies import Decision, Policy
 from envs.common.vector import batched_game_class, sample_legal
 from training.ppo.buffer import pack_masks
 from training.ppo.mix import KIND_CODES, LEARNER
-from training.ppo.slots import Cut, Report, _rng_of, _Slots, check_engine_state
+from training.ppo.slots import Cut, Report, Slots, check_engine_state, rng_of
 from training.shaping import relative_potential
 from training.run.opponents import POLICY, make_scripted
 
@@ -31,7 +31,7 @@ def _decode_array(d: dict[str, Any]) -> np.ndarray:
     return np.frombuffer(base64.b64decode(d["data"]), dtype=np.dtype(d["dtype"])).reshape(d["shape"]).copy()
 
 
-class BatchedSlots(_Slots):
+class BatchedSlots(Slots):
     """Envs of one group as rows of one :class:`~envs.common.vector.BatchedGame` state (``envs/<game>/fast.py``),
     with :class:`GameSlots`' behaviour and reports: scripted seats are played here, every env stops at a
     network seat's decision, each env's games come from its own seed.
@@ -252,7 +252,7 @@ class BatchedSlots(_Slots):
             "greedy_rng": _encode_array(self.greedy_rng),
             "plies": self.plies.tolist(),
             "kind_codes": self.kind_codes.tolist(),
-            "greedy": [None if p is None else _rng_of(p).bit_generator.state for p in self.greedy],
+            "greedy": [None if p is None else rng_of(p).bit_generator.state for p in self.greedy],
             **self._common_state(),
         }
         return json.loads(json.dumps(state, default=int))
@@ -284,7 +284,7 @@ class BatchedSlots(_Slots):
                 self.greedy[i] = None
                 continue
             policy = self.greedy[i] = make_scripted(self.game_name, "greedy", engine=self.reference_game)
-            _rng_of(policy).bit_generator.state = rng_state
+            rng_of(policy).bit_generator.state = rng_state
         self._set_common_state(state)
         return self._build_report()
 

@@ -147,8 +147,10 @@ def report_from_state(state: dict[str, Any]) -> Report:
     )
 
 
-class _Slots:
-    """What both kinds of env group share: seat-controller draws, reward accumulators and the report's events."""
+class Slots:
+    """What both kinds of env group share (the base of :class:`GameSlots` here and of
+    ``training.ppo.batched_slots.BatchedSlots``): seat-controller draws, reward accumulators and the report's
+    events."""
 
     def __init__(
         self,
@@ -253,7 +255,7 @@ class _Slots:
         ]
 
 
-class GameSlots(_Slots):
+class GameSlots(Slots):
     """Envs of one group, each a raw AEC env on the reference engine (``rules.py``): scripted seats are played
     here; each env stops at a network seat's decision."""
 
@@ -298,7 +300,7 @@ class GameSlots(_Slots):
         seats, codes, obs, masks, potential = [], [], [], [], []
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
-            seat = env._seat_of[agent]
+            seat = env.seat_of[agent]
             seen = env.observe(agent)
             seats.append(seat)
             kind = self.controllers[i][seat]
@@ -371,7 +373,7 @@ class GameSlots(_Slots):
                 env.reset()  # the env's generator runs on: a new, different game
                 self._begin(i)
                 continue
-            seat = env._seat_of[agent]
+            seat = env.seat_of[agent]
             kind = self.controllers[i][seat]
             if kind in NETWORK_KINDS:
                 return
@@ -408,7 +410,7 @@ class GameSlots(_Slots):
                     )
                 policy = self.policies[i][kind]
                 if rng_state is not None:
-                    _rng_of(policy).bit_generator.state = rng_state
+                    rng_of(policy).bit_generator.state = rng_state
         self._set_common_state(state)
         return self._build_report()
 
@@ -417,7 +419,7 @@ class GameSlots(_Slots):
             env.close()
 
 
-def _rng_of(policy: Policy) -> np.random.Generator:
+def rng_of(policy: Policy) -> np.random.Generator:
     """The seeded generator of a scripted policy (``random`` and ``greedy`` keep one; a run saves its state)."""
     rng = getattr(policy, "rng", None)
     if not isinstance(rng, np.random.Generator):

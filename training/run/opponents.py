@@ -102,7 +102,7 @@ def play_against(
                 agent = env.agent_selection
                 if env.terminations[agent] or env.truncations[agent]:
                     break
-                seat = env._seat_of[agent]
+                seat = env.seat_of[agent]
                 if seat == g % n:
                     waiting.append(g)
                     break

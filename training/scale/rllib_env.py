@@ -266,7 +266,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
     def _play_scripted(self) -> None:
         """Play the scripted seats until a learner seat must decide or the game ends."""
         while not self._aec_over():
-            seat = self._aec._seat_of[self._mover()]
+            seat = self._aec.seat_of[self._mover()]
             policy = self._seat_policy.get(seat)
             if policy is None:
                 return

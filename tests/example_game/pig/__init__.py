@@ -26,7 +26,7 @@ INFO = GameInfo(
     ),
     # A five-entry vector: a small MLP. Nothing was tuned: these keep a run quick.
     ppo_defaults={"num_envs": 16, "num_steps": 32, "hidden": 64},
-    alphazero_defaults={"num_envs": 16, "hidden": 64, "num_workers": 0, "torch_threads": 1},
+    alphazero_defaults={"num_envs": 16, "hidden": 64, "num_workers": 0},
     # two actions: keep both, and about the search's budget
     guided_defaults=(2, 100),
     openspiel=(

@@ -51,8 +51,9 @@ class GreedyPolicy(SeededPolicy):
 
 
 class SearchPolicy(CompiledRootSearch, SeededPolicy):
-    """The compiled search (:class:`pig.search.CompiledSearch`), ``budget`` simulations a decision; its
-    ``act_among`` (from :class:`~envs.common.policies.CompiledRootSearch`) restricts the root for ``guided:``."""
+    """The compiled search (:class:`pig.search.CompiledSearch`), ``budget`` simulations a decision; ``act`` and
+    ``act_among`` (which restricts the root for ``guided:``) come from
+    :class:`~envs.common.policies.CompiledRootSearch`."""
 
     name = "search"
 
@@ -62,12 +63,6 @@ class SearchPolicy(CompiledRootSearch, SeededPolicy):
         super().__init__(game, seed)
         self.budget = int(budget)
         self.compiled = CompiledSearch(game, self.budget, exploration)
-
-    def act(self, decision: Decision) -> int:
-        legal = decision.legal_actions()
-        if legal.size == 1:
-            return int(legal[0])
-        return self.act_among(decision, None)
 
 
 POLICIES: dict[str, Any] = {"greedy": GreedyPolicy, "search": SearchPolicy}

@@ -199,27 +199,20 @@ def _greedy_kernel(st, tab, hold_at, out):
 
 # ----- the engine ----------------------------------------------------------------------------------------------
 class PigBatched(BatchedGame):
-    """Pig over B games at once (options as :class:`~pig.rules.PigGame`: ``target`` 10-100; bad options raise
-    its :class:`~envs.common.game.ConfigError`)."""
+    """Pig over B games at once (options as :class:`~pig.rules.PigGame`; bad options raise its
+    :class:`~envs.common.game.ConfigError`)."""
 
     name = "pig"
+    game_class = PigGame
+    reference: PigGame
     has_greedy_actions = True
     greedy_hold_at: int = 20
     """Greedy: the turn total it holds at (``baselines.HOLD_AT``; a test keeps the two equal: baselines imports
     this module, so this module does not import baselines)."""
 
-    def __init__(self, target: int = 20):
-        ref = PigGame(target=target)  # validates the options
-        self.reference = ref
-        self.num_players = ref.num_players
-        self.num_actions = ref.num_actions
-        self.observation_shape = ref.observation_shape
-        self.max_game_length = ref.max_game_length
-        self.tables = Tables(target=ref.target, max_plies=ref.max_game_length)
-
-    def options(self) -> dict[str, Any]:
-        """The options, as the reference game reports them."""
-        return self.reference.options()
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self.tables = Tables(target=self.reference.target, max_plies=self.max_game_length)
 
     def new_state(self, batch: int) -> PigBatchedState:
         """State for ``batch`` games, every row finished (``reset_rows`` starts them)."""

@@ -58,14 +58,16 @@ class PigState:
 
 
 class PigGame(Game[PigState]):
-    """Pig for two players. Option: ``target`` (10-100, default 20), the banked score that wins."""
+    """Pig for two players. Option (:data:`OPTIONS`: its default and allowed values): ``target``, the banked score
+    that wins."""
 
     name = "pig"
     num_players = 2
     observation_dtype = np.float32
 
-    def __init__(self, target: int = 20):
-        self.target = OPTIONS["target"].check(target)
+    def __init__(self, **options: Any):
+        """The game with ``options`` (:data:`OPTIONS`)."""
+        self.target = OPTIONS.check(options, self.name)["target"]
         self.codec = ActionCodec()
         self.num_actions = self.codec.num_actions
         self.observation_shape = (SIZE,)

@@ -1,5 +1,5 @@
 """Where search-guided self-play spends its time:
-``python -m training.measure.benchmark_search --game GAME [options]``.
+``python -m lab.benchmark_search --game GAME [options]``.
 
 Plays ``--moves`` searched self-play moves in each of ``--num-envs`` games (the training loop's
 :class:`training.alphazero.selfplay.SelfPlay` with a fresh network, or ``--checkpoint``'s) and reports positions
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> None:
     from training.train_cli import build_parser as train_parser
 
     parser = argparse.ArgumentParser(
-        prog="python -m training.measure.benchmark_search",
+        prog="python -m lab.benchmark_search",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

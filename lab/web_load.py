@@ -1,4 +1,4 @@
-"""Load on the web app from outside: ``python -m training.measure.web_load SCENARIO [--seconds S]``.
+"""Load on the web app from outside: ``python -m lab.web_load SCENARIO [--seconds S]``.
 
 Starts ``barnyard serve``'s app (``freeze=True`` unless ``--no-freeze``) with its uvicorn settings in a child
 process on 127.0.0.1 and a free port, sends one bounded load, and prints how long it took, the server's resident
@@ -47,7 +47,7 @@ SCENARIOS = ("idle", "zeros", "zeros4", "strings4", "budget4", "replays", "tourn
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m training.measure.web_load", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m lab.web_load", description=__doc__)
     parser.add_argument("scenario", choices=SCENARIOS)
     parser.add_argument(
         "--seconds", type=float, default=15.0, help="how long the replay or tournament clients run (default 15)"

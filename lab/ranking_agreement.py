@@ -2,9 +2,9 @@
 (the measure behind the K of ``guided:PATH:K:N``, training/alphazero/guided.py), and what the cut scores against
 ``search`` when its K moves come from a much larger search instead of a network (Battle Sheep).
 
-    python -m training.measure.ranking_agreement --game bestiarium --checkpoint checkpoints/bestiarium/policy.pt \\
+    python -m lab.ranking_agreement --game bestiarium --checkpoint checkpoints/bestiarium/policy.pt \\
         --reference search:300 --positions 150
-    python -m training.measure.ranking_agreement --game battle_sheep --ceiling --games 100 --seed 41
+    python -m lab.ranking_agreement --game battle_sheep --ceiling --games 100 --seed 41
 
 Agreement: positions come from games of the ``search`` baseline against itself in which every third move is the
 reference's; every decision with more than one legal move counts. Prints, for each K, the share of positions
@@ -99,7 +99,7 @@ def cut_ceiling(games: int, seed: int, top_k: int = 16, ranker_budget: int = 240
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m training.measure.ranking_agreement",
+        prog="python -m lab.ranking_agreement",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

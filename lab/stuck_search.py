@@ -1,4 +1,4 @@
-"""Adversarial search for builds that get stuck: ``python -m training.measure.stuck_search [--radius 4 5 6 7]``.
+"""Adversarial search for builds that get stuck: ``python -m lab.stuck_search [--radius 4 5 6 7]``.
 
 A build is stuck when the player to place a tile has no legal placement (every tile touching the pasture
 overlaps it or leaves the canvas). For each canvas radius this runs beam searches over tile placements (in

@@ -1,4 +1,4 @@
-"""Does the canvas edge ever bind? ``python -m training.measure.canvas_stats [--games N] [--players 2 3 4]``.
+"""Does the canvas edge ever bind? ``python -m lab.canvas_stats [--games N] [--players 2 3 4]``.
 
 Plays random builds (every legal tile placement equally likely, as ``pasture="random"`` does: the most sprawling
 play there is) and, before every placement after the first, counts the placements that the edgeless rules

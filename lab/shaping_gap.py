@@ -11,7 +11,7 @@ part of each transition's reward is the difference of the two runs' rewards; per
 ``Game.shaping_potential`` at each of the seat's decisions. Games cut by a ply cap are counted apart (their
 shaping stops at the cut, where the learner bootstraps).
 
-``python -m training.measure.shaping_gap [--games 20] [--game GAME ...] [--score-shaping C]``
+``python -m lab.shaping_gap [--games 20] [--game GAME ...] [--score-shaping C]``
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def recording_env(game: str, score_shaping: float) -> type:
                 n = len(progress)
                 others = (progress.sum() - progress) / max(1, n - 1)
                 record = self.games[-1]
-                record["movers"].append(self._seat_of[agent])
+                record["movers"].append(self.seat_of[agent])
                 record["potentials"].append(score_shaping * (progress - others))
             super().step(action)
             if all(self.terminations.values()):
@@ -149,7 +149,7 @@ def measure(game: str, games: int = 20, seed: int = 0, score_shaping: float | No
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m training.measure.shaping_gap",
+        prog="python -m lab.shaping_gap",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

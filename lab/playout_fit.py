@@ -18,7 +18,7 @@ move with probability ``exp(w . f(move))`` over the legal moves, ``f`` seven che
 4. **Output.** The weights as the tuple for ``envs.bestiarium.baselines.PLAYOUT_WEIGHTS``; ``--out`` writes them
    with the report as JSON.
 
-``python -m training.measure.playout_fit --games 40 --seed 1 --teacher greedy --sharpen 2`` (``search_playout``'s
+``python -m lab.playout_fit --games 40 --seed 1 --teacher greedy --sharpen 2`` (``search_playout``'s
 weights; docs/baselines.md, "A learned playout")
 """
 
@@ -105,7 +105,7 @@ def fit(counts: np.ndarray, chosen: np.ndarray, l2: float, iterations: int = 50,
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.measure.playout_fit", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m lab.playout_fit", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=40, help="games to take positions from")
     parser.add_argument("--mover", default="search", help="the policy spec that plays the games")
     parser.add_argument("--teacher", default="search:400", help="the policy spec whose moves are fitted")

@@ -20,7 +20,7 @@ mean of the squared targets, printed as the ``zero`` row). Encodings:
 * ``v1``: all 56 planes, the 38 constant cascade planes also read as a vector by the value head (the network
   ``python -m training train`` builds for Bestiarium).
 
-``python -m training.measure.value_fit [--games 300] [--epochs 8] [--seed 0] [--out runs/value_fit.json]``
+``python -m lab.value_fit [--games 300] [--epochs 8] [--seed 0] [--out runs/value_fit.json]``
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def fit(
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Generate the positions, fit every encoding to both targets, print the table (and write ``--out``)."""
-    p = argparse.ArgumentParser(prog="python -m training.measure.value_fit", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m lab.value_fit", description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=300, help="search-vs-search games (default 300)")
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument(

@@ -1,7 +1,7 @@
 """Bestiarium's policy network fitted to flat Monte Carlo action values (a dense, supervised target).
 
 Why: PPO and imitation of the ``search`` baseline's moves both stall near greedy's strength, and the final result
-of a search game is hardly predictable from the position (``python -m training.measure.value_fit``), so a learner has
+of a search game is hardly predictable from the position (``python -m lab.value_fit``), so a learner has
 little to climb. The search's strength comes from its random playouts: a move is good when 20 random plies after
 it end in a good cascade. This script measures that value for *every* legal action of a position and fits the
 network's logits to it, which is one regression target per legal action (about 50 numbers a position) instead of
@@ -27,7 +27,7 @@ one game result (one bit for ~90 positions) or one chosen move.
 4. **Output.** ``OUT/policy.pt`` + sidecar (``"algo": "mc_distill"``), ``OUT/positions.npz`` (the labelled data,
    reused with ``--data``), ``OUT/report.json``.
 
-``python -m training.measure.mc_distill --games 400 --workers 2 --rollouts 12 --epochs 30 --seed 1 --out runs/mcd``
+``python -m lab.mc_distill --games 400 --workers 2 --rollouts 12 --epochs 30 --seed 1 --out runs/mcd``
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def fit(
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.measure.mc_distill", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m lab.mc_distill", description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=400, help="games to label (split over the workers)")
     parser.add_argument("--minutes", type=float, default=0.0, help="generation time cap (0: none)")
     parser.add_argument("--workers", type=int, default=2)

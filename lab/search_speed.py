@@ -1,6 +1,6 @@
 """Seconds per move of a game's ``search`` baseline, compiled and on ``rules.py``, on the same decisions in one run.
 
-``python -m training.measure.search_speed --game battle_sheep [--players N] [--games 2] [--budget B] [--seed 0]
+``python -m lab.search_speed --game battle_sheep [--players N] [--games 2] [--budget B] [--seed 0]
 [--every 1]``: every decision with more than one legal action from ``--games`` random games (every ``--every``-th
 of them), both searches (``envs.<game>.baselines.search_policy`` with ``compiled=True`` and ``False``) timed over
 them, alternating in blocks so that a busy machine slows both alike. The compiled search's first call (numba's

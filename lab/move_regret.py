@@ -1,6 +1,6 @@
 """How much better than a random move each player's move is, by Bestiarium's flat Monte Carlo action values.
 
-Why: :mod:`training.measure.mc_distill` fits a network to per-action values; this measures whether those values separate
+Why: :mod:`lab.mc_distill` fits a network to per-action values; this measures whether those values separate
 the players at all. Positions are sampled from games of the ``search`` baseline against itself (the first
 ``--random-plies`` plies uniformly random; each later position kept with probability 1/4, one-action positions
 skipped). At each kept position two independent value maps ``A`` and ``B`` are drawn
@@ -10,11 +10,11 @@ every policy in ``--policies`` chooses a move. Reported per policy, over the pos
 * ``gain``: ``B[move] - mean(B over the legal moves)``, the move's value above a uniformly random move's. ``B``
   played no part in any choice, so this is unbiased; ``argmax A`` (the distillation target's own choice) is
   reported the same way.
-* ``regret_A``: ``max(A) - A[move]``, what :mod:`training.measure.mc_distill` reports as held-out regret. Its ``max`` is
+* ``regret_A``: ``max(A) - A[move]``, what :mod:`lab.mc_distill` reports as held-out regret. Its ``max`` is
   taken over noisy means and sits above the true best by noise alone, which the ``uniform`` row (the mean over
   the legal moves, gain 0 by definition) shows.
 
-``python -m training.measure.move_regret --positions 120 --rollouts 128 --seed 1``
+``python -m lab.move_regret --positions 120 --rollouts 128 --seed 1``
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def measure(policies: list[str], positions: int, rollouts: int, random_plies: in
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m training.measure.move_regret", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m lab.move_regret", description=__doc__.split("\n")[0])
     parser.add_argument(
         "--policies",
         default="greedy,search,checkpoints/bestiarium/policy.pt",

@@ -2,7 +2,7 @@
 games greedy lost (each seat's cascade values at the largest sizes on the board) and how many stones each side
 had eaten.
 
-    python -m training.measure.greedy_losses --games 400 --seed 1 --show 12
+    python -m lab.greedy_losses --games 400 --seed 1 --show 12
 """
 
 from __future__ import annotations
