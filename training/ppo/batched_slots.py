@@ -17,8 +17,8 @@ from envs.common.vector import batched_game_class, sample_legal
 from training.ppo.buffer import pack_masks
 from training.ppo.mix import KIND_CODES, LEARNER
 from training.ppo.slots import Cut, Report, Slots, check_engine_state, rng_of
-from training.shaping import relative_potential
 from training.run.opponents import POLICY, make_scripted
+from training.shaping import relative_potential
 
 
 def _encode_array(a: np.ndarray) -> dict[str, Any]:

@@ -9,8 +9,8 @@ compiled batched engine (``envs/<game>/fast.py``, config ``engine``). Both give 
 the collector (or by a worker's actor, :mod:`training.ppo.envworkers`).
 
 Each report carries the deciding seat's shaping potential (config ``score_shaping``: ``Phi = score_shaping * (its
-progress - the others' mean)``, :func:`~training.shaping.relative_potential`) and the env's rewards unshaped: the shaping is paid
-by the credit assignment (:mod:`training.ppo.credit`).
+progress - the others' mean)``, :func:`~training.shaping.relative_potential`) and the env's rewards unshaped: the
+shaping is paid by the credit assignment (:mod:`training.ppo.credit`).
 """
 
 from __future__ import annotations

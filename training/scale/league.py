@@ -227,9 +227,7 @@ def selfplay_config(
             vf_loss_coeff=float(recipe["vf_loss_coeff"]),
             grad_clip=float(recipe["grad_clip"]),
         )
-        .callbacks(
-            functools.partial(snapshot_league_class(), snapshots=snapshots, every=int(recipe["snapshot_every"]))
-        )
+        .callbacks(functools.partial(snapshot_league_class(), snapshots=snapshots, every=int(recipe["snapshot_every"])))
         .debugging(seed=seed)
     )
 

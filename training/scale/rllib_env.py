@@ -24,9 +24,9 @@ reads the game's descriptor and gives RLlib what it expects:
   potential there, for RLlib to bootstrap on): :mod:`training.shaping`. 0 (the default) pays none.
 
 Config (RLlib's ``env_config``): ``game`` (required), ``options`` (the game's options), ``scripted``,
-``score_shaping``, ``gamma``, ``simultaneous``, ``illegal_action`` (``"lose"``, the default: an illegal action ends the game, -1 to the mover
-and the others share +1, as PettingZoo's ``TerminateIllegalWrapper`` and Barnyard's ``env()`` do, and as RLlib's
-env check, which steps with unmasked samples, needs; ``"raise"``: it raises
+``score_shaping``, ``gamma``, ``simultaneous``, ``illegal_action`` (``"lose"``, the default: an illegal action ends
+the game, -1 to the mover and the others share +1, as PettingZoo's ``TerminateIllegalWrapper`` and Barnyard's
+``env()`` do, and as RLlib's env check, which steps with unmasked samples, needs; ``"raise"``: it raises
 :class:`~envs.common.game.IllegalActionError` and changes nothing), ``seed`` (the env's first seed).
 
 ``register_rllib_env()`` registers the creator with Ray Tune under ``"barnyard"``;
@@ -232,9 +232,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         returns = self.game.returns(self._aec.game_state)
         return {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
 
-    def _shape(
-        self, deciders: dict[str, float], state: Any, ended: bool, into: dict[str, float] | None = None
-    ) -> None:
+    def _shape(self, deciders: dict[str, float], state: Any, ended: bool, into: dict[str, float] | None = None) -> None:
         """Score shaping (module docstring) for the agents in ``deciders``, who decide now in ``state`` (or whose
         game ended there, ``ended``): each is paid ``gamma * Phi(now) - Phi(its last decision)`` into ``into``
         (added to what is there) and ``Phi(now)`` is kept as its next start. ``Phi(now) = 0`` when the game is
