@@ -159,6 +159,7 @@ def barnyard_recipe(game: str, train: dict[str, Any] | None = None) -> dict[str,
         "vf_loss_coeff": config.vf_coef,
         "grad_clip": config.max_grad_norm,
         "score_shaping": config.score_shaping,
+        "kl_coeff": 0.0,  # barnyard train's loss has no KL penalty (RLlib's PPO adds one, 0.2, unless told not to)
     }
 
 
@@ -226,6 +227,8 @@ def selfplay_config(
             clip_param=float(recipe["clip_param"]),
             vf_loss_coeff=float(recipe["vf_loss_coeff"]),
             grad_clip=float(recipe["grad_clip"]),
+            use_kl_loss=float(recipe["kl_coeff"]) > 0,
+            kl_coeff=float(recipe["kl_coeff"]),
         )
         .callbacks(functools.partial(snapshot_league_class(), snapshots=snapshots, every=int(recipe["snapshot_every"])))
         .debugging(seed=seed)
