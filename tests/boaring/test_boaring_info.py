@@ -181,20 +181,27 @@ def test_a_seats_screen_ignores_hidden_cards(n):
     assert game.render_ansi(state).startswith("spectator view: every hand")
 
 
+def one_card_laid(game: BoaringGame, laid: int):
+    """A two-player game where player_0 (active, it bids first) held a 3 and a 9 and laid ``laid`` face down;
+    player_1 holds a 1 and a 2. Two of these, laid 3 and laid 9, differ only in what player_1 may not know."""
+    state = game.initial_state(np.random.default_rng(5))
+    state.hands[0] = [0] * 10
+    state.hands[0][3 - 1] += 1
+    state.hands[0][9 - 1] += 1
+    state.hand_size[0] = 2
+    state.hands[1] = [1, 1, 0, 0, 0, 0, 0, 0, 0, 0]
+    state.hand_size[1] = 2
+    game.apply(state, A.play_action(laid), np.random.default_rng(0))
+    return state
+
+
 def test_a_seats_screen_for_one_other_hidden_card():
     """Two games that differ only in the card player_0 laid face down (3 or 9, the other one in its hand):
     player_1's screen is the same, the spectator's is not."""
     game = BoaringGame(num_players=2)
     screens, spectator = [], []
     for laid in (3, 9):
-        state = game.initial_state(np.random.default_rng(5))
-        state.hands[0] = [0] * 10
-        state.hands[0][3 - 1] += 1
-        state.hands[0][9 - 1] += 1
-        state.hand_size[0] = 2
-        state.hands[1] = [1, 1, 0, 0, 0, 0, 0, 0, 0, 0]
-        state.hand_size[1] = 2
-        game.apply(state, A.play_action(laid), RNG)  # player_0 (active) bids first
+        state = one_card_laid(game, laid)
         screens.append((game.render_for(state, 1), game.render_for(state, 1, "rgb_array").tobytes()))
         spectator.append(game.render_ansi(state))
         assert "[??]" in screens[-1][0] and "hand(1): ?" in screens[-1][0]

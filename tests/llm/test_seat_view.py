@@ -23,7 +23,7 @@ from envs.common.seat_view import (
     spectator_view,
 )
 from envs.common.testing import option_sets
-from tests.boaring.test_boaring_info import decision_states
+from tests.boaring.test_boaring_info import decision_states, one_card_laid
 
 CASES = [(game, options) for game in envs.GAMES for options in option_sets(game)[:2]]
 IDS = [f"{g}-" + "-".join(str(v) for v in o.values()) for g, o in CASES]
@@ -108,14 +108,7 @@ def test_boaring_bids_are_hidden_from_the_other_seats():
     game = BoaringGame(num_players=2)
     views, texts, spectators = [], [], []
     for laid in (3, 9):
-        state = game.initial_state(np.random.default_rng(5))
-        state.hands[0] = [0] * 10
-        state.hands[0][3 - 1] += 1
-        state.hands[0][9 - 1] += 1
-        state.hand_size[0] = 2
-        state.hands[1] = [1, 1, 0, 0, 0, 0, 0, 0, 0, 0]
-        state.hand_size[1] = 2
-        game.apply(state, A.play_action(laid), np.random.default_rng(0))
+        state = one_card_laid(game, laid)
         views.append(json.dumps(seat_view(game, state, 1), sort_keys=True))
         texts.append(seat_text(game, state, 1))
         spectators.append(json.dumps(spectator_view(game, state), sort_keys=True))

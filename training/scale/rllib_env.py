@@ -35,6 +35,7 @@ the game, -1 to the mover and the others share +1, as PettingZoo's ``TerminateIl
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import gymnasium
@@ -170,14 +171,14 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         if self._par is not None:
             observations, _ = self._par.reset(seed=game_seed)
             self._last_obs = {a: self._wrap(o) for a, o in observations.items()}
-            self._shape(dict.fromkeys(self._last_obs, 0.0), self._par.unwrapped.game_state, ended=False)
+            self._shape(self._last_obs, self._par.unwrapped.game_state, ended=False)
             return dict(self._last_obs), {}
         self._aec.reset(seed=game_seed)
         self._play_scripted()
         if self._aec_over():
             return self._final({a: 0.0 for a in self.possible_agents})
         self._last_obs = {self._mover(): self._observe(self._mover())}
-        self._shape(dict.fromkeys(self._last_obs, 0.0), self._aec.game_state, ended=False)
+        self._shape(self._last_obs, self._aec.game_state, ended=False)
         return dict(self._last_obs), {}
 
     def step(
@@ -210,7 +211,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         # Every learner seat's reward each step (0 mostly): RLlib wants one for an agent with its next observation.
         learners = {a: r for i, (a, r) in enumerate(rewards.items()) if i not in self._seat_policy}
         self._last_obs = {mover: self._observe(mover)}
-        self._shape({mover: 0.0}, self._aec.game_state, ended=False, into=learners)
+        self._shape([mover], self._aec.game_state, ended=False, into=learners)
         return dict(self._last_obs), learners, {"__all__": False}, {"__all__": False}, {}
 
     # ----- turn-based plumbing ----------------------------------------------------------------------
@@ -232,7 +233,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         returns = self.game.returns(self._aec.game_state)
         return {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
 
-    def _shape(self, deciders: dict[str, float], state: Any, ended: bool, into: dict[str, float] | None = None) -> None:
+    def _shape(self, deciders: Iterable[str], state: Any, ended: bool, into: dict[str, float] | None = None) -> None:
         """Score shaping (module docstring) for the agents in ``deciders``, who decide now in ``state`` (or whose
         game ended there, ``ended``): each is paid ``gamma * Phi(now) - Phi(its last decision)`` into ``into``
         (added to what is there) and ``Phi(now)`` is kept as its next start. ``Phi(now) = 0`` when the game is
@@ -245,8 +246,10 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         else:
             progress = np.asarray(self.game.shaping_potential(state), dtype=np.float64)
             now = relative_potential(progress, self.score_shaping)
-        for agent in deciders:
-            seat = int(agent.rsplit("_", 1)[1])
+        deciding = set(deciders)
+        for seat, agent in enumerate(self.possible_agents):
+            if agent not in deciding:
+                continue
             before = self._potential_at.get(agent)
             if before is not None and into is not None:
                 into[agent] = into.get(agent, 0.0) + self.gamma * float(now[seat]) - before
@@ -282,7 +285,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         learners = [a for i, a in enumerate(self.possible_agents) if i not in self._seat_policy]
         obs = {a: self._observe(a) for a in learners}
         paid = {a: rewards[a] for a in learners}
-        self._shape(dict.fromkeys(learners, 0.0), self._aec.game_state, ended=True, into=paid)
+        self._shape(learners, self._aec.game_state, ended=True, into=paid)
         return (
             obs,
             paid,
@@ -328,7 +331,7 @@ class BarnyardMultiAgentEnv(MultiAgentEnv):
         obs = {a: self._wrap(o) for a, o in observations.items()}
         self._last_obs = obs
         paid = {a: float(rewards[a]) for a in obs}
-        self._shape(dict.fromkeys(obs, 0.0), par.unwrapped.game_state, ended=done, into=paid)
+        self._shape(obs, par.unwrapped.game_state, ended=done, into=paid)
         if done:
             self._done = True
             truncated = not all(terminations.values())
