@@ -120,15 +120,7 @@ def room_imports(game: str, room: str) -> set[str]:
     prefix = f"{package}."
     found = set()
     tree = ast.parse((folder(game) / f"{room}.py").read_text())
-    type_only = {  # imports under ``if TYPE_CHECKING:`` are for the type hints, not run
-        id(n)
-        for block in ast.walk(tree)
-        if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
-        for n in ast.walk(block)
-    }
-    for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
+    for node in ast.walk(tree):  # imports under ``if TYPE_CHECKING:`` count too: no back-import for the type hints
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module.startswith(prefix):
                 found.add(node.module[len(prefix) :].split(".")[0])
@@ -150,6 +142,73 @@ def test_the_room_order_catches_a_wrong_import(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "folder", lambda game: tmp_path)
     (tmp_path / "actions.py").write_text("from envs.boaring.rules import BoaringGame\n")
     assert room_imports("boaring", "actions") == {"rules"}
+    (tmp_path / "kernels.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from envs.boaring import observation\n"
+    )
+    assert room_imports("boaring", "kernels") == {"observation"}
+
+
+VIEW_METHODS = (
+    "observation",
+    "observation_and_mask",
+    "symmetries",
+    "cell_graph",
+    "action_layout",
+    "global_state",
+    "global_state_shape",
+    "global_state_bounds",
+    "state_to_json",
+    "state_from_json",
+    "render_ansi",
+    "render_rgb",
+    "render_for",
+    "action_to_str_for",
+)
+"""The Game's methods that show a state (``envs.common.game.Game``): the base class finds them in the game's view
+rooms through its descriptor (``Game.views``), so no Game class forwards them itself."""
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_the_game_class_forwards_no_view(game):
+    tree = ast.parse((folder(game) / "rules.py").read_text())
+    name = envs.game_info(game).game_class
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    defined = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    assert not defined & set(VIEW_METHODS), sorted(defined & set(VIEW_METHODS))
+
+
+def written_roots(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of every assignment, augmented assignment or deletion whose target is an attribute or an item
+    reached from the name ``game`` (``game.view.pasture[:] = ...``)."""
+    found = []
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Delete):
+            targets = node.targets
+        for target in targets:
+            root = target
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if root is not target and isinstance(root, ast.Name) and root.id == "game":
+                found.append((node.lineno, ast.unparse(target)))
+    return found
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_no_view_writes_the_game(game):
+    """The views (``observation.py``, ``render.py``) read the Game; its tables and caches are the rules' to keep."""
+    for room in ("observation", "render"):
+        found = written_roots(ast.parse((folder(game) / f"{room}.py").read_text()))
+        assert not found, f"{room}.py writes {found}"
+
+
+def test_the_view_write_check_sees_a_write():
+    tree = ast.parse("def f(game, state):\n    game.view.pasture[:] = 1\n    state.x = 2\n    game.n += 1\n")
+    assert written_roots(tree) == [(2, "game.view.pasture[:]"), (4, "game.n")]
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
@@ -214,22 +273,64 @@ def jitted_functions(path: Path) -> list[tuple[ast.FunctionDef, str]]:
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
-def test_the_batched_engine_exports_the_row_functions(game):
-    """Every ``fast.py`` offers the row functions with one meaning in every game (``fastsearch.ROW_FUNCTIONS``),
-    each taking the batched state and the tables first."""
+def test_the_compiled_rules_define_the_row_functions(game):
+    """Every ``kernels.py`` defines the row functions with one meaning in every game (``fastsearch.ROW_FUNCTIONS``),
+    each taking the batched state and the tables first; ``fast.py`` offers them too (the search's imports)."""
+    kernels = envs.game_info(game).room("kernels")
     fast = envs.game_info(game).room("fast")
     for name in fastsearch.ROW_FUNCTIONS:
-        function = getattr(fast, name)
+        function = getattr(kernels, name)
         assert hasattr(function, "py_func"), f"{name} is not a numba function"
+        assert function.py_func.__module__ == kernels.__name__, f"{name} is defined in {function.py_func.__module__}"
         assert list(inspect.signature(function.py_func).parameters)[:2] == ["st", "tab"], name
+        assert getattr(fast, name) is function, name
+
+
+def parameter_faults(path: Path) -> list[str]:
+    """The jitted functions of ``path`` that take more than :data:`MAX_KERNEL_PARAMETERS` parameters, or take the
+    batched state (``st``) anywhere but first or the tables (``tab``) anywhere but right after it (first when
+    there is no state)."""
+    found = []
+    for function, _ in jitted_functions(path):
+        names = [a.arg for a in function.args.args + function.args.kwonlyargs]
+        if len(names) > MAX_KERNEL_PARAMETERS:
+            found.append(f"{path.name}: {function.name} takes {len(names)} parameters")
+        expected = ["st", "tab"] if "st" in names else ["tab"]
+        wanted = [n for n in expected if n in names]
+        if names[: len(wanted)] != wanted:
+            found.append(f"{path.name}: {function.name}({', '.join(names)}) does not start with ({', '.join(wanted)})")
+    return found
 
 
 @pytest.mark.parametrize("game", envs.GAMES)
-def test_no_compiled_function_takes_more_than_ten_parameters(game):
-    for room in ("fast", "search"):
-        for function, _ in jitted_functions(folder(game) / f"{room}.py"):
-            count = len(function.args.args) + len(function.args.kwonlyargs)
-            assert count <= MAX_KERNEL_PARAMETERS, f"{room}.py: {function.name} takes {count} parameters"
+def test_every_compiled_function_takes_the_state_and_tables_first_and_at_most_ten_parameters(game):
+    found = [fault for room in ROOMS for fault in parameter_faults(folder(game) / f"{room}.py")]
+    assert not found, found
+
+
+def test_the_parameter_check_sees_a_long_or_misordered_kernel(tmp_path):
+    source = tmp_path / "fast.py"
+    source.write_text(
+        "@row_jit\ndef a(st, tab, b):\n    pass\n\n@row_jit\ndef c(b, st, tab):\n    pass\n\n"
+        "@row_jit\ndef d(st, b, tab):\n    pass\n\n@inline_jit\ndef e(tab, b):\n    pass\n\n"
+        "@refcount_jit\ndef f(st, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10):\n    pass\n"
+    )
+    assert parameter_faults(source) == [
+        "fast.py: c(b, st, tab) does not start with (st, tab)",
+        "fast.py: d(st, b, tab) does not start with (st, tab)",
+        "fast.py: f takes 11 parameters",
+    ]
+
+
+def inline_spelling_faults(path: Path) -> list[str]:
+    """The functions of ``path`` inlined by a raw ``njit(inline=...)`` rather than :data:`envs.common.jit.inline_jit`
+    (one spelling for inlined helpers)."""
+    return [f"{path.name}: {f.name} ({deco})" for f, deco in jitted_functions(path) if "inline=" in deco]
+
+
+def test_inlined_helpers_have_one_spelling():
+    found = [fault for path in engine_files() for fault in inline_spelling_faults(path)]
+    assert not found, found
 
 
 NUMPY_ALLOCATORS = {"empty", "zeros", "full", "ones", "arange", "array", "empty_like", "zeros_like", "full_like"}

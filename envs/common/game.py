@@ -10,9 +10,11 @@ Seats are turn-order indices ``0..n-1`` inside the engine; agent names (``player
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -127,6 +129,46 @@ class FeaturePlanes:
     ``(B, num_planes, H, W)`` float32."""
 
 
+@dataclass(frozen=True)
+class ViewRooms:
+    """A registered game's view rooms, which come after its rules (``registry.ROOMS``): the rules never import
+    them, and :class:`Game` reaches them through the game's descriptor instead."""
+
+    observation: ModuleType
+    """``observation.py``: ``observe(game, state, seat)``, and where the game has them ``symmetries``,
+    ``cell_graph``, ``action_layout``, ``global_state``, ``global_state_shape``, ``global_state_bounds``."""
+    render: ModuleType
+    """``render.py``: ``state_to_json``, ``state_from_json``, ``render_ansi``, ``render_rgb``, and where the game
+    hides information ``render_for`` and ``action_to_str_for``."""
+
+
+@functools.lru_cache(maxsize=None)
+def view_rooms(game: str) -> ViewRooms:
+    """The view rooms of registered game ``game`` (imported once, then cached)."""
+    from envs.common import registry  # the registry imports the games' packages, which import this module
+
+    info = registry.get(game)
+    return ViewRooms(observation=info.room("observation"), render=info.room("render"))
+
+
+_OPTIONAL_VIEWS: dict[tuple[str, str, str], Callable[..., Any] | None] = {}
+
+
+def optional_view(game: str, room: str, function: str) -> Callable[..., Any] | None:
+    """The view function ``function`` of registered game ``game``'s ``room`` ("observation" or "render"), or None
+    where the room does not define it or ``game`` is not registered (a game built outside the registry, as some
+    tests do, overrides the methods itself). Cached once the game is registered."""
+    key = (game, room, function)
+    if key in _OPTIONAL_VIEWS:
+        return _OPTIONAL_VIEWS[key]
+    from envs.common import registry
+
+    if game not in registry.names():
+        return None
+    found = _OPTIONAL_VIEWS[key] = getattr(getattr(view_rooms(game), room), function, None)
+    return found
+
+
 class Game(ABC, Generic[S]):
     """A game's rules over explicit states. Subclasses set the class attributes and implement the methods."""
 
@@ -200,13 +242,24 @@ class Game(ABC, Generic[S]):
         return self.scores(state)
 
     # ----- what a player sees ------------------------------------------------------------------
-    @abstractmethod
+    @property
+    def views(self) -> ViewRooms:
+        """This game's view rooms, through its descriptor (a game outside the registry overrides the view
+        methods instead)."""
+        return view_rooms(self.name)
+
     def observation(self, state: S, seat: int) -> np.ndarray:
-        """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered."""
+        """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered
+        (``observation.observe``)."""
+        return self.views.observation.observe(self, state, seat)
 
     def observation_and_mask(self, state: S, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`observation` of ``seat``, the player to move, and :meth:`legal_mask`: what an env builds at every
-        step. A game whose compiled kernels build both in one call overrides it (each call from Python costs)."""
+        step. A game whose compiled kernels build both in one call gives ``observation.observation_and_mask(game,
+        state, seat)`` (each call from Python costs)."""
+        own = optional_view(self.name, "observation", "observation_and_mask")
+        if own is not None:
+            return own(self, state, seat)
         return self.observation(state, seat), self.legal_mask(state)
 
     perfect_information: bool = True
@@ -223,7 +276,10 @@ class Game(ABC, Generic[S]):
     @property
     def global_state_shape(self) -> tuple[int, ...]:
         """Shape of :meth:`global_state`: the observation's with ``num_players`` more planes ((C, H, W)
-        observations) or entries (flat ones)."""
+        observations) or entries (flat ones); a game's ``observation.global_state_shape(game)`` where it has one."""
+        own = optional_view(self.name, "observation", "global_state_shape")
+        if own is not None:
+            return own(self)
         shape = self.observation_shape
         return (shape[0] + self.num_players, *shape[1:])
 
@@ -235,8 +291,12 @@ class Game(ABC, Generic[S]):
         observation; entries within the observation's bounds and 0 / 1.
 
         Defined for perfect-information games (:attr:`perfect_information`); a hidden-information game either
-        overrides it with a privileged view (:attr:`privileged_global_state`) or raises NotImplementedError.
+        gives a privileged view (:attr:`privileged_global_state`, ``observation.global_state(game, state)``) or
+        raises NotImplementedError.
         """
+        own = optional_view(self.name, "observation", "global_state")
+        if own is not None:
+            return own(self, state)
         if not self.perfect_information:
             raise NotImplementedError(
                 f"{self.name} has hidden information ({self.hidden_information_note}); it has no global state "
@@ -251,7 +311,11 @@ class Game(ABC, Generic[S]):
 
     def global_state_bounds(self, obs_low: Any = 0.0, obs_high: Any = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """Elementwise (low, high) of :meth:`global_state`, given the observation's bounds (scalars or arrays
-        broadcastable to :attr:`observation_shape`): the observation's, then 0 / 1 for the to-move one-hot."""
+        broadcastable to :attr:`observation_shape`): the observation's, then 0 / 1 for the to-move one-hot; a
+        game's ``observation.global_state_bounds(game, obs_low, obs_high)`` where it has one."""
+        own = optional_view(self.name, "observation", "global_state_bounds")
+        if own is not None:
+            return own(self, obs_low, obs_high)
         low = np.broadcast_to(np.asarray(obs_low, dtype=np.float64), self.observation_shape)
         high = np.broadcast_to(np.asarray(obs_high, dtype=np.float64), self.observation_shape)
         extra = (self.num_players, *self.observation_shape[1:])
@@ -281,22 +345,28 @@ class Game(ABC, Generic[S]):
         Games whose observation is ``(C, H, W)`` planes and whose every action belongs to one cell may return a
         ``(num_actions, 2)`` int array of rows ``(cell index in the flattened H x W plane, channel)``; a
         network can then score each action from that cell's features (a 1x1 convolution with one output
-        channel per action kind) and gather the logits into the flat action order.
+        channel per action kind) and gather the logits into the flat action order (``observation.action_layout``
+        where the game has one).
         """
-        return None
+        own = optional_view(self.name, "observation", "action_layout")
+        return None if own is None else own(self)
 
     def cell_graph(self) -> CellGraph | None:
         """The board's cells and neighbours for networks that work on the board alone (:class:`CellGraph`); None
-        when the observation is not a board of cells with a per-cell action layout, or every cell matters."""
-        return None
+        when the observation is not a board of cells with a per-cell action layout, or every cell matters
+        (``observation.cell_graph`` where the game has one)."""
+        own = optional_view(self.name, "observation", "cell_graph")
+        return None if own is None else own(self)
 
     has_symmetries: bool = False
     """True when :meth:`symmetries` can return more than the identity."""
 
     def symmetries(self, state: S) -> Sequence[Symmetry]:
         """Symmetries of the rules that hold at ``state`` for the player to move, the identity first; empty when
-        the game declares none there. A policy may average its move over them (``sym:`` checkpoints)."""
-        return ()
+        the game declares none there. A policy may average its move over them (``sym:`` checkpoints;
+        ``observation.symmetries`` where the game has them)."""
+        own = optional_view(self.name, "observation", "symmetries")
+        return () if own is None else own(self, state)
 
     # ----- text, pictures, snapshots -----------------------------------------------------------
     @abstractmethod
@@ -316,27 +386,31 @@ class Game(ABC, Generic[S]):
             return int(wanted)
         raise IllegalActionError(f"{text!r} is not a legal move here")
 
-    @abstractmethod
     def state_to_json(self, state: S) -> dict[str, Any]:
-        """An exact JSON-safe description of ``state`` (hidden information included)."""
+        """An exact JSON-safe description of ``state`` (hidden information included; ``render.state_to_json``)."""
+        return self.views.render.state_to_json(self, state)
 
-    @abstractmethod
     def state_from_json(self, data: dict[str, Any]) -> S:
-        """Inverse of :meth:`state_to_json`; raises :class:`SnapshotError` for damaged data."""
+        """Inverse of :meth:`state_to_json`; raises :class:`SnapshotError` for damaged data
+        (``render.state_from_json``)."""
+        return self.views.render.state_from_json(self, data)
 
-    @abstractmethod
     def render_ansi(self, state: S) -> str:
-        """A text picture of the position."""
+        """A text picture of the position (``render.render_ansi``)."""
+        return self.views.render.render_ansi(self, state)
 
-    @abstractmethod
     def render_rgb(self, state: S) -> np.ndarray:
-        """An HxWx3 uint8 picture of the position."""
+        """An HxWx3 uint8 picture of the position (``render.render_rgb``)."""
+        return self.views.render.render_rgb(self, state)
 
     def render_for(self, state: S, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
         """The picture of ``state`` that seat ``observer`` may see: text (``mode="ansi"``) or an HxWx3 uint8 image
         (``"rgb_array"``). ``observer=None`` is the spectator's view, everything included. Perfect-information
         games show every seat the whole position (the same picture for every observer); hidden-information games
-        override this to draw only what the seat's observation holds."""
+        give ``render.render_for(game, state, observer, mode)`` to draw only what the seat's observation holds."""
+        own = optional_view(self.name, "render", "render_for")
+        if own is not None:
+            return own(self, state, observer, mode)
         self.check_render_request(observer, mode)
         if not self.perfect_information:
             raise NotImplementedError(f"{self.name} hides information and must draw each seat's own view")
@@ -345,8 +419,10 @@ class Game(ABC, Generic[S]):
     def action_to_str_for(self, state: S, action: int, observer: int | None) -> str:
         """What seat ``observer`` sees of ``action`` when the player to move plays it in ``state``: its notation,
         unless the rules hide it from ``observer`` (then only what they show, e.g. that a card was laid face
-        down). ``None`` (the spectator) sees every move."""
-        return self.action_to_str(state, action)
+        down; ``render.action_to_str_for(game, state, action, observer)`` where the game has one). ``None`` (the
+        spectator) sees every move."""
+        own = optional_view(self.name, "render", "action_to_str_for")
+        return self.action_to_str(state, action) if own is None else own(self, state, action, observer)
 
     # ----- helpers for subclasses --------------------------------------------------------------
     def check_render_request(self, observer: Any, mode: str) -> None:

@@ -21,9 +21,23 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-ROOMS: tuple[str, ...] = ("actions", "observation", "render", "rules", "fast", "search", "baselines", "env")
+ROOMS: tuple[str, ...] = (
+    "actions",
+    "kernels",
+    "rules",
+    "observation",
+    "render",
+    "fast",
+    "search",
+    "baselines",
+    "env",
+)
 """The rooms of a game's package (besides ``__init__.py`` and ``RULES.md``), in import order: a room imports only
-rooms before it (``docs/adding_a_game.md``)."""
+rooms before it (``docs/adding_a_game.md``). ``actions``: action ids and notation; ``kernels``: the compiled rules
+(the state declaration, the row functions, the kernels both engines call); ``rules``: the reference engine (its
+Game, state and options); ``observation`` and ``render``: the views (what a seat sees, pictures, snapshots), after
+the rules and read through the descriptor (``Game.views``); ``fast``: the batched engine (kernels over rows, the
+compiled greedy, its Python face and the bridge to the reference engine); then ``search``, ``baselines``, ``env``."""
 
 
 @dataclass(frozen=True)
