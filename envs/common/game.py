@@ -142,7 +142,7 @@ class ViewRooms:
     hides information ``render_for`` and ``action_to_str_for``."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def view_rooms(game: str) -> ViewRooms:
     """The view rooms of registered game ``game`` (imported once, then cached)."""
     from envs.common import registry  # the registry imports the games' packages, which import this module

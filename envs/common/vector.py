@@ -33,6 +33,7 @@ from gymnasium import spaces
 from envs.common.fastrng import below, seed_states
 from envs.common.game import TERMINAL, FeaturePlanes, Game, IllegalActionError
 from envs.common.jit import refcount_jit
+from envs.common.state import StateLayout
 
 
 class BatchedGame(ABC):
@@ -74,9 +75,19 @@ class BatchedGame(ABC):
         batched engine offers them because its kernels compute them. None by default."""
         return {}
 
-    @abstractmethod
+    state_layout: ClassVar[StateLayout | None] = None
+    """The game's declared state (``kernels.py``, :class:`envs.common.state.StateLayout`): :meth:`new_state`
+    follows from it, with the sizes of :meth:`state_sizes`."""
+
+    def state_sizes(self) -> dict[str, int]:
+        """The named sizes the declared state's shapes use (``{"players": 4}``); none by default."""
+        return {}
+
     def new_state(self, batch: int) -> Any:
-        """Uninitialised state for ``batch`` games (call :meth:`reset_rows` before use)."""
+        """State for ``batch`` games, every row not started (call :meth:`reset_rows` before use)."""
+        if self.state_layout is None:
+            raise NotImplementedError(f"{self.name}: no declared state (state_layout) and no new_state")
+        return self.state_layout.new_state(batch, self.state_sizes())
 
     @abstractmethod
     def reset_rows(self, state: Any, rows: np.ndarray) -> None:

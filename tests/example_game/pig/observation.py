@@ -8,20 +8,22 @@ offset   size  content
 3        2     one-hot relative seat of the player to move (me, the opponent); zeros once over
 =======  ====  ==========================================================================
 
-Nothing is hidden in Pig: every seat sees the whole position, seen from its own seat. The batched engine
-(``fast.py``) writes the same numbers with the same float operations (:func:`scaled`).
+Nothing is hidden in Pig: every seat sees the whole position, seen from its own seat. Both engines' observations
+live here: :func:`observe` for the reference engine, :func:`observe_rows` for the batched one (``fast.py``), which
+writes the same numbers with the same float operations (:func:`scaled`).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+
+from envs.common.game import TERMINAL
+from envs.common.jit import refcount_jit, row_jit
+from pig.kernels import OBSERVATION_SIZE as SIZE
+from pig.rules import PigGame, PigState
 
 SCORES, TURN_TOTAL, TO_MOVE = 0, 2, 3
 """The blocks' offsets."""
-SIZE = 5
-"""Entries of the vector."""
 
 
 def scaled(points: int, target: int) -> np.float32:
@@ -29,7 +31,7 @@ def scaled(points: int, target: int) -> np.float32:
     return np.float32(min(points, target) / target)
 
 
-def observe(game: Any, state: Any, seat: int) -> np.ndarray:
+def observe(game: PigGame, state: PigState, seat: int) -> np.ndarray:
     """The observation of ``state`` from ``seat``'s point of view (float32, :data:`SIZE` entries)."""
     out = np.zeros(SIZE, dtype=np.float32)
     target = game.target
@@ -39,3 +41,23 @@ def observe(game: Any, state: Any, seat: int) -> np.ndarray:
     if state.current >= 0:
         out[TO_MOVE + (state.current - seat) % 2] = 1.0
     return out
+
+
+@row_jit
+def scaled_jit(points, target):
+    """:func:`scaled` in compiled code: ``min(points, target) / target`` in double precision, rounded once."""
+    return np.float32(min(points, target) / target)
+
+
+@refcount_jit
+def observe_rows(st, tab, seats, out):
+    """Batched row ``b`` seen from ``seats[b]`` into ``out[b]``: :func:`observe` entry for entry."""
+    for b in range(out.shape[0]):
+        seat = seats[b]
+        for k in range(2):
+            out[b, SCORES + k] = scaled_jit(st.scores[b, (seat + k) % 2], tab.target)
+        out[b, TURN_TOTAL] = scaled_jit(st.turn_total[b], tab.target)
+        out[b, TO_MOVE] = 0.0
+        out[b, TO_MOVE + 1] = 0.0
+        if st.current[b] != TERMINAL:
+            out[b, TO_MOVE + (st.current[b] - seat) % 2] = 1.0

@@ -1,9 +1,8 @@
 """Pig on screen and on paper: the text picture, the image, the snapshots (JSON and hand-made positions) and the
 data the web page draws (``training/play/web``).
 
-Every function takes the rule engine (``game``, a :class:`~pig.rules.PigGame`) first. This room comes before
-``rules.py`` in the room order, so it imports no rule code: it reads the state's public fields and builds states
-through ``game.blank_state()``; ``rules.py`` imports it for its snapshots and pictures.
+Every function takes the rule engine (``game``, a :class:`~pig.rules.PigGame`) first. This room comes after
+``rules.py`` in the room order: the Game reaches it through its descriptor (``Game.views``), never by import.
 """
 
 from __future__ import annotations
@@ -13,62 +12,24 @@ from typing import Any
 import numpy as np
 
 from envs.common import render as rd
-from envs.common.game import TERMINAL, SnapshotError
-from pig.actions import BUST, DIE_FACES
+from envs.common.game import TERMINAL
+from pig.actions import BUST
+from pig.kernels import STATE
+from pig.rules import PigGame, PigState
 
 
-def make_state(game: Any, scores: list[int], turn_total: int = 0, current: int = 0, last_roll: int = 0) -> Any:
-    """A position from its fields (for tests, puzzles and snapshots), checked: SnapshotError (a ValueError) for
-    one that no game reaches. A finished game has ``current`` = TERMINAL (-1) and the winner's score at the target
-    or above."""
-    for name, value in (("turn_total", turn_total), ("current", current), ("last_roll", last_roll)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SnapshotError(f"{name} must be an integer, got {value!r}")
-    if (
-        not isinstance(scores, list)
-        or len(scores) != 2
-        or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in scores)
-    ):
-        raise SnapshotError(f"scores must be a list of 2 integers >= 0, got {scores!r}")
-    target = game.target
-    reached = [s >= target for s in scores]
-    if current == TERMINAL:
-        if sum(reached) != 1 or turn_total != 0 or last_roll != 0:
-            raise SnapshotError("a finished game has one score at the target, no turn total and ends on a hold")
-    elif current not in (0, 1) or any(reached):
-        raise SnapshotError(f"a live game has a seat 0 or 1 to move and both scores below {target}")
-    if not 0 <= last_roll <= DIE_FACES:
-        raise SnapshotError(f"last_roll must be 0 (no roll: the turn's start) or a face 1..{DIE_FACES}")
-    if last_roll in (0, BUST) and turn_total != 0:
-        raise SnapshotError("a turn total needs a last roll of 2..6 (a 1 or a hold leaves it at 0)")
-    if last_roll > BUST and turn_total < last_roll:
-        raise SnapshotError("the turn total holds at least the last roll")
+def state_to_json(game: PigGame, state: PigState) -> dict[str, Any]:
+    """Every field of the state as plain ints (nothing is hidden in Pig; the declaration's JSON form,
+    ``kernels.STATE``)."""
+    return STATE.to_json(state)
+
+
+def state_from_json(game: PigGame, data: dict[str, Any]) -> PigState:
+    """Inverse of :func:`state_to_json`; SnapshotError for damaged data or a position no game reaches."""
     state = game.blank_state()
-    state.scores = list(scores)
-    state.turn_total = turn_total
-    state.current = current
-    state.last_roll = last_roll
+    STATE.from_json(data, state)
+    game.check_state(state)
     return state
-
-
-def state_to_json(game: Any, state: Any) -> dict[str, Any]:
-    """Every field of the state as plain ints (nothing is hidden in Pig)."""
-    return {
-        "scores": [int(s) for s in state.scores],
-        "turn_total": int(state.turn_total),
-        "current": int(state.current),
-        "last_roll": int(state.last_roll),
-    }
-
-
-def state_from_json(game: Any, data: dict[str, Any]) -> Any:
-    """Inverse of :func:`state_to_json`; SnapshotError for damaged data."""
-    if not isinstance(data, dict):
-        raise SnapshotError("a Pig state must be a dict")
-    try:
-        return make_state(game, data["scores"], data["turn_total"], data["current"], data["last_roll"])
-    except KeyError as err:
-        raise SnapshotError(f"Pig state is missing field {err}") from err
 
 
 def status_lines(game: Any, state: Any) -> list[str]:

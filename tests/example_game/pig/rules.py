@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from envs.common.game import TERMINAL, Game, IllegalActionError, pairwise_rewards
+from envs.common.game import TERMINAL, Game, IllegalActionError, SnapshotError, pairwise_rewards
 from envs.common.options import Option, OptionTable
-from pig import render
 from pig.actions import BUST, DIE_FACES, HOLD, ROLL, ActionCodec
-from pig.observation import SIZE, observe
+from pig.kernels import OBSERVATION_SIZE, STATE
 
 OPTIONS = OptionTable(
     Option("target", int, 20, "The banked score that wins the game.", low=10, high=100),
@@ -32,29 +31,12 @@ PLIES_PER_POINT = 50
 moves takes about one ply a point, and a game that never ends (a 1 after every first roll) has probability 0."""
 
 
-class PigState:
-    """A Pig position: the banked scores, the turn total of the player to move, who moves, the last roll."""
+class PigState(STATE.reference_base()):  # type: ignore[misc]
+    """A Pig position: the fields of the declaration (``kernels.STATE``) but the batched engine's own: the banked
+    ``scores`` per seat, the ``turn_total`` of the player to move, who moves (``current``, TERMINAL when over) and the
+    ``last_roll``. Fresh: both scores 0, seat 0 to roll."""
 
-    __slots__ = ("scores", "turn_total", "current", "last_roll")
-
-    def __init__(self) -> None:
-        self.scores: list[int] = [0, 0]
-        """Banked score per seat."""
-        self.turn_total = 0
-        """Points rolled this turn by the player to move, not yet banked."""
-        self.current = 0
-        """The seat to move, :data:`~envs.common.game.TERMINAL` once a score reached the target."""
-        self.last_roll = 0
-        """The face of the last roll when the last move was a roll (1: the turn was lost), else 0."""
-
-    def clone(self) -> PigState:
-        """An independent copy."""
-        c = PigState.__new__(PigState)
-        c.scores = self.scores[:]
-        c.turn_total = self.turn_total
-        c.current = self.current
-        c.last_roll = self.last_roll
-        return c
+    __slots__ = ()
 
 
 class PigGame(Game[PigState]):
@@ -70,7 +52,7 @@ class PigGame(Game[PigState]):
         self.target = OPTIONS.check(options, self.name)["target"]
         self.codec = ActionCodec()
         self.num_actions = self.codec.num_actions
-        self.observation_shape = (SIZE,)
+        self.observation_shape = (OBSERVATION_SIZE,)
         self.max_game_length = PLIES_PER_POINT * self.target
 
     # ----- set-up ---------------------------------------------------------------------------------
@@ -83,12 +65,45 @@ class PigGame(Game[PigState]):
         return PigState()
 
     def blank_state(self) -> PigState:
-        """A fresh state to fill in (``render.make_state``)."""
+        """A fresh state to fill in (:meth:`make_state`, ``render.state_from_json``)."""
         return PigState()
 
     def make_state(self, scores: list[int], turn_total: int = 0, current: int = 0, last_roll: int = 0) -> PigState:
-        """A hand-made position (for tests and examples), checked: :func:`render.make_state`."""
-        return render.make_state(self, scores, turn_total, current, last_roll)
+        """A position from its fields (for tests, puzzles and snapshots), checked by :meth:`check_state`."""
+        state = self.blank_state()
+        state.scores = scores
+        state.turn_total = turn_total
+        state.current = current
+        state.last_roll = last_roll
+        self.check_state(state)
+        state.scores = list(scores)
+        return state
+
+    def check_state(self, state: PigState) -> None:
+        """SnapshotError (a ValueError) for a position no game reaches. A finished game has ``current`` = TERMINAL
+        (-1) and the winner's score at the target or above."""
+        turn_total, current, last_roll, scores = state.turn_total, state.current, state.last_roll, state.scores
+        for name, value in (("turn_total", turn_total), ("current", current), ("last_roll", last_roll)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise SnapshotError(f"{name} must be an integer, got {value!r}")
+        if (
+            not isinstance(scores, list)
+            or len(scores) != 2
+            or any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in scores)
+        ):
+            raise SnapshotError(f"scores must be a list of 2 integers >= 0, got {scores!r}")
+        reached = [s >= self.target for s in scores]
+        if current == TERMINAL:
+            if sum(reached) != 1 or turn_total != 0 or last_roll != 0:
+                raise SnapshotError("a finished game has one score at the target, no turn total and ends on a hold")
+        elif current not in (0, 1) or any(reached):
+            raise SnapshotError(f"a live game has a seat 0 or 1 to move and both scores below {self.target}")
+        if not 0 <= last_roll <= DIE_FACES:
+            raise SnapshotError(f"last_roll must be 0 (no roll: the turn's start) or a face 1..{DIE_FACES}")
+        if last_roll in (0, BUST) and turn_total != 0:
+            raise SnapshotError("a turn total needs a last roll of 2..6 (a 1 or a hold leaves it at 0)")
+        if last_roll > BUST and turn_total < last_roll:
+            raise SnapshotError("the turn total holds at least the last roll")
 
     # ----- the state machine ----------------------------------------------------------------------
     def current_player(self, state: PigState) -> int:
@@ -149,12 +164,7 @@ class PigGame(Game[PigState]):
         """An independent copy."""
         return state.clone()
 
-    # ----- what a player sees ---------------------------------------------------------------------
-    def observation(self, state: PigState, seat: int) -> np.ndarray:
-        """float32 (5,) from ``seat``'s point of view (``observation.py``)."""
-        return observe(self, state, seat)
-
-    # ----- text, pictures, snapshots --------------------------------------------------------------
+    # ----- notation (the views, observation.py and render.py, come after the rules: Game.views) ----------
     def action_to_str(self, state: PigState, action: int) -> str:
         """``roll`` or ``hold``."""
         return self.codec.to_str(state, self.check_action_range(action))
@@ -167,19 +177,3 @@ class PigGame(Game[PigState]):
                 return int(text)
             raise IllegalActionError(f"{text!r} is not a Pig move (roll or hold)")
         return action
-
-    def state_to_json(self, state: PigState) -> dict[str, Any]:
-        """Exact JSON form (:func:`render.state_to_json`)."""
-        return render.state_to_json(self, state)
-
-    def state_from_json(self, data: dict[str, Any]) -> PigState:
-        """Inverse of :meth:`state_to_json` (:func:`render.state_from_json`)."""
-        return render.state_from_json(self, data)
-
-    def render_ansi(self, state: PigState) -> str:
-        """The text picture (:func:`render.render_ansi`)."""
-        return render.render_ansi(self, state)
-
-    def render_rgb(self, state: PigState) -> np.ndarray:
-        """The picture (:func:`render.render_rgb`)."""
-        return render.render_rgb(self, state)
