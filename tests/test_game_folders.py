@@ -13,6 +13,7 @@ import inspect
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import envs
@@ -20,6 +21,7 @@ from envs.common import fastsearch, registry
 from envs.common.aec import BarnyardAECEnv
 from envs.common.game import Game
 from envs.common.options import OptionTable
+from envs.common.state import StateLayout
 from envs.common.vector import BatchedGame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -284,6 +286,37 @@ def test_the_compiled_rules_define_the_row_functions(game):
         assert function.py_func.__module__ == kernels.__name__, f"{name} is defined in {function.py_func.__module__}"
         assert list(inspect.signature(function.py_func).parameters)[:2] == ["st", "tab"], name
         assert getattr(fast, name) is function, name
+
+
+@pytest.mark.parametrize("game", envs.GAMES)
+def test_the_state_is_declared_once(game):
+    """``kernels.STATE`` (:class:`envs.common.state.StateLayout`) is the one declaration of the state's fields: the
+    batched state type is its type, the batched engine reads it (``state_layout``) and writes no ``new_state`` of its
+    own, the reference state class is built on it, the snapshots hold every reference field, and ``copy_row`` copies
+    every declared field but the generator (checked on a state of random values)."""
+    info = envs.game_info(game)
+    camel_ = camel(game)
+    kernels, rules, fast = info.room("kernels"), info.room("rules"), info.room("fast")
+    layout = kernels.STATE
+    assert isinstance(layout, StateLayout)
+    assert getattr(fast, f"{camel_}BatchedState") is layout.batched_type
+    batched = getattr(fast, f"{camel_}Batched")
+    assert batched.state_layout is layout
+    assert "new_state" not in batched.__dict__, "new_state follows from the declaration"
+    assert layout.reference_class is getattr(rules, f"{camel_}State")
+    engine = batched()
+    reference = engine.reference.initial_state(np.random.default_rng(0))
+    assert {f.name for f in layout.reference_fields} <= set(engine.reference.state_to_json(reference))
+    state = engine.new_state(2)
+    noise = np.random.default_rng(1)
+    for column in state:
+        low, high = (0, 2) if column.dtype == bool else (max(np.iinfo(column.dtype).min, -100), 100)
+        column[...] = noise.integers(low, high, size=column.shape).astype(column.dtype)
+    before = [column.copy() for column in state]
+    kernels.copy_row(state, engine.tables, 0, 1)
+    for f, column, old in zip(layout.fields, state, before):
+        assert np.array_equal(column[0], old[0]), f.name
+        assert np.array_equal(column[1], old[0] if f.copied else old[1]), f.name
 
 
 def parameter_faults(path: Path) -> list[str]:
