@@ -9,10 +9,11 @@ along the path. The answer is the most visited root child among the legal ones (
 
 What a game gives, in its own folder:
 
-* ``fast.py``, the batched engine: a state ``NamedTuple`` of arrays (first axis = game row, a ``rng`` field of
-  ``uint64`` SplitMix64 states, :mod:`envs.common.fastrng`), a tables ``NamedTuple`` of constants (and the engine's
-  work buffers where its kernels need some: one call at a time per engine), and public row functions with the same
-  meaning in every game (:data:`ROW_FUNCTIONS`): ``mover_row(st, tab, b)``, ``legal_row(st, tab, b, out)``,
+* ``kernels.py``, the compiled rules: the state declared once (:mod:`envs.common.state`: a ``NamedTuple`` of arrays,
+  first axis = game row, a ``rng`` field of ``uint64`` SplitMix64 states, :mod:`envs.common.fastrng`), a tables
+  ``NamedTuple`` of constants (and the engine's work buffers where its kernels need some: one call at a time per
+  engine), and public row functions with the same meaning in every game (``fast.py``, the batched engine,
+  re-exports them) (:data:`ROW_FUNCTIONS`): ``mover_row(st, tab, b)``, ``legal_row(st, tab, b, out)``,
   ``apply_row(st, tab, b, a)``, ``returns_row(st, tab, b, out)``, ``copy_row(st, tab, src, dst)``,
   ``random_action_row(st, tab, b)``.
 * ``search.py``, only what is the game's own: a search context ``NamedTuple`` (its playout parameters and work
@@ -28,10 +29,10 @@ would cost every new process the whole search's compile time. Each game gets its
 (:func:`kernels`), so its own cache file: numba loads a cache index whole, types included, and one shared index
 would make every game's search fail to load after a game registered from another package (a plugin, the tests'
 example game) had been compiled into it and its package was gone. The copy's name carries a digest of the game's
-``search.py`` and ``fast.py``: numba watches only the tree's own file, and an edit of the game's must not leave the
-search running the old code. (numba's cache has the same blind spot one level down: a ``search.py`` kernel cached
-with ``fast.py`` functions compiled into it does not notice an edit of ``fast.py``; clear the game's
-``__pycache__`` after one.)
+``search.py`` and of the rooms its registered functions come from (``kernels.py``): numba watches only the tree's
+own file, and an edit of the game's must not leave the search running the old code. (numba's cache has the same
+blind spot one level down: a ``search.py`` kernel cached with ``kernels.py`` functions compiled into it does not
+notice an edit of ``kernels.py``; clear the game's ``__pycache__`` after one.)
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from envs.common.fastrng import below
 from envs.common.jit import NO_REFCOUNT, REFCOUNT, refcount_jit
 
 ROW_FUNCTIONS = ("mover_row", "legal_row", "apply_row", "returns_row", "copy_row", "random_action_row")
-"""The public row functions every ``envs/<game>/fast.py`` exports (``tests/test_game_folders.py`` checks them):
+"""The public row functions every ``envs/<game>/kernels.py`` defines (``tests/test_game_folders.py`` checks them):
 
 * ``mover_row(st, tab, b) -> int``: the seat to move in row ``b``, -1 when the game is over or cut (truncated);
 * ``legal_row(st, tab, b, out) -> int``: the mover's legal mask into ``out`` (bool, one per action; all False
@@ -399,7 +400,7 @@ def kernels(context: type) -> tuple[Any, Any]:
 
 def _source_digest(context: type) -> str:
     """A short digest of the source files of the game's search context and registered functions (its ``search.py``
-    and ``fast.py``): numba watches only a function's own file, and the tree has the game's functions compiled into
+    and the rooms of its row functions, ``kernels.py``): numba watches only a function's own file, and the tree has the game's functions compiled into
     it, so an edit of the game's files must name a new cache file (the old one is left unused)."""
     files = {sys.modules[context.__module__].__file__}
     for function in _GAMES[context].values():
