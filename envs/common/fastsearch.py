@@ -400,8 +400,9 @@ def kernels(context: type) -> tuple[Any, Any]:
 
 def _source_digest(context: type) -> str:
     """A short digest of the source files of the game's search context and registered functions (its ``search.py``
-    and the rooms of its row functions, ``kernels.py``): numba watches only a function's own file, and the tree has the game's functions compiled into
-    it, so an edit of the game's files must name a new cache file (the old one is left unused)."""
+    and the rooms of its row functions, ``kernels.py``): numba watches only a function's own file, and the tree has
+    the game's functions compiled into it, so an edit of the game's files must name a new cache file (the old one is
+    left unused)."""
     files = {sys.modules[context.__module__].__file__}
     for function in _GAMES[context].values():
         module = getattr(getattr(function, "py_func", None), "__module__", None)
