@@ -292,8 +292,8 @@ def test_the_compiled_rules_define_the_row_functions(game):
 def test_the_state_is_declared_once(game):
     """``kernels.STATE`` (:class:`envs.common.state.StateLayout`) is the one declaration of the state's fields: the
     batched state type is its type, the batched engine reads it (``state_layout``) and writes no ``new_state`` of its
-    own, the reference state class is built on it, the snapshots hold every reference field, and ``copy_row`` copies
-    every declared field but the generator (checked on a state of random values)."""
+    own, a reference state class built on it is the game's own, the snapshots hold every reference field, and
+    ``copy_row`` copies every declared field but the generator ``rng`` (checked on a state of random values)."""
     info = envs.game_info(game)
     camel_ = camel(game)
     kernels, rules, fast = info.room("kernels"), info.room("rules"), info.room("fast")
@@ -303,7 +303,9 @@ def test_the_state_is_declared_once(game):
     batched = getattr(fast, f"{camel_}Batched")
     assert batched.state_layout is layout
     assert "new_state" not in batched.__dict__, "new_state follows from the declaration"
-    assert layout.reference_class is getattr(rules, f"{camel_}State")
+    reference_class = getattr(rules, f"{camel_}State")
+    assert layout.reference_class in (None, reference_class)  # a reference class built on it is the game's
+    assert set(layout.by_name) >= {"rng"} and not layout.by_name["rng"].copied
     engine = batched()
     reference = engine.reference.initial_state(np.random.default_rng(0))
     assert {f.name for f in layout.reference_fields} <= set(engine.reference.state_to_json(reference))

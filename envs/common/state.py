@@ -32,6 +32,7 @@ itself, beside the layout's conversions.
 from __future__ import annotations
 
 import builtins
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -64,6 +65,9 @@ class Field:
     """Copied by ``copy_row`` (False for the row's generator)."""
     reference: bool = True
     """Converted by the layout (False: the reference state keeps it in a form the game converts itself)."""
+    container: Callable[[Any], Any] | None = None
+    """The reference state's container for this field, built from nested lists of ints (``bytearray``,
+    ``lambda v: array("b", v)``); None: the lists themselves (an int for a scalar)."""
     doc: str = ""
 
 
@@ -157,8 +161,10 @@ class StateLayout:
         """``field``'s value in a fresh reference state: ``fill`` as an int or nested lists; a counted field empty."""
         shape = self.row_shape(field, sizes)
         if field.length is not None:
-            return []
-        return np.full(shape, field.fill, dtype=np.int64).tolist() if shape else int(field.fill)
+            value: Any = []
+        else:
+            value = np.full(shape, field.fill, dtype=np.int64).tolist() if shape else int(field.fill)
+        return value if field.container is None else field.container(value)
 
     # ----- the conversions ------------------------------------------------------------------------------------
     def to_reference(self, state: Any, row: int, reference_state: Any) -> None:
@@ -167,7 +173,8 @@ class StateLayout:
             values = getattr(state, f.name)[row]
             if f.length is not None:
                 values = values[: int(getattr(state, f.length)[row])]
-            setattr(reference_state, f.name, values.tolist() if f.shape else int(values))
+            value = values.tolist() if f.shape else int(values)
+            setattr(reference_state, f.name, value if f.container is None else f.container(value))
 
     def from_reference(self, reference_state: Any, state: Any, row: int) -> None:
         """``reference_state``'s converted fields into row ``row`` of the batched ``state`` (a counted field's
@@ -201,7 +208,8 @@ class StateLayout:
         values = {}
         for f in self.reference_fields:
             shape = self.row_shape(f, sizes)
-            values[f.name] = checked_values(f, data[f.name], shape, counted=f.length is not None)
+            value = checked_values(f, data[f.name], shape, counted=f.length is not None)
+            values[f.name] = value if f.container is None else f.container(value)
         for name, value in values.items():
             setattr(reference_state, name, value)
 
@@ -211,15 +219,19 @@ LAYOUTS: dict[type, StateLayout] = {}
 
 
 def copy_nested(value: Any) -> Any:
-    """A copy of an int or nested lists (the reference fields)."""
-    return [copy_nested(v) for v in value] if isinstance(value, list) else value
+    """A copy of a reference field's value: an int, nested lists, or a container (``bytearray``, ``array``, numpy)."""
+    if isinstance(value, list):
+        return [copy_nested(v) for v in value]
+    if isinstance(value, (bytearray, array, np.ndarray)):
+        return value.copy() if isinstance(value, np.ndarray) else value[:]
+    return value
 
 
 def to_plain(value: Any) -> Any:
-    """Ints and nested lists of ints from numpy scalars, arrays, tuples or lists."""
+    """Ints and nested lists of ints from ints, numpy scalars and arrays, tuples, lists, ``bytearray``, ``array``."""
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple, bytearray, array)):
         return [to_plain(v) for v in value]
     return int(value)
 

@@ -1,0 +1,124 @@
+"""``envs.common.state``: a state declared once gives the batched type, fresh states, compiled copies and resets,
+the reference state class, the conversions and the JSON form; a bad declaration or snapshot is refused."""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+import pytest
+from numba import njit
+
+from envs.common.game import SnapshotError
+from envs.common.jit import NO_REFCOUNT
+from envs.common.state import Field, StateLayout, copy_fields, copy_fields_between, reset_fields
+
+TOY = StateLayout(
+    "ToyBatchedState",
+    __name__,
+    Field("hands", np.int8, ("players", 3), fill=1),
+    Field("pile", np.int8, (5,), length="pile_len"),
+    Field("pile_len", np.int8),
+    Field("cells", np.int8, (4,), fill=-1, container=lambda v: array("b", v)),
+    Field("current", np.int8, idle=-1),
+    Field("plies", np.int32, batched_only=True),
+    Field("rng", np.uint64, batched_only=True, copied=False),
+)
+ToyBatchedState = TOY.batched_type
+
+
+class ToyState(TOY.reference_base()):  # type: ignore[misc]
+    __slots__ = ()
+
+
+@njit(**NO_REFCOUNT)
+def copy_and_reset(st, other):
+    copy_fields(st, 0, 1)
+    copy_fields_between(st, 0, other, 0)
+    reset_fields(st, 2)
+
+
+def test_a_fresh_batched_state_has_the_declared_shapes_and_idle_values():
+    st = TOY.new_state(3, {"players": 2})
+    assert type(st) is ToyBatchedState and ToyBatchedState.__module__ == __name__
+    assert st.hands.shape == (3, 2, 3) and st.hands.dtype == np.int8 and (st.hands == 1).all()
+    assert (st.current == -1).all() and (st.cells == -1).all() and st.rng.dtype == np.uint64
+    with pytest.raises(ValueError, match="players"):
+        TOY.new_state(1)
+
+
+def test_the_reference_class_holds_the_reference_fields_fresh():
+    ref = ToyState(players=2)
+    assert TOY.reference_class is ToyState
+    assert ref.hands == [[1, 1, 1], [1, 1, 1]] and ref.pile == [] and ref.current == 0
+    assert ref.cells == array("b", [-1] * 4)
+    assert not hasattr(ref, "plies") and not hasattr(ref, "pile_len")
+    twin = ref.clone()
+    twin.hands[0][0] = 5
+    twin.cells[0] = 3
+    assert ref.hands[0][0] == 1 and ref.cells[0] == -1 and twin != ref
+
+
+def test_compiled_copies_and_resets_follow_the_declaration():
+    st = TOY.new_state(3, {"players": 2})
+    other = TOY.new_state(1, {"players": 2})
+    for k, column in enumerate(st):
+        column[...] = np.arange(column.size).reshape(column.shape) % 7 + k
+    before = [column.copy() for column in st]
+    copy_and_reset(st, other)
+    for f, column, old, theirs in zip(TOY.fields, st, before, other):
+        assert np.array_equal(column[1], old[0] if f.copied else old[1]), f.name
+        if f.copied:
+            assert np.array_equal(theirs[0], old[0]), f.name
+            assert (column[2] == f.fill).all(), f.name
+        else:
+            assert np.array_equal(column[2], old[2]), f.name
+
+
+def test_the_conversions_round_trip_and_cut_piles_to_their_count():
+    st = TOY.new_state(2, {"players": 2})
+    st.pile[0] = [4, 5, 6, 9, 9]
+    st.pile_len[0] = 3
+    st.hands[0] = [[1, 2, 3], [4, 5, 6]]
+    st.cells[0] = [0, 1, -1, 2]
+    st.current[0] = 1
+    st.plies[1] = 7
+    ref = ToyState(players=2)
+    TOY.to_reference(st, 0, ref)
+    assert ref.pile == [4, 5, 6] and ref.hands == [[1, 2, 3], [4, 5, 6]] and ref.current == 1
+    assert ref.cells == array("b", [0, 1, -1, 2])
+    TOY.from_reference(ref, st, 1)
+    assert st.pile[1].tolist() == [4, 5, 6, 0, 0] and st.pile_len[1] == 3 and st.plies[1] == 7  # batched-only kept
+
+
+def test_the_json_form_round_trips_and_refuses_damage_without_writing():
+    ref = ToyState(players=2)
+    ref.pile = [3, 2]
+    ref.hands[1] = [0, 7, 0]
+    data = TOY.to_json(ref)
+    assert data == {"hands": [[1, 1, 1], [0, 7, 0]], "pile": [3, 2], "cells": [-1] * 4, "current": 0}
+    back = ToyState(players=2)
+    TOY.from_json(data, back, {"players": 2})
+    assert back == ref and isinstance(back.cells, array)
+    damaged = [
+        ({**data, "current": True}, "current"),
+        ({**data, "current": 300}, "current"),
+        ({**data, "pile": [1] * 6}, "at most 5"),
+        ({**data, "hands": [[1, 1, 1]]}, "hands"),
+        ({**data, "hands": [[1, 1], [1, 1]]}, "hands"),
+        ({k: v for k, v in data.items() if k != "cells"}, "missing \\['cells'\\]"),
+        ({**data, "extra": 1}, "unknown \\['extra'\\]"),
+        ([1, 2], "JSON object"),
+    ]
+    for bad, message in damaged:
+        target = ToyState(players=2)
+        with pytest.raises(SnapshotError, match=message):
+            TOY.from_json(bad, target, {"players": 2})
+        assert target == ToyState(players=2)  # nothing written
+
+
+def test_a_bad_declaration_is_refused():
+    with pytest.raises(ValueError, match="twice"):
+        StateLayout("Twice", __name__, Field("a", np.int8), Field("a", np.int8))
+    with pytest.raises(ValueError, match="length"):
+        StateLayout("Counted", __name__, Field("a", np.int8, (3,), length="n"))
