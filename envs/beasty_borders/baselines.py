@@ -47,7 +47,7 @@ from envs.beasty_borders.fast import GREEDY_DENY as DENY
 from envs.beasty_borders.fast import GREEDY_PASS_BELOW as PASS_BELOW
 from envs.beasty_borders.fast import GREEDY_PASS_BELOW_RESPONDER as PASS_BELOW_RESPONDER
 from envs.beasty_borders.fast import GREEDY_POTENTIAL as POTENTIAL
-from envs.beasty_borders.observation import GROUP_VP
+from envs.beasty_borders.kernels import GROUP_VP
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.mcts import MCTSPolicy
 from envs.common.policies import CompiledRootSearch, Decision, SeededPolicy

@@ -5,33 +5,33 @@ of ``rules.BeastyBordersGame``), built for speed rather than reading: ``rules.py
 the readable reference, and ``tests/beasty_borders/test_beasty_borders_fast.py`` checks that both engines give
 identical legal masks, observations (every seat's), rewards and results over thousands of random games.
 
-State (:class:`BeastyBordersBatchedState`, first axis = game): the landscape's cell codes (as ``rules.py``: 0 empty
-green, 1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal), the tiles, the steps-marker, roll, roller, phase,
-the variant's choice and bidding row, supplies and animals placed, plies played, and kept up to date by every
-placement: the group of each animal (``label``: a cell of its group, the group's size in ``group_size`` at that
-cell), each seat's victory points and the number of empty green spaces. ``rng`` is each game's own SplitMix64
-generator (:mod:`envs.common.fastrng`): the die rolls and tile shuffles are drawn from it, so they are *not* the
-streams ``rules.py`` draws from a numpy generator with the same seed (the differential tests copy the rolls and
-tiles from one engine to the other).
+The state (:class:`BeastyBordersBatchedState`, first axis = game), the :class:`Tables` and the rules live in
+``kernels.py``, the compiled rules both engines share: the row functions that every engine exports with one meaning
+(``envs.common.fastsearch.ROW_FUNCTIONS``: :func:`mover_row`, :func:`legal_row`, :func:`apply_row`,
+:func:`returns_row`, :func:`copy_row`, :func:`random_action_row`, imported here so that ``fast.<name>`` names
+them too). This room holds the batch kernels that loop them over rows, the compiled greedy rule
+(:func:`greedy_action_row`, which the search's playouts play too), and the Python face with its bridge to
+``rules.py``; the batched observation is ``observation.observe_batch`` (what a seat sees, in both engines). ``rng``
+is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`): the die rolls and tile shuffles are drawn
+from it, so they are *not* the streams ``rules.py`` draws from a numpy generator with the same seed (the
+differential tests copy the rolls and tiles from one engine to the other).
 
 :meth:`~BeastyBordersBatched.greedy_actions` is the greedy baseline (``baselines.greedy_choice``) compiled; the
 search baseline (``search.py``: its candidates and playouts, on the tree of ``envs/common/fastsearch.py``) plays on
 these rows through the row functions.
 
 Every kernel takes the state and the engine's :class:`Tables` (the configuration's constants and the engine's work
-buffers, one flat ``NamedTuple``), never their fields one by one, and the rules live in the row functions that
-every engine exports with one meaning (``envs.common.fastsearch.ROW_FUNCTIONS``: :func:`mover_row`,
-:func:`legal_row`, :func:`apply_row`, :func:`returns_row`, :func:`copy_row`, :func:`random_action_row`), plus
-:func:`greedy_action_row`, the greedy rule the search's playouts play. The batch kernels loop them over rows.
+buffers, one flat ``NamedTuple``), never their fields one by one.
 
 Tables the kernels read as globals (``GROUP_VP``, the cell codes) are frozen into numba's on-disk cache, which
-only watches this file: after editing them elsewhere, touch this file (or clear its ``__pycache__``). The greedy
-rule's tuned weights are in :class:`Tables` (arguments, not globals) for that reason.
+only watches the file of the function it compiled: after editing ``kernels.py`` or ``actions.py``, clear
+``envs/beasty_borders/__pycache__``. The greedy rule's tuned weights are in :class:`Tables` (arguments, not
+globals) for that reason.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +40,6 @@ from envs.beasty_borders.actions import (
     EMPTY,
     FIRST_ANIMAL,
     LAKE,
-    MARKER,
     ROLLER_CHOICE,
     SIGNPOST_TILE,
     TILE_COLS,
@@ -48,11 +47,26 @@ from envs.beasty_borders.actions import (
     TILES,
     tile_lakes,
 )
-from envs.beasty_borders.observation import GROUP_VP, observe_row, rebuild_groups
+from envs.beasty_borders.kernels import (
+    GROUP_VP,
+    BeastyBordersBatchedState,
+    Tables,
+    apply_row,
+    draw_roll,
+    legal_inline,
+    mover_of,
+    rebuild_groups,
+    returns_row,
+)
+from envs.beasty_borders.kernels import copy_row as copy_row  # the row functions, re-exported (fast.<name>)
+from envs.beasty_borders.kernels import legal_row as legal_row
+from envs.beasty_borders.kernels import mover_row as mover_row
+from envs.beasty_borders.kernels import random_action_row as random_action_row
+from envs.beasty_borders.observation import observe_batch
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL
-from envs.common.jit import inline_jit, refcount_jit, row_jit
+from envs.common.jit import refcount_jit, row_jit
 from envs.common.vector import BatchedGame
 
 _GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
@@ -67,324 +81,6 @@ GREEDY_PASS_BELOW = 0.6
 """The greedy rule: the roller passes when the best placement value is at most this."""
 GREEDY_PASS_BELOW_RESPONDER = 0.3
 """The greedy rule: the responder passes when the best placement value is at most this."""
-
-
-# The row functions and kernels compile without reference counting (envs.common.jit.row_jit says why).
-
-
-class BeastyBordersBatchedState(NamedTuple):
-    """B Beasty Borders games; row ``b`` of every field is game ``b`` (see the module docstring)."""
-
-    board: np.ndarray  # (B, cells) int8 cell codes
-    tiles: np.ndarray  # (B, num_tiles) int8 tile id per grid slot
-    pos: np.ndarray  # (B,) int64 steps-marker cell
-    roll: np.ndarray  # (B,) int64 this turn's die roll 1..8
-    roller: np.ndarray  # (B,) int64
-    phase: np.ndarray  # (B,) int64 ROLLER_CHOICE / RESPONDER_CHOICE
-    choice: np.ndarray  # (B,) int64 variant: the roller's figure (row index), -1 for a pass / none yet
-    remaining: np.ndarray  # (B, 2, 3) int64 figures held per seat and type (variant: still in the row)
-    placed: np.ndarray  # (B, 2) int64 animals placed per seat
-    row: np.ndarray  # (B, 28) bool variant: figure still in the bidding row (main: unused, all False)
-    plies: np.ndarray  # (B,) int64 decisions played (the AEC env's truncation count)
-    empty_count: np.ndarray  # (B,) int64 empty green spaces (0: the game is over)
-    label: np.ndarray  # (B, cells) int8 the group of each animal (a cell of it), -1 elsewhere
-    group_size: np.ndarray  # (B, cells) int8 size of the group labelled by that cell
-    vp: np.ndarray  # (B, 2) int64 victory points per seat
-    rng: np.ndarray  # (B,) uint64 the game's SplitMix64 generator
-
-
-class Tables(NamedTuple):
-    """What the kernels read besides the state: one configuration's constants and the engine's work buffers (its
-    kernels run one call at a time per engine). Flat (arrays and scalars, no nested tuple), as numba's kernels
-    take it whole."""
-
-    luck: bool
-    """The main game (a die roll picks the space, the players pick types) rather than the variant's bidding row."""
-    types: int
-    """Animal types per seat (3 main, 2 variant)."""
-    pass_action: int
-    """The pass's action id (the last)."""
-    max_plies: int
-    """The AEC env's ply cap (``max_game_length``): a row reaching it is cut (:func:`mover_row` -1; never reached,
-    every filling takes at most two decisions)."""
-    path: np.ndarray
-    """(cells,) int64: the steps-marker's cyclic path."""
-    rank: np.ndarray
-    """(cells,) int64: each cell's place on the path."""
-    nbr: np.ndarray
-    """(cells, 4) int64: the orthogonal neighbours, then -1."""
-    nbr4: np.ndarray
-    """(cells, 5) int64: the neighbours padded with the cell itself, then the pad count (the observation's)."""
-    lay: np.ndarray
-    """The observation layout's offsets (``observation.ObservationTables``)."""
-    planes: np.ndarray
-    """(2, codes) int64: the observation plane that shows each cell code to each seat."""
-    slots: np.ndarray
-    """(2, codes) int64: where a neighbouring animal's gain goes in an observed space entry."""
-    row_owner: np.ndarray
-    """(28,) int64: the seat owning each bidding-row figure (variant)."""
-    row_type: np.ndarray
-    """(28,) int64: each bidding-row figure's type (variant)."""
-    counts: np.ndarray
-    """(types,) int64: the figures each seat starts with per type."""
-    slot_cells: np.ndarray
-    """(tiles, 6) int64: the cells of each tile slot of the grid, row-major in the 2 x 3 tile."""
-    tile_lake: np.ndarray
-    """(9, 6) int8: 1 where space k (row-major in the 2 x 3 tile) of a tile is a lake."""
-    greedy_deny: float
-    """:data:`GREEDY_DENY`."""
-    greedy_potential: float
-    """:data:`GREEDY_POTENTIAL`."""
-    greedy_pass_below: float
-    """:data:`GREEDY_PASS_BELOW`."""
-    greedy_pass_below_responder: float
-    """:data:`GREEDY_PASS_BELOW_RESPONDER`."""
-    work_mask: np.ndarray
-    """(num_actions,) bool work: :func:`random_action_row`'s legal mask."""
-    work_values: np.ndarray
-    """(3,) float64 work: :func:`greedy_action_row`'s values per type."""
-
-
-# ----- helpers on one row -------------------------------------------------------------------------------------------
-@inline_jit
-def _mover(roller: int, phase: int) -> int:
-    return roller if phase == ROLLER_CHOICE else 1 - roller
-
-
-@inline_jit
-def _target_cell(board, tab, pos, steps, empty_count):
-    """The ``steps``-th empty green space after ``pos`` along the cyclic path (rules.target_cell; ``board``: the
-    row's view): the empty spaces after it, then ``pos`` itself if empty (reached only after a full lap); counting
-    runs round."""
-    path = tab.path
-    k = (steps - 1) % empty_count
-    cells = path.shape[0]
-    start = tab.rank[pos]
-    for i in range(1, cells + 1):
-        cell = path[(start + i) % cells]
-        if board[cell] == EMPTY:
-            if k == 0:
-                return cell
-            k -= 1
-    return pos  # unreachable while empty_count counts the empty spaces
-
-
-@inline_jit
-def _roll(st, tab, b, pos):
-    """(roll, new marker cell): the D8 from row ``b``'s generator and the marker's move from ``pos``."""
-    roll = 1 + below(st.rng, b, 8)
-    return roll, _target_cell(st.board[b], tab, pos, roll, st.empty_count[b])
-
-
-@row_jit
-def _fill(board, label, group_size, vp, nbr, cell, code):
-    """Put ``code`` on ``cell`` (row views) and keep groups and victory points up to date (a marker changes
-    no group; an animal joins the groups of its code next to it, which merge under its own cell's label)."""
-    board[cell] = code
-    if code < FIRST_ANIMAL:
-        return
-    # The distinct groups of this code next to the cell (at most 4), found before any relabelling.
-    g0 = g1 = g2 = g3 = -1
-    total = 1
-    lost = 0
-    for i in range(4):
-        nb = nbr[cell, i]
-        if nb < 0:
-            break
-        if board[nb] != code:
-            continue
-        g = label[nb]
-        if g == g0 or g == g1 or g == g2:
-            continue
-        if g0 < 0:
-            g0 = g
-        elif g1 < 0:
-            g1 = g
-        elif g2 < 0:
-            g2 = g
-        else:
-            g3 = g
-        total += group_size[g]
-        lost += _GROUP_VP[group_size[g]]
-    if g0 >= 0:
-        for c in range(board.shape[0]):
-            g = label[c]
-            if g >= 0 and (g == g0 or g == g1 or g == g2 or g == g3):
-                label[c] = cell
-    label[cell] = cell
-    group_size[cell] = total
-    vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(total, _TOP)] - lost
-
-
-@inline_jit
-def _place(st, tab, b, code):
-    """Fill the steps-marker's space of row ``b`` with ``code`` (an animal or the empty-space marker)."""
-    _fill(st.board[b], st.label[b], st.group_size[b], st.vp[b], tab.nbr, st.pos[b], code)
-    st.empty_count[b] -= 1
-
-
-@row_jit
-def _next_turn(st, tab, b, roller):
-    """Start the next turn with ``roller`` rolling, unless the landscape is full (rules._next_turn)."""
-    st.phase[b] = ROLLER_CHOICE
-    st.choice[b] = -1
-    st.roller[b] = roller
-    if st.empty_count[b] > 0:
-        roll, cell = _roll(st, tab, b, st.pos[b])
-        st.roll[b] = roll
-        st.pos[b] = cell
-
-
-# ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
-@row_jit
-def mover_row(st, tab, b):
-    """The seat to move in row ``b`` (the roller, then the responder), -1 once the landscape is full or at the ply
-    cap."""
-    if st.empty_count[b] == 0 or st.plies[b] >= tab.max_plies:
-        return -1
-    return _mover(st.roller[b], st.phase[b])
-
-
-@inline_jit
-def _legal(st, tab, b, out):
-    """:func:`legal_row`, inlined into this file's kernels (the batched mask calls it 1,024 times a step)."""
-    n = out.shape[0]
-    for a in range(n):
-        out[a] = False
-    if st.empty_count[b] == 0:
-        return 0
-    seat = _mover(st.roller[b], st.phase[b])
-    count = 1  # the pass
-    if tab.luck:
-        for t in range(tab.types):
-            held = st.remaining[b, seat, t] > 0
-            out[t] = held
-            count += held
-        out[tab.types] = True
-        return count
-    low = st.choice[b] if st.phase[b] == 1 else -1
-    row_owner = tab.row_owner
-    for i in range(low + 1, n - 1):
-        free = st.row[b, i] and row_owner[i] == seat
-        out[i] = free
-        count += free
-    out[n - 1] = True
-    return count
-
-
-@row_jit
-def legal_row(st, tab, b, out):
-    """The mover's legal mask of row ``b`` into ``out`` (num_actions bools, all False when over; rules.legal_mask);
-    returns how many are legal."""
-    return _legal(st, tab, b, out)
-
-
-@row_jit
-def apply_row(st, tab, b, a):
-    """Play action ``a`` (legal) for the mover of live row ``b`` (rules.apply); the next turn's roll from
-    ``st.rng[b]``."""
-    st.plies[b] += 1
-    r = st.roller[b]
-    seat = _mover(r, st.phase[b])
-    passed = a == tab.pass_action
-    if tab.luck:
-        if st.phase[b] == ROLLER_CHOICE:
-            if passed:
-                st.phase[b] = 1
-                return
-            _place(st, tab, b, FIRST_ANIMAL + 3 * seat + a)
-            st.remaining[b, seat, a] -= 1
-            st.placed[b, seat] += 1
-            _next_turn(st, tab, b, 1 - r)
-            return
-        if passed:
-            _place(st, tab, b, MARKER)
-        else:
-            _place(st, tab, b, FIRST_ANIMAL + 3 * seat + a)
-            st.remaining[b, seat, a] -= 1
-            st.placed[b, seat] += 1
-        _next_turn(st, tab, b, r)
-        return
-    if st.phase[b] == ROLLER_CHOICE:
-        st.choice[b] = -1 if passed else a
-        st.phase[b] = 1
-        return
-    figure = st.choice[b] if passed else a
-    if figure < 0:
-        _place(st, tab, b, MARKER)
-    else:
-        owner = tab.row_owner[figure]
-        kind = tab.row_type[figure]
-        st.row[b, figure] = False
-        _place(st, tab, b, FIRST_ANIMAL + 3 * owner + kind)
-        st.remaining[b, owner, kind] -= 1
-        st.placed[b, owner] += 1
-    _next_turn(st, tab, b, 1 - r)
-
-
-@row_jit
-def returns_row(st, tab, b, out):
-    """+1 / -1 / 0 per seat into ``out`` over the keys (victory points, then animals placed) once row ``b`` is over
-    (rules.returns); zeros while live."""
-    out[0] = 0.0
-    out[1] = 0.0
-    if st.empty_count[b] > 0:
-        return
-    d = st.vp[b, 0] - st.vp[b, 1]
-    if d == 0:
-        d = st.placed[b, 0] - st.placed[b, 1]
-    if d > 0:
-        out[0], out[1] = 1.0, -1.0
-    elif d < 0:
-        out[0], out[1] = -1.0, 1.0
-
-
-@inline_jit
-def _copy_2d(a, src, dst):
-    """Row ``src`` of the 2-D array ``a`` into row ``dst`` (a loop: a slice assignment may allocate, which a
-    :data:`row_jit` function cannot)."""
-    for i in range(a.shape[1]):
-        a[dst, i] = a[src, i]
-
-
-@row_jit
-def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    _copy_2d(st.board, src, dst)
-    _copy_2d(st.tiles, src, dst)
-    st.pos[dst] = st.pos[src]
-    st.roll[dst] = st.roll[src]
-    st.roller[dst] = st.roller[src]
-    st.phase[dst] = st.phase[src]
-    st.choice[dst] = st.choice[src]
-    for seat in range(2):
-        for t in range(st.remaining.shape[2]):
-            st.remaining[dst, seat, t] = st.remaining[src, seat, t]
-    _copy_2d(st.placed, src, dst)
-    _copy_2d(st.row, src, dst)
-    st.plies[dst] = st.plies[src]
-    st.empty_count[dst] = st.empty_count[src]
-    _copy_2d(st.label, src, dst)
-    _copy_2d(st.group_size, src, dst)
-    _copy_2d(st.vp, src, dst)
-
-
-@inline_jit
-def _nth_legal(mask, k):
-    """The ``k``-th (from 0) True entry of the legal mask ``mask``, -1 if there are fewer."""
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
-
-
-@row_jit
-def random_action_row(st, tab, b):
-    """A uniformly random legal action of live row ``b`` (the k-th legal in id order, k drawn from ``st.rng[b]``)."""
-    mask = tab.work_mask
-    return _nth_legal(mask, below(st.rng, b, _legal(st, tab, b, mask)))
 
 
 # ----- the greedy baseline (baselines.greedy_choice), compiled ------------------------------------------------------
@@ -429,7 +125,7 @@ def greedy_action_row(st, tab, b, rng):
     types = tab.types
     values = tab.work_values
     phase = st.phase[b]
-    seat = _mover(st.roller[b], phase)
+    seat = mover_of(st.roller[b], phase)
     cell = st.pos[b]
     opp = 1 - seat
     deny = 0
@@ -549,7 +245,7 @@ def _reset_kernel(st, tab, rows):
         st.roller[b] = 0
         st.phase[b] = ROLLER_CHOICE
         st.choice[b] = -1
-        r, cell = _roll(st, tab, b, sign)
+        r, cell = draw_roll(st, tab, b, sign)
         st.roll[b] = r
         st.pos[b] = cell
 
@@ -562,44 +258,15 @@ def _apply_kernel(st, tab, actions):
 
 
 @row_jit
-def _observe_kernel(st, tab, seats, out):
-    for b in range(seats.shape[0]):
-        observe_row(
-            st.board,
-            st.pos,
-            st.roll,
-            st.roller,
-            st.phase,
-            st.choice,
-            st.remaining,
-            st.row,
-            st.empty_count,
-            st.label,
-            st.group_size,
-            st.vp,
-            b,
-            seats[b],
-            out,
-            tab.lay,
-            tab.planes,
-            tab.slots,
-            tab.path,
-            tab.rank,
-            tab.nbr4,
-            tab.row_owner,
-        )
-
-
-@row_jit
 def _legal_kernel(st, tab, out):
     for b in range(out.shape[0]):
-        _legal(st, tab, b, out[b])
+        legal_inline(st, tab, b, out[b])
 
 
 @row_jit
 def _current_player_kernel(st, out):
     for b in range(out.shape[0]):
-        out[b] = TERMINAL if st.empty_count[b] == 0 else _mover(st.roller[b], st.phase[b])
+        out[b] = TERMINAL if st.empty_count[b] == 0 else mover_of(st.roller[b], st.phase[b])
 
 
 @row_jit
@@ -626,7 +293,7 @@ class BeastyBordersBatched(BatchedGame):
     def __init__(self, **options: Any):
         super().__init__(**options)
         ref = self.reference
-        t = ref.tables  # the observation kernels' tables (observation.ObservationTables)
+        t = ref.view_tables  # the observation kernels' tables (observation.ViewTables): the path and neighbours
         tile_lake = [
             [1 if (r, c) in tile_lakes(tile) else 0 for r in range(TILE_ROWS) for c in range(TILE_COLS)]
             for tile in range(len(TILES))
@@ -639,10 +306,6 @@ class BeastyBordersBatched(BatchedGame):
             path=t.path,
             rank=t.rank,
             nbr=t.nbr,
-            nbr4=t.nbr4,
-            lay=t.lay,
-            planes=t.planes,
-            slots=t.slots,
             row_owner=np.array(act.ROW_OWNER, dtype=np.int64),
             row_type=np.array(act.ROW_TYPE, dtype=np.int64),
             counts=np.array(ref.counts, dtype=np.int64),
@@ -656,6 +319,8 @@ class BeastyBordersBatched(BatchedGame):
             work_values=np.zeros(3, dtype=np.float64),
         )
         """The kernels' constants and work buffers (:class:`Tables`)."""
+        self.view_tables = t
+        """The observation kernels' tables (``observation.ViewTables``, the reference engine's)."""
 
     # ----- state -----------------------------------------------------------------------------------------------
     def new_state(self, batch: int) -> BeastyBordersBatchedState:
@@ -701,7 +366,7 @@ class BeastyBordersBatched(BatchedGame):
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() > 1)):
             raise ValueError(f"seats must be {out.shape[0]} seats 0 or 1")
-        _observe_kernel(state, self.tables, seats, out)
+        observe_batch(state, self.view_tables, seats, out)
 
     def current_player(self, state: BeastyBordersBatchedState) -> np.ndarray:
         """Seat to move per row: the roller, then the responder; TERMINAL once the landscape is full."""

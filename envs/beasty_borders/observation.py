@@ -35,26 +35,25 @@ With ``H x W`` the landscape (6 x 9 main, 4 x 9 variant), ``T`` types per player
 The ``spaces`` block is derived from the public landscape (it repeats nothing hidden); it saves a network from
 learning group counting and the path's arithmetic before it can learn tactics.
 
-Here too: the groups of animals and the rulebook's group table (:data:`GROUP_VP`), kept as books on the state so
-that scores and observations need not recount them after every placement (``rules.py`` scores with
-:func:`victory_points`), and the compiled observation that the AEC env (``rules.BeastyBordersGame.observation``)
-and the batched engine (``fast.py``) both run: :func:`encode` stays the readable definition, and the tests check
-that both agree on every position of random games. The compiled kernels read a position from row views: the
+Here too: the compiled observation that the AEC env (:func:`observe`, the Game's ``observation``) and the batched
+engine (:func:`observe_batch`, ``fast.BeastyBordersBatched.observe``) both run, with its tables (:class:`ViewTables`):
+:func:`encode` (:func:`observation_python`) stays the readable definition, and the tests check that both agree on
+every position of random games. The compiled kernels read a position as rows of the batched state
+(``kernels.BeastyBordersBatchedState``; a reference position as a :class:`PositionRows` of one row): the
 landscape's cell codes and its groups (``label``: a cell of each animal's group, ``group_size`` at that cell) with
 each seat's victory points, which the batched engine keeps up to date and :func:`observe_position` recounts
-(:func:`rebuild_groups`: a flood fill over 54 cells). numba's on-disk cache watches only the file of the function
-it compiled: ``fast.py``'s cached kernels, which call these, do not notice edits here (after editing this file,
-touch ``fast.py`` and ``search.py`` or clear ``envs/beasty_borders/__pycache__``).
+(``kernels.rebuild_groups``: a flood fill over 54 cells). The groups' books and the rulebook's group table
+(``GROUP_VP``) are the rules' (``kernels.py``). numba's on-disk cache watches only the file of the function it
+compiled: after editing ``kernels.py``, clear ``envs/beasty_borders/__pycache__``.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.beasty_borders.actions import (
     EMPTY,
@@ -66,97 +65,9 @@ from envs.beasty_borders.actions import (
     ROW_LEN,
     ROW_OWNER,
 )
-from envs.common.jit import refcount_jit
-
-if TYPE_CHECKING:
-    from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
-
-GROUP_VP = (0, 0, 1, 3, 5, 7, 8, 9, 10)
-"""Victory points of a group of n animals (the rulebook's table)."""
-
-
-def group_labels(board: list[int], neighbours: list[tuple[int, ...]]) -> tuple[list[int], list[int], list[int]]:
-    """(group id per cell or -1, size per group id, owning seat per group id): orthogonally connected identical
-    animals."""
-    label = [-1] * len(board)
-    sizes: list[int] = []
-    owners: list[int] = []
-    for start, code in enumerate(board):
-        if code < FIRST_ANIMAL or label[start] >= 0:
-            continue
-        gid = len(sizes)
-        label[start] = gid
-        stack = [start]
-        n = 0
-        while stack:
-            cell = stack.pop()
-            n += 1
-            for nb in neighbours[cell]:
-                if label[nb] < 0 and board[nb] == code:
-                    label[nb] = gid
-                    stack.append(nb)
-        sizes.append(n)
-        owners.append((code - FIRST_ANIMAL) // 3)
-    return label, sizes, owners
-
-
-def add_to_groups(
-    groups: tuple[list[int], list[int], list[int]],
-    board: list[int] | np.ndarray,
-    neighbours: list[tuple[int, ...]],
-    cell: int,
-    code: int,
-) -> tuple[tuple[list[int], list[int], list[int]], list[int]]:
-    """(:func:`group_labels` after animal ``code`` was put on ``cell``, the cells of its group now), computed
-    from the groups before (``board`` already shows the animal): the new animal joins the groups of its code
-    next to it. New lists are returned (the old ones may be shared by clones). Merged groups keep their ids with
-    size 0 (worth 0 vp)."""
-    label, sizes, owners = groups
-    joined = []
-    for nb in neighbours[cell]:
-        if board[nb] == code:
-            gid = label[nb]
-            if gid not in joined:
-                joined.append(gid)
-    label = label[:]
-    sizes = sizes[:]
-    new = len(sizes)
-    sizes.append(1 + sum(sizes[g] for g in joined))
-    owners = owners + [(code - FIRST_ANIMAL) // 3]
-    members = [cell]
-    if joined:
-        for c, gid in enumerate(label):
-            if gid in joined:
-                label[c] = new
-                members.append(c)
-        for g in joined:
-            sizes[g] = 0
-    label[cell] = new
-    return (label, sizes, owners), members
-
-
-def victory_points(neighbours: list[tuple[int, ...]], state: BeastyBordersState) -> list[int]:
-    """Victory points per seat: GROUP_VP of every group's size, summed per owner (cached on the state with the
-    groups they were counted from; the caller gets a fresh list)."""
-    groups = landscape_groups(neighbours, state)
-    cached = state.vp_cache
-    if cached is None or cached[0] is not groups:
-        _, sizes, owners = groups
-        vp = [0, 0]
-        for size, seat in zip(sizes, owners):
-            vp[seat] += GROUP_VP[size]
-        cached = state.vp_cache = (groups, vp)
-    return cached[1][:]
-
-
-def landscape_groups(
-    neighbours: list[tuple[int, ...]], state: BeastyBordersState
-) -> tuple[list[int], list[int], list[int]]:
-    """:func:`group_labels` of ``state``'s landscape, cached on the state until the next filling."""
-    if state.group_cache is None:
-        state.group_cache = group_labels(state.board.tolist(), neighbours)
-    return state.group_cache
-
+from envs.beasty_borders.kernels import GROUP_VP, landscape_groups, rebuild_groups, victory_points
+from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
+from envs.common.jit import inline_jit, refcount_jit, row_jit
 
 LOOKAHEAD = 8
 """Spaces after the steps-marker's in the ``spaces`` block: one per face of the D8."""
@@ -288,20 +199,12 @@ def space_entry(
     return tuple(entry)
 
 
-def stale_spaces(neighbours: Sequence[tuple[int, ...]], filled: int, members: list[int] | None) -> set[int]:
-    """Cells whose :func:`space_entry` may change when ``filled`` is filled: itself and its neighbours (room),
-    and with an animal every neighbour of the group it joined (``members``, its cells: gains)."""
-    stale = {filled, *neighbours[filled]}
-    for c in members or ():
-        stale.update(neighbours[c])
-    return stale
-
-
 def _encode_spaces(lay: ObservationLayout, state: BeastyBordersState, seat: int, out: np.ndarray) -> None:
     """Fill the ``spaces`` block (module docstring) of ``out``.
 
     Space entries are cached on the state (``space_cache``: per seat a table of entries in that seat's order,
-    and a row-valid flag per cell, kept by the engine: a filling invalidates only the rows it can change), so
+    and a row-valid flag per cell, kept by the rules: a filling invalidates only the rows it can change,
+    ``kernels.stale_spaces``), so
     most spaces are computed once per change near them rather than once per observation, and an observation
     copies its nine rows with one ``np.take``."""
     if state.space_cache is None:
@@ -365,39 +268,6 @@ _ROW_OWNER = np.array(ROW_OWNER, dtype=np.int64)
 
 
 @refcount_jit
-def rebuild_groups(board, label, group_size, vp, nbr):
-    """Groups and victory points of a landscape from scratch (flood fill; row views): ``label[c]`` a cell of the
-    group of the animal on ``c`` (-1 elsewhere), ``group_size`` the size of a group at its label cell."""
-    cells = board.shape[0]
-    label[:] = -1
-    group_size[:] = 0
-    vp[:] = 0
-    stack = np.empty(cells, dtype=np.int64)
-    for start in range(cells):
-        code = board[start]
-        if code < FIRST_ANIMAL or label[start] >= 0:
-            continue
-        label[start] = start
-        stack[0] = start
-        top = 1
-        n = 0
-        while top > 0:
-            top -= 1
-            c = stack[top]
-            n += 1
-            for i in range(4):
-                nb = nbr[c, i]
-                if nb < 0:
-                    break
-                if label[nb] < 0 and board[nb] == code:
-                    label[nb] = start
-                    stack[top] = nb
-                    top += 1
-        group_size[start] = n
-        vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(n, _TOP)]
-
-
-@refcount_jit
 def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
     """observation.space_entry's gain (/ 10, capped at 1) for animal ``code`` from the distinct neighbouring
     groups (code ``c_i``, size ``s_i``; ``s_i`` 0 for a non-group or a repeated group)."""
@@ -412,13 +282,15 @@ def _code_gain(code, c0, c1, c2, c3, s0, s1, s2, s3):
     return gain if gain < 1.0 else 1.0
 
 
-@njit(cache=True, inline="always")
-def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
+@inline_jit
+def _space_entry(tab, bd, lb, gs, cell, seat, types, out, b, off):
     """Write what ``cell`` (an empty green space) is worth from ``seat``'s side into ``out[b, off:]``
     (observation.space_entry, in the seat's order: my types, the opponent's, then the empty green neighbours / 4;
-    ``out`` zero there). Branch-free: ``nbr4[cell]`` holds its neighbours padded with ``cell`` itself to 4
-    (``nbr4[cell, 4]``: the number of pads, which count as empty), and ``slots[seat, code]`` is where an animal
+    ``out`` zero there). Branch-free: ``tab.nbr4[cell]`` holds its neighbours padded with ``cell`` itself to 4
+    (``nbr4[cell, 4]``: the number of pads, which count as empty), and ``tab.slots[seat, code]`` is where an animal
     code's gain goes (a non-animal's goes to the room slot, written last)."""
+    nbr4 = tab.nbr4
+    slots = tab.slots
     n0, n1, n2, n3 = nbr4[cell, 0], nbr4[cell, 1], nbr4[cell, 2], nbr4[cell, 3]
     c0, c1, c2, c3 = np.int64(bd[n0]), np.int64(bd[n1]), np.int64(bd[n2]), np.int64(bd[n3])
     g0, g1, g2, g3 = np.int64(lb[n0]), np.int64(lb[n1]), np.int64(lb[n2]), np.int64(lb[n3])
@@ -435,33 +307,27 @@ def _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, off):
     out[b, off + 2 * types] = room * 0.25
 
 
-@refcount_jit
-def observe_row(
-    board,
-    pos,
-    roll,
-    roller,
-    phase,
-    choice,
-    remaining,
-    row,
-    empty_count,
-    label,
-    group_size,
-    vp,
-    b,
-    seat,
-    out,
-    lay,
-    planes,
-    slots,
-    path,
-    rank,
-    nbr4,
-    row_owner,
-):
-    """Row ``b``'s observation from ``seat`` into ``out[b]`` (observation.encode; layout offsets in ``lay``,
-    ``planes[seat, code]`` the offset of the plane that shows a cell code to ``seat``)."""
+@row_jit
+def observe_row(st, tab, b, seat, out):
+    """Row ``b``'s observation from ``seat`` into ``out[b]`` (observation.encode). ``st``: the batched state
+    (``kernels.BeastyBordersBatchedState``, or a :class:`PositionRows` of one reference position), of which it reads
+    the landscape, marker, roll, turn, supplies, bidding row, empty-space count and group books; ``tab``:
+    :class:`ViewTables` (layout offsets in ``tab.lay``, ``tab.planes[seat, code]`` the offset of the plane that shows
+    a cell code to ``seat``). Compiled without reference counting (``envs.common.jit.row_jit``): it takes both
+    tuples whole and allocates nothing."""
+    lay = tab.lay
+    path = tab.path
+    rank = tab.rank
+    planes = tab.planes
+    row_owner = tab.row_owner
+    board = st.board
+    remaining = st.remaining
+    row = st.row
+    pos = st.pos
+    phase = st.phase
+    choice = st.choice
+    empty_count = st.empty_count
+    vp = st.vp
     cells = lay[_L_CELLS]
     types = lay[_L_TYPES]
     out[b, :] = 0.0
@@ -474,14 +340,14 @@ def observe_row(
     for t in range(types):
         out[b, mine + t] = remaining[b, seat, t] * 0.125
         out[b, theirs + t] = remaining[b, 1 - seat, t] * 0.125
-    if roller[b] == seat:
+    if st.roller[b] == seat:
         out[b, lay[_L_ROLLER]] = 1.0
     out[b, lay[_L_SCORE]] = min(1.0, vp[b, seat] * 0.02)
     out[b, lay[_L_SCORE] + 1] = min(1.0, vp[b, 1 - seat] * 0.02)
     live = empty_count[b] > 0
     if live:
         out[b, lay[_L_MARKER] + pos[b]] = 1.0
-        out[b, lay[_L_ROLL] + roll[b] - 1] = 1.0
+        out[b, lay[_L_ROLL] + st.roll[b] - 1] = 1.0
         out[b, lay[_L_PHASE] + phase[b]] = 1.0
     if lay[_L_VARIANT]:
         row_mine = lay[_L_ROW_MINE]
@@ -499,12 +365,12 @@ def observe_row(
                 out[b, lay[_L_ROLLER_PASSED]] = 1.0
     if not live:
         return
-    lb = label[b]
-    gs = group_size[b]
+    lb = st.label[b]
+    gs = st.group_size[b]
     width = 2 * types + 1
     spaces = lay[_L_SPACES]
     here = pos[b]
-    _space_entry(bd, lb, gs, nbr4, slots, here, seat, types, out, b, spaces)
+    _space_entry(tab, bd, lb, gs, here, seat, types, out, b, spaces)
     others = empty_count[b] - 1
     if others <= 0:
         return
@@ -518,7 +384,7 @@ def observe_row(
         cell = path[k - n if k >= n else k]
         if bd[cell] != EMPTY:
             continue
-        _space_entry(bd, lb, gs, nbr4, slots, cell, seat, types, out, b, spaces + (1 + found) * width)
+        _space_entry(tab, bd, lb, gs, cell, seat, types, out, b, spaces + (1 + found) * width)
         found += 1
         if found == LOOKAHEAD or found == others:
             break
@@ -529,105 +395,154 @@ def observe_row(
             out[b, dst + j] = out[b, src + j]
 
 
-class ObservationTables:
-    """A configuration's tables as the observation kernels read them (int64 arrays): the layout's offsets
-    (``lay``, indexed by the ``_L_*`` constants), the plane that shows each cell code to each seat (``planes``),
-    where a neighbouring animal's gain goes in a space entry (``slots``), the neighbours (``nbr``: padded with
-    -1; ``nbr4``: padded with the cell itself, then the number of pads), the path and each cell's rank on it."""
+@row_jit
+def observe_batch(st, tab, seats, out):
+    """The batched engine's observation (``fast.BeastyBordersBatched.observe``): row ``b``'s from seat
+    ``seats[b]`` into ``out[b]`` (:func:`observe_row`; ``tab``: the :class:`ViewTables`)."""
+    for b in range(seats.shape[0]):
+        observe_row(st, tab, b, seats[b], out)
 
-    def __init__(self, layout: ObservationLayout, neighbours: Sequence[tuple[int, ...]]):
-        lay = layout
-        self.cells = cells = lay.cells
-        self.path = np.array(lay.path, dtype=np.int64)
-        self.rank = np.array(lay.rank, dtype=np.int64)
-        self.nbr = np.full((cells, 4), -1, dtype=np.int64)
-        for cell, nbs in enumerate(neighbours):
-            self.nbr[cell, : len(nbs)] = nbs
-        self.nbr4 = np.zeros((cells, 5), dtype=np.int64)
-        """Neighbours padded with the cell itself to 4, then the number of pads (for the spaces block)."""
-        for cell, nbs in enumerate(neighbours):
-            self.nbr4[cell, :4] = list(nbs) + [cell] * (4 - len(nbs))
-            self.nbr4[cell, 4] = 4 - len(nbs)
-        self.lay = np.zeros(16, dtype=np.int64)
-        self.lay[_L_CELLS], self.lay[_L_TYPES], self.lay[_L_VARIANT] = lay.cells, lay.num_types, int(lay.variant)
-        self.lay[_L_MARKER], self.lay[_L_ROLL], self.lay[_L_PHASE] = lay.marker_plane, lay.roll, lay.phase
-        self.lay[_L_ROLLER], self.lay[_L_MINE], self.lay[_L_THEIRS] = lay.roller, lay.mine, lay.theirs
-        self.lay[_L_SCORE], self.lay[_L_SPACES], self.lay[_L_SIZE] = lay.score, lay.spaces, lay.size
-        if lay.variant:
-            self.lay[_L_ROW_MINE], self.lay[_L_ROW_THEIRS] = lay.row_mine, lay.row_theirs
-            self.lay[_L_CHOICE], self.lay[_L_ROLLER_PASSED] = lay.choice, lay.roller_passed
-        self.planes = np.zeros((2, NUM_CODES), dtype=np.int64)
-        for seat in range(2):
-            self.planes[seat, MARKER] = lay.cells
-            for code in range(FIRST_ANIMAL, NUM_CODES):
-                owner, t = divmod(code - FIRST_ANIMAL, 3)
-                self.planes[seat, code] = (2 + t + (0 if owner == seat else lay.num_types)) * lay.cells
-        self.slots = np.full((2, NUM_CODES), 2 * lay.num_types, dtype=np.int64)
-        """Where a neighbouring animal code's gain goes in a space entry seen by each seat (non-animals: room)."""
-        for seat in range(2):
-            for code in range(FIRST_ANIMAL, NUM_CODES):
-                owner, t = divmod(code - FIRST_ANIMAL, 3)
-                if t < lay.num_types:
-                    self.slots[seat, code] = t + (0 if owner == seat else lay.num_types)
-        self.row_owner = _ROW_OWNER
-        self.no_row = np.zeros((1, len(ROW_OWNER)), dtype=np.float32)
-        """The bidding row of a main-game position (it has none)."""
+
+class ViewTables(NamedTuple):
+    """A configuration's tables as the observation kernels read them (int64 arrays; :func:`view_tables` builds
+    them), one flat ``NamedTuple`` that the kernels take whole."""
+
+    lay: np.ndarray
+    """The layout's offsets, indexed by the ``_L_*`` constants."""
+    planes: np.ndarray
+    """(2, codes): the offset of the plane that shows each cell code to each seat."""
+    slots: np.ndarray
+    """(2, codes): where a neighbouring animal code's gain goes in a space entry seen by each seat (non-animals:
+    room)."""
+    path: np.ndarray
+    """(cells,): the steps-marker's cyclic path."""
+    rank: np.ndarray
+    """(cells,): each cell's place on the path."""
+    nbr: np.ndarray
+    """(cells, 4): the orthogonal neighbours, then -1."""
+    nbr4: np.ndarray
+    """(cells, 5): the neighbours padded with the cell itself to 4, then the number of pads (for the spaces
+    block)."""
+    row_owner: np.ndarray
+    """(28,): the seat owning each bidding-row figure."""
+
+
+def view_tables(layout: ObservationLayout) -> ViewTables:
+    """The :class:`ViewTables` of ``layout``'s configuration (its offsets, neighbours and path)."""
+    lay = layout
+    cells = lay.cells
+    neighbours = lay.neighbours
+    nbr = np.full((cells, 4), -1, dtype=np.int64)
+    for cell, nbs in enumerate(neighbours):
+        nbr[cell, : len(nbs)] = nbs
+    nbr4 = np.zeros((cells, 5), dtype=np.int64)
+    for cell, nbs in enumerate(neighbours):
+        nbr4[cell, :4] = list(nbs) + [cell] * (4 - len(nbs))
+        nbr4[cell, 4] = 4 - len(nbs)
+    offsets = np.zeros(16, dtype=np.int64)
+    offsets[_L_CELLS], offsets[_L_TYPES], offsets[_L_VARIANT] = lay.cells, lay.num_types, int(lay.variant)
+    offsets[_L_MARKER], offsets[_L_ROLL], offsets[_L_PHASE] = lay.marker_plane, lay.roll, lay.phase
+    offsets[_L_ROLLER], offsets[_L_MINE], offsets[_L_THEIRS] = lay.roller, lay.mine, lay.theirs
+    offsets[_L_SCORE], offsets[_L_SPACES], offsets[_L_SIZE] = lay.score, lay.spaces, lay.size
+    if lay.variant:
+        offsets[_L_ROW_MINE], offsets[_L_ROW_THEIRS] = lay.row_mine, lay.row_theirs
+        offsets[_L_CHOICE], offsets[_L_ROLLER_PASSED] = lay.choice, lay.roller_passed
+    planes = np.zeros((2, NUM_CODES), dtype=np.int64)
+    for seat in range(2):
+        planes[seat, MARKER] = lay.cells
+        for code in range(FIRST_ANIMAL, NUM_CODES):
+            owner, t = divmod(code - FIRST_ANIMAL, 3)
+            planes[seat, code] = (2 + t + (0 if owner == seat else lay.num_types)) * lay.cells
+    slots = np.full((2, NUM_CODES), 2 * lay.num_types, dtype=np.int64)
+    for seat in range(2):
+        for code in range(FIRST_ANIMAL, NUM_CODES):
+            owner, t = divmod(code - FIRST_ANIMAL, 3)
+            if t < lay.num_types:
+                slots[seat, code] = t + (0 if owner == seat else lay.num_types)
+    return ViewTables(
+        lay=offsets,
+        planes=planes,
+        slots=slots,
+        path=np.array(lay.path, dtype=np.int64),
+        rank=np.array(lay.rank, dtype=np.int64),
+        nbr=nbr,
+        nbr4=nbr4,
+        row_owner=_ROW_OWNER,
+    )
+
+
+class PositionRows(NamedTuple):
+    """One reference position as the batch of one row that :func:`observe_row` reads (the fields of
+    ``kernels.BeastyBordersBatchedState`` it reads; built by :func:`observe_position`)."""
+
+    board: np.ndarray
+    pos: np.ndarray
+    roll: np.ndarray
+    roller: np.ndarray
+    phase: np.ndarray
+    choice: np.ndarray
+    remaining: np.ndarray
+    row: np.ndarray
+    empty_count: np.ndarray
+    label: np.ndarray
+    group_size: np.ndarray
+    vp: np.ndarray
+
+
+_NO_ROW = np.zeros((1, ROW_LEN), dtype=np.float32)
+"""The bidding row of a main-game position (it has none)."""
 
 
 @refcount_jit
-def observe_position(board, facts, row, out, lay, planes, slots, path, rank, nbr, nbr4, row_owner):
-    """One position's observation into ``out`` (1-D): ``observation.encode``. ``board``: its cell codes;
-    ``facts``: int64 [seat, pos, roll, roller, phase, choice, empty spaces, then the held figures of seat 0 and
-    seat 1 per type]; ``row``: the bidding row (1, 28). The groups are recounted (:func:`rebuild_groups`)."""
+def observe_position(tab, board, facts, row, out):
+    """One position's observation into ``out`` (1-D): ``observation.encode``. ``tab``: the :class:`ViewTables`;
+    ``board``: its cell codes; ``facts``: int64 [seat, pos, roll, roller, phase, choice, empty spaces, then the held
+    figures of seat 0 and seat 1 per type]; ``row``: the bidding row (1, 28). The groups are recounted
+    (``kernels.rebuild_groups``)."""
     cells = board.shape[0]
-    types = lay[_L_TYPES]
+    types = tab.lay[_L_TYPES]
     label = np.empty((1, cells), dtype=np.int8)
     group_size = np.empty((1, cells), dtype=np.int8)
     vp = np.empty((1, 2), dtype=np.int64)
     one_board = board.reshape(1, cells)
-    rebuild_groups(one_board[0], label[0], group_size[0], vp[0], nbr)
+    rebuild_groups(one_board[0], label[0], group_size[0], vp[0], tab.nbr)
     remaining = np.zeros((1, 2, 3), dtype=np.int64)
     for seat in range(2):
         for t in range(types):
             remaining[0, seat, t] = facts[7 + seat * types + t]
-    observe_row(
-        one_board,
-        facts[1:2],
-        facts[2:3],
-        facts[3:4],
-        facts[4:5],
-        facts[5:6],
-        remaining,
-        row,
-        facts[6:7],
-        label,
-        group_size,
-        vp,
-        0,
-        facts[0],
-        out.reshape(1, out.shape[0]),
-        lay,
-        planes,
-        slots,
-        path,
-        rank,
-        nbr4,
-        row_owner,
+    st = PositionRows(
+        board=one_board,
+        pos=facts[1:2],
+        roll=facts[2:3],
+        roller=facts[3:4],
+        phase=facts[4:5],
+        choice=facts[5:6],
+        remaining=remaining,
+        row=row,
+        empty_count=facts[6:7],
+        label=label,
+        group_size=group_size,
+        vp=vp,
     )
+    observe_row(st, tab, 0, facts[0], out.reshape(1, out.shape[0]))
 
 
 def observe(game: BeastyBordersGame, state: BeastyBordersState, seat: int) -> np.ndarray:
-    """``seat``'s observation vector of ``state`` (the Game's :meth:`observation`), built by the compiled kernel
+    """``seat``'s observation vector of ``state`` (the Game's ``observation``), built by the compiled kernel
     :func:`observe_position`; :func:`encode` is its readable definition (the tests check that both agree)."""
     if seat != 0 and seat != 1:
         raise ValueError(f"seat must be 0 or 1, got {seat!r}")
-    t = game.tables
     rem = state.remaining
     facts = np.array(
         [seat, state.pos, state.roll, state.roller, state.phase, state.choice, len(state.empty), *rem[0], *rem[1]],
         dtype=np.int64,
     )
     out = np.empty(game.layout.size, dtype=np.float32)
-    row = t.no_row if state.row is None else state.row.reshape(1, -1)
-    observe_position(state.board, facts, row, out, t.lay, t.planes, t.slots, t.path, t.rank, t.nbr, t.nbr4, t.row_owner)
+    row = _NO_ROW if state.row is None else state.row.reshape(1, -1)
+    observe_position(game.view_tables, state.board, facts, row, out)
     return out
+
+
+def observation_python(game: BeastyBordersGame, state: BeastyBordersState, seat: int) -> np.ndarray:
+    """The readable definition of :func:`observe` (:func:`encode`; the tests check that both agree)."""
+    return encode(game.layout, state, seat)

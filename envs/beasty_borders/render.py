@@ -8,7 +8,7 @@ letter (``A B C`` farm, ``X Y Z`` wild); ``@`` marks the steps-marker in :func:`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -34,11 +34,9 @@ from envs.beasty_borders.actions import (
     figure_name,
     lake_pattern_to_tile,
 )
+from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common import render as rd
 from envs.common.game import SnapshotError
-
-if TYPE_CHECKING:
-    from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 
 LAKE_FILL = (185, 220, 245)
 """Pale water, so that lakes never look like the wild player's blue animals."""
@@ -88,7 +86,7 @@ def state_from_text(
     roll: int = 1,
     choice: int = -1,
     row: str | None = None,
-) -> Any:
+) -> BeastyBordersState:
     """A position from a text landscape (``.`` empty, ``~`` lake, ``#`` marker, animal letters).
 
     Tiles are identified from the lakes; supplies are the full counts minus what is on the landscape;

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from envs.beasty_borders import actions as act
-from envs.beasty_borders import render
 from envs.beasty_borders.actions import (
     EMPTY,
     FIRST_ANIMAL,
@@ -38,15 +37,7 @@ from envs.beasty_borders.actions import (
     ActionCodec,
     tile_lakes,
 )
-from envs.beasty_borders.observation import (
-    ObservationLayout,
-    ObservationTables,
-    add_to_groups,
-    encode,
-    observe,
-    stale_spaces,
-    victory_points,
-)
+from envs.beasty_borders.kernels import add_to_groups, stale_spaces, victory_points
 from envs.common.game import (
     TERMINAL,
     Game,
@@ -137,7 +128,7 @@ class BeastyBordersState:
         self.empty: list[int] = []
         self.group_cache: tuple[list[int], list[int], list[int]] | None = None
         """(group id per cell, size and owner per group) of the landscape: built on demand
-        (``observation.landscape_groups``), then kept up to date by each placement; never mutated in place, so clones
+        (``kernels.landscape_groups``), then kept up to date by each placement; never mutated in place, so clones
         share it."""
         self.vp_cache: tuple[Any, list[int]] | None = None
         """(the group_cache it was counted from, victory points per seat): valid while that is still the
@@ -221,12 +212,15 @@ class BeastyBordersGame(Game[BeastyBordersState]):
                     for c in range(TILE_COLS)
                 ]
             )
-        self.layout = ObservationLayout(
+        view = self.views.observation  # the observation room (after the rules), through the descriptor
+        self.layout = view.ObservationLayout(
             self.rows, self.cols, self.num_types, not self.luck, self.neighbours, self.path, self.rank
         )
+        """The observation's offsets and geometry (``observation.ObservationLayout``)."""
         self.observation_shape = (self.layout.size,)
-        self.tables = ObservationTables(self.layout, self.neighbours)
-        """The configuration's tables for the compiled observation (``observation.py``; the batched engine's too)."""
+        self.view_tables = view.view_tables(self.layout)
+        """The configuration's tables for the compiled observation (``observation.ViewTables``; the batched
+        engine's too)."""
         self.observation_dtype = np.float32
         max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles :])
         self.max_green = max_green
@@ -481,16 +475,7 @@ class BeastyBordersGame(Game[BeastyBordersState]):
             return np.zeros(2, dtype=np.float64)
         return pairwise_rewards(self.rank_keys(state))
 
-    # ----- observation and notation -----------------------------------------------------------------
-    def observation(self, state: BeastyBordersState, seat: int) -> np.ndarray:
-        """Seat-relative observation vector (``observation.py``), built by a compiled kernel
-        (:func:`observation.observe`); the readable definition is :meth:`observation_python`."""
-        return observe(self, state, seat)
-
-    def observation_python(self, state: BeastyBordersState, seat: int) -> np.ndarray:
-        """The readable definition of :meth:`observation` (``observation.encode``)."""
-        return encode(self.layout, state, seat)
-
+    # ----- notation ----------------------------------------------------------------------------------------
     def action_to_str(self, state: BeastyBordersState, action: int) -> str:
         return self.codec.to_str(state, action)
 
@@ -500,23 +485,3 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         if action is None:
             raise IllegalActionError(f"{text!r} is not a move here")
         return action
-
-    # ----- text boards (tests, examples) ---------------------------------------------------------------
-    def state_from_text(self, rows: Sequence[str] | str, **position: Any) -> BeastyBordersState:
-        """A position from a text landscape (:func:`render.state_from_text`: ``marker``, ``roller``, ``phase``,
-        ``roll``, ``choice``, ``row``)."""
-        return render.state_from_text(self, rows, **position)
-
-    # ----- snapshots ----------------------------------------------------------------------------------
-    def state_to_json(self, state: BeastyBordersState) -> dict[str, Any]:
-        return render.state_to_json(self, state)
-
-    def state_from_json(self, data: dict[str, Any]) -> BeastyBordersState:
-        return render.state_from_json(self, data)
-
-    # ----- pictures -----------------------------------------------------------------------------------
-    def render_ansi(self, state: BeastyBordersState) -> str:
-        return render.render_ansi(self, state)
-
-    def render_rgb(self, state: BeastyBordersState) -> np.ndarray:
-        return render.render_rgb(self, state)

@@ -6,8 +6,9 @@ result blended with the final vp margin, or by the vp lead when cut). The dice a
 listed on every visit. :func:`playout` plays a batched row to the end with the same playout (for tests).
 
 numba's disk cache of a function holds the functions it calls compiled into it and watches only its own file:
-this file's kernels do not notice edits of ``fast.py`` (clear ``envs/beasty_borders/__pycache__`` after one); the
-tree's cache file is named after a digest of both files (``envs.common.fastsearch.kernels``).
+this file's kernels do not notice edits of ``kernels.py`` or ``fast.py`` (clear ``envs/beasty_borders/__pycache__``
+after one); the tree's cache file is named after a digest of the files of this search's functions
+(``envs.common.fastsearch.kernels``: this file and ``kernels.py``).
 """
 
 from __future__ import annotations
@@ -17,12 +18,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import uint64
 
-from envs.beasty_borders.fast import (
-    BeastyBordersBatched,
+from envs.beasty_borders.fast import BeastyBordersBatched, greedy_action_row
+from envs.beasty_borders.kernels import (
     BeastyBordersBatchedState,
     apply_row,
     copy_row,
-    greedy_action_row,
     legal_row,
     mover_row,
     random_action_row,

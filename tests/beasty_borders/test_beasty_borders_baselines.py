@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from envs.beasty_borders import render
 from envs.beasty_borders.actions import ROLLER_CHOICE
 from envs.beasty_borders.baselines import POLICIES, GreedyPolicy, placement_gain, search_policy
 from envs.beasty_borders.rules import BeastyBordersGame
@@ -74,7 +75,7 @@ def test_same_seed_same_decisions(variant, compiled):
 def test_placement_gain_merges_groups():
     game = BeastyBordersGame()
     # a4 joins the A group a1-a3 (3 -> 4: +2); the lone A on b6 is not adjacent.
-    s = game.state_from_text(with_rows(a="AAA.~...~", b="..~..A..."), marker="a4")
+    s = render.state_from_text(game, with_rows(a="AAA.~...~", b="..~..A..."), marker="a4")
     board = s.board.tolist()
     a4 = 3
     assert placement_gain(game, board, a4, 3) == 5 - 3  # A: 3 -> 4
@@ -87,15 +88,15 @@ def greedy_action(game, state) -> int:
 
 def test_greedy_extends_its_group():
     game = BeastyBordersGame()
-    s = game.state_from_text(with_rows(a="AAA.~...~"), marker="a4", roller=0, phase=ROLLER_CHOICE)
+    s = render.state_from_text(game, with_rows(a="AAA.~...~"), marker="a4", roller=0, phase=ROLLER_CHOICE)
     assert greedy_action(game, s) == 0  # A grows 3 -> 4
 
 
 def test_greedy_denies_the_opponent_and_passes_on_dead_spaces():
     game = BeastyBordersGame()
     # Wild's X group f1-f3 would grow on f4: farm fills it (any animal) rather than pass.
-    s = game.state_from_text(with_rows(f="XXX..~~.."), marker="f4", roller=0, phase=ROLLER_CHOICE)
+    s = render.state_from_text(game, with_rows(f="XXX..~~.."), marker="f4", roller=0, phase=ROLLER_CHOICE)
     assert greedy_action(game, s) != game.pass_action
     # f9: lake above, marker to the left, no group anywhere near: nothing to gain or deny, no room: pass.
-    s = game.state_from_text(with_rows(f=".....~~#."), marker="f9", roller=0, phase=ROLLER_CHOICE)
+    s = render.state_from_text(game, with_rows(f=".....~~#."), marker="f9", roller=0, phase=ROLLER_CHOICE)
     assert greedy_action(game, s) == game.pass_action

@@ -9,6 +9,7 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from envs import beasty_borders_v0
+from envs.beasty_borders import observation
 from envs.common.game import IllegalActionError
 from envs.common.testing import play_env_randomly, play_fingerprint
 
@@ -162,9 +163,11 @@ def test_compiled_observation_is_the_readable_one(opts):
             for seat in (0, 1):
                 fresh = state.clone()
                 fresh.group_cache = fresh.vp_cache = fresh.space_cache = None
-                assert np.array_equal(game.observation(state, seat), game.observation_python(fresh, seat))
+                assert np.array_equal(game.observation(state, seat), observation.observation_python(game, fresh, seat))
                 if seed % 2:  # keep the readable encoding's caches alive on the played state too
-                    assert np.array_equal(game.observation(state, seat), game.observation_python(state, seat))
+                    assert np.array_equal(
+                        game.observation(state, seat), observation.observation_python(game, state, seat)
+                    )
                 checked += 1
             legal = np.flatnonzero(env.observe(agent)["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from envs import beasty_borders_v0
+from envs.beasty_borders import observation, render
 from envs.beasty_borders.actions import SIGNPOST_TILE, TILES
 from envs.beasty_borders.baselines import (
     GreedyPolicy,
@@ -86,7 +87,9 @@ def assert_same(
     assert np.array_equal(mask[b], ref.legal_mask(ref_state).astype(bool))
     for viewer in range(2):
         assert np.array_equal(obs[viewer, b], ref.observation(ref_state, viewer)), f"seat {viewer}'s view"
-        assert np.array_equal(obs[viewer, b], ref.observation_python(ref_state, viewer)), f"seat {viewer} (readable)"
+        assert np.array_equal(obs[viewer, b], observation.observation_python(ref, ref_state, viewer)), (
+            f"seat {viewer} (readable)"
+        )
     assert state.vp[b].tolist() == ref.scores(ref_state).tolist()
     assert fast.shaping_potential(state)[b].tolist() == ref.shaping_potential(ref_state).tolist()
     assert fast.returns(state)[b].tolist() == ref.returns(ref_state).tolist()
@@ -171,10 +174,10 @@ def test_look_ahead_corner_cases_match_the_reference():
     one_left = ["###~####~"] + two_left[1:]
     lakes = ["....~...~", "..~......", "...~.....", "~...~..~.", "~...~...~", ".....~~.."]
     positions = [
-        ref.state_from_text(["AA.X~...~"] + lakes[1:], marker="a3", roll=3),
-        ref.state_from_text(two_left, marker="a1"),
-        ref.state_from_text(two_left, marker="f9"),
-        ref.state_from_text(one_left, marker="f9"),
+        render.state_from_text(ref, ["AA.X~...~"] + lakes[1:], marker="a3", roll=3),
+        render.state_from_text(ref, two_left, marker="a1"),
+        render.state_from_text(ref, two_left, marker="f9"),
+        render.state_from_text(ref, one_left, marker="f9"),
     ]
     state = fast.new_state(1)
     mask = np.zeros((1, fast.num_actions), dtype=bool)

@@ -144,7 +144,7 @@ def test_spaces_block_matches_real_placements(opt, seed, left):
 @given(opt=options, seed=st.integers(0, 2**32 - 1))
 def test_groups_kept_by_placements_match_a_fresh_count(opt, seed):
     """The group books that placements keep up to date (for observations and scores) equal a recount."""
-    from envs.beasty_borders.observation import GROUP_VP, group_labels, landscape_groups
+    from envs.beasty_borders.kernels import GROUP_VP, group_labels, landscape_groups
 
     g = GAMES[opt]
     rng = np.random.default_rng(seed)

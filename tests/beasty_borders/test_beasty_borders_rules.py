@@ -10,7 +10,7 @@ import pytest
 from envs.beasty_borders import actions as act
 from envs.beasty_borders import render
 from envs.beasty_borders.actions import RESPONDER_CHOICE, ROLLER_CHOICE, TILES, cell_char, tile_lakes
-from envs.beasty_borders.observation import GROUP_VP
+from envs.beasty_borders.kernels import GROUP_VP
 from envs.beasty_borders.rules import BeastyBordersGame
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 from envs.common.testing import state_key
@@ -129,7 +129,7 @@ def test_group_vp_table():
 
 def test_rulebook_scoring_example():
     g = main_game()
-    s = g.state_from_text(SCORING_EXAMPLE)
+    s = render.state_from_text(g, SCORING_EXAMPLE)
     assert g.current_player(s) == TERMINAL
     groups = Counter((cell_char(3 + 3 * seat + kind), size) for seat, kind, size in g.groups(s))
     assert groups == Counter(
@@ -155,11 +155,13 @@ def test_rulebook_scoring_example():
 
 def test_diagonal_is_not_a_group():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN.replace("....~", "A...~", 1).replace("..~......", ".A~......", 1), marker="a3")
+    s = render.state_from_text(
+        g, LAKES_MAIN.replace("....~", "A...~", 1).replace("..~......", ".A~......", 1), marker="a3"
+    )
     assert g.scores(s).tolist() == [0, 0]
-    s2 = g.state_from_text(LAKES_MAIN.replace("....~", "AA..~", 1), marker="a3")
+    s2 = render.state_from_text(g, LAKES_MAIN.replace("....~", "AA..~", 1), marker="a3")
     assert g.scores(s2).tolist() == [1, 0]
-    s3 = g.state_from_text(LAKES_MAIN.replace("....~", "AB..~", 1), marker="a3")  # different types
+    s3 = render.state_from_text(g, LAKES_MAIN.replace("....~", "AB..~", 1), marker="a3")  # different types
     assert g.scores(s3).tolist() == [0, 0]
 
 
@@ -170,23 +172,24 @@ def _full(board_text: str) -> str:
 def test_tie_break_most_animals_placed():
     g = main_game()
     # farm: pair AA (1 vp) + single C; wild: pair XX (1 vp): equal vp, farm placed 3 > 2.
-    s = g.state_from_text(_full(LAKES_MAIN.replace("....~", "AAC.~", 1).replace("..~......", "XX~......", 1)))
+    s = render.state_from_text(g, _full(LAKES_MAIN.replace("....~", "AAC.~", 1).replace("..~......", "XX~......", 1)))
     assert g.scores(s).tolist() == [1, 1] and s.placed == [3, 2]
     assert g.returns(s).tolist() == [1.0, -1.0]
     # still tied: draw.
-    s = g.state_from_text(_full(LAKES_MAIN.replace("....~", "AA..~", 1).replace("..~......", "XX~......", 1)))
+    s = render.state_from_text(g, _full(LAKES_MAIN.replace("....~", "AA..~", 1).replace("..~......", "XX~......", 1)))
     assert g.scores(s).tolist() == [1, 1] and s.placed == [2, 2]
     assert g.returns(s).tolist() == [0.0, 0.0]
 
 
 def test_vp_beat_animals_placed():
     g = main_game()
-    s = g.state_from_text(
+    s = render.state_from_text(
+        g,
         _full(
             LAKES_MAIN.replace("....~", "A.A.~", 1)
             .replace("..~......", "X.~.C.B..", 1)
             .replace("~...~..~.", "~XX.~..~.", 1)
-        )
+        ),
     )
     # wild: single X on b1 and the pair d2-d3 -> 1 vp, 3 placed; farm: 4 singles -> 0 vp, 4 placed
     assert g.scores(s).tolist() == [0, 1] and s.placed == [4, 3]
@@ -196,31 +199,33 @@ def test_vp_beat_animals_placed():
 # ----- the path ----------------------------------------------------------------------------------------
 def test_typewriter_path_skips_lakes_and_filled_spaces():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN, marker="a8")
+    s = render.state_from_text(g, LAKES_MAIN, marker="a8")
     assert g.target_cell(s, 1) == cell(g, "b1")  # a9 is a lake; the side -> start of the next row below
     assert g.target_cell(s, 2) == cell(g, "b2")
     assert g.target_cell(s, 3) == cell(g, "b4")  # b3 is a lake
-    s = g.state_from_text(LAKES_MAIN.replace("..~......", "A.~#.....", 1), marker="a8")
+    s = render.state_from_text(g, LAKES_MAIN.replace("..~......", "A.~#.....", 1), marker="a8")
     assert g.target_cell(s, 1) == cell(g, "b2")  # b1 filled by an animal
     assert g.target_cell(s, 2) == cell(g, "b5")  # b3 lake, b4 marker
 
 
 def test_typewriter_path_wraps_bottom_to_top():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN.replace(".....~~..", ".....~~AX", 1).replace("....~", "#...~", 1), marker="f8")
+    s = render.state_from_text(
+        g, LAKES_MAIN.replace(".....~~..", ".....~~AX", 1).replace("....~", "#...~", 1), marker="f8"
+    )
     assert g.target_cell(s, 1) == cell(g, "a2")  # f9 filled, then the top row; a1 is a marker
     assert g.target_cell(s, 3) == cell(g, "a4")
 
 
 def test_snake_path():
     g = main_game(path_order="snake")
-    s = g.state_from_text(LAKES_MAIN, marker="a8")
+    s = render.state_from_text(g, LAKES_MAIN, marker="a8")
     assert g.target_cell(s, 1) == cell(g, "b9")  # a9 lake; row b runs west from its east end
     assert g.target_cell(s, 2) == cell(g, "b8")
-    s = g.state_from_text(LAKES_MAIN, marker="b2")
+    s = render.state_from_text(g, LAKES_MAIN, marker="b2")
     assert g.target_cell(s, 1) == cell(g, "b1")
     assert g.target_cell(s, 2) == cell(g, "c1")  # row c runs east again
-    s = g.state_from_text(LAKES_MAIN, marker="f2")
+    s = render.state_from_text(g, LAKES_MAIN, marker="f2")
     assert g.target_cell(s, 1) == cell(g, "f1")
     assert g.target_cell(s, 2) == cell(g, "a1")  # bottom row (west-running) wraps to the top row
 
@@ -229,12 +234,12 @@ def test_full_lap_when_few_spaces_remain():
     g = main_game()
     rows = [r.replace(".", "#") for r in LAKES_MAIN.split()]
     rows[2] = "#.#~#.###"  # c2 and c6 empty
-    s = g.state_from_text(rows, marker="c2")
+    s = render.state_from_text(g, rows, marker="c2")
     s.board[cell(g, "c2")] = 2  # the marker's own space has just been filled
     s.empty = [g.rank[cell(g, "c6")]]
     for roll in range(1, 9):
         assert g.target_cell(s, roll) == cell(g, "c6")
-    s = g.state_from_text(rows, marker="c2")
+    s = render.state_from_text(g, rows, marker="c2")
     # own (empty) space counts only after a full lap: c6, c2, c6, ...
     assert [g.target_cell(s, k) for k in (1, 2, 3, 4)] == [cell(g, n) for n in ("c6", "c2", "c6", "c2")]
 
@@ -242,7 +247,7 @@ def test_full_lap_when_few_spaces_remain():
 # ----- turn order (main) ---------------------------------------------------------------------------------
 def test_place_passes_the_die():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN, marker="a2", roller=0, roll=1)
+    s = render.state_from_text(g, LAKES_MAIN, marker="a2", roller=0, roll=1)
     g.apply(s, B, FixedRolls([2]))
     assert render.board_rows(g, s)[0][1] == "B" and s.remaining[0] == [8, 6, 5] and s.placed == [1, 0]
     assert s.roller == 1 and s.phase == ROLLER_CHOICE and g.current_player(s) == 1
@@ -251,7 +256,7 @@ def test_place_passes_the_die():
 
 def test_pass_then_other_places_roller_rolls_again():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN, marker="a2", roller=0)
+    s = render.state_from_text(g, LAKES_MAIN, marker="a2", roller=0)
     g.apply(s, PASS, FixedRolls([]))
     assert s.phase == RESPONDER_CHOICE and g.current_player(s) == 1 and s.roller == 0
     assert g.legal_actions(s) == [0, 1, 2, 3]
@@ -263,7 +268,7 @@ def test_pass_then_other_places_roller_rolls_again():
 
 def test_both_pass_places_a_marker_and_roller_rolls_again():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN, marker="a2", roller=1)
+    s = render.state_from_text(g, LAKES_MAIN, marker="a2", roller=1)
     g.apply(s, PASS, FixedRolls([]))
     assert g.current_player(s) == 0
     g.apply(s, PASS, FixedRolls([4]))
@@ -276,7 +281,7 @@ def test_player_out_of_animals_can_only_pass():
     g = main_game()
     board = LAKES_MAIN.split()
     board[0], board[1], board[2], board[3] = "AAAA~AAA~", "AB~BBBBBB", "CCC~CC...", "~...~..~."
-    s = g.state_from_text(board, marker="c7", roller=0)
+    s = render.state_from_text(g, board, marker="c7", roller=0)
     assert s.remaining[0] == [0, 0, 0]
     assert g.legal_mask(s).tolist() == [0, 0, 0, 1] and g.legal_actions(s) == [PASS]
     before = state_key(g, s)
@@ -291,7 +296,7 @@ def test_player_out_of_animals_can_only_pass():
 
 def test_illegal_actions_leave_state():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN, marker="a2")
+    s = render.state_from_text(g, LAKES_MAIN, marker="a2")
     before = state_key(g, s)
     for bad in (-1, 4, 1.5, "A", True):
         with pytest.raises(IllegalActionError):
@@ -304,7 +309,7 @@ def test_game_ends_when_all_green_filled():
     rows = [r.replace(".", "#") for r in LAKES_MAIN.split()]
     rows[0] = "A###~###~"
     rows[1] = "#.~######"
-    s = g.state_from_text(rows, marker="b2", roller=0)
+    s = render.state_from_text(g, rows, marker="b2", roller=0)
     g.apply(s, A, FixedRolls([]))  # no roll afterwards: the landscape is full
     assert g.current_player(s) == TERMINAL and not g.legal_mask(s).any()
     with pytest.raises(IllegalActionError, match="over"):
@@ -316,7 +321,7 @@ def test_game_ends_when_all_green_filled():
 
 def test_notation_round_trip_main():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN, marker="a2", roller=1)
+    s = render.state_from_text(g, LAKES_MAIN, marker="a2", roller=1)
     for a in range(g.num_actions):
         assert g.str_to_action(s, g.action_to_str(s, a)) == a
     assert [g.action_to_str(s, a) for a in range(4)] == ["X", "Y", "Z", "pass"]
@@ -427,7 +432,7 @@ def test_variant_notation():
 # ----- observation and snapshots ------------------------------------------------------------------------
 def test_observation_is_seat_relative():
     g = main_game()
-    s = g.state_from_text(LAKES_MAIN.replace("....~", "AXA.~", 1), marker="a4", roll=5)
+    s = render.state_from_text(g, LAKES_MAIN.replace("....~", "AXA.~", 1), marker="a4", roll=5)
     lay = g.layout
     o0, o1 = g.observation(s, 0), g.observation(s, 1)
     assert o0.shape == g.observation_shape == (568,) and o0.dtype == np.float32
@@ -448,7 +453,7 @@ def test_observation_spaces_block():
     """The marker's space and the 8 spaces a roll reaches next: gains per type (mine, then theirs) and room."""
     g = main_game()
     # a1 A, a2 A (my group of 2 for farm), a4 X; marker on a3: between the A pair and the X.
-    s = g.state_from_text(LAKES_MAIN.replace("....~", "AA.X~", 1), marker="a3", roll=3)
+    s = render.state_from_text(g, LAKES_MAIN.replace("....~", "AA.X~", 1), marker="a3", roll=3)
     lay = g.layout
     width = 2 * 3 + 1
     o0, o1 = g.observation(s, 0), g.observation(s, 1)
@@ -475,9 +480,9 @@ def test_spaces_block_never_counts_the_markers_own_space():
     """Only a1 (the marker's) and f9 are empty: a1 is filled before the next roll, so every roll reaches f9."""
     g = main_game()
     rows = [".##~####~", "#~#######", "~#######~", "#~#~##~##", "#~#####~A", "##~##~#A."]
-    s = g.state_from_text(rows, marker="a1")
+    s = render.state_from_text(g, rows, marker="a1")
     lay = g.layout
-    f9 = g.state_from_text(rows, marker="f9")
+    f9 = render.state_from_text(g, rows, marker="f9")
     for seat in range(2):
         block = g.observation(s, seat)[lay.spaces :].reshape(9, lay.space_width)
         f9_row = g.observation(f9, seat)[lay.spaces : lay.spaces + lay.space_width]
@@ -497,7 +502,7 @@ def test_spaces_block_is_zero_after_the_last_space():
     """With only the marker's space empty the game ends with this turn: no space is reachable by a next roll."""
     g = main_game()
     rows = ["###~####~", "#~#######", "~#######~", "#~#~##~##", "#~#####~A", "##~##~#A."]
-    s = g.state_from_text(rows, marker="f9")
+    s = render.state_from_text(g, rows, marker="f9")
     lay = g.layout
     for seat in range(2):
         block = g.observation(s, seat)[lay.spaces :].reshape(9, lay.space_width)
@@ -507,7 +512,7 @@ def test_spaces_block_is_zero_after_the_last_space():
 
 def test_snapshot_rejects_damage():
     g = main_game()
-    s = g.state_from_text(SCORING_EXAMPLE)
+    s = render.state_from_text(g, SCORING_EXAMPLE)
     data = g.state_to_json(s)
     assert state_key(g, g.state_from_json(data)) == state_key(g, s)
     bad = [
