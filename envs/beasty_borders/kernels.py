@@ -29,7 +29,6 @@ kernels, which call these, do not notice edits here (after editing this file, cl
 """
 
 # The hot loops keep the scalar comparisons that docs/speed.md was measured on rather than a tuple membership test.
-# ruff: noqa: SIM109
 
 from __future__ import annotations
 

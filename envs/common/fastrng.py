@@ -17,16 +17,16 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, uint64
+from numba import uint64
 
-from envs.common.jit import row_jit
+from envs.common.jit import inline_jit, row_jit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def next_u64(rng: np.ndarray, row: int) -> np.uint64:
     """Advance ``rng[row]`` and return the next 64-bit output."""
     z = rng[row] + _GOLDEN
