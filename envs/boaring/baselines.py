@@ -26,7 +26,7 @@ and on eat decisions, while the other seats' bids in the tree and all playout mo
 only, never from other players' pending cards); playouts are cut after ``rollout_depth`` = 5 plies (the rest
 of the round) and scored by :func:`evaluate`: mean over rivals of tanh((strength difference) / 3), strength =
 score + 0.3 x food value in hand (exact returns at the end). By default the simulations run compiled
-(:class:`CompiledBoaringSearch`: the same algorithm in one numba kernel, envs/boaring/fast.py);
+(:class:`CompiledBoaringSearch`: the same algorithm in one numba kernel, envs/boaring/search.py);
 ``search_policy(..., compiled=False)`` gives this pure-Python :class:`BoaringSearch`.
 
 How the card cost and the search were tuned, and the measured strength: docs/baselines.md.

@@ -90,6 +90,7 @@ from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
 from envs.boaring import actions as A
+from envs.boaring.observation import observation_layout
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame, BoaringState
 from envs.common.aec import BarnyardAECEnv, agent_name, render_game
 from envs.common.game import Game, IllegalActionError
@@ -104,7 +105,8 @@ class raw_env(BarnyardAECEnv):
     @classmethod
     def observation_bounds(cls, game: Game) -> tuple[Any, Any]:
         """Each entry's bounds as the observation layout scales it."""
-        return game.layout.low, game.layout.high  # type: ignore[attr-defined]
+        layout = observation_layout(game.num_players)
+        return layout.low, layout.high
 
 
 class BoaringParallelEnv(ParallelEnv):
@@ -145,10 +147,11 @@ class BoaringParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self.seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         """Each agent's seat in the engine, as the AEC env's ``seat_of``."""
+        layout = observation_layout(game.num_players)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(
-                    low=game.layout.low, high=game.layout.high, shape=game.observation_shape, dtype=np.float32
+                    low=layout.low, high=layout.high, shape=game.observation_shape, dtype=np.float32
                 ),
                 "action_mask": spaces.Box(low=0, high=1, shape=(game.num_actions,), dtype=np.int8),
             }

@@ -31,19 +31,25 @@ animals_left        3         animal deck by type: boars/30, hyenas/4, lions/4
 eaten               3         eaten animals by type: boars/30, hyenas/4, lions/4
 pile_size           1         food pile size / 70
 ==================  ========  ==========================================================================
+
+Besides the reference's encoder (:func:`encode`, :func:`observe`) this room holds the batched engine's: the kernel
+:func:`observe_rows` writes the same vectors, bit for bit, for every row of a batched state at once
+(``BoaringBatched.observe``); and the privileged global state (:func:`global_state`), every seat's secrets
+included, for centralised critics only.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import functools
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from envs.boaring.actions import COPIES_PER_VALUE, NUM_TYPES, NUM_VALUES
+from envs.boaring.kernels import observed_active, wrap_seat
+from envs.boaring.rules import BoaringGame, BoaringState
 from envs.common.game import TERMINAL
-
-if TYPE_CHECKING:
-    from envs.boaring.rules import BoaringGame, BoaringState
+from envs.common.jit import refcount_jit
 
 TYPE_MAX = (30.0, 4.0, 4.0)
 PLAYER_FEATURES = 8
@@ -103,6 +109,13 @@ class ObservationLayout:
         low[score_at] = -38 / SCORE_SCALE
         self.low = low
         self.high = np.ones(pos, dtype=np.float32)
+
+
+@functools.cache
+def observation_layout(n: int) -> ObservationLayout:
+    """The layout of the observation for ``n`` players (built once per player count; its size is the rules'
+    :func:`~envs.boaring.rules.observation_size`)."""
+    return ObservationLayout(n)
 
 
 def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
@@ -166,10 +179,16 @@ def encode(layout: ObservationLayout, state, seat: int) -> np.ndarray:
 
 def observe(game: BoaringGame, state: BoaringState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (the Game's :meth:`observation`): :func:`encode` with the game's layout."""
-    return encode(game.layout, state, seat)
+    return encode(observation_layout(game.num_players), state, seat)
 
 
-def privileged_state(game: BoaringGame, state: BoaringState) -> np.ndarray:
+# ----- the privileged global state (centralised critics) ------------------------------------------------------------
+def global_state_shape(game: BoaringGame) -> tuple[int, ...]:
+    """Shape of :func:`global_state`: ``(68 + 22 n) + n + 10 n + 10 n`` entries."""
+    return (observation_layout(game.num_players).size + game.num_players * (1 + 2 * NUM_VALUES),)
+
+
+def global_state(game: BoaringGame, state: BoaringState) -> np.ndarray:
     """PettingZoo's ``state()``: a **privileged** view that holds every seat's secrets, for centralised
     training only (a critic that sees everything); never feed it to a policy that plays.
 
@@ -190,28 +209,145 @@ def privileged_state(game: BoaringGame, state: BoaringState) -> np.ndarray:
     for s, card in enumerate(state.pending):
         if card > 0:
             extra[pending_at + s * NUM_VALUES + card - 1] = 1.0
-    return np.concatenate([game.observation(state, 0), extra])
+    return np.concatenate([observe(game, state, 0), extra])
 
 
-def privileged_state_bounds(game: BoaringGame) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) of :func:`privileged_state`: the observation's bounds, then 0 / 1."""
+def global_state_bounds(game: BoaringGame, obs_low: Any, obs_high: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of :func:`global_state`: the observation's bounds, then 0 / 1 (``obs_low`` and ``obs_high`` are
+    ignored: the layout knows its own bounds)."""
+    layout = observation_layout(game.num_players)
     size = game.num_players * (1 + 2 * NUM_VALUES)
     return (
-        np.concatenate([game.layout.low, np.zeros(size, dtype=np.float32)]),
-        np.concatenate([game.layout.high, np.ones(size, dtype=np.float32)]),
+        np.concatenate([layout.low, np.zeros(size, dtype=np.float32)]),
+        np.concatenate([layout.high, np.ones(size, dtype=np.float32)]),
     )
 
 
-def unknown_food(info: Any, seat: int) -> list[int]:
-    """Food counts per value that ``seat`` cannot locate: other hands, hidden pending cards and the pile."""
-    counts = [COPIES_PER_VALUE] * NUM_VALUES
-    for i, c in enumerate(info.hands[seat]):
-        counts[i] -= c
-    for i, c in enumerate(info.discard):
-        counts[i] -= c
-    for v in info.pending:
-        if v > 0:
-            counts[v - 1] -= 1
-    if info.requirement:
-        counts[info.requirement - 1] -= 1
-    return counts
+# ----- the batched engine's observation (envs/boaring/fast.py BoaringBatched.observe) --------------------------------
+OBS_BLOCKS = (
+    "hand",
+    "my_pending",
+    "phase",
+    "animal",
+    "requirement",
+    "active",
+    "to_move",
+    "committed",
+    "last_played",
+    "last_animal",
+    "last_outcome",
+    "last_receiver",
+    "last_requirement",
+    "players",
+    "discard",
+    "animals_left",
+    "eaten",
+    "pile_size",
+)
+"""The observation's blocks in the order :func:`observe_rows` indexes their offsets (:class:`ViewTables`)."""
+
+
+class ViewTables(NamedTuple):
+    """What :func:`observe_rows` reads besides the rows: the layout's offsets, scale and shift as arrays."""
+
+    offsets: np.ndarray
+    """(18,) int64: each block's offset, in :data:`OBS_BLOCKS` order."""
+    scale: np.ndarray
+    """float32: the layout's scale vector."""
+    shift: np.ndarray
+    """float32: the layout's shift vector (subtracted after scaling)."""
+
+
+def view_tables(n: int) -> ViewTables:
+    """The :class:`ViewTables` of the observation for ``n`` players."""
+    layout = observation_layout(n)
+    return ViewTables(
+        offsets=np.array([layout.offsets[k] for k in OBS_BLOCKS], dtype=np.int64),
+        scale=layout.scale.astype(np.float32),
+        shift=layout.shift.astype(np.float32),
+    )
+
+
+@refcount_jit
+def observe_rows(
+    st, seats: np.ndarray, n: int, off: np.ndarray, scale: np.ndarray, shift: np.ndarray, out: np.ndarray
+) -> None:
+    """Row ``b`` seen from ``seats[b]`` into ``out[b]``: :func:`encode` step for step.
+
+    The reference gathers small non-negative ints (the score shifted by +38) and computes ``float32(raw) * scale
+    - shift``; each entry here is written with that same float32 expression (``one`` for a one-hot entry: scale 1,
+    shift 0), so the values are bit-identical. Only the seat's own hand and pending card are read; of the others,
+    whether they committed, never what.
+    """
+    hands, hand_size, pending, phase, animal = st.hands, st.hand_size, st.pending, st.phase, st.animal
+    requirement, active, current, last_played, savanna = (
+        st.requirement,
+        st.active,
+        st.current,
+        st.last_played,
+        st.savanna,
+    )
+    graveyard, last_animal, last_outcome, last_receiver = (
+        st.graveyard,
+        st.last_animal,
+        st.last_outcome,
+        st.last_receiver,
+    )
+    last_requirement, discard, animals_left, eaten, pile_len = (
+        st.last_requirement,
+        st.discard,
+        st.animals_left,
+        st.eaten,
+        st.pile_len,
+    )
+    one = np.float32(1.0)  # a one-hot entry: scale 1, shift 0
+    for b in range(out.shape[0]):
+        seat = seats[b]
+        for i in range(out.shape[1]):
+            out[b, i] = 0.0
+        for i in range(NUM_VALUES):
+            out[b, i] = np.float32(hands[b, seat, i]) * scale[i] - shift[i]
+        mine = pending[b, seat]
+        if mine > 0:
+            out[b, off[1] + mine - 1] = one
+        out[b, off[2] + phase[b]] = one
+        if animal[b] >= 0:
+            out[b, off[3] + animal[b]] = one
+        if requirement[b] > 0:
+            out[b, off[4] + requirement[b] - 1] = one
+        out[b, off[5] + wrap_seat(observed_active(phase[b], active[b], n) - seat, n)] = one
+        mover = current[b]
+        if mover >= 0:
+            out[b, off[6] + wrap_seat(mover - seat, n)] = one
+        base = off[13]
+        for k in range(n):
+            q = wrap_seat(seat + k, n)
+            if pending[b, q] != 0:  # that the seat has committed, not what
+                out[b, off[7] + k] = one
+            v = last_played[b, q]
+            if v > 0:
+                out[b, off[8] + k * NUM_VALUES + v - 1] = one
+            score = 38
+            for t in range(NUM_TYPES):
+                sv = savanna[b, q, t]
+                gv = graveyard[b, q, t]
+                out[b, base + t] = np.float32(sv) * scale[base + t] - shift[base + t]
+                out[b, base + 3 + t] = np.float32(gv) * scale[base + 3 + t] - shift[base + 3 + t]
+                score += 2 * sv - gv
+            out[b, base + 6] = np.float32(hand_size[b, q]) * scale[base + 6] - shift[base + 6]
+            out[b, base + 7] = np.float32(score) * scale[base + 7] - shift[base + 7]
+            base += 8
+        if last_animal[b] >= 0:
+            out[b, off[9] + last_animal[b]] = one
+            out[b, off[10] + last_outcome[b] - 1] = one
+            out[b, off[11] + wrap_seat(last_receiver[b] - seat, n)] = one
+            out[b, off[12] + last_requirement[b] - 1] = one
+        for i in range(off[14], off[14] + NUM_VALUES):
+            out[b, i] = np.float32(discard[b, i - off[14]]) * scale[i] - shift[i]
+        for t in range(NUM_TYPES):
+            i = off[15] + t
+            out[b, i] = np.float32(animals_left[b, t]) * scale[i] - shift[i]
+            i = off[16] + t
+            out[b, i] = np.float32(eaten[b, t]) * scale[i] - shift[i]
+        i = off[17]
+        out[b, i] = np.float32(pile_len[b]) * scale[i] - shift[i]

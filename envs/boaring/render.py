@@ -1,21 +1,18 @@
-"""Boaring on screen and on paper: the text picture (a seat's view or the spectator's), the picture, the snapshots
-(JSON and hand-made positions) and the table data the web page draws (``training/play/web``)."""
+"""Boaring on screen and on paper: the text picture (a seat's view or the spectator's), the picture, the JSON
+snapshots and the table data the web page draws (``training/play/web``). Hand-made positions and the books a
+snapshot must balance are the rules' (``rules.make_state``, ``rules.check_consistent``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
 
 from envs.boaring.actions import (
-    ANIMAL_COUNTS,
     ANIMAL_NAMES,
     BID,
     COPIES_PER_VALUE,
-    EAT,
-    HYENA,
-    LION,
     LIVED,
     NUM_ANIMALS,
     NUM_FOOD,
@@ -24,14 +21,10 @@ from envs.boaring.actions import (
     OVER,
     PHASE_NAMES,
     UNKNOWN,
-    count_food,
-    expand_food,
 )
-from envs.common.game import TERMINAL, SnapshotError
+from envs.boaring.rules import BoaringGame, BoaringState, check_consistent
+from envs.common.game import SnapshotError
 from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
-
-if TYPE_CHECKING:
-    from envs.boaring.rules import BoaringGame, BoaringState
 
 _FIELDS_INT = (
     "ncommitted",
@@ -114,69 +107,6 @@ def state_from_json(game: BoaringGame, data: dict[str, Any]) -> Any:
     return state
 
 
-def check_consistent(game: BoaringGame, state: BoaringState) -> None:
-    """Raise SnapshotError unless the state's books balance."""
-    n = game.num_players
-    if not (
-        0 <= state.active < n
-        and state.phase in (BID, EAT, OVER)
-        and -1 <= state.animal < NUM_TYPES
-        and 0 <= state.requirement <= NUM_VALUES
-    ):
-        raise SnapshotError("active seat, phase, animal or requirement out of range")
-    if state.phase == OVER:
-        if state.current != TERMINAL or state.animal != -1 or state.animal_deck:
-            raise SnapshotError("a finished game must have no animal left and no player to move")
-    elif state.animal < 0 or state.requirement == 0:
-        raise SnapshotError("a live game needs an animal and a food card on the table")
-    if state.phase == BID:
-        committed = sum(1 for v in state.pending if v)
-        if committed != state.ncommitted or committed >= n or state.current != (state.active + committed) % n:
-            raise SnapshotError("pending cards do not match the commit order")
-        if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
-            raise SnapshotError("pending cards do not match the commit order")
-    if state.phase == EAT and not (
-        0 <= state.eater < n
-        and state.current == state.eater
-        and state.ncommitted == n
-        and all(state.pending)
-        and state.animal in (HYENA, LION)
-    ):
-        raise SnapshotError("inconsistent eat phase")
-    tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
-    if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
-        raise SnapshotError("negative card or animal count")
-    for s in range(n):
-        if sum(state.hands[s]) != state.hand_size[s]:
-            raise SnapshotError(f"hand_size of p{s} does not match the hand")
-    food = [0] * NUM_VALUES
-    for h in state.hands:
-        for i, c in enumerate(h):
-            food[i] += c
-    for v in state.pending + state.food_pile + ([state.requirement] if state.requirement else []):
-        if v:
-            food[v - 1] += 1
-    for i, c in enumerate(state.discard):
-        food[i] += c
-    if food != [COPIES_PER_VALUE] * NUM_VALUES:
-        raise SnapshotError(f"food cards do not add up to 7 of each value: {food}")
-    deck = [0] * NUM_TYPES
-    for t in state.animal_deck:
-        deck[t] += 1
-    if deck != state.animals_left:
-        raise SnapshotError("animals_left does not match the animal deck")
-    animals = deck[:]
-    if state.animal >= 0:
-        animals[state.animal] += 1
-    for s in range(n):
-        for t in range(NUM_TYPES):
-            animals[t] += state.savanna[s][t] + state.graveyard[s][t]
-    for t in range(NUM_TYPES):
-        animals[t] += state.eaten[t]
-    if tuple(animals) != ANIMAL_COUNTS:
-        raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
-
-
 def render_lines(game: BoaringGame, state: BoaringState, observer: int | None = None) -> list[str]:
     """The text picture, line by line: a line saying whose view it is, the round, one line per player, the
     table. ``observer=None``: the spectator view, every hand and face-down card shown. A seat: what that
@@ -250,60 +180,6 @@ def lines_to_rgb(game: BoaringGame, lines: list[str]) -> np.ndarray:
             draw.rectangle([margin, y, margin + swatch - 2, y + swatch - 2], fill=PLAYER_COLORS[k - 2])
         draw.text((2 * margin + swatch, y), line, fill=INK, font=fnt)
     return np.asarray(img, dtype=np.uint8)
-
-
-def make_state(
-    game: BoaringGame,
-    hands: list[list[int]],
-    animal: int | str,
-    requirement: int,
-    active: int = 0,
-    savanna: list[list[int]] | None = None,
-    graveyard: list[list[int]] | None = None,
-    animal_deck: list[int] | None = None,
-    eaten: list[int] | None = None,
-    discard: list[int] | None = None,
-    food_pile: list[int] | None = None,
-) -> Any:
-    """A hand-made position at the start of a bid (for tests, puzzles and examples).
-
-    ``hands``: per seat the food values held; ``animal``: type id or name of the turned animal;
-    ``requirement``: the turned food card; ``savanna`` / ``graveyard``: per seat counts (boar, hyena, lion).
-    Unless given, the animal deck holds every animal not placed elsewhere (top = last: boars first, so the
-    lions come up next), ``eaten`` whatever the deck does not, ``discard`` is empty and the food pile holds
-    every remaining food card (top = last, in ascending value order). Raises SnapshotError if the cards or
-    animals do not add up.
-    """
-    n = game.num_players
-    state = game.blank_state()
-    state.hands = [count_food(list(h)) for h in hands]
-    state.hand_size = [len(h) for h in hands]
-    state.animal = ANIMAL_NAMES.index(animal) if isinstance(animal, str) else int(animal)
-    state.requirement = int(requirement)
-    state.active = state.current = int(active)
-    state.savanna = [list(r) for r in savanna] if savanna else [[0] * NUM_TYPES for _ in range(n)]
-    state.graveyard = [list(r) for r in graveyard] if graveyard else [[0] * NUM_TYPES for _ in range(n)]
-    state.discard = list(discard) if discard else [0] * NUM_VALUES
-    placed = [0] * NUM_TYPES
-    placed[state.animal] += 1
-    for s in range(n):
-        for t in range(NUM_TYPES):
-            placed[t] += state.savanna[s][t] + state.graveyard[s][t]
-    rest = [ANIMAL_COUNTS[t] - placed[t] for t in range(NUM_TYPES)]
-    if animal_deck is None:
-        if eaten is not None:
-            rest = [rest[t] - eaten[t] for t in range(NUM_TYPES)]
-        animal_deck = [t for t in range(NUM_TYPES) for _ in range(max(rest[t], 0))]
-    state.animal_deck = list(animal_deck)
-    state.animals_left = [state.animal_deck.count(t) for t in range(NUM_TYPES)]
-    state.eaten = list(eaten) if eaten is not None else [rest[t] - state.animals_left[t] for t in range(3)]
-    if food_pile is None:
-        used = [sum(state.hands[s][i] for s in range(n)) + state.discard[i] for i in range(NUM_VALUES)]
-        used[state.requirement - 1] += 1
-        food_pile = expand_food([max(COPIES_PER_VALUE - u, 0) for u in used])
-    state.food_pile = list(food_pile)
-    check_consistent(game, state)
-    return state
 
 
 def render_ansi(game: BoaringGame, state: BoaringState) -> str:

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from envs.boaring import actions as A
-from envs.boaring import render
 from envs.boaring.actions import (
     ANIMAL_COUNTS,
     ANIMAL_NAMES,
@@ -42,17 +41,11 @@ from envs.boaring.actions import (
     count_food,
     expand_food,
 )
-from envs.boaring.observation import (
-    ObservationLayout,
-    observe,
-    privileged_state,
-    privileged_state_bounds,
-    unknown_food,
-)
 from envs.common.game import (
     TERMINAL,
     Game,
     IllegalActionError,
+    SnapshotError,
     pairwise_rewards,
 )
 from envs.common.options import Option, OptionTable
@@ -194,8 +187,7 @@ class BoaringGame(Game[BoaringState]):
         # "2-6 players: Every player receives 10 food cards ... >6 players: The food cards are evenly
         # distributed among the number of players and the food pile deck": n + 1 equal stacks.
         self.deal_size = 10 if n <= 6 else NUM_FOOD // (n + 1)
-        self.layout = ObservationLayout(n)
-        self.observation_shape = (self.layout.size,)
+        self.observation_shape = (observation_size(n),)
         # every round: n bids and at most one eat decision
         self.max_game_length = NUM_ANIMALS * (n + 1)
         # priority order for equal cards, per active seat: the active player, then the most recently active
@@ -224,9 +216,9 @@ class BoaringGame(Game[BoaringState]):
         return state
 
     def make_state(self, hands: list[list[int]], animal: int | str, requirement: int, **position: Any) -> BoaringState:
-        """A hand-made position at the start of a bid (for tests, puzzles and examples): :func:`render.make_state`
+        """A hand-made position at the start of a bid (for tests, puzzles and examples): :func:`make_state`
         (``active``, ``savanna``, ``graveyard``, ``animal_deck``, ``eaten``, ``discard``, ``food_pile``)."""
-        return render.make_state(self, hands, animal, requirement, **position)
+        return make_state(self, hands, animal, requirement, **position)
 
     def blank_state(self) -> BoaringState:
         """An empty state of this player count (every field zero or empty), to be filled in."""
@@ -481,26 +473,7 @@ class BoaringGame(Game[BoaringState]):
         """An independent copy of ``state``."""
         return state.clone()
 
-    # ----- what a player sees ---------------------------------------------------------------------
-    def observation(self, state: BoaringState, seat: int) -> np.ndarray:
-        """The observation of ``seat`` (layout in envs/boaring/observation.py)."""
-        return observe(self, state, seat)
-
-    # ----- the privileged global state (centralised critics) ------------------------------------------
-    @property
-    def global_state_shape(self) -> tuple[int, ...]:
-        """Shape of :meth:`global_state`: ``(68 + 22 n) + n + 10 n + 10 n`` entries."""
-        return (self.layout.size + self.num_players * (1 + 2 * NUM_VALUES),)
-
-    def global_state(self, state: BoaringState) -> np.ndarray:
-        """PettingZoo's ``state()``: a **privileged** view that holds every seat's secrets, for centralised
-        training only (:func:`observation.privileged_state`); never feed it to a policy that plays."""
-        return privileged_state(self, state)
-
-    def global_state_bounds(self, obs_low: Any = None, obs_high: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """(low, high) of :meth:`global_state` (the arguments are ignored: the layout knows its own bounds)."""
-        return privileged_state_bounds(self)
-
+    # ----- hidden information ---------------------------------------------------------------------------
     def information_state(self, state: BoaringState, seat: int) -> BoaringState:
         """A copy with only what ``seat`` knows: other hands, hidden pending cards and deck orders unknown.
 
@@ -520,6 +493,7 @@ class BoaringGame(Game[BoaringState]):
         return info
 
     def unknown_food(self, info: BoaringState, seat: int) -> list[int]:
+        """Food counts per value that ``seat`` cannot locate in ``info`` (:func:`unknown_food`)."""
         return unknown_food(info, seat)
 
     def determinize(self, info: BoaringState, seat: int, rng: np.random.Generator) -> BoaringState:
@@ -545,31 +519,149 @@ class BoaringGame(Game[BoaringState]):
         state.animal_deck = [animals[i] for i in rng.permutation(len(animals)).tolist()]
         return state
 
-    # ----- text, pictures, snapshots --------------------------------------------------------------
+    # ----- notation ------------------------------------------------------------------------------
     def action_to_str(self, state: BoaringState, action: int) -> str:
         """``play 7``, ``no eat``, ``eat boar`` (hyena, own graveyard) or ``eat lion of p2`` (lion)."""
         return self.codec.to_str(state, self.check_action_range(action))
 
-    def state_to_json(self, state: BoaringState) -> dict[str, Any]:
-        return render.state_to_json(self, state)
 
-    def state_from_json(self, data: dict[str, Any]) -> BoaringState:
-        return render.state_from_json(self, data)
+# ----- what the Game's methods share ------------------------------------------------------------------------------
+def observation_size(n: int) -> int:
+    """Entries of the observation vector for ``n`` players: ``68 + 22 n`` (the blocks of the layout in
+    ``observation.py``, ``ObservationLayout``, which tests/boaring checks against this)."""
+    return 68 + 22 * n
 
-    def render_lines(self, state: BoaringState, observer: int | None = None) -> list[str]:
-        return render.render_lines(self, state, observer)
 
-    def render_ansi(self, state: BoaringState) -> str:
-        return render.render_ansi(self, state)
+def unknown_food(info: Any, seat: int) -> list[int]:
+    """Food counts per value that ``seat`` cannot locate: other hands, hidden pending cards and the pile."""
+    counts = [COPIES_PER_VALUE] * NUM_VALUES
+    for i, c in enumerate(info.hands[seat]):
+        counts[i] -= c
+    for i, c in enumerate(info.discard):
+        counts[i] -= c
+    for v in info.pending:
+        if v > 0:
+            counts[v - 1] -= 1
+    if info.requirement:
+        counts[info.requirement - 1] -= 1
+    return counts
 
-    def render_rgb(self, state: BoaringState) -> np.ndarray:
-        return render.render_rgb(self, state)
 
-    def render_for(self, state: BoaringState, observer: int | None, mode: str = "ansi") -> str | np.ndarray:
-        return render.render_for(self, state, observer, mode)
+def check_consistent(game: BoaringGame, state: BoaringState) -> None:
+    """Raise SnapshotError unless the state's books balance."""
+    n = game.num_players
+    if not (
+        0 <= state.active < n
+        and state.phase in (BID, EAT, OVER)
+        and -1 <= state.animal < NUM_TYPES
+        and 0 <= state.requirement <= NUM_VALUES
+    ):
+        raise SnapshotError("active seat, phase, animal or requirement out of range")
+    if state.phase == OVER:
+        if state.current != TERMINAL or state.animal != -1 or state.animal_deck:
+            raise SnapshotError("a finished game must have no animal left and no player to move")
+    elif state.animal < 0 or state.requirement == 0:
+        raise SnapshotError("a live game needs an animal and a food card on the table")
+    if state.phase == BID:
+        committed = sum(1 for v in state.pending if v)
+        if committed != state.ncommitted or committed >= n or state.current != (state.active + committed) % n:
+            raise SnapshotError("pending cards do not match the commit order")
+        if any(state.pending[(state.active + k) % n] == 0 for k in range(committed)):
+            raise SnapshotError("pending cards do not match the commit order")
+    if state.phase == EAT and not (
+        0 <= state.eater < n
+        and state.current == state.eater
+        and state.ncommitted == n
+        and all(state.pending)
+        and state.animal in (HYENA, LION)
+    ):
+        raise SnapshotError("inconsistent eat phase")
+    tables = state.hands + state.savanna + state.graveyard + [state.eaten, state.discard, state.animals_left]
+    if any(x < 0 for row in tables for x in row) or any(x < 0 for x in state.hand_size):
+        raise SnapshotError("negative card or animal count")
+    for s in range(n):
+        if sum(state.hands[s]) != state.hand_size[s]:
+            raise SnapshotError(f"hand_size of p{s} does not match the hand")
+    food = [0] * NUM_VALUES
+    for h in state.hands:
+        for i, c in enumerate(h):
+            food[i] += c
+    for v in state.pending + state.food_pile + ([state.requirement] if state.requirement else []):
+        if v:
+            food[v - 1] += 1
+    for i, c in enumerate(state.discard):
+        food[i] += c
+    if food != [COPIES_PER_VALUE] * NUM_VALUES:
+        raise SnapshotError(f"food cards do not add up to 7 of each value: {food}")
+    deck = [0] * NUM_TYPES
+    for t in state.animal_deck:
+        deck[t] += 1
+    if deck != state.animals_left:
+        raise SnapshotError("animals_left does not match the animal deck")
+    animals = deck[:]
+    if state.animal >= 0:
+        animals[state.animal] += 1
+    for s in range(n):
+        for t in range(NUM_TYPES):
+            animals[t] += state.savanna[s][t] + state.graveyard[s][t]
+    for t in range(NUM_TYPES):
+        animals[t] += state.eaten[t]
+    if tuple(animals) != ANIMAL_COUNTS:
+        raise SnapshotError(f"animals do not add up to 30 boars, 4 hyenas, 4 lions: {animals}")
 
-    def action_to_str_for(self, state: BoaringState, action: int, observer: int | None) -> str:
-        return render.action_to_str_for(self, state, action, observer)
+
+def make_state(
+    game: BoaringGame,
+    hands: list[list[int]],
+    animal: int | str,
+    requirement: int,
+    active: int = 0,
+    savanna: list[list[int]] | None = None,
+    graveyard: list[list[int]] | None = None,
+    animal_deck: list[int] | None = None,
+    eaten: list[int] | None = None,
+    discard: list[int] | None = None,
+    food_pile: list[int] | None = None,
+) -> BoaringState:
+    """A hand-made position at the start of a bid (for tests, puzzles and examples).
+
+    ``hands``: per seat the food values held; ``animal``: type id or name of the turned animal;
+    ``requirement``: the turned food card; ``savanna`` / ``graveyard``: per seat counts (boar, hyena, lion).
+    Unless given, the animal deck holds every animal not placed elsewhere (top = last: boars first, so the
+    lions come up next), ``eaten`` whatever the deck does not, ``discard`` is empty and the food pile holds
+    every remaining food card (top = last, in ascending value order). Raises SnapshotError if the cards or
+    animals do not add up.
+    """
+    n = game.num_players
+    state = game.blank_state()
+    state.hands = [count_food(list(h)) for h in hands]
+    state.hand_size = [len(h) for h in hands]
+    state.animal = ANIMAL_NAMES.index(animal) if isinstance(animal, str) else int(animal)
+    state.requirement = int(requirement)
+    state.active = state.current = int(active)
+    state.savanna = [list(r) for r in savanna] if savanna else [[0] * NUM_TYPES for _ in range(n)]
+    state.graveyard = [list(r) for r in graveyard] if graveyard else [[0] * NUM_TYPES for _ in range(n)]
+    state.discard = list(discard) if discard else [0] * NUM_VALUES
+    placed = [0] * NUM_TYPES
+    placed[state.animal] += 1
+    for s in range(n):
+        for t in range(NUM_TYPES):
+            placed[t] += state.savanna[s][t] + state.graveyard[s][t]
+    rest = [ANIMAL_COUNTS[t] - placed[t] for t in range(NUM_TYPES)]
+    if animal_deck is None:
+        if eaten is not None:
+            rest = [rest[t] - eaten[t] for t in range(NUM_TYPES)]
+        animal_deck = [t for t in range(NUM_TYPES) for _ in range(max(rest[t], 0))]
+    state.animal_deck = list(animal_deck)
+    state.animals_left = [state.animal_deck.count(t) for t in range(NUM_TYPES)]
+    state.eaten = list(eaten) if eaten is not None else [rest[t] - state.animals_left[t] for t in range(3)]
+    if food_pile is None:
+        used = [sum(state.hands[s][i] for s in range(n)) + state.discard[i] for i in range(NUM_VALUES)]
+        used[state.requirement - 1] += 1
+        food_pile = expand_food([max(COPIES_PER_VALUE - u, 0) for u in used])
+    state.food_pile = list(food_pile)
+    check_consistent(game, state)
+    return state
 
 
 __all__ = ["BoaringGame", "BoaringState", "BID", "EAT", "OVER", "UNKNOWN", "ANIMAL_COUNTS"]

@@ -12,18 +12,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from envs.boaring.actions import BID, COPIES_PER_VALUE, EAT, NUM_FOOD, NUM_TYPES, NUM_VALUES, OVER, PLAY_BASE
-from envs.boaring.fast import (
-    BoaringBatched,
-    animal_worth_row,
-    apply_row,
-    closed_form_bid,
-    copy_row,
-    eat_choice_row,
-    hidden_counts_row,
-    legal_actions_row,
-    mover_row,
-    returns_row,
-)
+from envs.boaring.fast import BoaringBatched, animal_worth_row, closed_form_bid, eat_choice_row, hidden_counts_row
+from envs.boaring.kernels import apply_row, copy_row, legal_actions_row, mover_row, returns_row
 from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64, shuffle
 from envs.common.game import Game
@@ -43,13 +33,13 @@ def fast_bid_row(st, tab, b, seat, card_cost, counts):
 
 
 @row_jit
-def evaluate_row(s, tab, b: int, temperature: float, hand_weight: float, out: np.ndarray) -> None:
+def evaluate_row(st, tab, b: int, temperature: float, hand_weight: float, out: np.ndarray) -> None:
     """baselines.evaluate: mean over rivals of tanh((strength difference) / temperature), strength = score +
     hand_weight x food value in hand; the exact returns when the game is over."""
-    phase, savanna, graveyard, hands = s.phase, s.savanna, s.graveyard, s.hands
+    phase, savanna, graveyard, hands = st.phase, st.savanna, st.graveyard, st.hands
     n = tab.num_players
     if phase[b] == OVER:
-        returns_row(s, tab, b, out)
+        returns_row(st, tab, b, out)
         return
     strength = tab.work_strength
     for p in range(n):
@@ -68,16 +58,16 @@ def evaluate_row(s, tab, b: int, temperature: float, hand_weight: float, out: np
 
 
 @row_jit
-def determinize_row(s, b: int, seat: int, n: int, rng: np.ndarray, cards: np.ndarray) -> None:
+def determinize_row(st, b: int, seat: int, n: int, rng: np.ndarray, cards: np.ndarray) -> None:
     """BoaringGame.determinize in place: row ``b`` holds an information state of ``seat`` (other hands, hidden
     pending cards, pile and deck entries UNKNOWN); the cards the seat cannot locate are dealt at random."""
-    hands, hand_size, pending, discard, requirement = s.hands, s.hand_size, s.pending, s.discard, s.requirement
+    hands, hand_size, pending, discard, requirement = st.hands, st.hand_size, st.pending, st.discard, st.requirement
     food_pile, pile_len, animal_deck, deck_len, animals_left = (
-        s.food_pile,
-        s.pile_len,
-        s.animal_deck,
-        s.deck_len,
-        s.animals_left,
+        st.food_pile,
+        st.pile_len,
+        st.animal_deck,
+        st.deck_len,
+        st.animals_left,
     )
     m = 0
     for i in range(NUM_VALUES):  # unknown_food: 7 of each minus my hand, the discard, revealed cards, the table

@@ -18,6 +18,7 @@ import pytest
 from envs import boaring_v0
 from envs.boaring import actions as A
 from envs.boaring.fast import BoaringBatched
+from envs.boaring.observation import observation_layout
 from envs.boaring.rules import BID, EAT, OVER, BoaringGame
 from envs.common.fastrng import MirrorRng, seed_states
 from envs.common.game import TERMINAL, ConfigError, IllegalActionError
@@ -344,7 +345,7 @@ def test_end_of_game_active_seat_matches_the_reference():
         ref.apply(s, a, np.random.default_rng(0))
         fast.apply(batch, np.array([a]))
     assert ref.current_player(s) == TERMINAL and fast.current_player(batch)[0] == TERMINAL
-    o = ref.layout.offsets
+    o = observation_layout(ref.num_players).offsets
     for seat in range(3):
         view = np.empty((1, *fast.observation_shape), dtype=np.float32)
         fast.observe(batch, np.array([seat]), view)

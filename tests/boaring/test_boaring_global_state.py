@@ -6,6 +6,7 @@ import pytest
 
 from envs import boaring_v0
 from envs.boaring import actions as A
+from envs.boaring.observation import observation_layout
 from envs.boaring.rules import BoaringGame
 
 N = 3
@@ -13,7 +14,7 @@ N = 3
 
 def blocks(game: BoaringGame, state_vector: np.ndarray) -> dict[str, np.ndarray]:
     """The global state's blocks as the docstring of BoaringGame.global_state lays them out."""
-    n, obs = game.num_players, game.layout.size
+    n, obs = game.num_players, observation_layout(game.num_players).size
     return {
         "observation": state_vector[:obs],
         "to_move": state_vector[obs : obs + n],
@@ -38,7 +39,7 @@ def test_global_state_holds_every_hand_and_face_down_card_the_observations_do_no
     # the other seats' observations show that seat 0 committed, not what, and none of seat 0's hand
     for seat in (1, 2):
         obs = game.observation(state, seat)
-        lay = game.layout
+        lay = observation_layout(game.num_players)
         assert not obs[lay.my_pending : lay.my_pending + 10].any()
         assert obs[lay.committed + (0 - seat) % N] == 1
         assert np.allclose(obs[lay.hand : lay.hand + 10], expected_hands[seat])
@@ -49,7 +50,7 @@ def test_global_state_through_the_envs_is_bounded_and_all_zero_to_move_at_the_en
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     space = env.unwrapped.state_space
-    assert space.shape == (env.unwrapped.game.layout.size + N * 21,)
+    assert space.shape == (observation_layout(N).size + N * 21,)
     for _agent in env.agent_iter():
         state = env.state()
         assert space.contains(state)

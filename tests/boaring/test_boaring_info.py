@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from envs.boaring import actions as A
-from envs.boaring.rules import BID, EAT, UNKNOWN, BoaringGame
+from envs.boaring.observation import observation_layout
+from envs.boaring.rules import BID, EAT, UNKNOWN, BoaringGame, observation_size
 from envs.common.game import TERMINAL
 
 RNG = np.random.default_rng(0)
@@ -70,7 +71,7 @@ def test_later_committers_see_that_not_what():
         same = g.observation(s, seat).tobytes() == g.observation(t, seat).tobytes()
         assert same == (seat == 3)  # seats 0-2 see their own different card and hand
     obs = g.observation(s, 3)
-    o = g.layout.offsets
+    o = observation_layout(g.num_players).offsets
     assert obs[o["committed"] : o["committed"] + 4].tolist() == [0, 1, 1, 1]  # relative: me, p0, p1, p2
     assert obs[o["to_move"] : o["to_move"] + 4].tolist() == [1, 0, 0, 0]
     assert not obs[o["last_played"] : o["last_played"] + 40].any()  # nothing revealed yet
@@ -86,7 +87,7 @@ def test_later_committers_see_that_not_what():
 def test_own_hand_and_pending_are_seen():
     g = BoaringGame(num_players=2)
     s = g.make_state([[2, 2, 9], [3, 8]], "boar", 5, active=0)
-    o = g.layout.offsets
+    o = observation_layout(g.num_players).offsets
     obs = g.observation(s, 0)
     assert np.allclose(obs[o["hand"] : o["hand"] + 10] * 7, [0, 2, 0, 0, 0, 0, 0, 0, 1, 0])
     g.apply(s, A.play_action(9), RNG)
@@ -134,7 +135,7 @@ def test_graveyards_are_public_by_type():
     s = g.make_state([[1], [2]], "lion", 10, active=0)
     g.apply(s, A.play_action(1), RNG)
     g.apply(s, A.play_action(2), RNG)
-    o = g.layout.offsets
+    o = observation_layout(g.num_players).offsets
     for seat in range(2):
         row = (0 - seat) % 2
         base = o["players"] + row * 8
@@ -246,9 +247,18 @@ def test_active_at_the_end_is_the_last_rounds_active_player(n):
         legal = game.legal_actions(state)
         game.apply(state, legal[rng.integers(len(legal))], rng)
     assert state.active == last_active == (state.rounds - 1) % n
-    lay = game.layout
+    lay = observation_layout(game.num_players)
     for seat in range(n):
         obs = game.observation(state, seat)
         active = obs[lay.active : lay.active + n]
         assert active.tolist() == [float(k == (last_active - seat) % n) for k in range(n)]
         assert not obs[lay.to_move : lay.to_move + n].any()
+
+
+def test_the_rules_observation_size_is_the_layouts():
+    """The rules declare the observation's size without the view (``rules.observation_size``); the layout in
+    ``observation.py`` lays out exactly that many entries."""
+    for n in range(2, 11):
+        game = BoaringGame(num_players=n)
+        assert game.observation_shape == (observation_layout(n).size,) == (observation_size(n),)
+        assert game.observation(game.initial_state(np.random.default_rng(n)), 0).shape == game.observation_shape
