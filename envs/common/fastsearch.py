@@ -28,9 +28,8 @@ other jitted functions as arguments is compiled anew in every process (numba 0.6
 would cost every new process the whole search's compile time. Each game gets its own copy of the tree's dispatcher
 (:func:`kernels`), so its own cache file: numba loads a cache index whole, types included, and one shared index
 would make every game's search fail to load after a game registered from another package (a plugin, the tests'
-example game) had been compiled into it and its package was gone. The copy's name carries a digest of the game's
-``search.py`` and of the rooms its registered functions come from (``kernels.py``): numba watches only the tree's
-own file, and an edit of the game's must not leave the search running the old code. (numba's cache has the same
+example game) had been compiled into it and its package was gone. The copy's name carries a digest of the game
+package's files (``search.py``, ``kernels.py``, ``fast.py``, ...): numba watches only the tree's own file, and an edit of the game's must not leave the search running the old code. (numba's cache has the same
 blind spot one level down: a ``search.py`` kernel cached with ``kernels.py`` functions compiled into it does not
 notice an edit of ``kernels.py``; clear the game's ``__pycache__`` after one.)
 """
@@ -399,11 +398,12 @@ def kernels(context: type) -> tuple[Any, Any]:
 
 
 def _source_digest(context: type) -> str:
-    """A short digest of the source files of the game's search context and registered functions (its ``search.py``
-    and the rooms of its row functions, ``kernels.py``): numba watches only a function's own file, and the tree has
-    the game's functions compiled into it, so an edit of the game's files must name a new cache file (the old one is
-    left unused)."""
-    files = {sys.modules[context.__module__].__file__}
+    """A short digest of the source files of the game's package (every room beside its ``search.py``: the row functions
+    of ``kernels.py``, the greedy helpers a playout may call from ``fast.py``) and of the modules of its registered
+    functions: numba watches only a function's own file, and the tree has the game's functions compiled into it, so
+    an edit of the game's files must name a new cache file (the old one is left unused)."""
+    home = sys.modules[context.__module__].__file__
+    files = {home} | ({str(p) for p in Path(home).parent.glob("*.py")} if home else set())
     for function in _GAMES[context].values():
         module = getattr(getattr(function, "py_func", None), "__module__", None)
         if module in sys.modules:
