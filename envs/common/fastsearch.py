@@ -29,8 +29,9 @@ would cost every new process the whole search's compile time. Each game gets its
 (:func:`kernels`), so its own cache file: numba loads a cache index whole, types included, and one shared index
 would make every game's search fail to load after a game registered from another package (a plugin, the tests'
 example game) had been compiled into it and its package was gone. The copy's name carries a digest of the game
-package's files (``search.py``, ``kernels.py``, ``fast.py``, ...): numba watches only the tree's own file, and an edit of the game's must not leave the search running the old code. (numba's cache has the same
-blind spot one level down: a ``search.py`` kernel cached with ``kernels.py`` functions compiled into it does not
+package's files (``search.py``, ``kernels.py``, ``fast.py``, ...): numba watches only the tree's own file, and an
+edit of the game's must not leave the search running the old code. (numba's cache has the same blind spot one level
+down: a ``search.py`` kernel cached with ``kernels.py`` functions compiled into it does not
 notice an edit of ``kernels.py``; clear the game's ``__pycache__`` after one.)
 """
 
