@@ -122,3 +122,24 @@ def test_a_bad_declaration_is_refused():
         StateLayout("Twice", __name__, Field("a", np.int8), Field("a", np.int8))
     with pytest.raises(ValueError, match="length"):
         StateLayout("Counted", __name__, Field("a", np.int8, (3,), length="n"))
+
+
+def test_a_field_the_game_converts_itself_is_written_and_read_by_the_game():
+    layout = StateLayout(
+        "OwnBatchedState", __name__, Field("board", np.int8, (3,), reference=False), Field("turn", np.int8)
+    )
+
+    class Own:
+        board = "x.o"
+        turn = 2
+
+    with pytest.raises(ValueError, match="board"):
+        layout.to_json(Own())
+    data = layout.to_json(Own(), own={"board": "x.o"})
+    assert list(data) == ["board", "turn"] and data == {"board": "x.o", "turn": 2}
+    target = Own()
+    target.turn = 0
+    layout.from_json({"board": "not checked here", "turn": 5}, target)
+    assert target.turn == 5 and target.board == "x.o"  # the game reads its own field
+    with pytest.raises(SnapshotError, match="board"):
+        layout.from_json({"turn": 5}, target)

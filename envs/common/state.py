@@ -190,14 +190,23 @@ class StateLayout:
                 target[row] = value
 
     # ----- the JSON form --------------------------------------------------------------------------------------
-    def to_json(self, reference_state: Any) -> dict[str, Any]:
-        """Every reference field as an int or nested lists of ints (hidden information included)."""
-        return {f.name: to_plain(getattr(reference_state, f.name)) for f in self.reference_fields}
+    def to_json(self, reference_state: Any, own: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every reference field, in the declaration's order (hidden information included): a converted field as an
+        int or nested lists of ints, a ``reference=False`` one as the game writes it (``own``, by name)."""
+        own = own or {}
+        missing = [f.name for f in self.reference_fields if not f.reference and f.name not in own]
+        if missing:
+            raise ValueError(f"to_json: the game writes {missing} itself (reference=False); pass them in own")
+        return {
+            f.name: to_plain(getattr(reference_state, f.name)) if f.reference else own[f.name]
+            for f in self.reference_fields
+        }
 
     def from_json(self, data: Any, reference_state: Any, sizes: Mapping[str, int] | None = None) -> None:
         """Check ``data`` (what :meth:`to_json` wrote) and write it into ``reference_state``: exactly the reference
-        fields, each an int (not a bool) within its dtype, or nested lists of them of its shape (a counted field:
-        at most its capacity). Raises :class:`SnapshotError` naming the first fault; writes nothing then."""
+        fields, each converted one an int (not a bool) within its dtype, or nested lists of them of its shape (a
+        counted field: at most its capacity); a ``reference=False`` field is the game's to check and write. Raises
+        :class:`SnapshotError` naming the first fault; writes nothing then."""
         sizes = sizes or {}
         if not isinstance(data, dict):
             raise SnapshotError(f"a state must be a JSON object, not {type(data).__name__}")
@@ -206,7 +215,7 @@ class StateLayout:
             missing, extra = sorted(wanted - set(data)), sorted(set(data) - wanted)
             raise SnapshotError(f"state fields: missing {missing}, unknown {extra}")
         values = {}
-        for f in self.reference_fields:
+        for f in self.converted:
             shape = self.row_shape(f, sizes)
             value = checked_values(f, data[f.name], shape, counted=f.length is not None)
             values[f.name] = value if f.container is None else f.container(value)
