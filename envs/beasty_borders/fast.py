@@ -49,6 +49,7 @@ from envs.beasty_borders.actions import (
 )
 from envs.beasty_borders.kernels import (
     GROUP_VP,
+    STATE,
     BeastyBordersBatchedState,
     Tables,
     apply_row,
@@ -67,6 +68,7 @@ from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL
 from envs.common.jit import refcount_jit, row_jit
+from envs.common.state import reset_fields
 from envs.common.vector import BatchedGame
 
 _GROUP_VP = np.array(GROUP_VP, dtype=np.int64)
@@ -192,8 +194,9 @@ def greedy_action_row(st, tab, b, rng):
 # ----- kernels over the batch ---------------------------------------------------------------------------------------
 @refcount_jit
 def _reset_kernel(st, tab, rows):
-    """Start a new game in each of ``rows`` (rules.initial_state): shuffle the tiles (variant: the signpost tile
-    and 5 of the other 8), lay the lakes, marker on the signpost, full supplies, the first roll."""
+    """Start a new game in each of ``rows`` (rules.initial_state): every field but the generator fresh
+    (``envs.common.state.reset_fields``), then shuffle the tiles (variant: the signpost tile and 5 of the other 8),
+    lay the lakes, marker on the signpost, full supplies, the first roll."""
     rng = st.rng
     num_tiles = st.tiles.shape[1]
     slot_cells = tab.slot_cells
@@ -201,6 +204,7 @@ def _reset_kernel(st, tab, rows):
     pool = np.empty(tab.tile_lake.shape[0], dtype=np.int64)
     for rr in range(rows.shape[0]):
         b = rows[rr]
+        reset_fields(st, b)
         for t in range(pool.shape[0]):
             pool[t] = t
         pool[0], pool[SIGNPOST_TILE] = SIGNPOST_TILE, 0
@@ -233,18 +237,12 @@ def _reset_kernel(st, tab, rows):
             if tile == SIGNPOST_TILE:
                 sign = slot_cells[s, 0]
         for seat in range(2):
-            st.placed[b, seat] = 0
-            st.vp[b, seat] = 0
-            for t in range(st.remaining.shape[2]):
-                st.remaining[b, seat, t] = counts[t] if t < counts.shape[0] else 0
-        st.row[b, :] = not tab.luck
-        st.label[b, :] = -1
-        st.group_size[b, :] = 0
-        st.plies[b] = 0
+            for t in range(counts.shape[0]):
+                st.remaining[b, seat, t] = counts[t]
+        if not tab.luck:
+            for i in range(st.row.shape[1]):
+                st.row[b, i] = True
         st.empty_count[b] = count
-        st.roller[b] = 0
-        st.phase[b] = ROLLER_CHOICE
-        st.choice[b] = -1
         r, cell = draw_roll(st, tab, b, sign)
         st.roll[b] = r
         st.pos[b] = cell
@@ -288,6 +286,7 @@ class BeastyBordersBatched(BatchedGame):
 
     name = "beasty_borders"
     game_class = BeastyBordersGame
+    state_layout = STATE
     reference: BeastyBordersGame
 
     def __init__(self, **options: Any):
@@ -323,31 +322,9 @@ class BeastyBordersBatched(BatchedGame):
         """The observation kernels' tables (``observation.ViewTables``, the reference engine's)."""
 
     # ----- state -----------------------------------------------------------------------------------------------
-    def new_state(self, batch: int) -> BeastyBordersBatchedState:
-        """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
-        cells = self.reference.cells
-
-        def ints(*shape: int) -> np.ndarray:
-            return np.zeros((batch, *shape), dtype=np.int64)
-
-        return BeastyBordersBatchedState(
-            board=np.zeros((batch, cells), dtype=np.int8),
-            tiles=np.zeros((batch, self.reference.num_tiles), np.int8),
-            pos=ints(),
-            roll=ints(),
-            roller=ints(),
-            phase=ints(),
-            choice=ints(),
-            remaining=ints(2, 3),
-            placed=ints(2),
-            row=np.zeros((batch, act.ROW_LEN), dtype=bool),
-            plies=ints(),
-            empty_count=ints(),
-            label=np.full((batch, cells), -1, dtype=np.int8),
-            group_size=np.zeros((batch, cells), dtype=np.int8),
-            vp=ints(2),
-            rng=np.zeros(batch, np.uint64),
-        )
+    def state_sizes(self) -> dict[str, int]:
+        """The named sizes of the declaration (``kernels.STATE``): landscape cells, tile slots, animal types."""
+        return dict(self.reference.layout_sizes)
 
     def reset_rows(self, state: BeastyBordersBatchedState, rows: np.ndarray) -> None:
         """New games in ``rows``: tiles shuffled and the first roll drawn from each row's generator."""
@@ -395,37 +372,22 @@ class BeastyBordersBatched(BatchedGame):
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
     def to_reference(self, state: BeastyBordersBatchedState, row: int) -> BeastyBordersState:
-        """Row ``row`` as a ``rules.BeastyBordersState`` (its generator is not carried over)."""
+        """Row ``row`` as a ``rules.BeastyBordersState`` (its generator is not carried over): the declared fields
+        (``kernels.STATE``), the landscape and bidding row as the reference state keeps them, its empty spaces."""
         ref = self.reference
         s = BeastyBordersState()
-        s.tiles = [int(t) for t in state.tiles[row]]
+        STATE.to_reference(state, row, s)
         s.board = state.board[row].astype(np.intp)
-        s.pos = int(state.pos[row])
-        s.roll = int(state.roll[row])
-        s.roller = int(state.roller[row])
-        s.phase = int(state.phase[row])
-        s.choice = int(state.choice[row])
-        s.remaining = [[int(x) for x in state.remaining[row, seat, : ref.num_types]] for seat in range(2)]
-        s.placed = [int(x) for x in state.placed[row]]
         s.row = None if ref.luck else state.row[row].astype(np.float32)
         s.empty = sorted(ref.rank[c] for c in np.flatnonzero(state.board[row] == EMPTY).tolist())
         return s
 
     def from_reference(self, reference_state: BeastyBordersState, state: BeastyBordersBatchedState, row: int) -> None:
         """Write a ``rules.BeastyBordersState`` into row ``row`` (its generator kept; plies set to 0, since the
-        reference state does not count them)."""
+        reference state does not count them; the groups recounted from the landscape)."""
         r = reference_state
-        state.tiles[row] = r.tiles
+        STATE.from_reference(r, state, row)
         state.board[row] = r.board
-        state.pos[row] = r.pos
-        state.roll[row] = r.roll
-        state.roller[row] = r.roller
-        state.phase[row] = r.phase
-        state.choice[row] = r.choice
-        types = self.reference.num_types
-        state.remaining[row, :, :types] = r.remaining
-        state.remaining[row, :, types:] = 0
-        state.placed[row] = r.placed
         state.row[row] = False if r.row is None else r.row
         state.plies[row] = 0
         state.empty_count[row] = len(r.empty)

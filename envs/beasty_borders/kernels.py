@@ -8,12 +8,13 @@ plays on.
   of the observation's cached space entries it changes), and :func:`rebuild_groups`, the compiled flood fill that
   recounts the groups of a landscape's row view (the batched engine's :meth:`~fast.BeastyBordersBatched.from_reference`
   and the compiled observation of a reference state).
-* The batched state (:class:`BeastyBordersBatchedState`, first axis = game): the landscape's cell codes (as
-  ``rules.py``: 0 empty green, 1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal), the tiles, the
-  steps-marker, roll, roller, phase, the variant's choice and bidding row, supplies and animals placed, plies played,
-  and kept up to date by every placement: the group of each animal (``label``: a cell of its group, the group's size
-  in ``group_size`` at that cell), each seat's victory points and the number of empty green spaces. ``rng`` is each
-  game's own SplitMix64 generator (:mod:`envs.common.fastrng`): the die rolls are drawn from it.
+* The state declared once (:data:`STATE`, :mod:`envs.common.state`; the batched :class:`BeastyBordersBatchedState`,
+  first axis = game): the landscape's cell codes (as ``rules.py``: 0 empty green, 1 lake, 2 empty-space marker,
+  3 + 3 * seat + type an animal), the tiles, the steps-marker, roll, roller, phase, the variant's choice and bidding
+  row, supplies and animals placed, plies played, and kept up to date by every placement: the group of each animal
+  (``label``: a cell of its group, the group's size in ``group_size`` at that cell), each seat's victory points and
+  the number of empty green spaces. ``rng`` is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`):
+  the die rolls are drawn from it.
 * :class:`Tables`: one configuration's constants, the greedy rule's weights and the engine's work buffers, one flat
   ``NamedTuple`` that every kernel takes whole, never its fields one by one.
 * The row functions every engine exports with one meaning (``envs.common.fastsearch.ROW_FUNCTIONS``:
@@ -37,9 +38,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.beasty_borders.actions import EMPTY, FIRST_ANIMAL, MARKER, ROLLER_CHOICE
+from envs.beasty_borders.actions import EMPTY, FIRST_ANIMAL, MARKER, ROLLER_CHOICE, ROW_LEN
 from envs.common.fastrng import below
 from envs.common.jit import inline_jit, refcount_jit, row_jit
+from envs.common.state import Field, StateLayout, copy_fields
 
 GROUP_VP = (0, 0, 1, 3, 5, 7, 8, 9, 10)
 """Victory points of a group of n animals (the rulebook's table)."""
@@ -174,25 +176,71 @@ def rebuild_groups(board, label, group_size, vp, nbr):
         vp[(code - FIRST_ANIMAL) // 3] += _GROUP_VP[min(n, _TOP)]
 
 
-class BeastyBordersBatchedState(NamedTuple):
-    """B Beasty Borders games; row ``b`` of every field is game ``b`` (see the module docstring)."""
-
-    board: np.ndarray  # (B, cells) int8 cell codes
-    tiles: np.ndarray  # (B, num_tiles) int8 tile id per grid slot
-    pos: np.ndarray  # (B,) int64 steps-marker cell
-    roll: np.ndarray  # (B,) int64 this turn's die roll 1..8
-    roller: np.ndarray  # (B,) int64
-    phase: np.ndarray  # (B,) int64 ROLLER_CHOICE / RESPONDER_CHOICE
-    choice: np.ndarray  # (B,) int64 variant: the roller's figure (row index), -1 for a pass / none yet
-    remaining: np.ndarray  # (B, 2, 3) int64 figures held per seat and type (variant: still in the row)
-    placed: np.ndarray  # (B, 2) int64 animals placed per seat
-    row: np.ndarray  # (B, 28) bool variant: figure still in the bidding row (main: unused, all False)
-    plies: np.ndarray  # (B,) int64 decisions played (the AEC env's truncation count)
-    empty_count: np.ndarray  # (B,) int64 empty green spaces (0: the game is over)
-    label: np.ndarray  # (B, cells) int8 the group of each animal (a cell of it), -1 elsewhere
-    group_size: np.ndarray  # (B, cells) int8 size of the group labelled by that cell
-    vp: np.ndarray  # (B, 2) int64 victory points per seat
-    rng: np.ndarray  # (B,) uint64 the game's SplitMix64 generator
+STATE = StateLayout(
+    "BeastyBordersBatchedState",
+    __name__,
+    Field(
+        "board",
+        np.int8,
+        ("cells",),
+        reference=False,
+        doc="Cell codes: 0 empty green, 1 lake, 2 empty-space marker, 3 + 3 * seat + type an animal.",
+    ),
+    Field("tiles", np.int8, ("tiles",), doc="The tile id in each grid slot (row-major)."),
+    Field("pos", np.int64, doc="The cell of the steps-marker."),
+    Field("roll", np.int64, fill=1, idle=0, doc="This turn's die roll (1..8)."),
+    Field("roller", np.int64, doc="The seat that rolled this turn."),
+    Field("phase", np.int64, fill=ROLLER_CHOICE, doc="ROLLER_CHOICE or RESPONDER_CHOICE."),
+    Field(
+        "choice",
+        np.int64,
+        fill=-1,
+        idle=0,
+        doc="Variant: the roller's figure (bidding-row index), -1 for a pass or none yet.",
+    ),
+    Field("remaining", np.int64, (2, "types"), doc="Figures held per seat and type (variant: still in the row)."),
+    Field("placed", np.int64, (2,), doc="Animals placed per seat (the first tie-break)."),
+    Field(
+        "row",
+        np.bool_,
+        (ROW_LEN,),
+        reference=False,
+        doc="Variant: each bidding-row figure still in the row (main game: all False).",
+    ),
+    Field("plies", np.int64, batched_only=True, doc="Decisions played (the AEC env's truncation count)."),
+    Field(
+        "empty_count",
+        np.int64,
+        batched_only=True,
+        doc="Empty green spaces, 0 once the game is over (the reference state's ``empty``: their path ranks).",
+    ),
+    Field(
+        "label",
+        np.int8,
+        ("cells",),
+        fill=-1,
+        batched_only=True,
+        doc="The group of each animal (a cell of it), -1 elsewhere.",
+    ),
+    Field("group_size", np.int8, ("cells",), batched_only=True, doc="The size of the group labelled by that cell."),
+    Field("vp", np.int64, (2,), batched_only=True, doc="Victory points per seat (kept with the groups)."),
+    Field(
+        "rng",
+        np.uint64,
+        batched_only=True,
+        copied=False,
+        doc="The game's SplitMix64 generator (envs.common.fastrng): the die rolls and tile shuffles.",
+    ),
+    doc="B Beasty Borders games; row ``b`` of every field is game ``b`` (:data:`STATE`).",
+)
+"""The state declared once (:mod:`envs.common.state`): the batched type, ``new_state``, :func:`copy_row`, the reset,
+the conversions between the engines and the snapshots' plain fields follow from it. ``board`` and ``row`` are
+``reference=False``: the reference state keeps them as numpy arrays (``board`` intp, ``row`` float32 0/1 and None in
+the main game) and its snapshots write them as text, so ``fast.py`` and ``render.py`` convert them. ``empty_count``
+and the group books (``label``, ``group_size``, ``vp``) are caches the compiled rules keep: the reference state
+derives them (``empty``, ``group_cache``), ``from_reference`` recounts them from the landscape. Shapes name the
+sizes of ``rules.BeastyBordersGame.layout_sizes``: ``cells``, ``tiles`` (slots) and ``types`` (per seat)."""
+BeastyBordersBatchedState = STATE.batched_type
 
 
 class Tables(NamedTuple):
@@ -434,34 +482,10 @@ def returns_row(st, tab, b, out):
         out[0], out[1] = -1.0, 1.0
 
 
-@inline_jit
-def _copy_2d(a, src, dst):
-    """Row ``src`` of the 2-D array ``a`` into row ``dst`` (a loop: a slice assignment may allocate, which a
-    :data:`row_jit` function cannot)."""
-    for i in range(a.shape[1]):
-        a[dst, i] = a[src, i]
-
-
 @row_jit
 def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    _copy_2d(st.board, src, dst)
-    _copy_2d(st.tiles, src, dst)
-    st.pos[dst] = st.pos[src]
-    st.roll[dst] = st.roll[src]
-    st.roller[dst] = st.roller[src]
-    st.phase[dst] = st.phase[src]
-    st.choice[dst] = st.choice[src]
-    for seat in range(2):
-        for t in range(st.remaining.shape[2]):
-            st.remaining[dst, seat, t] = st.remaining[src, seat, t]
-    _copy_2d(st.placed, src, dst)
-    _copy_2d(st.row, src, dst)
-    st.plies[dst] = st.plies[src]
-    st.empty_count[dst] = st.empty_count[src]
-    _copy_2d(st.label, src, dst)
-    _copy_2d(st.group_size, src, dst)
-    _copy_2d(st.vp, src, dst)
+    """Row ``src`` of every declared field but the generator into row ``dst`` (``envs.common.state.copy_fields``)."""
+    copy_fields(st, src, dst)
 
 
 @inline_jit

@@ -34,9 +34,11 @@ from envs.beasty_borders.actions import (
     figure_name,
     lake_pattern_to_tile,
 )
+from envs.beasty_borders.kernels import STATE
 from envs.beasty_borders.rules import BeastyBordersGame, BeastyBordersState
 from envs.common import render as rd
 from envs.common.game import SnapshotError
+from envs.common.state import checked_values, to_plain
 
 LAKE_FILL = (185, 220, 245)
 """Pale water, so that lakes never look like the wild player's blue animals."""
@@ -145,31 +147,32 @@ def check_row(game: BeastyBordersGame, s: Any) -> None:
 
 
 def state_to_json(game: BeastyBordersGame, state: BeastyBordersState) -> dict[str, Any]:
-    """Exact JSON-safe description of ``state``."""
+    """Exact JSON-safe description of ``state``: the declaration's plain fields (``kernels.STATE``) as ints and
+    lists, the landscape (``board``) as text rows (:func:`board_rows`) and the variant's bidding row (``row``) as 28
+    characters ``1``/``0`` (None in the main game); keys in the order the snapshots have always had."""
+    plain = {f.name: to_plain(getattr(state, f.name)) for f in STATE.converted}
     return {
-        "tiles": list(state.tiles),
+        "tiles": plain.pop("tiles"),
         "board": board_rows(game, state),
-        "pos": int(state.pos),
-        "roll": int(state.roll),
-        "roller": int(state.roller),
-        "phase": int(state.phase),
-        "choice": int(state.choice),
-        "remaining": [list(map(int, r)) for r in state.remaining],
-        "placed": list(map(int, state.placed)),
+        **plain,
         "row": None if state.row is None else "".join("1" if x else "0" for x in state.row),
     }
 
 
 def state_from_json(game: BeastyBordersGame, data: dict[str, Any]) -> Any:
-    """Inverse of :meth:`state_to_json`; SnapshotError for damaged or inconsistent data."""
+    """Inverse of :meth:`state_to_json`; SnapshotError for damaged or inconsistent data. The declaration's plain
+    fields are checked against it (``kernels.STATE``: ints of their dtypes, lists of their shapes), then the
+    landscape and bidding row are parsed and everything is checked against the rules."""
     try:
-        keys = {"tiles", "board", "pos", "roll", "roller", "phase", "choice", "remaining", "placed", "row"}
+        keys = {f.name for f in STATE.reference_fields}
         if not isinstance(data, dict) or set(data) != keys:
             raise ValueError(f"expected keys {sorted(keys)}")
-        tiles = [_int(t) for t in data["tiles"]]
+        values = {
+            f.name: checked_values(f, data[f.name], STATE.row_shape(f, game.layout_sizes)) for f in STATE.converted
+        }
+        tiles = values["tiles"]
         if (
-            len(tiles) != game.num_tiles
-            or len(set(tiles)) != game.num_tiles
+            len(set(tiles)) != game.num_tiles
             or SIGNPOST_TILE not in tiles
             or not all(0 <= t < len(TILES) for t in tiles)
         ):
@@ -180,30 +183,16 @@ def state_from_json(game: BeastyBordersGame, data: dict[str, Any]) -> Any:
         if not np.array_equal(board == LAKE, game.lake_board(tiles) == LAKE):
             raise ValueError("the lakes do not match the tiles")
         s = game.blank_state(tiles)
+        for name, value in values.items():
+            setattr(s, name, value)
         s.board = board
         s.empty = sorted(game.rank[c] for c in range(game.cells) if board[c] == EMPTY)
-        s.pos = _int(data["pos"])
-        s.roll = _int(data["roll"])
-        s.roller = _int(data["roller"])
-        s.phase = _int(data["phase"])
-        s.choice = _int(data["choice"])
         if not 0 <= s.pos < game.cells or board[s.pos] == LAKE:
             raise ValueError(f"steps-marker on cell {s.pos}, not a green space")
         if not 1 <= s.roll <= 8 or s.roller not in (0, 1) or s.phase not in (0, 1):
             raise ValueError("roll, roller or phase out of range")
         if s.empty and board[s.pos] != EMPTY:
             raise ValueError("the steps-marker must stand on an empty space while the game is live")
-        rem = data["remaining"]
-        if (
-            not isinstance(rem, list)
-            or len(rem) != 2
-            or any(not isinstance(r, list) or len(r) != game.num_types for r in rem)
-        ):
-            raise ValueError("remaining must be 2 lists of per-type counts")
-        s.remaining = [[_int(x) for x in r] for r in rem]
-        s.placed = [_int(x) for x in data["placed"]]
-        if len(s.placed) != 2:
-            raise ValueError("placed must have 2 counts")
         for seat in range(2):
             on_board = 0
             for kind in range(game.num_types):
@@ -384,10 +373,3 @@ def events(game: BeastyBordersGame, before: dict[str, Any] | None, after: dict[s
     r, c = after["marker"]
     side = SIDE_NAMES[after["roller"]]
     return [f"{side} rolls {after['roll']}: the steps-marker moves to {ROW_NAMES[r]}{c + 1}"]
-
-
-def _int(x: Any) -> int:
-    """An exact int from JSON (bools and floats refused)."""
-    if isinstance(x, bool) or not isinstance(x, int):
-        raise ValueError(f"{x!r} is not an integer")
-    return x

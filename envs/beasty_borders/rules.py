@@ -87,7 +87,11 @@ def _load_kernels(game: BeastyBordersGame) -> None:
 
 
 class BeastyBordersState:
-    """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted)."""
+    """A mutable Beasty Borders position. ``empty`` is derived (path ranks of the empty green spaces, sorted).
+
+    The fields are those of the declaration (``kernels.STATE``) that the batched state shares; the class is written
+    out rather than built on ``STATE.reference_base()``: ``board`` and ``row`` are numpy arrays (``row`` None in the
+    main game), and a clone shares the tiles and the caches (``group_cache``, ``vp_cache``, ``space_cache``)."""
 
     __slots__ = (
         "tiles",
@@ -181,6 +185,8 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         self.num_types = act.MAIN_NUM_TYPES if self.luck else act.VARIANT_NUM_TYPES
         self.counts = act.MAIN_COUNTS if self.luck else act.VARIANT_COUNTS
         self.num_actions = act.MAIN_NUM_ACTIONS if self.luck else act.VARIANT_NUM_ACTIONS
+        self.layout_sizes = {"cells": self.cells, "tiles": self.num_tiles, "types": self.num_types}
+        """The named sizes of the state's declaration (``kernels.STATE``): landscape cells, tile slots, animal types."""
         self.pass_action = act.MAIN_PASS if self.luck else act.VARIANT_PASS
         self.codec = ActionCodec(variant)
         # The path: typewriter = row-major; snake = even rows east, odd rows west (the signpost is always on an
