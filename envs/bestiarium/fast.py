@@ -1,25 +1,16 @@
-"""Bestiarium's batched engine: B games per call on struct-of-arrays state, every rule in numba kernels.
+"""Bestiarium's batched engine: B games per call on struct-of-arrays state, the rules' row functions
+(``kernels.py``) run over every row.
 
 ``rules.py`` is the readable reference; ``tests/bestiarium/test_bestiarium_fast.py`` checks this engine against
 it move by move (legal masks, both seats' observations, rewards, ends). The public face is
 ``envs.bestiarium_v1.vector_env(num_envs, **options)`` (:class:`~envs.common.vector.VectorEnv`).
 
-State, one row per game (:class:`BestiariumBatchedState`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
-per seat and cell whether that seat may place there (kept up to date around each change, as ``rules.py`` does).
-Creatures never merge and never split (see ``rules.py``), so a creature is a linked list of its cells and is named
-by its **slot**: the cell where it was born. That cell stays in the creature for its whole life (stones leave a
-creature only when the whole creature is eaten), so two live creatures never share a slot and a new creature,
-born on an empty cell, can always take the slot of the cell it is born on: no allocation, no ids to recycle.
-
-Shapes. Two creatures are compared only when they have the same size (eating, and counting a fauna's distinct
-shapes at the end). The engine compares their *canonical forms*: for each symmetry of the chosen equivalence
-(12, 6 or 1 maps of the hexagon onto itself, ``hexgrid.transforms``), the creature's mapped cells, translated
-so that their smallest q and r are 0, encoded as ``r * stride + q`` and sorted; the form is the
-lexicographically smallest of these code lists. Two cell sets have equal forms exactly when one is a translated
-image of the other under the group, whatever the encoding's order. The forms are computed when needed (a few
-hundred operations for the small creatures of real play; no table, no cache to invalidate), except that sizes
-with a single shape skip the work: size 1 always, size 2 unless ``"fixed"``. The tests check the forms against
-``hexgrid.canonical_shape`` on random polyhexes and count every polyhex up to size 6 under each equivalence.
+The state (:class:`BestiariumBatchedState`: per cell its colour and creature, per seat and cell whether that seat may
+place there; a creature is a linked list of its cells named by the cell it was born on), the tables, the row
+functions and the shape comparison (canonical forms) are the compiled rules of ``kernels.py``, whose docstring
+describes them; this module holds the kernels that loop over rows, the compiled greedy, the Python class and its
+conversions to and from the reference engine. The observation's planes are built by ``observation.py``'s kernels
+(:func:`~envs.bestiarium.observation.observe_kernel`), for both engines.
 
 Chance: Bestiarium has none. Each row still carries a SplitMix64 generator (``rng``, :mod:`envs.common.fastrng`,
 not numpy's streams), used by the compiled search baseline's random choices (``search.py``).
@@ -32,331 +23,63 @@ passed in; ``tests/bestiarium/test_fast_greedy.py`` checks the keys move by move
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import get_num_threads
 
 from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
-from envs.bestiarium.observation import NUM_PLANES, SCRATCH_ROWS, SIZE_SCALE, canonical_form, score_planes
+from envs.bestiarium.kernels import (
+    BestiariumBatchedState,
+    Scratch,
+    Tables,
+    apply_row,
+    canonical,
+    cells_of,
+    copy_row,
+    copy_row_from,
+    legal_at,
+    legal_row,
+    mask_row,
+    mover_row,
+    random_action_row,
+    returns_row,
+    same_form,
+    size_values_row,
+    step_row,
+    winner_row,
+)
+from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE, observe_kernel, observe_kernel_threads
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL, FeaturePlanes
 from envs.common.hexgrid import transforms
-from envs.common.jit import REFCOUNT, inline_jit, refcount_jit, row_jit
+from envs.common.jit import inline_jit, refcount_jit
 from envs.common.vector import BatchedGame
 
-_BIG = 1 << 30
-
-
-class BestiariumBatchedState(NamedTuple):
-    """B Bestiarium games (first axis = game). A creature is named by its slot, the cell it was born on."""
-
-    color: np.ndarray
-    """(B, N) uint8: 0 empty, 1 Black, 2 White."""
-    cid: np.ndarray
-    """(B, N) int16: the slot of the creature on the cell, -1 if empty."""
-    link: np.ndarray
-    """(B, N) int16: the next cell of the same creature, -1 at the end of the list."""
-    head: np.ndarray
-    """(B, N) int16 per slot: the creature's first listed cell (-1 for a free slot)."""
-    size: np.ndarray
-    """(B, N) int16 per slot: the creature's size (0 for a free slot)."""
-    legal: np.ndarray
-    """(B, 2, N) uint8: per seat, 1 where it may place (empty, touching at most one of its creatures)."""
-    to_move: np.ndarray
-    """(B,) int8 seat to act (kept through an eating chain)."""
-    phase: np.ndarray
-    """(B,) int8 ``PLACE`` or ``GROW``."""
-    chain: np.ndarray
-    """(B,) int16 slot of the creature that must grow (grow phase), else -1."""
-    passes: np.ndarray
-    """(B,) int8 consecutive passes just made (2 ends the game)."""
-    first_passer: np.ndarray
-    """(B,) int8 seat that made the first of the pending/final passes, else -1."""
-    plies: np.ndarray
-    """(B,) int32 placements + growths + passes."""
-    over: np.ndarray
-    """(B,) bool: the game ended (two passes in a row)."""
-    rng: np.ndarray
-    """(B,) uint64 the row's SplitMix64 state."""
-
-
-class Scratch(NamedTuple):
-    """Work buffers of one kernel call (shared by its rows; ``mark`` is all False between uses): views of the
-    tables' work arrays (:func:`_scratch_of`)."""
-
-    cells: np.ndarray
-    other: np.ndarray
-    form: np.ndarray
-    other_form: np.ndarray
-    work: np.ndarray
-    cand: np.ndarray
-    freed: np.ndarray
-    mark: np.ndarray
-    mask: np.ndarray
-    """(N + 1,) bool: ``random_action_row``'s legal mask."""
-    values: np.ndarray
-    """(2, N + 1) int64: ``returns_row``'s cascade values."""
-
-
-class Tables(NamedTuple):
-    """Per-board constants the kernels read."""
-
-    nbrs: np.ndarray
-    """(N, 6) int64: the on-board neighbours first, then -1."""
-    tq: np.ndarray
-    """(T, N) int64: q of each cell under each symmetry of the shape equivalence."""
-    tr: np.ndarray
-    """(T, N) int64: r likewise."""
-    stride: int
-    """Code stride of canonical forms (> any translated q)."""
-    single_shape_max: int
-    """Sizes up to this have a single shape under the equivalence (2; 1 for 'fixed')."""
-    square_cell: np.ndarray
-    """(S*S,) int64: the cell on each square of the observation plane, -1 off the hexagon."""
-    size_plane: np.ndarray
-    """(N+1,) float32: planes 7/8's value for a creature of each size (min(size, 10) / 10, as the reference)."""
-    cell_square: np.ndarray
-    """(N,) int64: the square of each cell in the observation plane."""
-    max_plies: int
-    """The ply cap (the reference's ``max_game_length``): a row reaching it is cut (``mover_row`` -1)."""
-    work: np.ndarray
-    """(7, N) int64: the engine's work buffers (its kernels run one call at a time per engine; flat arrays, not a
-    nested tuple, so that numba's parallel kernels take the tables too), seen through :class:`Scratch`."""
-    work_mark: np.ndarray
-    """(N,) bool work, all False between uses."""
-    work_mask: np.ndarray
-    """(N + 1,) bool work."""
-    work_values: np.ndarray
-    """(2, N + 1) int64 work."""
-
-
-@njit(cache=True, inline="always")
-def _scratch_of(tab):
-    """The tables' work arrays as a :class:`Scratch` (views, nothing allocated)."""
-    w = tab.work
-    return Scratch(w[0], w[1], w[2], w[3], w[4], w[5], w[6], tab.work_mark, tab.work_mask, tab.work_values)
-
-
-# ----- small row helpers ----------------------------------------------------------------------------------------
-# The small helpers called many times a step are inlined by numba (``inline="always"``): a call passes the whole
-# state tuple (14 arrays, reference counts included). Inlining them made random play's apply about 1.3x faster;
-# inlining the step itself too gained another 1.2x but tripled the first-call compile time (85 s CPU, not 28 s).
-@njit(cache=True, inline="always")
-def _legal_at(st, b, j, col, nbrs):
-    """1 if empty cell ``j`` touches at most one creature of colour ``col``."""
-    found = -1
-    for d in range(6):
-        k = nbrs[j, d]
-        if k < 0:
-            break
-        if st.color[b, k] == col:
-            c = st.cid[b, k]
-            if found < 0:
-                found = c
-            elif c != found:
-                return 0
-    return 1
-
-
-@njit(cache=True, inline="always")
-def _cells_of(st, b, c, out):
-    """Write creature ``c``'s cells into ``out``; returns how many."""
-    n = 0
-    x = st.head[b, c]
-    while x >= 0:
-        out[n] = x
-        n += 1
-        x = st.link[b, x]
-    return n
-
-
-@njit(cache=True, inline="always")
-def _canonical(cells, n, tab, out, work):
-    """The canonical form of ``cells[:n]`` into ``out[:n]`` (see the module docstring)."""
-    canonical_form(cells, n, tab.tq, tab.tr, tab.stride, out, work)
-
-
-@inline_jit
-def _same_form(forms, i, form, n):
-    """Whether ``forms[i, :n]`` and ``form[:n]`` are the same canonical form (two creatures of size ``n`` of the same
-    shape): the one comparison behind every "is this shape new" and "is that creature another shape" test."""
-    for k in range(n):
-        if forms[i, k] != form[k]:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _add_stone(st, b, x, seat, c, nbrs):
-    """Put a stone of ``seat`` on empty ``x`` into creature ``c`` and refresh the mover's legality around it."""
-    col = seat + 1
-    st.color[b, x] = col
-    st.cid[b, x] = c
-    st.link[b, x] = st.head[b, c]
-    st.head[b, c] = x
-    st.size[b, c] += 1
-    st.legal[b, 0, x] = 0
-    st.legal[b, 1, x] = 0
-    for d in range(6):
-        j = nbrs[x, d]
-        if j < 0:
-            break
-        if st.color[b, j] == 0 and st.legal[b, seat, j]:
-            st.legal[b, seat, j] = _legal_at(st, b, j, col, nbrs)
-
-
-@njit(cache=True, inline="always")
-def _can_grow_after(st, b, seat, c, cells, n, mark, nbrs):
-    """Whether C (``cells[:n]``) has a growth cell once the marked creatures are removed (freed cells included)."""
-    own = seat + 1
-    for i in range(n):
-        x = cells[i]
-        for d in range(6):
-            j = nbrs[x, d]
-            if j < 0:
-                break
-            cj = st.color[b, j]
-            if cj == 0:
-                if st.legal[b, seat, j]:
-                    return True
-            elif cj != own and mark[st.cid[b, j]]:
-                ok = True
-                for d2 in range(6):
-                    k = nbrs[j, d2]
-                    if k < 0:
-                        break
-                    if st.color[b, k] == own and st.cid[b, k] != c:
-                        ok = False
-                        break
-                if ok:
-                    return True
-    return False
-
-
-@row_jit
-def _eat_and_continue(st, b, seat, c, tab, sc):
-    """After C grew: eat every adjacent enemy creature of its size and another shape if C can then grow (grow
-    phase, same seat), else end the turn."""
-    nbrs = tab.nbrs
-    size = st.size[b, c]
-    enemy = 2 - seat
-    cells, cand, mark = sc.cells, sc.cand, sc.mark
-    n = _cells_of(st, b, c, cells)
-    ncand = 0
-    for i in range(n):
-        x = cells[i]
-        for d in range(6):
-            j = nbrs[x, d]
-            if j < 0:
-                break
-            if st.color[b, j] == enemy:
-                e = st.cid[b, j]
-                if st.size[b, e] == size and not mark[e]:
-                    mark[e] = True
-                    cand[ncand] = e
-                    ncand += 1
-    for i in range(ncand):
-        mark[cand[i]] = False
-    eaten = 0
-    if ncand > 0 and size > tab.single_shape_max:
-        _canonical(cells, n, tab, sc.form, sc.work)
-        for i in range(ncand):
-            e = cand[i]
-            m = _cells_of(st, b, e, sc.other)
-            _canonical(sc.other, m, tab, sc.other_form, sc.work)
-            for k in range(m):
-                if sc.other_form[k] != sc.form[k]:
-                    cand[eaten] = e
-                    eaten += 1
-                    break
-    if eaten > 0:
-        for i in range(eaten):
-            mark[cand[i]] = True
-        grows = _can_grow_after(st, b, seat, c, cells, n, mark, nbrs)
-        for i in range(eaten):
-            mark[cand[i]] = False
-        if grows:
-            freed = sc.freed
-            nf = 0
-            for i in range(eaten):
-                e = cand[i]
-                x = st.head[b, e]
-                while x >= 0:
-                    nxt = st.link[b, x]
-                    st.color[b, x] = 0
-                    st.cid[b, x] = -1
-                    st.link[b, x] = -1
-                    freed[nf] = x
-                    nf += 1
-                    x = nxt
-                st.size[b, e] = 0
-                st.head[b, e] = -1
-            for i in range(nf):
-                x = freed[i]
-                for d in range(-1, 6):
-                    j = x if d < 0 else nbrs[x, d]
-                    if j < 0:
-                        break
-                    if st.color[b, j] == 0:
-                        st.legal[b, 0, j] = _legal_at(st, b, j, 1, nbrs)
-                        st.legal[b, 1, j] = _legal_at(st, b, j, 2, nbrs)
-            st.phase[b] = GROW
-            st.chain[b] = c
-            return
-    st.phase[b] = PLACE
-    st.chain[b] = -1
-    st.to_move[b] = 1 - seat
-
-
-@row_jit
-def _step_row(st, b, a, tab, sc):
-    """Play legal action ``a`` in live row ``b``."""
-    nbrs = tab.nbrs
-    n_cells = st.color.shape[1]
-    seat = st.to_move[b]
-    if st.phase[b] == GROW:
-        c = st.chain[b]
-        _add_stone(st, b, a, seat, c, nbrs)
-        st.plies[b] += 1
-        _eat_and_continue(st, b, seat, c, tab, sc)
-        return
-    if a == n_cells:  # pass
-        st.plies[b] += 1
-        st.passes[b] += 1
-        if st.passes[b] == 1:
-            st.first_passer[b] = seat
-        else:
-            st.over[b] = True
-        st.to_move[b] = 1 - seat
-        return
-    col = seat + 1
-    c = -1
-    for d in range(6):
-        k = nbrs[a, d]
-        if k < 0:
-            break
-        if st.color[b, k] == col:
-            c = st.cid[b, k]
-            break
-    if c < 0:  # a new creature, in the slot of the cell it is born on
-        c = a
-        st.head[b, c] = -1
-        st.size[b, c] = 0
-    _add_stone(st, b, a, seat, c, nbrs)
-    st.plies[b] += 1
-    st.passes[b] = 0
-    st.first_passer[b] = -1
-    _eat_and_continue(st, b, seat, c, tab, sc)
+__all__ = [
+    "CONSEQUENCE_PLANES",
+    "EXPOSURE_PLANES",
+    "BestiariumBatched",
+    "BestiariumBatchedState",
+    "Tables",
+    "apply_row",
+    "copy_row",
+    "legal_row",
+    "mover_row",
+    "random_action_row",
+    "returns_row",
+]
+"""The public names: the engine, its feature planes' names, and the state, tables and row functions of
+``kernels.py`` that it runs (``fastsearch.ROW_FUNCTIONS``: ``fast.<name>`` is ``kernels.<name>``)."""
 
 
 # ----- batch kernels --------------------------------------------------------------------------------------------
 @refcount_jit
-def _apply_kernel(st, actions, tab, sc):
+def _apply_kernel(st, tab, actions, sc):
     for b in range(st.color.shape[0]):
         if not st.over[b]:
-            _step_row(st, b, actions[b], tab, sc)
+            step_row(st, tab, b, actions[b], sc)
 
 
 @refcount_jit
@@ -378,243 +101,10 @@ def _reset_kernel(st, rows):
         st.over[b] = False
 
 
-@row_jit
-def _mask_row(st, b, out_row, nbrs):
-    """The mover's legal mask of row ``b`` into ``out_row`` (length N + 1); returns the number of legal actions."""
-    n_cells = st.color.shape[1]
-    for a in range(n_cells + 1):
-        out_row[a] = False
-    if st.over[b]:
-        return 0
-    seat = st.to_move[b]
-    count = 0
-    if st.phase[b] == GROW:
-        x = st.head[b, st.chain[b]]
-        while x >= 0:
-            for d in range(6):
-                j = nbrs[x, d]
-                if j < 0:
-                    break
-                if st.color[b, j] == 0 and st.legal[b, seat, j] and not out_row[j]:
-                    out_row[j] = True
-                    count += 1
-            x = st.link[b, x]
-        return count
-    for j in range(n_cells):
-        if st.legal[b, seat, j]:
-            out_row[j] = True
-            count += 1
-    if count == 0:
-        out_row[n_cells] = True
-        count = 1
-    return count
-
-
 @refcount_jit
 def _mask_kernel(st, out, nbrs):
     for b in range(st.color.shape[0]):
-        _mask_row(st, b, out[b], nbrs)
-
-
-# ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
-@inline_jit
-def mover_row(st, tab, b):
-    """The seat to move in row ``b`` (the eater keeps the turn through a chain), -1 when over or at the ply cap."""
-    if st.over[b] or st.plies[b] >= tab.max_plies:
-        return -1
-    return np.int64(st.to_move[b])
-
-
-@row_jit
-def legal_row(st, tab, b, out):
-    """The mover's legal mask of row ``b`` into ``out`` (N + 1 bools); returns how many are legal."""
-    return _mask_row(st, b, out, tab.nbrs)
-
-
-@inline_jit
-def apply_row(st, tab, b, a):
-    """Play legal action ``a`` in live row ``b`` (no chance)."""
-    _step_row(st, b, a, tab, _scratch_of(tab))
-
-
-@refcount_jit
-def returns_row(st, tab, b, out):
-    """+1 / -1 per seat of finished row ``b`` into ``out``: the cascade, then the first of the final passes."""
-    winner = _winner_row(st, b, tab, _scratch_of(tab), tab.work_values)
-    out[winner] = 1.0
-    out[1 - winner] = -1.0
-
-
-@row_jit
-def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    _copy_row_from(st, src, st, dst)
-
-
-@row_jit
-def random_action_row(st, tab, b):
-    """A uniformly random legal action of live row ``b``, from ``st.rng[b]`` (the k-th legal in id order)."""
-    mask = tab.work_mask
-    k = below(st.rng, b, _mask_row(st, b, mask, tab.nbrs))
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
-
-
-@refcount_jit
-def cascade_values_row(st, tab, b, values):
-    """``values[seat, s]``: each seat's cascade value at size ``s`` in row ``b`` (see ``_size_values_row``);
-    returns the largest size present (0 on an empty board)."""
-    return _size_values_row(st, b, tab, _scratch_of(tab), values)
-
-
-@refcount_jit
-def _observe_row(st, b, seat, out, tab, work):
-    """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as ``observation.py`` builds them
-    (``work``: :func:`~envs.bestiarium.observation.score_planes`' work array)."""
-    me = seat + 1
-    grow = st.phase[b] == GROW and not st.over[b]
-    chain = st.chain[b] if grow else -2
-    grow_v = np.float32(1.0) if grow else np.float32(0.0)
-    pass_v = np.float32(1.0) if st.passes[b] == 1 else np.float32(0.0)
-    one = np.float32(1.0)
-    zero = np.float32(0.0)
-    sizes = tab.size_plane
-    for k in range(tab.square_cell.shape[0]):
-        x = tab.square_cell[k]
-        out[5, k] = grow_v
-        out[6, k] = pass_v
-        if x < 0:
-            out[0, k] = zero
-            out[1, k] = zero
-            out[2, k] = zero
-            out[3, k] = zero
-            out[4, k] = zero
-            out[7, k] = zero
-            out[8, k] = zero
-            out[9, k] = zero
-            continue
-        v = st.color[b, x]
-        out[3, k] = one
-        out[9, k] = one if st.legal[b, seat, x] else zero
-        if v == 0:
-            out[0, k] = zero
-            out[1, k] = zero
-            out[2, k] = one
-            out[4, k] = zero
-            out[7, k] = zero
-            out[8, k] = zero
-            continue
-        c = st.cid[b, x]
-        s = sizes[st.size[b, c]]
-        out[2, k] = zero
-        out[4, k] = one if c == chain else zero
-        if v == me:
-            out[0, k] = one
-            out[1, k] = zero
-            out[7, k] = s
-            out[8, k] = zero
-        else:
-            out[0, k] = zero
-            out[1, k] = one
-            out[7, k] = zero
-            out[8, k] = s
-    # the creatures as the engine keeps them: keyed by slot (a cell of the creature), listed from head along link
-    score_planes(
-        st.color[b],
-        st.cid[b],
-        st.size[b],
-        st.head[b],
-        st.link[b],
-        st.legal[b, 0],
-        st.legal[b, 1],
-        seat,
-        st.to_move[b],
-        st.chain[b] if grow else -1,
-        tab.nbrs,
-        tab.tq,
-        tab.tr,
-        tab.stride,
-        tab.single_shape_max,
-        tab.cell_square,
-        out,
-        work,
-    )
-
-
-@refcount_jit
-def _observe_kernel(st, seats, out, tab):
-    work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
-    for b in range(st.color.shape[0]):
-        _observe_row(st, b, seats[b], out[b], tab, work)
-
-
-@njit(cache=True, parallel=True, **REFCOUNT)
-def _observe_kernel_threads(st, seats, out, tab, blocks):
-    """:func:`_observe_kernel` with the rows split into ``blocks`` contiguous blocks run on numba's threads. The
-    rows are independent, so the result does not depend on the block count."""
-    rows = st.color.shape[0]
-    for t in prange(blocks):
-        work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
-        for b in range(t * rows // blocks, (t + 1) * rows // blocks):
-            _observe_row(st, b, seats[b], out[b], tab, work)
-
-
-@refcount_jit
-def _size_values_row(st, b, tab, sc, values):
-    """``values[seat, s]``: the cascade value of ``seat`` at size ``s`` (+k s^2 for a fauna of k >= 2 shapes, else
-    -n s^2 for n creatures of one shape, 0 for none); returns the largest size present (0 on an empty board)."""
-    n_cells = st.color.shape[1]
-    values[:, :] = 0
-    count = np.zeros((2, n_cells + 1), dtype=np.int64)
-    top = 0
-    for x in range(n_cells):  # a live creature's slot is one of its own cells
-        v = st.color[b, x]
-        if v != 0 and st.cid[b, x] == x:
-            s = st.size[b, x]
-            count[v - 1, s] += 1
-            if s > top:
-                top = s
-    forms = np.empty((0, 0), dtype=np.int64)
-    for seat in range(2):
-        for s in range(1, top + 1):
-            n = count[seat, s]
-            if n == 0:
-                continue
-            kinds = 1
-            if n >= 2 and s > tab.single_shape_max:
-                if forms.shape[0] < n or forms.shape[1] < s:
-                    forms = np.empty((max(n, forms.shape[0]), max(s, forms.shape[1])), dtype=np.int64)
-                m = 0
-                for x in range(n_cells):
-                    if st.color[b, x] == seat + 1 and st.cid[b, x] == x and st.size[b, x] == s:
-                        _cells_of(st, b, x, sc.cells)
-                        _canonical(sc.cells, s, tab, sc.form, sc.work)
-                        fresh = True
-                        for i in range(m):
-                            if _same_form(forms, i, sc.form, s):
-                                fresh = False
-                                break
-                        if fresh:
-                            for k in range(s):
-                                forms[m, k] = sc.form[k]
-                            m += 1
-                kinds = m
-            values[seat, s] = kinds * s * s if kinds >= 2 else -n * s * s
-    return top
-
-
-@refcount_jit
-def _winner_row(st, b, tab, sc, values):
-    """The winning seat of finished row ``b``: the cascade from the largest size down, then the first passer."""
-    top = _size_values_row(st, b, tab, sc, values)
-    for s in range(top, 0, -1):
-        if values[0, s] != values[1, s]:
-            return 0 if values[0, s] > values[1, s] else 1
-    return st.first_passer[b]
+        mask_row(st, b, out[b], nbrs)
 
 
 @refcount_jit
@@ -625,7 +115,7 @@ def _returns_kernel(st, tab, sc, out):
         out[b, 0] = 0.0
         out[b, 1] = 0.0
         if st.over[b]:
-            winner = _winner_row(st, b, tab, sc, values)
+            winner = winner_row(st, tab, b, sc, values)
             out[b, winner] = 1.0
             out[b, 1 - winner] = -1.0
 
@@ -637,7 +127,7 @@ def _scores_kernel(st, tab, sc, out):
     for b in range(st.color.shape[0]):
         out[b, 0] = 0.0
         out[b, 1] = 0.0
-        top = _size_values_row(st, b, tab, sc, values)
+        top = size_values_row(st, tab, b, sc, values)
         for s in range(top, 0, -1):
             if values[0, s] != values[1, s]:
                 out[b, 0] = values[0, s]
@@ -692,8 +182,8 @@ def _load_row(st, tab, b, color, books):
                     top += 1
     for x in range(n_cells):
         if color[x] == 0:
-            st.legal[b, 0, x] = _legal_at(st, b, x, 1, nbrs)
-            st.legal[b, 1, x] = _legal_at(st, b, x, 2, nbrs)
+            st.legal[b, 0, x] = legal_at(st, b, x, 1, nbrs)
+            st.legal[b, 1, x] = legal_at(st, b, x, 2, nbrs)
         else:
             st.legal[b, 0, x] = 0
             st.legal[b, 1, x] = 0
@@ -707,48 +197,28 @@ def _load_row(st, tab, b, color, books):
 
 
 @refcount_jit
-def _shape_form_kernel(cells, tab, out):
+def _shape_form_kernel(tab, cells, out):
     work = np.empty(cells.shape[0], dtype=np.int64)
-    _canonical(cells, cells.shape[0], tab, out, work)
+    canonical(tab, cells, cells.shape[0], out, work)
 
 
 # ----- the greedy baseline (baselines.GreedyPolicy), compiled --------------------------------------------------
 # A key is ``baselines.cascade_key`` as an int64 row of N + 1 entries: the result of a finished game first, then
 # (my value - the opponent's) per size from N down to 1 (size s at index N + 1 - s); keys compare lexicographically.
-@row_jit
-def _copy_row_from(src, sb, dst, db):
-    """Row ``sb`` of state ``src`` into row ``db`` of state ``dst`` (all but the generator; may be one state)."""
-    for x in range(src.color.shape[1]):  # one loop, not six slice copies (a copy per chain step)
-        dst.color[db, x] = src.color[sb, x]
-        dst.cid[db, x] = src.cid[sb, x]
-        dst.link[db, x] = src.link[sb, x]
-        dst.head[db, x] = src.head[sb, x]
-        dst.size[db, x] = src.size[sb, x]
-        dst.legal[db, 0, x] = src.legal[sb, 0, x]
-        dst.legal[db, 1, x] = src.legal[sb, 1, x]
-    dst.to_move[db] = src.to_move[sb]
-    dst.phase[db] = src.phase[sb]
-    dst.chain[db] = src.chain[sb]
-    dst.passes[db] = src.passes[sb]
-    dst.first_passer[db] = src.first_passer[sb]
-    dst.plies[db] = src.plies[sb]
-    dst.over[db] = src.over[sb]
-
-
 @refcount_jit
-def _cascade_key_row(st, b, seat, tab, sc, values, key):
+def _cascade_key_row(st, tab, b, seat, sc, values, key):
     """``baselines.cascade_key`` of row ``b`` for ``seat`` into ``key`` (``values``: (2, N + 1) scratch)."""
     n_cells = st.color.shape[1]
     key[:] = 0
     if st.over[b]:
-        key[0] = 1 if _winner_row(st, b, tab, sc, values) == seat else -1
+        key[0] = 1 if winner_row(st, tab, b, sc, values) == seat else -1
         return
-    top = _size_values_row(st, b, tab, sc, values)
+    top = size_values_row(st, tab, b, sc, values)
     for s in range(1, top + 1):
         key[n_cells + 1 - s] = values[seat, s] - values[1 - seat, s]
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _key_greater(a, b):
     """Whether key ``a`` > key ``b`` (lexicographically)."""
     for i in range(a.shape[0]):
@@ -757,24 +227,24 @@ def _key_greater(a, b):
     return False
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _chain_done(st, b, seat):
     """Whether ``seat`` has no growth cell to choose in row ``b`` (``baselines.key_after_chain``'s leaf)."""
     return st.over[b] or st.to_move[b] != seat or st.phase[b] != GROW
 
 
 @refcount_jit
-def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
-    """``baselines.key_after_chain`` of ``work``'s row 0 for ``seat`` into ``keys[0]``: the eating chain, if any,
-    walked depth first over every choice of growth cells (level d of the walk on work row d, its growth cells in
-    ``masks[d]``, the next one to try at ``cursor[d]``, its best key so far in ``keys[d]``; a chain adds a stone to
-    its creature per level, so it is at most N levels deep). Rows 1.. are played on."""
-    n_actions = work.color.shape[1] + 1
+def _chain_key(st, tab, seat, sc, keys, masks, cursor, have, values):
+    """``baselines.key_after_chain`` of row 0 of the work rows ``st`` for ``seat`` into ``keys[0]``: the eating chain,
+    if any, walked depth first over every choice of growth cells (level d of the walk on work row d, its growth
+    cells in ``masks[d]``, the next one to try at ``cursor[d]``, its best key so far in ``keys[d]``; a chain adds a
+    stone to its creature per level, so it is at most N levels deep). Rows 1.. are played on."""
+    n_actions = st.color.shape[1] + 1
     d = 0  # a run-time row number throughout (a literal row would compile every callee once more)
-    if _chain_done(work, d, seat):
-        _cascade_key_row(work, d, seat, tab, sc, values, keys[d])
+    if _chain_done(st, d, seat):
+        _cascade_key_row(st, tab, d, seat, sc, values, keys[d])
         return
-    _mask_row(work, d, masks[d], tab.nbrs)
+    mask_row(st, d, masks[d], tab.nbrs)
     cursor[d] = 0
     have[d] = False
     while True:
@@ -783,16 +253,16 @@ def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
             a += 1
         if a < n_actions:
             cursor[d] = a + 1
-            _copy_row_from(work, d, work, d + 1)
-            _step_row(work, d + 1, a, tab, sc)
-            if _chain_done(work, d + 1, seat):
-                _cascade_key_row(work, d + 1, seat, tab, sc, values, keys[d + 1])
+            copy_row_from(st, d, st, d + 1)
+            step_row(st, tab, d + 1, a, sc)
+            if _chain_done(st, d + 1, seat):
+                _cascade_key_row(st, tab, d + 1, seat, sc, values, keys[d + 1])
                 if not have[d] or _key_greater(keys[d + 1], keys[d]):
                     keys[d, :] = keys[d + 1, :]
                     have[d] = True
             else:
                 d += 1
-                _mask_row(work, d, masks[d], tab.nbrs)
+                mask_row(st, d, masks[d], tab.nbrs)
                 cursor[d] = 0
                 have[d] = False
         else:  # level d done: its best key goes up to its parent (the grow phase always has a growth cell)
@@ -804,14 +274,14 @@ def _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values):
                 have[d] = True
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _group_value(n, kinds, s):
     """The cascade value of a seat's ``n`` creatures of size ``s`` with ``kinds`` distinct shapes."""
     return kinds * s * s if kinds >= 2 else -n * s * s
 
 
 @refcount_jit
-def _greedy_root(st, b, seat, tab, sc, g):
+def _greedy_root(st, tab, b, seat, sc, g):
     """Row ``b``'s creatures as :func:`_greedy_keys_row` updates them: per (seat, size) ``count`` creatures of
     ``kinds`` distinct shapes; per creature of a size that has several shapes its canonical form (``forms[slot]``)
     and its class (``rep[slot]``: the first slot of its size and shape, of which ``mult[rep]`` creatures); ``key``:
@@ -832,12 +302,12 @@ def _greedy_root(st, b, seat, tab, sc, g):
         if s <= tab.single_shape_max:
             kinds[p, s] = 1
             continue
-        m = _cells_of(st, b, x, sc.cells)
+        m = cells_of(st, b, x, sc.cells)
         form = forms[x]
-        _canonical(sc.cells, m, tab, form, sc.work)
+        canonical(tab, sc.cells, m, form, sc.work)
         for y in range(x):
             peer = st.color[b, y] == v and st.cid[b, y] == y and st.size[b, y] == s and rep[y] == y
-            if peer and _same_form(forms, y, form, s):  # a class of the same shape: x joins it
+            if peer and same_form(forms, y, form, s):  # a class of the same shape: x joins it
                 rep[x] = y
                 mult[y] += 1
                 break
@@ -850,7 +320,7 @@ def _greedy_root(st, b, seat, tab, sc, g):
 
 
 @refcount_jit
-def _greedy_keys_row(st, b, tab, sc, work, g, single):
+def _greedy_keys_row(st, tab, b, sc, work, g, single):
     """The legal actions of live row ``b``'s mover into ``g``'s actions and, for each, ``baselines.GreedyPolicy``'s
     key into its action keys (the cascade key after the action, an eating chain it starts followed to the end with
     the best growth cells); returns how many. With one legal action nothing is scored unless ``single``. Row ``b``
@@ -873,7 +343,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
     enemy = 2 - seat
     grow = st.phase[b] == GROW
     cells = sc.cells
-    num = _mask_row(st, b, legal, nbrs)
+    num = mask_row(st, b, legal, nbrs)
     k = 0
     for a in range(n_actions):
         if legal[a]:
@@ -881,7 +351,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
             k += 1
     if num == 1 and not single:
         return num
-    _greedy_root(st, b, seat, tab, sc, g)
+    _greedy_root(st, tab, b, seat, sc, g)
     d = 0
     for i in range(num):
         a = actions[i]
@@ -903,7 +373,7 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
                     if st.color[b, j] == own:
                         c = st.cid[b, j]
                         break
-            m = _cells_of(st, b, c, cells) if c >= 0 else 0
+            m = cells_of(st, b, c, cells) if c >= 0 else 0
             cells[m] = a
             s1 = m + 1
             formed = False
@@ -916,17 +386,17 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
                             break
                         if st.color[b, j] == enemy and st.size[b, st.cid[b, j]] == s1:
                             if not formed:
-                                _canonical(cells, s1, tab, sc.form, sc.work)
+                                canonical(tab, cells, s1, sc.form, sc.work)
                                 formed = True
-                            if not _same_form(forms, st.cid[b, j], sc.form, s1):
+                            if not same_form(forms, st.cid[b, j], sc.form, s1):
                                 play = True
                                 break
                     if play:
                         break
         if play:
-            _copy_row_from(st, b, work, d)
-            _step_row(work, d, a, tab, sc)
-            _chain_key(work, seat, tab, sc, keys, masks, cursor, have, values)
+            copy_row_from(st, b, work, d)
+            step_row(work, tab, d, a, sc)
+            _chain_key(work, tab, seat, sc, keys, masks, cursor, have, values)
             out[:] = keys[d, :]
             continue
         out[:] = base[:]
@@ -945,11 +415,11 @@ def _greedy_keys_row(st, b, tab, sc, work, g, single):
             kk = 1
         else:
             if not formed:
-                _canonical(cells, s1, tab, sc.form, sc.work)
+                canonical(tab, cells, s1, sc.form, sc.work)
             fresh = True
             for y in range(n_cells):
                 peer = st.color[b, y] == own and st.cid[b, y] == y and st.size[b, y] == s1 and rep[y] == y
-                if peer and _same_form(forms, y, sc.form, s1):
+                if peer and same_form(forms, y, sc.form, s1):
                     fresh = False
                     break
             if fresh:
@@ -984,7 +454,7 @@ def _greedy_scratch(n_actions, levels):
 
 
 @refcount_jit
-def _greedy_kernel(st, rng, out, tab, sc, work, g):
+def _greedy_kernel(st, tab, rng, out, sc, work, g):
     """``baselines.GreedyPolicy``'s action for the mover of every row into ``out`` (-1 where the game is over): one
     of the actions with the greatest key (:func:`_greedy_keys_row`), drawn from ``rng[b]`` when several tie (no
     draw otherwise, nor for a single legal action, which is not scored); ``g``: :func:`_greedy_scratch`."""
@@ -993,7 +463,7 @@ def _greedy_kernel(st, rng, out, tab, sc, work, g):
         if st.over[b]:
             out[b] = -1
             continue
-        count = _greedy_keys_row(st, b, tab, sc, work, g, False)
+        count = _greedy_keys_row(st, tab, b, sc, work, g, False)
         top = 0
         for i in range(1, count):
             if _key_greater(action_keys[i], action_keys[top]):
@@ -1007,12 +477,12 @@ def _greedy_kernel(st, rng, out, tab, sc, work, g):
 
 
 @refcount_jit
-def _greedy_scores_kernel(st, b, tab, sc, work, g):
+def _greedy_scores_kernel(st, tab, b, sc, work, g):
     """(legal actions, their greedy keys) of row ``b``'s mover, as :func:`_greedy_kernel` compares them (every
     action scored, a single one too; empty when the game is over)."""
     count = 0
     if not st.over[b]:
-        count = _greedy_keys_row(st, b, tab, sc, work, g, True)
+        count = _greedy_keys_row(st, tab, b, sc, work, g, True)
     return g[6][:count].copy(), g[7][:count].copy()
 
 
@@ -1079,7 +549,7 @@ def _merge_sort_keys(order, keys, tmp, count):
 
 
 @refcount_jit
-def _consequence_kernel(obs, out, st, tab, sc, work, g, order, tmp):
+def _consequence_kernel(st, tab, obs, out, sc, work, g, order, tmp):
     """:meth:`BestiariumBatched.consequence_planes`: each observation's board rebuilt on ``st``'s row 0 (the
     observer to move), greedy's keys of its moves (:func:`_greedy_keys_row`), then the planes into ``out`` (with
     :data:`EXPOSURE_PLANES` too where ``out`` has room for them: :func:`_exposure_planes`)."""
@@ -1115,7 +585,7 @@ def _consequence_kernel(obs, out, st, tab, sc, work, g, order, tmp):
         books[5] = 0
         books[6] = 0
         _load_row(st, tab, 0, color, books)
-        count = _greedy_keys_row(st, 0, tab, sc, work, g, True)
+        count = _greedy_keys_row(st, tab, 0, sc, work, g, True)
         if count == 0:
             continue
         for i in range(count):
@@ -1190,7 +660,7 @@ def _exposure_planes(st, tab, sc, work, actions, count, out):
                 if st.color[0, j] == own:
                     c = st.cid[0, j]
                     break
-        m = _cells_of(st, 0, c, cells) if c >= 0 else 0
+        m = cells_of(st, 0, c, cells) if c >= 0 else 0
         cells[m] = a
         s1 = m + 1
         if s1 <= ssm:
@@ -1225,8 +695,8 @@ def _exposure_planes(st, tab, sc, work, actions, count, out):
         if exposed:
             out[7, k] = np.float32(min(s1 / 10.0, 1.0))
         if prey_near:  # an eat is possible: play the move and count the enemy stones it removes
-            _copy_row_from(st, 0, work, 0)
-            _step_row(work, 0, a, tab, sc)
+            copy_row_from(st, 0, work, 0)
+            step_row(work, tab, 0, a, sc)
             left = 0
             for x in range(n_cells):
                 if work.color[0, x] == enemy:
@@ -1311,7 +781,7 @@ class BestiariumBatched(BatchedGame):
 
     def apply(self, state: BestiariumBatchedState, actions: np.ndarray) -> None:
         """Play ``actions[b]`` (legal) in every live row."""
-        _apply_kernel(state, np.asarray(actions, dtype=np.int64), self.tables, self._scratch)
+        _apply_kernel(state, self.tables, np.asarray(actions, dtype=np.int64), self._scratch)
 
     def observe(self, state: BestiariumBatchedState, seats: np.ndarray, out: np.ndarray) -> None:
         """Row ``b``'s planes from ``seats[b]``'s view into ``out[b]`` (B, 56, S, S) float32."""
@@ -1323,9 +793,9 @@ class BestiariumBatched(BatchedGame):
         # rows per numba thread (``numba.set_num_threads(1)`` keeps it on one core; so does a batch under 128)
         blocks = min(get_num_threads(), out.shape[0] // 64)
         if blocks > 1:
-            _observe_kernel_threads(state, seats, flat, self.tables, blocks)
+            observe_kernel_threads(state, self.tables, seats, flat, blocks)
         else:
-            _observe_kernel(state, seats, flat, self.tables)
+            observe_kernel(state, self.tables, seats, flat)
 
     def current_player(self, state: BestiariumBatchedState) -> np.ndarray:
         """Seat to move per row, TERMINAL where the game is over (the eater keeps the turn through a chain)."""
@@ -1358,7 +828,7 @@ class BestiariumBatched(BatchedGame):
         arr = np.array(sorted(set(int(c) for c in cells)), dtype=np.int64)
         out = np.empty(arr.size, dtype=np.int64)
         if arr.size:
-            _shape_form_kernel(arr, self.tables, out)
+            _shape_form_kernel(self.tables, arr, out)
         return tuple(out.tolist())
 
     # ----- the greedy baseline ---------------------------------------------------------------------------
@@ -1375,7 +845,7 @@ class BestiariumBatched(BatchedGame):
             raise ValueError(f"out must be an int64 array of shape ({batch},), got {out.dtype} {out.shape}")
         if rng.shape != (batch,) or rng.dtype != np.uint64:
             raise ValueError(f"rng must be a uint64 array of shape ({batch},), got {rng.dtype} {rng.shape}")
-        _greedy_kernel(state, rng, out, self.tables, self._scratch, *self._greedy_work())
+        _greedy_kernel(state, self.tables, rng, out, self._scratch, *self._greedy_work())
 
     def greedy_scores(self, state: BestiariumBatchedState, row: int) -> tuple[np.ndarray, np.ndarray]:
         """(legal actions in id order (K,), their greedy keys (K, N + 1) int64) of row ``row``'s mover, as
@@ -1383,7 +853,7 @@ class BestiariumBatched(BatchedGame):
         action and its chain, the result first, then per size from N down to 1; for tests and inspection."""
         if not 0 <= row < state.color.shape[0]:
             raise ValueError(f"row {row} is not a row of this {state.color.shape[0]}-row state")
-        return _greedy_scores_kernel(state, int(row), self.tables, self._scratch, *self._greedy_work())
+        return _greedy_scores_kernel(state, self.tables, int(row), self._scratch, *self._greedy_work())
 
     def input_features(self) -> dict[str, FeaturePlanes]:
         """``consequences``: six planes per observation, what each of the observer's moves would do by greedy's
@@ -1424,10 +894,10 @@ class BestiariumBatched(BatchedGame):
         row, order, tmp = self._consequence
         work, g = self._greedy_work()
         _consequence_kernel(
-            obs.reshape(batch, NUM_PLANES, side * side),
-            out.reshape(batch, planes, side * side),
             row,
             self.tables,
+            obs.reshape(batch, NUM_PLANES, side * side),
+            out.reshape(batch, planes, side * side),
             self._scratch,
             work,
             g,

@@ -30,7 +30,8 @@ and a creature's size and the merge rule decide every eat, so they are given out
 :meth:`ObservationEncoder.encode_numpy` is the readable definition of planes 0-9 in numpy;
 :meth:`ObservationEncoder.encode` builds the same planes in one compiled kernel (creature sizes by a flood fill
 over the colours), about ten times faster; the tests check that both agree on random games.
-:meth:`ObservationEncoder.observation` is the whole observation (both kernels).
+:meth:`ObservationEncoder.observation` is the whole observation (both kernels); :func:`encoder` is a game's
+encoder (one per board size and shape equivalence, shared by the games that have them).
 
 The score planes, planes 10-55:
 
@@ -46,31 +47,31 @@ reached an MSE of only 0.54), so the engine computes it and the observation carr
 * constant planes (the same value on every square): both players' cascade values per size 1..``MAX_SIZE``,
   their comparison per size, the verdict if the game ended now and the size that decides it.
 
-:func:`score_planes` is one compiled kernel over the colour vector, the creatures as the caller keeps them and
-the two seats' placement bytes, called by both engines (``rules.py`` through
-:class:`ObservationEncoder`, the batched ``fast.py``); :func:`score_planes_reference`
-is the readable definition over ``rules.py``'s creatures and shapes, and the tests check that both agree.
-:func:`canonical_form` is the shape comparison shared with the batched engine.
+:func:`score_planes` is one compiled kernel over the colour vector, the creatures as the caller keeps them
+(:class:`Creatures`) and the two seats' placement bytes, called for both engines (the reference engine's
+:func:`observe` through :class:`ObservationEncoder`, the batched engine's :func:`observe_kernel`, which
+``fast.py`` calls); :func:`score_planes_reference` is the readable definition over ``rules.py``'s creatures and
+shapes, and the tests check that both agree. It compares shapes by the rules' canonical forms
+(:func:`envs.bestiarium.kernels.canonical_form`).
 
-numba's cache (``cache=True``) keys each compiled function on its own file only: after editing this file, delete
-``envs/bestiarium/__pycache__/*.nbi`` and ``*.nbc``, or the kernels of ``fast.py`` and ``search.py`` that call
-these functions keep running the old code.
+numba's cache (``cache=True``) keys each compiled function on its own file only: after editing this file (or
+``kernels.py``), delete ``envs/bestiarium/__pycache__/*.nbi`` and ``*.nbc``, or the kernels that call these
+functions keep running the old code.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from envs.bestiarium.actions import GROW
+from envs.bestiarium.kernels import canonical_form
+from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.game import Symmetry
 from envs.common.hexgrid import HexGrid, transforms
-from envs.common.jit import refcount_jit
-
-if TYPE_CHECKING:
-    from envs.bestiarium.rules import BestiariumGame, BestiariumState
+from envs.common.jit import REFCOUNT, inline_jit, refcount_jit
 
 _SYMMETRIES: dict[int, tuple[Symmetry, ...]] = {}
 """``symmetries`` per board size, built on first use and shared read-only."""
@@ -95,37 +96,39 @@ NUM_GLOBAL_PLANES = DECIDING_SIZE + 1 - MY_VALUE
 _BIG = 1 << 30
 
 
-@refcount_jit
-def canonical_form(cells, n, tq, tr, stride, out, work):
-    """The canonical form of ``cells[:n]`` into ``out[:n]``: for each symmetry ``t`` of the shape equivalence
-    (``tq[t]``, ``tr[t]``: each cell's mapped axial coordinates) the mapped cells translated to q, r >= 0 and
-    encoded ``r * stride + q``, sorted; the form is the lexicographically smallest list. Equal forms = same shape."""
-    for t in range(tq.shape[0]):
-        mq = _BIG
-        mr = _BIG
-        for i in range(n):
-            q = tq[t, cells[i]]
-            r = tr[t, cells[i]]
-            if q < mq:
-                mq = q
-            if r < mr:
-                mr = r
-        for i in range(n):  # insertion sort while encoding (creatures are small)
-            v = (tr[t, cells[i]] - mr) * stride + (tq[t, cells[i]] - mq)
-            k = i
-            while k > 0 and work[k - 1] > v:
-                work[k] = work[k - 1]
-                k -= 1
-            work[k] = v
-        better = t == 0
-        if not better:
-            for i in range(n):
-                if work[i] != out[i]:
-                    better = work[i] < out[i]
-                    break
-        if better:
-            for i in range(n):
-                out[i] = work[i]
+class Creatures(NamedTuple):
+    """The creatures of a position as the caller keeps them, for the planes' kernels: each creature is named by a key,
+    one of its own cells (``comp[key] == key``), with ``size[key]`` stones listed from ``first[key]`` along ``link``
+    (per cell, -1 ends); ``comp`` per cell, -1 empty. The reference engine's observation finds them by a flood fill
+    (:func:`creatures_of`), the batched engine reads its own (slots, heads and links)."""
+
+    comp: np.ndarray
+    size: np.ndarray
+    first: np.ndarray
+    link: np.ndarray
+
+
+class ViewTables(NamedTuple):
+    """The per-board constants of the reference engine's observation kernels (:class:`ObservationEncoder`): the
+    fields they read, named as in the batched engine's :class:`~envs.bestiarium.kernels.Tables`, which its
+    observation kernels read instead."""
+
+    square_cell: np.ndarray
+    """(S*S,) int64: the cell on each square of the observation plane, -1 off the hexagon."""
+    nbrs: np.ndarray
+    """(N, 6) int64: the on-board neighbours first, then -1."""
+    tq: np.ndarray
+    """(T, N) int64: q of each cell under each symmetry of the shape equivalence."""
+    tr: np.ndarray
+    """(T, N) int64: r likewise."""
+    stride: int
+    """Code stride of canonical forms (> any translated q)."""
+    single_shape_max: int
+    """Sizes up to this have a single shape under the equivalence."""
+    cell_square: np.ndarray
+    """(N,) int64: the square of each cell in the observation plane."""
+    size_plane: np.ndarray
+    """(N+1,) float32: planes 7/8's value for a creature of each size."""
 
 
 @refcount_jit
@@ -162,7 +165,7 @@ def creatures_of(color, nbrs, comp, size, first, link, roots):
     return nroots
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _value_entry(v, s):
     """A cascade value ``v`` at size ``s`` as a plane entry: ``v / s^2`` (+k shapes of a fauna, -n creatures of a
     species) times 0.25, clipped to [-1, 1]."""
@@ -179,9 +182,10 @@ def new_scratch(num_cells: int) -> np.ndarray:
 
 
 @refcount_jit
-def _form_offset(r, s, first, link, tq, tr, stride, pool, off, cells, work):
+def _form_offset(tab, r, s, first, link, pool, off, cells, work):
     """Where creature ``r``'s canonical form (``s`` codes) starts in ``pool``, computed on first use: ``off[r]``
-    is -1 until then, ``off[-1]`` the next free entry (the forms of distinct creatures fit: they hold <= N cells)."""
+    is -1 until then, ``off[-1]`` the next free entry (the forms of distinct creatures fit: they hold <= N cells);
+    ``tab``: the board's symmetries (``tq``, ``tr``, ``stride``)."""
     o = off[r]
     if o < 0:
         m = 0
@@ -192,13 +196,13 @@ def _form_offset(r, s, first, link, tq, tr, stride, pool, off, cells, work):
             y = link[y]
         last = off.shape[0] - 1
         o = off[last]
-        canonical_form(cells, s, tq, tr, stride, pool[o:], work)
+        canonical_form(cells, s, tab.tq, tab.tr, tab.stride, pool[o:], work)
         off[r] = o
         off[last] = o + s
     return o
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _invariant(r, first, link, tq, tr, inv):
     """Creature ``r``'s spread, computed on first use (``inv[r]`` is -1 until then): the sum over its pairs of
     cells of their squared distance, ``s * sum(N(c)) - N(sum(c))`` with ``N(q, r) = q^2 + q r + r^2`` (any
@@ -224,38 +228,23 @@ def _invariant(r, first, link, tq, tr, inv):
 
 
 @refcount_jit
-def score_planes(
-    color,
-    comp,
-    size,
-    first,
-    link,
-    legal0,
-    legal1,
-    seat,
-    to_move,
-    chain_root,
-    nbrs,
-    tq,
-    tr,
-    stride,
-    single_shape_max,
-    cell_square,
-    out,
-    sc,
-):
+def score_planes(tab, color, legal0, legal1, crea, seat, to_move, chain_root, out, sc):
     """Planes ``FIRST..`` of the observation for ``seat`` into ``out`` (planes, S*S) float32.
 
-    ``color`` (N,) 0 empty / 1 Black / 2 White; the creatures as the caller keeps them: each creature is named by
-    a key, one of its own cells (``comp[key] == key``; ``comp`` per cell, -1 empty), with ``size[key]`` stones
-    listed from ``first[key]`` along ``link`` (per cell, -1 ends); ``legal0`` / ``legal1`` (N,) each seat's
-    placement bytes; ``chain_root`` the key of the creature that must grow (grow phase), else -1;
-    ``cell_square`` (N,) each cell's square in the planes; ``sc`` a work array of :func:`new_scratch`.
+    ``tab``: the board's tables (:class:`ViewTables` or the batched engine's
+    :class:`~envs.bestiarium.kernels.Tables`: ``nbrs``, ``tq``, ``tr``, ``stride``, ``single_shape_max`` and
+    ``cell_square``, each cell's square in the planes); ``color`` (N,) 0 empty / 1 Black / 2 White; ``legal0`` /
+    ``legal1`` (N,) each seat's placement bytes; ``crea`` the creatures as the caller keeps them
+    (:class:`Creatures`); ``chain_root`` the key of the creature that must grow (grow phase), else -1; ``sc`` a work
+    array of :func:`new_scratch`.
 
     Shapes are compared only where an answer depends on them: canonical forms are computed once per creature and
     only for sizes with several shapes, in groups of two or more creatures of one colour and size (fauna, twins)
     or as the prey of a possible eat; a stone added next to a creature of size m - 1 is looked at only if the
     enemy has a creature of size m."""
+    comp, size, first, link = crea.comp, crea.size, crea.first, crea.link
+    nbrs, tq, tr, stride = tab.nbrs, tab.tq, tab.tr, tab.stride
+    single_shape_max, cell_square = tab.single_shape_max, tab.cell_square
     n = len(color)
     zero = np.float32(0.0)
     one = np.float32(1.0)
@@ -340,8 +329,8 @@ def score_planes(
                     r2 = g
                     while r2 != r:
                         if label[r2] == r2 and inv[r2] == iv:
-                            o = _form_offset(r, s, first, link, tq, tr, stride, pool, off, cells, work)
-                            o2 = _form_offset(r2, s, first, link, tq, tr, stride, pool, off, cells, work)
+                            o = _form_offset(tab, r, s, first, link, pool, off, cells, work)
+                            o2 = _form_offset(tab, r2, s, first, link, pool, off, cells, work)
                             same = True
                             for q in range(s):
                                 if pool[o + q] != pool[o2 + q]:
@@ -485,7 +474,7 @@ def score_planes(
                     if not formed:
                         canonical_form(newc, m, tq, tr, stride, newform, work)
                         formed = True
-                    o = _form_offset(e, m, first, link, tq, tr, stride, pool, off, cells, work)
+                    o = _form_offset(tab, e, m, first, link, pool, off, cells, work)
                     for q in range(m):
                         if pool[o + q] != newform[q]:
                             eat[ne] = e
@@ -692,6 +681,17 @@ class ObservationEncoder:
         )
         """Every int table of :func:`_observation_kernel` in one array (each argument of a compiled call costs
         about 0.2 us to dispatch; the AEC env builds one observation a step)."""
+        self.view_tables = ViewTables(
+            self.square_cell,
+            self.nbrs,
+            self.tq,
+            self.tr,
+            self.stride,
+            self.single_shape_max,
+            np.asarray(self.sq, dtype=np.int64),
+            self.size_plane,
+        )
+        """The same tables as one object, for :func:`_encode_kernel` (:meth:`encode`)."""
 
     def observation(
         self,
@@ -727,6 +727,7 @@ class ObservationEncoder:
         derived = creatures is not None and legal is not None
         out = np.empty(self.stone_shape, dtype=np.float32)
         _encode_kernel(
+            self.view_tables,
             np.asarray(color, dtype=np.uint8),
             np.frombuffer(legal, dtype=np.uint8) if derived else self._no_legal,
             seat,
@@ -734,9 +735,6 @@ class ObservationEncoder:
             grow_phase,
             pass_pending,
             derived,
-            self.square_cell,
-            self.nbrs,
-            self.size_plane,
             out.reshape(NUM_STONE_PLANES, self.num_squares),
         )
         return out
@@ -800,8 +798,10 @@ def pack_tables(
     return np.concatenate([head, square_cell, nbrs.ravel(), tq.ravel(), tr.ravel(), cell_square]).astype(np.int64)
 
 
-@njit(cache=True, inline="always")
-def _unpack(tables):
+@inline_jit
+def _unpack(tables, size_plane):
+    """:func:`pack_tables`' tables (and planes 7/8's values per size) as a :class:`ViewTables` (views, nothing
+    copied)."""
     n = tables[0]
     nsq = tables[1]
     t = tables[2]
@@ -815,7 +815,7 @@ def _unpack(tables):
     tr = tables[k : k + t * n].reshape((t, n))
     k += t * n
     cell_square = tables[k : k + n]
-    return square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square
+    return ViewTables(square_cell, nbrs, tq, tr, tables[3], tables[4], cell_square, size_plane)
 
 
 @refcount_jit
@@ -823,14 +823,14 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
     """:meth:`ObservationEncoder.observation`: the creatures by one flood fill, planes 0-9, then
     :func:`score_planes` over the same creatures. ``code``: seat | to_move << 1 |
     grow phase << 2 | pass pending << 3; ``tables``: :func:`pack_tables`."""
-    square_cell, nbrs, tq, tr, stride, single_shape_max, cell_square = _unpack(tables)
+    tab = _unpack(tables, size_plane)
     seat = code & 1
     to_move = (code >> 1) & 1
     grow_phase = ((code >> 2) & 1) == 1
     pass_pending = ((code >> 3) & 1) == 1
-    side = int(np.sqrt(square_cell.shape[0]) + 0.5)
+    side = int(np.sqrt(tab.square_cell.shape[0]) + 0.5)
     out3 = np.empty((NUM_PLANES, side, side), dtype=np.float32)
-    out = out3.reshape((NUM_PLANES, square_cell.shape[0]))
+    out = out3.reshape((NUM_PLANES, tab.square_cell.shape[0]))
     n = len(color)
     sc = np.empty((SCRATCH_ROWS + 5, n + 1), dtype=np.int64)
     base = SCRATCH_ROWS
@@ -840,73 +840,34 @@ def _observation_kernel(color, legal0, legal1, code, chain_cell, tables, size_pl
         comp_size[x] = 0
         first[x] = -1
         link[x] = -1
-    creatures_of(color, nbrs, comp, comp_size, first, link, roots)
+    creatures_of(color, tab.nbrs, comp, comp_size, first, link, roots)
+    crea = Creatures(comp, comp_size, first, link)
     seat_legal = legal1 if seat else legal0
-    _planes_kernel(
-        color,
-        seat_legal,
-        seat,
-        comp,
-        comp_size,
-        chain_cell,
-        grow_phase,
-        pass_pending,
-        True,
-        square_cell,
-        size_plane,
-        out,
-    )
+    _planes_kernel(tab, color, seat_legal, seat, crea, chain_cell, grow_phase, pass_pending, True, out)
     chain_root = comp[chain_cell] if (grow_phase and chain_cell >= 0) else -1
-    score_planes(
-        color,
-        comp,
-        comp_size,
-        first,
-        link,
-        legal0,
-        legal1,
-        seat,
-        to_move,
-        chain_root,
-        nbrs,
-        tq,
-        tr,
-        stride,
-        single_shape_max,
-        cell_square,
-        out,
-        sc,
-    )
+    score_planes(tab, color, legal0, legal1, crea, seat, to_move, chain_root, out, sc)
     return out3
 
 
 @refcount_jit
-def _encode_kernel(
-    color, legal, seat, chain_cell, grow_phase, pass_pending, derived, square_cell, nbrs, size_plane, out
-):
+def _encode_kernel(tab, color, legal, seat, chain_cell, grow_phase, pass_pending, derived, out):
     """:meth:`ObservationEncoder.encode_numpy`'s planes into ``out[:10]`` (``out``: (planes, S*S))."""
     n = color.shape[0]
     comp = np.full(n, -1, dtype=np.int64)
     comp_size = np.zeros(n, dtype=np.int64)
-    creatures_of(
-        color,
-        nbrs,
-        comp,
-        comp_size,
-        np.full(n, -1, dtype=np.int64),
-        np.full(n, -1, dtype=np.int64),
-        np.empty(n, dtype=np.int64),
-    )
-    _planes_kernel(
-        color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell, size_plane, out
-    )
+    first = np.full(n, -1, dtype=np.int64)
+    link = np.full(n, -1, dtype=np.int64)
+    creatures_of(color, tab.nbrs, comp, comp_size, first, link, np.empty(n, dtype=np.int64))
+    crea = Creatures(comp, comp_size, first, link)
+    _planes_kernel(tab, color, legal, seat, crea, chain_cell, grow_phase, pass_pending, derived, out)
 
 
 @refcount_jit
-def _planes_kernel(
-    color, legal, seat, comp, comp_size, chain_cell, grow_phase, pass_pending, derived, square_cell, size_plane, out
-):
-    """Planes 0-9 into ``out[:10]`` from the creatures (``comp``: each cell's creature key, ``comp_size`` per key)."""
+def _planes_kernel(tab, color, legal, seat, crea, chain_cell, grow_phase, pass_pending, derived, out):
+    """Planes 0-9 into ``out[:10]`` from the creatures (``crea``: ``comp``, each cell's creature key, and ``size``
+    per key; ``tab``: ``square_cell`` and ``size_plane``)."""
+    comp, comp_size = crea.comp, crea.size
+    square_cell, size_plane = tab.square_cell, tab.size_plane
     chain = comp[chain_cell] if chain_cell >= 0 else -2
     me = seat + 1
     grow_v = np.float32(1.0) if grow_phase else np.float32(0.0)
@@ -940,11 +901,25 @@ def _planes_kernel(
             out[8, k] = s
 
 
+_ENCODERS: dict[tuple[int, str], ObservationEncoder] = {}
+"""The encoder per (board size, shape equivalence), built on first use and shared read-only."""
+
+
+def encoder(game: BestiariumGame) -> ObservationEncoder:
+    """The :class:`ObservationEncoder` of ``game``'s board and shape equivalence (built once, shared by every game
+    with the same options)."""
+    key = (game.board_size, game.shape_equivalence)
+    enc = _ENCODERS.get(key)
+    if enc is None:
+        enc = _ENCODERS[key] = ObservationEncoder(game.grid, game.shape_equivalence)
+    return enc
+
+
 def observe(game: BestiariumGame, state: BestiariumState, seat: int) -> np.ndarray:
     """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view (the module docstring)."""
     grow = state.phase == GROW and not state.over
     legal = state.legal
-    enc = game.encoder
+    enc = _ENCODERS.get((game.board_size, game.shape_equivalence)) or encoder(game)  # (a call costs: one a step)
     return _observation_kernel(  # one compiled call with few arguments: the AEC env builds one a step
         state.color,
         legal[0],
@@ -954,6 +929,85 @@ def observe(game: BestiariumGame, state: BestiariumState, seat: int) -> np.ndarr
         enc.tables,
         enc.size_plane,
     )
+
+
+# ----- the batched engine's observation (fast.py) ------------------------------------------------------------------
+@refcount_jit
+def _observe_row(st, tab, b, seat, out, work):
+    """Row ``b``'s planes from ``seat``'s view into ``out`` (56, S*S), as :func:`observe` builds them
+    (``work``: :func:`score_planes`' work array)."""
+    me = seat + 1
+    grow = st.phase[b] == GROW and not st.over[b]
+    chain = st.chain[b] if grow else -2
+    grow_v = np.float32(1.0) if grow else np.float32(0.0)
+    pass_v = np.float32(1.0) if st.passes[b] == 1 else np.float32(0.0)
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    sizes = tab.size_plane
+    for k in range(tab.square_cell.shape[0]):
+        x = tab.square_cell[k]
+        out[5, k] = grow_v
+        out[6, k] = pass_v
+        if x < 0:
+            out[0, k] = zero
+            out[1, k] = zero
+            out[2, k] = zero
+            out[3, k] = zero
+            out[4, k] = zero
+            out[7, k] = zero
+            out[8, k] = zero
+            out[9, k] = zero
+            continue
+        v = st.color[b, x]
+        out[3, k] = one
+        out[9, k] = one if st.legal[b, seat, x] else zero
+        if v == 0:
+            out[0, k] = zero
+            out[1, k] = zero
+            out[2, k] = one
+            out[4, k] = zero
+            out[7, k] = zero
+            out[8, k] = zero
+            continue
+        c = st.cid[b, x]
+        s = sizes[st.size[b, c]]
+        out[2, k] = zero
+        out[4, k] = one if c == chain else zero
+        if v == me:
+            out[0, k] = one
+            out[1, k] = zero
+            out[7, k] = s
+            out[8, k] = zero
+        else:
+            out[0, k] = zero
+            out[1, k] = one
+            out[7, k] = zero
+            out[8, k] = s
+    # the creatures as the engine keeps them: keyed by slot (a cell of the creature), listed from head along link
+    crea = Creatures(st.cid[b], st.size[b], st.head[b], st.link[b])
+    chain_root = st.chain[b] if grow else -1
+    score_planes(tab, st.color[b], st.legal[b, 0], st.legal[b, 1], crea, seat, st.to_move[b], chain_root, out, work)
+
+
+@refcount_jit
+def observe_kernel(st, tab, seats, out):
+    """The batched engine's observations: row ``b``'s planes from ``seats[b]``'s view into ``out[b]`` (B, 56, S*S)
+    float32 (``st``, ``tab``: :class:`~envs.bestiarium.kernels.BestiariumBatchedState`,
+    :class:`~envs.bestiarium.kernels.Tables`)."""
+    work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
+    for b in range(st.color.shape[0]):
+        _observe_row(st, tab, b, seats[b], out[b], work)
+
+
+@njit(cache=True, parallel=True, **REFCOUNT)
+def observe_kernel_threads(st, tab, seats, out, blocks):
+    """:func:`observe_kernel` with the rows split into ``blocks`` contiguous blocks run on numba's threads. The
+    rows are independent, so the result does not depend on the block count."""
+    rows = st.color.shape[0]
+    for t in prange(blocks):
+        work = np.empty((SCRATCH_ROWS, st.color.shape[1] + 1), dtype=np.int64)
+        for b in range(t * rows // blocks, (t + 1) * rows // blocks):
+            _observe_row(st, tab, b, seats[b], out[b], work)
 
 
 def symmetries(game: BestiariumGame, state: BestiariumState) -> tuple[Symmetry, ...]:
@@ -971,6 +1025,8 @@ def symmetries(game: BestiariumGame, state: BestiariumState) -> tuple[Symmetry, 
 
 
 def symmetry(game: BestiariumGame, point_map: Any) -> Symmetry:
+    """The :class:`~envs.common.game.Symmetry` of the board map ``point_map`` (axial coordinates to axial
+    coordinates)."""
     grid = game.grid
     cell_map = np.array([grid.index[point_map(c)] for c in grid.coords], dtype=np.int64)
     side = grid.square_shape[0] * grid.square_shape[1]

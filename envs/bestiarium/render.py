@@ -3,16 +3,14 @@ board data the web page draws (``training/play/web``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from envs.bestiarium.actions import GROW, PHASE_NAMES, SEAT_NAMES, STONE_CHARS
+from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common import render as rd
 from envs.common.game import SnapshotError
-
-if TYPE_CHECKING:
-    from envs.bestiarium.rules import BestiariumGame, BestiariumState
 
 
 def board_rows(game: BestiariumGame) -> list[list[int]]:

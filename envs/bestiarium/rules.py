@@ -16,16 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.bestiarium import observation, render
 from envs.bestiarium.actions import GROW, PLACE, ActionCodec
-from envs.bestiarium.observation import NUM_GLOBAL_PLANES, ObservationEncoder
-from envs.common.game import (
-    TERMINAL,
-    Game,
-    IllegalActionError,
-    Symmetry,
-    pairwise_rewards,
-)
+from envs.common.game import TERMINAL, Game, IllegalActionError, pairwise_rewards
 from envs.common.hexgrid import HexGrid, transforms
 from envs.common.options import Option, OptionTable
 
@@ -53,6 +45,10 @@ OPTIONS = OptionTable(
 """Bestiarium's options (:mod:`envs.common.options`): what the engine checks, the docs and the forms show."""
 PLY_CAP_PER_CELL = 20
 """The ply cap is ``PLY_CAP_PER_CELL * cells`` (1820 plies on side 6; random games take 0.7 to 2 x cells)."""
+OBSERVATION_PLANES = 56
+"""The observation's planes (``observation.py``: 10 stone planes, then 46 score planes), each ``(2R+1, 2R+1)``."""
+GLOBAL_PLANES = 38
+"""The observation's last 38 planes are constants (the scoring cascade: ``observation.NUM_GLOBAL_PLANES``)."""
 
 _SHAPE_CACHE_LIMIT = 500_000
 _PASS = b"\x01"
@@ -198,9 +194,9 @@ class BestiariumGame(Game[BestiariumState]):
         self.codec = ActionCodec(grid)
         self.num_actions = n + 1
         self.pass_action = n
-        self.encoder = ObservationEncoder(grid, shape_equivalence)
-        self.observation_shape = self.encoder.shape
-        self.global_planes = NUM_GLOBAL_PLANES
+        side = grid.square_shape[0]
+        self.observation_shape = (OBSERVATION_PLANES, side, side)
+        self.global_planes = GLOBAL_PLANES
         """The observation's last 38 planes are constants (the scoring cascade): networks may read them as a
         vector (``training.networks``)."""
         self.max_game_length = PLY_CAP_PER_CELL * n
@@ -497,19 +493,9 @@ class BestiariumGame(Game[BestiariumState]):
         """An empty board, Black to place (to be filled in by snapshots and text boards)."""
         return BestiariumState(self.num_cells)
 
-    # ----- observation, notation -----------------------------------------------------------------
-    def observation(self, state: BestiariumState, seat: int) -> np.ndarray:
-        """Planes (56, 2R+1, 2R+1) float32 from ``seat``'s view (``observation.py``)."""
-        return observation.observe(self, state, seat)
-
+    # ----- notation ------------------------------------------------------------------------------
     has_symmetries = True
-
-    def symmetries(self, state: BestiariumState) -> tuple[Symmetry, ...]:
-        """The 12 rotations and reflections of the board, in every position (:func:`observation.symmetries`)."""
-        return observation.symmetries(self, state)
-
-    def action_layout(self) -> np.ndarray:
-        return observation.action_layout(self)
+    """The 12 rotations and reflections of the board hold in every position (``observation.symmetries``)."""
 
     def action_to_str(self, state: BestiariumState, action: int) -> str:
         """``e5`` (place), ``+e5`` (grow) or ``pass``."""
@@ -524,25 +510,3 @@ class BestiariumGame(Game[BestiariumState]):
                 return int(t)
             raise IllegalActionError(f"{text!r} is not Bestiarium notation (e.g. 'e5', '+e5', 'pass')")
         return a
-
-    # ----- text boards ---------------------------------------------------------------------------
-    def board_text(self, state: BestiariumState, labels: bool = True) -> str:
-        return render.board_text(self, state, labels)
-
-    def state_from_text(self, text: str, to_move: int = 0, passes: int = 0, plies: int = 0) -> BestiariumState:
-        """A position from a text board (:func:`render.state_from_text`)."""
-        return render.state_from_text(self, text, to_move, passes, plies)
-
-    # ----- snapshots -----------------------------------------------------------------------------
-    def state_to_json(self, state: BestiariumState) -> dict[str, Any]:
-        return render.state_to_json(self, state)
-
-    def state_from_json(self, data: dict[str, Any]) -> BestiariumState:
-        return render.state_from_json(self, data)
-
-    # ----- pictures --------------------------------------------------------------------------------
-    def render_ansi(self, state: BestiariumState) -> str:
-        return render.render_ansi(self, state)
-
-    def render_rgb(self, state: BestiariumState) -> np.ndarray:
-        return render.render_rgb(self, state)

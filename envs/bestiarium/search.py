@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.bestiarium.actions import GROW
-from envs.bestiarium.fast import (
-    BestiariumBatched,
+from envs.bestiarium.fast import BestiariumBatched
+from envs.bestiarium.kernels import (
     apply_row,
     cascade_values_row,
     copy_row,
@@ -25,7 +24,7 @@ from envs.bestiarium.fast import (
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common import fastsearch
 from envs.common.fastrng import below, next_u64
-from envs.common.jit import refcount_jit, row_jit
+from envs.common.jit import inline_jit, refcount_jit, row_jit
 
 PLAYOUT_FEATURES = ("join", "eat", "danger", "top", "same_size", "contest", "contact")
 """The learned playout's move features (bit k of a move's code is feature k), for the mover's move ``a`` whose
@@ -70,7 +69,7 @@ BOOK_ROWS = 5
 """Rows of the learned playout's int64 work array (``books``, (BOOK_ROWS, N + 2))."""
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _size_bits(s1, ssm, eat, danger, my_top, count, their_top):
     """The feature bits of a move that makes a creature of size ``s1`` (``PLAYOUT_FEATURES``): eat and danger above
     the single-shape sizes ``ssm``, top (above the mover's largest, ``my_top``), same_size (``count[s1]``: the
@@ -91,7 +90,7 @@ def _size_bits(s1, ssm, eat, danger, my_top, count, their_top):
 
 
 @row_jit
-def _learned_move(st, b, tab, books, table, cum, draw):
+def _learned_move(st, tab, b, books, table, cum, draw):
     """The mover's legal placements / growths of live row ``b`` into ``books[0, :k]`` (ascending cells), their
     :data:`PLAYOUT_FEATURES` codes into ``books[4, :k]`` and the running sums of their weights ``table[code]``
     into ``cum[:k]``; returns k (0: only the pass is legal). With ``draw``, returns instead a legal action drawn
@@ -216,7 +215,7 @@ def _learned_move(st, b, tab, books, table, cum, draw):
 
 
 @row_jit
-def _local_move(st, b, tab, table, books, cum, mask, last):
+def _local_move(st, tab, b, table, books, cum, mask, last):
     """The *local* learned playout's move in live row ``b``: the legal placements on the cells next to ``last``
     (the previous ply's cell; -1: none) weigh ``table[code]`` (their :data:`PLAYOUT_FEATURES` codes, as
     :func:`_learned_move` computes them), every other legal move weighs 1 (its features are not looked at), and
@@ -225,7 +224,7 @@ def _local_move(st, b, tab, table, books, cum, mask, last):
     (:func:`_learned_move`); the forced pass and a lone legal move are returned without a draw."""
     n_cells = st.color.shape[1]
     if st.phase[b] == GROW:
-        return _learned_move(st, b, tab, books, table, cum, True)
+        return _learned_move(st, tab, b, books, table, cum, True)
     n_legal = legal_row(st, tab, b, mask)
     if mask[n_cells]:
         return n_cells
@@ -376,9 +375,9 @@ def _leaf(st, tab, ctx, b, out):
             break
         if ctx.table.shape[0] > 0:
             if ctx.local:
-                last = _local_move(st, b, tab, ctx.table, ctx.books, ctx.cum, ctx.mask, last)
+                last = _local_move(st, tab, b, ctx.table, ctx.books, ctx.cum, ctx.mask, last)
             else:
-                last = _learned_move(st, b, tab, ctx.books, ctx.table, ctx.cum, True)
+                last = _learned_move(st, tab, b, ctx.books, ctx.table, ctx.cum, True)
             apply_row(st, tab, b, last)
         else:
             apply_row(st, tab, b, random_action_row(st, tab, b))
@@ -467,7 +466,7 @@ class CompiledSearch(fastsearch.CompiledSearch):
         out = np.full(self.engine.num_actions, -1, dtype=np.int64)
         if not state.over:
             n = _learned_move(
-                self.rows, 1, self.engine.tables, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
+                self.rows, self.engine.tables, 1, books, np.ones(N_CODES), np.zeros(books.shape[1]), False
             )
             out[books[0, :n]] = books[4, :n]
         return out
@@ -482,8 +481,8 @@ class CompiledSearch(fastsearch.CompiledSearch):
         self.rows.rng[1] = np.uint64(seed)
         tables = self.engine.tables
         if ctx.local:
-            return int(_local_move(self.rows, 1, tables, ctx.table, ctx.books, ctx.cum, ctx.mask, int(last)))
-        return int(_learned_move(self.rows, 1, tables, ctx.books, ctx.table, ctx.cum, True))
+            return int(_local_move(self.rows, tables, 1, ctx.table, ctx.books, ctx.cum, ctx.mask, int(last)))
+        return int(_learned_move(self.rows, tables, 1, ctx.books, ctx.table, ctx.cum, True))
 
     def leaf_value(self, state: BestiariumState, seed: int, depth: int | None = None) -> np.ndarray:
         """One leaf value of ``state`` (unchanged), as a simulation scores its leaf (for tests)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.bestiarium import render
 from envs.bestiarium.baselines import POLICIES, GreedyPolicy, cascade_value, search_policy
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.policies import RandomPolicy, decision_from_state
@@ -54,7 +55,9 @@ def test_greedy_placement_makes_a_fauna_at_the_top_size():
     # Black: a line of 3 (-9 at size 3) and a domino. Growing the domino into a bent or triangle triomino makes a
     # size-3 fauna (+18); into a line it makes a species of two (-18); anything else leaves -9 or goes worse.
     g = BestiariumGame(board_size=5)
-    s = g.state_from_text("""
+    s = render.state_from_text(
+        g,
+        """
         X X X . .
        . . . . . .
       . . . . . . .
@@ -64,7 +67,8 @@ def test_greedy_placement_makes_a_fauna_at_the_top_size():
       . . . . . . .
        . . . . . .
         O . . . O
-    """)
+    """,
+    )
     for seed in range(5):
         a = GreedyPolicy(g, seed=seed).act(decision_from_state(g, s))
         after = s.clone()
@@ -76,7 +80,9 @@ def test_greedy_growth_avoids_a_second_creature_of_the_same_shape():
     # Black's line of 3 (lower case) ate and must grow; it already has a line of 4. Extending at e3 / e7 makes a
     # second line of 4 (a species, -32); the other eight cells make a different tetrahex (a fauna, +32).
     g = BestiariumGame(board_size=5)
-    s = g.state_from_text("""
+    s = render.state_from_text(
+        g,
+        """
         X X X X .
        . . . . . .
       . . . . . . .
@@ -86,7 +92,8 @@ def test_greedy_growth_avoids_a_second_creature_of_the_same_shape():
       . . . . . . .
        . . . . . .
         O . . . O
-    """)
+    """,
+    )
     assert s.phase == GROW
     bad = {g.codec.index["e3"], g.codec.index["e7"]}
     assert bad <= set(g.growth_cells(s))
@@ -100,7 +107,9 @@ def test_greedy_growth_avoids_a_second_creature_of_the_same_shape():
 
 def test_cascade_value_reads_the_largest_differing_size():
     g = BestiariumGame(board_size=5)
-    s = g.state_from_text("""
+    s = render.state_from_text(
+        g,
+        """
         X X X . .
        . . . . . .
       . . . . . . .
@@ -110,6 +119,7 @@ def test_cascade_value_reads_the_largest_differing_size():
       . . . . . . .
        . . . . . .
         O . . . O
-    """)
+    """,
+    )
     v = cascade_value(g, s)  # size 3: Black -9 vs White 0, so Black is behind
     assert v[0] < 0 and v[0] == -v[1] and v[0] > -1

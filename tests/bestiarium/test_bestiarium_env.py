@@ -10,6 +10,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import envs
 from envs import bestiarium_v1
+from envs.bestiarium import render
 from envs.common.game import IllegalActionError
 from envs.common.testing import play_env_randomly
 
@@ -90,7 +91,7 @@ def feast_env(**kwargs):
     env = bestiarium_v1.raw_env(board_size=5, **kwargs)
     env.reset(seed=1)
     snap = env.snapshot()
-    snap["state"] = env.game.state_to_json(env.game.state_from_text(FEAST))
+    snap["state"] = env.game.state_to_json(render.state_from_text(env.game, FEAST))
     env.restore(snap)
     return env
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from envs import bestiarium_v1
+from envs.bestiarium import observation, render
 from envs.bestiarium.fast import BestiariumBatched
 from envs.bestiarium.observation import NUM_STONE_PLANES, score_planes_reference
 from envs.bestiarium.rules import GROW, BestiariumGame
@@ -331,8 +332,6 @@ def test_same_seed_same_games():
 def test_threaded_observation_equals_the_one_thread_rows():
     """A large batch's planes are built in blocks of rows on numba's threads: any block count gives the rows of the
     one-thread kernel (both seats' views, positions from random play, rows split unevenly)."""
-    from envs.bestiarium import fast
-
     num = 200
     venv = bestiarium_v1.vector_env(num)
     _, info = venv.reset(seed=3)
@@ -346,10 +345,10 @@ def test_threaded_observation_equals_the_one_thread_rows():
     for seat in (0, 1):
         seats = np.full(num, seat, dtype=np.int64)
         one = np.zeros(shape, dtype=np.float32).reshape(num, shape[1], -1)
-        fast._observe_kernel(state, seats, one, game.tables)
+        observation.observe_kernel(state, game.tables, seats, one)
         for blocks in (2, 3, 7):
             split = np.full_like(one, np.nan)
-            fast._observe_kernel_threads(state, seats, split, game.tables, blocks)
+            observation.observe_kernel_threads(state, game.tables, seats, split, blocks)
             assert np.array_equal(split, one), blocks
         assert np.array_equal(venv.observe(seats).reshape(one.shape), one)  # the public path, either kernel
 
@@ -400,7 +399,7 @@ def test_ply_cap_truncates_as_the_aec_env_does():
     ref = venv.game.reference
     venv.reset(seed=0)
     cap = ref.max_game_length
-    s = ref.state_from_text("\n".join([". " * n for n in (5, 6, 7, 8, 9, 8, 7, 6, 5)]), plies=cap - 1)
+    s = render.state_from_text(ref, "\n".join([". " * n for n in (5, 6, 7, 8, 9, 8, 7, 6, 5)]), plies=cap - 1)
     venv.game.from_reference(s, venv.state, 1)
     venv.game.legal_mask(venv.state, venv._mask)
     obs, rewards, terminated, truncated, info = venv.step(np.array([0, 30]))
@@ -413,7 +412,7 @@ def test_ply_cap_truncates_as_the_aec_env_does():
     # the AEC env cuts at the same ply
     aec = bestiarium_v1.raw_env(board_size=5)
     aec.reset(seed=0)
-    aec.state = ref.state_from_text("\n".join([". " * n for n in (5, 6, 7, 8, 9, 8, 7, 6, 5)]), plies=cap - 1)
+    aec.state = render.state_from_text(ref, "\n".join([". " * n for n in (5, 6, 7, 8, 9, 8, 7, 6, 5)]), plies=cap - 1)
     aec.num_plies = cap - 1
     aec.step(30)
     assert all(aec.truncations.values()) and not any(aec.terminations.values())
@@ -434,7 +433,7 @@ def test_shaping_potential_and_returns_on_a_finished_position():
     . . . . . .
     . . . . .
     """
-    data = ref.state_to_json(ref.state_from_text(text))
+    data = ref.state_to_json(render.state_from_text(ref, text))
     data.update(to_move=1, passes=2, first_passer=1, over=True)  # White passed, then Black: the game is over
     s = ref.state_from_json(data)
     state = fg.new_state(1)
@@ -520,7 +519,7 @@ def test_compiled_search_is_seeded_and_legal_and_the_python_search_stays():
 @pytest.mark.parametrize("size,eq", [(5, "fixed"), (6, "free"), (7, "one_sided")])
 def test_compiled_observation_equals_the_numpy_definition(size, eq):
     game = BestiariumGame(board_size=size, shape_equivalence=eq)
-    enc = game.encoder
+    enc = observation.encoder(game)
     for s in random_positions(game, 120, seed=size):
         grow = s.phase == GROW and not s.over
         chain = s.members[s.chain] if grow else None

@@ -7,6 +7,7 @@ import pytest
 
 import envs
 from envs.bestiarium import observation as F
+from envs.bestiarium import render
 from envs.bestiarium.rules import GROW, BestiariumGame
 from envs.common.game import TERMINAL
 from tests.bestiarium.test_bestiarium_fast import random_positions
@@ -60,7 +61,7 @@ def test_eat_planes_hand_worked():
     triangular three eats the line (3 stones: 0.3); d2 and d5 would make a straight line, the line's own shape,
     and eat nothing. White has no move that eats (sizes 1 and 2 have one shape)."""
     g = BestiariumGame(board_size=5)
-    s = g.state_from_text(LINE_AND_DOMINO, to_move=BLACK)
+    s = render.state_from_text(g, LINE_AND_DOMINO, to_move=BLACK)
     ob = g.observation(s, BLACK)
     assert on(g, ob, F.MY_EAT) == {"c2": 0.3, "c3": 0.3, "c4": 0.3, "e3": 0.3}
     assert on(g, ob, F.OPP_PREY) == {"e4": 1.0, "e5": 1.0, "e6": 1.0}
@@ -79,7 +80,7 @@ def test_cascade_planes_hand_worked():
     """Black: two lone stones (a species of two at size 1: -2) and the domino (-4 at size 2). White: the line
     and the triangle (a fauna of two shapes at size 3: +2 x 9). Size 3 decides, for White."""
     g = BestiariumGame(board_size=5)
-    s = g.state_from_text(WITH_FAUNA_AND_TWINS, to_move=BLACK)
+    s = render.state_from_text(g, WITH_FAUNA_AND_TWINS, to_move=BLACK)
     assert g.size_values(s, BLACK) == {1: -2, 2: -4} and g.size_values(s, WHITE) == {3: 18}
     ob, ow = g.observation(s, BLACK), g.observation(s, WHITE)
     const = lambda obs, i: float(obs[i, 0, 0])  # noqa: E731 - constant planes: any square
@@ -105,7 +106,7 @@ def test_value_planes_are_clipped():
     """Five lone stones: -5 at size 1, -1.25 scaled, clipped to -1 (the Box's low bound)."""
     g = BestiariumGame(board_size=5)
     board = LINE_AND_DOMINO.replace("a . . . . .", "a X . X . X").replace("i . . . . .", "i X . X . .")
-    s = g.state_from_text(board, to_move=BLACK)
+    s = render.state_from_text(g, board, to_move=BLACK)
     assert g.size_values(s, BLACK)[1] == -5
     assert float(g.observation(s, BLACK)[F.MY_VALUE, 0, 0]) == -1.0
 
@@ -139,7 +140,7 @@ def test_eat_plane_is_what_a_placement_eats(eq):
         mover = s.to_move
         views = [(mover, s)]
         if s.phase != GROW:  # the opponent's plane: the same board with the opponent to place
-            views.append((1 - mover, g.state_from_text(g.board_text(s), to_move=1 - mover)))
+            views.append((1 - mover, render.state_from_text(g, render.board_text(g, s), to_move=1 - mover)))
         for seat, pos in views:
             ob = g.observation(s, mover)
             eat_plane = plane(g, ob, F.MY_EAT if seat == mover else F.OPP_EAT)
@@ -152,7 +153,7 @@ def test_eat_plane_is_what_a_placement_eats(eq):
                 before = np.frombuffer(bytes(t.color), dtype=np.uint8) == 2 - seat
                 g.apply(t, a)
                 gone = before & (np.frombuffer(bytes(t.color), dtype=np.uint8) == 0)
-                assert eat_plane[a] == np.float32(min(gone.sum() * 0.1, 1.0)), (g.board_text(pos), a)
+                assert eat_plane[a] == np.float32(min(gone.sum() * 0.1, 1.0)), (render.board_text(g, pos), a)
                 prey |= gone
                 eats += int(gone.any())
             assert np.array_equal(prey_plane > 0, prey)

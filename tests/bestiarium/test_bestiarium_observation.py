@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from envs import bestiarium_v1
+from envs.bestiarium import observation
 from envs.bestiarium.observation import NUM_STONE_PLANES, score_planes_reference
 from envs.bestiarium.rules import GROW, BestiariumGame
 
@@ -70,7 +71,7 @@ def readable_observation(game: BestiariumGame, state, seat: int) -> np.ndarray:
     ``score_planes_reference`` (planes 10-55, per cell, put on their squares)."""
     grow = state.phase == GROW and not state.over
     chain = state.members[state.chain] if grow else None
-    stones = game.encoder.encode_numpy(
+    stones = observation.encoder(game).encode_numpy(
         np.frombuffer(state.color, dtype=np.uint8),
         seat,
         chain,
@@ -86,8 +87,6 @@ def readable_observation(game: BestiariumGame, state, seat: int) -> np.ndarray:
     flat[NUM_STONE_PLANES:, game.grid.square_index] = score_planes_reference(game, state, seat)
     constant = flat[NUM_STONE_PLANES:, game.grid.square_index[0]]  # the constant planes cover the corners too
     off = np.setdiff1d(np.arange(flat.shape[1]), game.grid.square_index)
-    from envs.bestiarium import observation
-
     flat[observation.MY_VALUE :, off] = constant[observation.MY_VALUE - NUM_STONE_PLANES :, None]
     return out
 
@@ -167,3 +166,13 @@ def test_env_observations_are_built_per_read_and_each_read_owns_its_planes():
     assert not np.array_equal(env.observe("player_1")["observation"], moved)  # a stone of one seat: views differ
     env.reset(seed=0)
     assert np.array_equal(env.observe("player_0")["observation"], expected)
+
+
+def test_the_rules_declare_the_layouts_plane_counts():
+    """``rules.py`` comes before the views, so it declares the observation's shape itself: its plane counts are the
+    layout's (``observation.py``)."""
+    from envs.bestiarium import rules
+
+    assert rules.OBSERVATION_PLANES == observation.NUM_PLANES
+    assert rules.GLOBAL_PLANES == observation.NUM_GLOBAL_PLANES
+    assert BestiariumGame().global_planes == observation.NUM_GLOBAL_PLANES

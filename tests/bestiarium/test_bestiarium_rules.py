@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 
+from envs.bestiarium import render
 from envs.bestiarium.observation import (
     PLANE_BOARD,
     PLANE_CHAIN,
@@ -51,7 +52,7 @@ def stone(g: BestiariumGame, s, name: str) -> str:
 
 def finished(g: BestiariumGame, text: str, first_passer: int):
     """A game over position with this board, ended by two passes of which ``first_passer`` made the first."""
-    data = g.state_to_json(g.state_from_text(text))
+    data = g.state_to_json(render.state_from_text(g, text))
     data.update(passes=2, over=True, first_passer=first_passer, to_move=first_passer)
     return g.state_from_json(data)
 
@@ -105,7 +106,7 @@ MERGE = """
 
 def test_placing_next_to_two_friendly_creatures_is_illegal():
     g = small()
-    s = g.state_from_text(MERGE)
+    s = render.state_from_text(g, MERGE)
     e5 = cell(g, "e5")
     assert g.legal_mask(s)[e5] == 0
     before = g.state_to_json(s)
@@ -113,14 +114,14 @@ def test_placing_next_to_two_friendly_creatures_is_illegal():
         g.apply(s, e5)
     assert g.state_to_json(s) == before
     # White may play there; Black may extend one creature (d4 touches only the e4 stone).
-    assert g.legal_mask(g.state_from_text(MERGE, to_move=WHITE))[e5] == 1
+    assert g.legal_mask(render.state_from_text(g, MERGE, to_move=WHITE))[e5] == 1
     play(g, s, "d4")
     assert sorted(map(len, g.creatures(s, BLACK))) == [1, 2]
 
 
 def test_occupied_cell_is_illegal():
     g = small()
-    s = g.state_from_text(MERGE)
+    s = render.state_from_text(g, MERGE)
     with pytest.raises(IllegalActionError, match="occupied"):
         g.apply(s, cell(g, "e4"))
 
@@ -143,7 +144,7 @@ FEAST = """
 
 def test_eats_every_adjacent_same_size_different_shape_creature_at_once():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")
     for name in ("c3", "d3", "d4", "d6", "c6", "c7"):  # triangle and bent three: eaten
         assert stone(g, s, name) == "."
@@ -155,7 +156,7 @@ def test_eats_every_adjacent_same_size_different_shape_creature_at_once():
 
 def test_grow_phase_mask_and_rejections():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")
     mask = g.legal_mask(s)
     assert mask[g.pass_action] == 0
@@ -169,7 +170,7 @@ def test_grow_phase_mask_and_rejections():
 
 def test_chain_of_two_eats_in_one_turn():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6", "+e7")  # a straight four: differs from White's four f6 f7 f8 g7 -> eats it too
     for name in ("f6", "f7", "f8", "g7"):
         assert stone(g, s, name) == "."
@@ -183,7 +184,7 @@ def test_chain_of_two_eats_in_one_turn():
 
 def test_growth_into_the_same_shape_ends_the_chain():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6", "+f5")  # e4 e5 e6 f5: the same shape as White's four (a translate) -> no second eat
     for name in ("f6", "f7", "f8", "g7"):
         assert stone(g, s, name) == "O"
@@ -192,8 +193,8 @@ def test_growth_into_the_same_shape_ends_the_chain():
 
 def test_same_shape_and_other_sizes_are_not_eaten():
     g = small()
-    s = g.state_from_text(
-        FEAST.replace("  . . O . . O O", "  . . . . . . .").replace(" . . O O . O . .", " . . . . . . . .")
+    s = render.state_from_text(
+        g, FEAST.replace("  . . O . . O O", "  . . . . . . .").replace(" . . O O . O . .", " . . . . . . . .")
     )
     play(g, s, "e6")  # only the straight three (same shape) and the four are adjacent
     assert s.phase == PLACE and g.current_player(s) == WHITE
@@ -216,7 +217,7 @@ MIRROR = """
 
 def test_mirror_images_are_the_same_shape_under_free():
     g = small()
-    s = g.state_from_text(MIRROR)
+    s = render.state_from_text(g, MIRROR)
     play(g, s, "d3")
     assert [len(c) for c in g.creatures(s, WHITE)] == [4]  # not eaten
     assert g.current_player(s) == WHITE
@@ -224,7 +225,7 @@ def test_mirror_images_are_the_same_shape_under_free():
 
 def test_mirror_images_differ_under_one_sided():
     g = small(shape_equivalence="one_sided")
-    s = g.state_from_text(MIRROR)
+    s = render.state_from_text(g, MIRROR)
     play(g, s, "d3")
     assert g.creatures(s, WHITE) == []
     assert s.phase == GROW and g.current_player(s) == BLACK
@@ -247,7 +248,7 @@ O O O . . . . . .
 @pytest.mark.parametrize("equivalence, eaten", [("free", False), ("one_sided", False), ("fixed", True)])
 def test_rotations_are_equal_unless_fixed(equivalence, eaten):
     g = small(shape_equivalence=equivalence)
-    s = g.state_from_text(ROTATED)
+    s = render.state_from_text(g, ROTATED)
     play(g, s, "f3")
     assert (g.creatures(s, WHITE) == []) == eaten
     assert (s.phase == GROW) == eaten
@@ -280,7 +281,7 @@ STARVED = """
 
 def test_a_creature_that_cannot_grow_cannot_eat():
     g = small()
-    s = g.state_from_text(STARVED)
+    s = render.state_from_text(g, STARVED)
     play(g, s, "a3")
     assert [len(c) for c in g.creatures(s, WHITE)] == [3]  # the triangle survives
     assert s.phase == PLACE and g.current_player(s) == WHITE
@@ -288,7 +289,7 @@ def test_a_creature_that_cannot_grow_cannot_eat():
 
 def test_freed_cells_allow_growth():
     g = small()
-    s = g.state_from_text(STARVED.replace("  X O X X", "  . O X X"))  # without c1, freed b1 is a growth cell
+    s = render.state_from_text(g, STARVED.replace("  X O X X", "  . O X X"))  # without c1, freed b1 is a growth cell
     play(g, s, "a3")
     assert g.creatures(s, WHITE) == []
     assert s.phase == GROW and legal_names(g, s) == ["+b1"]
@@ -318,7 +319,7 @@ X X X X X X X X X
 
 def test_forced_pass_and_end_after_two_passes():
     g = small()
-    s = g.state_from_text(STRIPES)
+    s = render.state_from_text(g, STRIPES)
     assert legal_names(g, s) == ["pass"]
     play(g, s, "pass")
     assert g.current_player(s) == WHITE and s.passes == 1
@@ -449,13 +450,13 @@ def test_all_tied_first_of_the_final_passes_wins(first):
 
 def test_returns_are_zero_while_live():
     g = small()
-    s = g.state_from_text(FAUNA_VS_SPECIES)
+    s = render.state_from_text(g, FAUNA_VS_SPECIES)
     assert list(g.returns(s)) == [0.0, 0.0]
 
 
 def test_ply_cap_truncates():
     g = small()
-    data = g.state_to_json(g.state_from_text(MERGE))
+    data = g.state_to_json(render.state_from_text(g, MERGE))
     data["plies"] = g.max_game_length - 1
     s = g.state_from_json(data)
     assert not g.is_truncated(s)
@@ -493,7 +494,7 @@ def test_action_codec_round_trip(size):
 
 def test_growth_notation():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")
     for a in range(g.num_cells):
         text = g.action_to_str(s, a)
@@ -503,7 +504,7 @@ def test_growth_notation():
 
 def test_observation_planes():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")  # Black must grow its line e4 e5 e6
     side = 9
     sq = g.grid.square_index
@@ -522,7 +523,7 @@ def test_observation_planes():
     assert ob[PLANE_GROW].all() and not ob[PLANE_PASS].any()
     # Each on-board square is exactly one of me / opponent / empty.
     assert np.array_equal(ob[:3].sum(axis=0), ob[PLANE_BOARD])
-    t = g.state_from_text(STRIPES)
+    t = render.state_from_text(g, STRIPES)
     play(g, t, "pass")
     o = g.observation(t, WHITE)
     assert o[PLANE_PASS].all() and not o[PLANE_GROW].any() and not o[PLANE_CHAIN].any()
@@ -530,7 +531,7 @@ def test_observation_planes():
 
 def test_observation_size_and_legal_planes():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")  # Black's line e4 e5 e6 (3 stones) must grow
     sq = g.grid.square_index
     ob, ow = g.observation(s, BLACK).reshape(56, -1), g.observation(s, WHITE).reshape(56, -1)
@@ -552,7 +553,7 @@ def test_observation_size_and_legal_planes():
         assert ob[PLANE_MY_SIZE if mine else PLANE_OPP_SIZE, sq[c]] == pytest.approx(min(1, len(seen) / 10))
         assert ow[PLANE_OPP_SIZE if mine else PLANE_MY_SIZE, sq[c]] == pytest.approx(min(1, len(seen) / 10))
     # the legal plane is the place-phase mask of its observer
-    t = g.state_from_text(FEAST)
+    t = render.state_from_text(g, FEAST)
     for seat in (BLACK, WHITE):
         t.to_move = seat
         o = g.observation(t, seat).reshape(56, -1)
@@ -561,7 +562,7 @@ def test_observation_size_and_legal_planes():
 
 def test_snapshot_round_trip_mid_chain():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")
     data = json.loads(json.dumps(g.state_to_json(s)))
     assert data["phase"] == "grow" and data["chain"] == sorted([cell(g, n) for n in ("e4", "e5", "e6")])
@@ -592,7 +593,7 @@ def test_snapshot_round_trip_mid_chain():
 )
 def test_damaged_snapshots_raise(damage):
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")
     data = g.state_to_json(s)
     damage(data)
@@ -602,17 +603,17 @@ def test_damaged_snapshots_raise(damage):
 
 def test_text_board_errors_and_round_trip():
     g = small()
-    s = g.state_from_text(FEAST)
-    assert g.state_to_json(g.state_from_text(g.board_text(s))) == g.state_to_json(s)
+    s = render.state_from_text(g, FEAST)
+    assert g.state_to_json(render.state_from_text(g, render.board_text(g, s))) == g.state_to_json(s)
     with pytest.raises(ValueError):
-        g.state_from_text(". . .")
+        render.state_from_text(g, ". . .")
     with pytest.raises(ValueError):
-        g.state_from_text(FEAST.replace(". . . X X", ". . . X Q"))
+        render.state_from_text(g, FEAST.replace(". . . X X", ". . . X Q"))
 
 
 def test_renderings():
     g = small()
-    s = g.state_from_text(FEAST)
+    s = render.state_from_text(g, FEAST)
     play(g, s, "e6")
     text = g.render_ansi(s)
     assert "x x x" in text and "must grow" in text

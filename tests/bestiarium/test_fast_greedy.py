@@ -19,6 +19,7 @@ import time
 import numpy as np
 import pytest
 
+from envs.bestiarium import render
 from envs.bestiarium.baselines import GreedyPolicy, key_after_chain
 from envs.bestiarium.fast import BestiariumBatched
 from envs.bestiarium.rules import BOARD_SIZES, GROW, SHAPE_EQUIVALENCES, BestiariumGame, BestiariumState
@@ -163,7 +164,9 @@ def test_the_python_greedy_and_the_compiled_one_agree_on_a_known_position():
     best, for both."""
     fg = engine(5, "free")
     ref = fg.reference
-    s = ref.state_from_text("""
+    s = render.state_from_text(
+        ref,
+        """
         X X X . .
        . . . . . .
       . . . . . . .
@@ -173,7 +176,8 @@ def test_the_python_greedy_and_the_compiled_one_agree_on_a_known_position():
       . . . . . . .
        . . . . . .
         . . . . .
-    """)
+    """,
+    )
     state = fg.new_state(1)
     fg.from_reference(s, state, 0)
     legal, keys = python_keys(ref, s)
