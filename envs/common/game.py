@@ -129,44 +129,61 @@ class FeaturePlanes:
     ``(B, num_planes, H, W)`` float32."""
 
 
-@dataclass(frozen=True)
+OPTIONAL_VIEWS: dict[str, str] = {
+    "observation_and_mask": "observation",
+    "symmetries": "observation",
+    "cell_graph": "observation",
+    "action_layout": "observation",
+    "global_state": "observation",
+    "global_state_shape": "observation",
+    "global_state_bounds": "observation",
+    "render_for": "render",
+    "action_to_str_for": "render",
+}
+"""The view functions a game may give, each with its room; the :class:`Game` methods of the same names use them."""
+
+
 class ViewRooms:
     """A registered game's view rooms, which come after its rules (``registry.ROOMS``): the rules never import
-    them, and :class:`Game` reaches them through the game's descriptor instead."""
+    them, and :class:`Game` reaches them through the game's descriptor instead (:attr:`Game.views`)."""
 
-    observation: ModuleType
-    """``observation.py``: ``observe(game, state, seat)``, and where the game has them ``symmetries``,
-    ``cell_graph``, ``action_layout``, ``global_state``, ``global_state_shape``, ``global_state_bounds``."""
-    render: ModuleType
-    """``render.py``: ``state_to_json``, ``state_from_json``, ``render_ansi``, ``render_rgb``, and where the game
-    hides information ``render_for`` and ``action_to_str_for``."""
+    def __init__(self, game: str):
+        from envs.common import registry  # the registry imports the games' packages, which import this module
+
+        info = registry.get(game)
+        self.game = game
+        self.observation: ModuleType = info.room("observation")
+        """``observation.py``: ``observe(game, state, seat)`` and the observation-room names of
+        :data:`OPTIONAL_VIEWS` the game has."""
+        self.render: ModuleType = info.room("render")
+        """``render.py``: ``state_to_json``, ``state_from_json``, ``render_ansi``, ``render_rgb``, and where the game
+        hides information ``render_for`` and ``action_to_str_for``."""
+        self.optional: dict[str, Callable[..., Any] | None] = {
+            name: getattr(getattr(self, room), name, None) for name, room in OPTIONAL_VIEWS.items()
+        }
+        """Each of :data:`OPTIONAL_VIEWS`: the game's function, or None where it has none."""
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return view_rooms, (self.game,)  # modules do not pickle: a copy looks the rooms up again
 
 
 @functools.cache
 def view_rooms(game: str) -> ViewRooms:
     """The view rooms of registered game ``game`` (imported once, then cached)."""
-    from envs.common import registry  # the registry imports the games' packages, which import this module
-
-    info = registry.get(game)
-    return ViewRooms(observation=info.room("observation"), render=info.room("render"))
+    return ViewRooms(game)
 
 
-_OPTIONAL_VIEWS: dict[tuple[str, str, str], Callable[..., Any] | None] = {}
+class CachedViews:
+    """:attr:`Game.views`: the game's :class:`ViewRooms`, looked up once per game object and kept in its
+    ``__dict__`` (a plain attribute read afterwards: the env reads a view at every step)."""
 
-
-def optional_view(game: str, room: str, function: str) -> Callable[..., Any] | None:
-    """The view function ``function`` of registered game ``game``'s ``room`` ("observation" or "render"), or None
-    where the room does not define it or ``game`` is not registered (a game built outside the registry, as some
-    tests do, overrides the methods itself). Cached once the game is registered."""
-    key = (game, room, function)
-    if key in _OPTIONAL_VIEWS:
-        return _OPTIONAL_VIEWS[key]
-    from envs.common import registry
-
-    if game not in registry.names():
-        return None
-    found = _OPTIONAL_VIEWS[key] = getattr(getattr(view_rooms(game), room), function, None)
-    return found
+    def __get__(self, game: Any, owner: type | None = None) -> Any:
+        if game is None:
+            return self
+        rooms = view_rooms(game.name)
+        if hasattr(game, "__dict__"):
+            game.__dict__["views"] = rooms
+        return rooms
 
 
 class Game(ABC, Generic[S]):
@@ -242,11 +259,17 @@ class Game(ABC, Generic[S]):
         return self.scores(state)
 
     # ----- what a player sees ------------------------------------------------------------------
-    @property
-    def views(self) -> ViewRooms:
-        """This game's view rooms, through its descriptor (a game outside the registry overrides the view
-        methods instead)."""
-        return view_rooms(self.name)
+    views: ViewRooms = CachedViews()  # type: ignore[assignment]
+    """This game's view rooms, through its descriptor (a game outside the registry overrides the view methods
+    instead)."""
+
+    def view_function(self, name: str) -> Callable[..., Any] | None:
+        """The game's view function ``name`` (one of :data:`OPTIONAL_VIEWS`), None where it has none or the game is
+        not registered."""
+        try:
+            return self.views.optional[name]
+        except ValueError:  # not registered: registry.get
+            return None
 
     def observation(self, state: S, seat: int) -> np.ndarray:
         """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered
@@ -257,7 +280,7 @@ class Game(ABC, Generic[S]):
         """:meth:`observation` of ``seat``, the player to move, and :meth:`legal_mask`: what an env builds at every
         step. A game whose compiled kernels build both in one call gives ``observation.observation_and_mask(game,
         state, seat)`` (each call from Python costs)."""
-        own = optional_view(self.name, "observation", "observation_and_mask")
+        own = self.view_function("observation_and_mask")
         if own is not None:
             return own(self, state, seat)
         return self.observation(state, seat), self.legal_mask(state)
@@ -277,7 +300,7 @@ class Game(ABC, Generic[S]):
     def global_state_shape(self) -> tuple[int, ...]:
         """Shape of :meth:`global_state`: the observation's with ``num_players`` more planes ((C, H, W)
         observations) or entries (flat ones); a game's ``observation.global_state_shape(game)`` where it has one."""
-        own = optional_view(self.name, "observation", "global_state_shape")
+        own = self.view_function("global_state_shape")
         if own is not None:
             return own(self)
         shape = self.observation_shape
@@ -294,7 +317,7 @@ class Game(ABC, Generic[S]):
         gives a privileged view (:attr:`privileged_global_state`, ``observation.global_state(game, state)``) or
         raises NotImplementedError.
         """
-        own = optional_view(self.name, "observation", "global_state")
+        own = self.view_function("global_state")
         if own is not None:
             return own(self, state)
         if not self.perfect_information:
@@ -313,7 +336,7 @@ class Game(ABC, Generic[S]):
         """Elementwise (low, high) of :meth:`global_state`, given the observation's bounds (scalars or arrays
         broadcastable to :attr:`observation_shape`): the observation's, then 0 / 1 for the to-move one-hot; a
         game's ``observation.global_state_bounds(game, obs_low, obs_high)`` where it has one."""
-        own = optional_view(self.name, "observation", "global_state_bounds")
+        own = self.view_function("global_state_bounds")
         if own is not None:
             return own(self, obs_low, obs_high)
         low = np.broadcast_to(np.asarray(obs_low, dtype=np.float64), self.observation_shape)
@@ -348,14 +371,14 @@ class Game(ABC, Generic[S]):
         channel per action kind) and gather the logits into the flat action order (``observation.action_layout``
         where the game has one).
         """
-        own = optional_view(self.name, "observation", "action_layout")
+        own = self.view_function("action_layout")
         return None if own is None else own(self)
 
     def cell_graph(self) -> CellGraph | None:
         """The board's cells and neighbours for networks that work on the board alone (:class:`CellGraph`); None
         when the observation is not a board of cells with a per-cell action layout, or every cell matters
         (``observation.cell_graph`` where the game has one)."""
-        own = optional_view(self.name, "observation", "cell_graph")
+        own = self.view_function("cell_graph")
         return None if own is None else own(self)
 
     has_symmetries: bool = False
@@ -365,7 +388,7 @@ class Game(ABC, Generic[S]):
         """Symmetries of the rules that hold at ``state`` for the player to move, the identity first; empty when
         the game declares none there. A policy may average its move over them (``sym:`` checkpoints;
         ``observation.symmetries`` where the game has them)."""
-        own = optional_view(self.name, "observation", "symmetries")
+        own = self.view_function("symmetries")
         return () if own is None else own(self, state)
 
     # ----- text, pictures, snapshots -----------------------------------------------------------
@@ -408,7 +431,7 @@ class Game(ABC, Generic[S]):
         (``"rgb_array"``). ``observer=None`` is the spectator's view, everything included. Perfect-information
         games show every seat the whole position (the same picture for every observer); hidden-information games
         give ``render.render_for(game, state, observer, mode)`` to draw only what the seat's observation holds."""
-        own = optional_view(self.name, "render", "render_for")
+        own = self.view_function("render_for")
         if own is not None:
             return own(self, state, observer, mode)
         self.check_render_request(observer, mode)
@@ -421,7 +444,7 @@ class Game(ABC, Generic[S]):
         unless the rules hide it from ``observer`` (then only what they show, e.g. that a card was laid face
         down; ``render.action_to_str_for(game, state, action, observer)`` where the game has one). ``None`` (the
         spectator) sees every move."""
-        own = optional_view(self.name, "render", "action_to_str_for")
+        own = self.view_function("action_to_str_for")
         return self.action_to_str(state, action) if own is None else own(self, state, action, observer)
 
     # ----- helpers for subclasses --------------------------------------------------------------
