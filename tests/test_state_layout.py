@@ -10,7 +10,7 @@ import pytest
 from numba import njit
 
 from envs.common.game import SnapshotError
-from envs.common.jit import NO_REFCOUNT
+from envs.common.jit import NO_REFCOUNT, inline_jit
 from envs.common.state import Field, StateLayout, copy_fields, copy_fields_between, reset_fields
 
 TOY = StateLayout(
@@ -143,3 +143,33 @@ def test_a_field_the_game_converts_itself_is_written_and_read_by_the_game():
     assert target.turn == 5 and target.board == "x.o"  # the game reads its own field
     with pytest.raises(SnapshotError, match="board"):
         layout.from_json({"turn": 5}, target)
+
+
+@inline_jit
+def mark_if_unset(st, b):
+    if st.current[b] == 0:
+        st.current[b] = 7
+    st.hands[b, 0, 0] = st.current[b]
+
+
+@njit(**NO_REFCOUNT)
+def reset_then_mark(st, b):
+    reset_fields(st, b)
+    mark_if_unset(st, b)
+
+
+@njit(**NO_REFCOUNT)
+def copy_then_mark(st, b):
+    copy_fields(st, 1, b)
+    mark_if_unset(st, b)
+
+
+def test_the_compiled_copy_and_reset_keep_an_inlined_helper_that_follows():
+    """numba 0.68 drops statements when an ``overload(inline="always")`` and an inlined helper with a branch meet in
+    one function (their blocks' labels collide, silently), so the declaration's copy and reset are compiled as
+    functions of their own: the helper's writes must all happen."""
+    for kernel in (reset_then_mark, copy_then_mark):
+        st = TOY.new_state(2, {"players": 2})
+        st.current[1] = 0  # what the copy brings into row 0
+        kernel(st, 0)
+        assert st.current[0] == 7 and st.hands[0, 0, 0] == 7, kernel

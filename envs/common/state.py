@@ -41,6 +41,7 @@ import numpy as np
 from numba.extending import overload
 
 from envs.common.game import SnapshotError
+from envs.common.jit import NO_REFCOUNT
 
 Shape = tuple[int | str, ...]
 
@@ -316,7 +317,11 @@ def copy_source(layout: StateLayout, between: bool) -> str:
 
 
 def compiled(source: str, name: str, layout: StateLayout) -> Callable[..., None]:
-    """The function ``name`` of ``source`` (generated from ``layout``'s declaration), for numba to inline."""
+    """The function ``name`` of ``source`` (generated from ``layout``'s declaration), the implementation numba compiles
+    for :func:`copy_fields`, :func:`copy_fields_between` or :func:`reset_fields` on ``layout``'s state: a function of
+    its own, without reference counting, not inlined (numba 0.68.1 silently drops statements of a caller that
+    inlines both such an overload and an ``inline_jit`` helper with a branch: their blocks' labels collide;
+    ``tests/test_state_layout.py`` keeps the case)."""
     namespace: dict[str, Any] = {"__builtins__": builtins}
     exec(compile(source, f"<{name} of {layout.batched_type.__name__}>", "exec"), namespace)  # noqa: S102
     return namespace[name]
@@ -327,13 +332,13 @@ def layout_of_type(numba_type: Any) -> StateLayout | None:
     return LAYOUTS.get(getattr(numba_type, "instance_class", None))  # type: ignore[arg-type]
 
 
-@overload(copy_fields, inline="always")
+@overload(copy_fields, jit_options=NO_REFCOUNT)
 def _copy_fields_compiled(st, src, dst):  # type: ignore[no-untyped-def]  (numba compares the signatures)
     layout = layout_of_type(st)
     return None if layout is None else compiled(copy_source(layout, between=False), "copy", layout)
 
 
-@overload(copy_fields_between, inline="always")
+@overload(copy_fields_between, jit_options=NO_REFCOUNT)
 def _copy_fields_between_compiled(src_st, src, dst_st, dst):  # type: ignore[no-untyped-def]
     layout = layout_of_type(src_st)
     if layout is None or layout_of_type(dst_st) is not layout:
@@ -341,7 +346,7 @@ def _copy_fields_between_compiled(src_st, src, dst_st, dst):  # type: ignore[no-
     return compiled(copy_source(layout, between=True), "copy", layout)
 
 
-@overload(reset_fields, inline="always")
+@overload(reset_fields, jit_options=NO_REFCOUNT)
 def _reset_fields_compiled(st, b):  # type: ignore[no-untyped-def]
     layout = layout_of_type(st)
     return None if layout is None else compiled(reset_source(layout), "reset", layout)
