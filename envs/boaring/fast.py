@@ -11,13 +11,14 @@ Python class with its bridge to the reference engine; the state (:class:`Boaring
 steps over a row and the row functions are the compiled rules of :mod:`envs.boaring.kernels`, offered here too
 (``fast.apply_row`` is ``kernels.apply_row``).
 
-State (:class:`BoaringBatchedState`): one row per game. Piles are arrays with a length, the top card last, as the
-reference's lists. The ``rng`` field is the row's SplitMix64 generator (:mod:`envs.common.fastrng`): the deck
-shuffles at the start, the re-deal shuffles and the (never met in normal play) pile refill draw from it, so a
-game is a plain value and a seed fixes it whatever the batch size. These are *not* numpy's streams: a batched
-game and an AEC env seeded alike deal different cards. :class:`envs.common.fastrng.MirrorRng` makes the
-reference engine draw the same shuffles as a batched row (each shuffle is the same Fisher-Yates swaps applied to
-the reference's ascending card list), which is how the differential tests keep both engines on one game.
+State (:class:`BoaringBatchedState`, declared once as ``kernels.STATE``): one row per game. Piles are arrays with a
+length, the top card last, as the reference's lists. The ``rng`` field is the row's SplitMix64 generator
+(:mod:`envs.common.fastrng`): the deck shuffles at the start, the re-deal shuffles and the (never met in normal
+play) pile refill draw from it, so a game is a plain value and a seed fixes it whatever the batch size. These are
+*not* numpy's streams: a batched game and an AEC env seeded alike deal different cards.
+:class:`envs.common.fastrng.MirrorRng` makes the reference engine draw the same shuffles as a batched row (each
+shuffle is the same Fisher-Yates swaps applied to the reference's ascending card list), which is how the
+differential tests keep both engines on one game.
 
 Truncation: a row that reaches ``max_game_length`` plies without ending is truncated, as ``BarnyardAECEnv``
 does (a Boaring game always ends before: at most ``38 (n + 1)`` decisions).
@@ -53,6 +54,7 @@ from envs.boaring.actions import (
     OVER,
 )
 from envs.boaring.kernels import (
+    STATE,
     BoaringBatchedState,
     Tables,
     apply_row,
@@ -71,8 +73,8 @@ from envs.boaring.kernels import (
 from envs.boaring.observation import observe_rows, view_tables
 from envs.boaring.rules import BoaringGame, BoaringState
 from envs.common.fastrng import below, shuffle
-from envs.common.game import TERMINAL
 from envs.common.jit import inline_jit, refcount_jit, row_jit
+from envs.common.state import reset_fields
 from envs.common.vector import BatchedGame
 
 __all__ = [
@@ -99,23 +101,30 @@ ANIMALS = np.array(ANIMAL_COUNTS, dtype=np.int64)
 # ----- kernels: rules over whole batches -------------------------------------------------------------------------
 
 
+@row_jit
+def _fresh_row(st, b: int) -> None:
+    """Every field of row ``b`` but the generator fresh (``kernels.STATE``'s reset). A function of its own: numba
+    0.68.1 silently drops statements of a function that inlines both this overload and an ``inline_jit`` helper
+    taking the state with a branch (``start_round``)."""
+    reset_fields(st, b)
+
+
 @refcount_jit
 def _reset_kernel(st, rows: np.ndarray, n: int, deal_size: int) -> None:
-    """A new game in each of ``rows``: both decks shuffled (animals first, as the reference draws), hands dealt,
-    the first animal and food card turned up."""
-    hands, hand_size, pending, food_pile, pile_len = st.hands, st.hand_size, st.pending, st.food_pile, st.pile_len
-    discard, animal_deck, deck_len, animals_left = st.discard, st.animal_deck, st.deck_len, st.animals_left
-    savanna, graveyard, eaten, last_played, rng = st.savanna, st.graveyard, st.eaten, st.last_played, st.rng
+    """A new game in each of ``rows``: every field but the generator fresh (:func:`_fresh_row`), then both
+    decks shuffled (animals first, as the reference draws), hands dealt, the first animal and food card turned up."""
+    hands, hand_size, food_pile, pile_len = st.hands, st.hand_size, st.food_pile, st.pile_len
+    animal_deck, deck_len, animals_left, rng = st.animal_deck, st.deck_len, st.animals_left, st.rng
     cards = np.empty(NUM_FOOD, dtype=np.int8)
     for r in range(rows.shape[0]):
         b = rows[r]
+        _fresh_row(st, b)
         m = 0
         for t in range(NUM_TYPES):
             for _ in range(ANIMALS[t]):
                 animal_deck[b, m] = t
                 m += 1
             animals_left[b, t] = ANIMALS[t]
-            eaten[b, t] = 0
         shuffle(rng, b, animal_deck[b])
         deck_len[b] = NUM_ANIMALS
         m = 0
@@ -123,34 +132,15 @@ def _reset_kernel(st, rows: np.ndarray, n: int, deal_size: int) -> None:
             for _ in range(COPIES_PER_VALUE):
                 cards[m] = i + 1
                 m += 1
-            discard[b, i] = 0
         shuffle(rng, b, cards)
         for p in range(n):
-            for i in range(NUM_VALUES):
-                hands[b, p, i] = 0
             for j in range(p * deal_size, (p + 1) * deal_size):
                 hands[b, p, cards[j] - 1] += 1
             hand_size[b, p] = deal_size
-            pending[b, p] = 0
-            last_played[b, p] = 0
-            for t in range(NUM_TYPES):
-                savanna[b, p, t] = 0
-                graveyard[b, p, t] = 0
         rest = NUM_FOOD - n * deal_size
         for i in range(rest):
             food_pile[b, i] = cards[n * deal_size + i]
         pile_len[b] = rest
-        st.ncommitted[b] = 0
-        st.active[b] = 0
-        st.phase[b] = BID
-        st.eater[b] = -1
-        st.last_animal[b] = -1
-        st.last_requirement[b] = 0
-        st.last_outcome[b] = 0
-        st.last_receiver[b] = -1
-        st.rounds[b] = 0
-        st.deals[b] = 0
-        st.plies[b] = 0
         start_round(st, b)
 
 
@@ -460,6 +450,7 @@ class BoaringBatched(BatchedGame):
     name = "boaring"
     game_class = BoaringGame
     reference: BoaringGame
+    state_layout = STATE
 
     def __init__(self, **options: Any):
         super().__init__(**options)
@@ -479,43 +470,9 @@ class BoaringBatched(BatchedGame):
         self.view = view_tables(self.num_players)
         """What the observation kernel reads besides the state (``observation.view_tables``)."""
 
-    def new_state(self, batch: int) -> BoaringBatchedState:
-        """Zeroed state for ``batch`` games (``reset_rows`` starts them)."""
-        n = self.num_players
-
-        def z(*shape: int, dtype: Any = np.int8) -> np.ndarray:
-            return np.zeros((batch, *shape), dtype=dtype)
-
-        return BoaringBatchedState(
-            hands=z(n, NUM_VALUES),
-            hand_size=z(n),
-            pending=z(n),
-            ncommitted=z(),
-            food_pile=z(NUM_FOOD),
-            pile_len=z(),
-            discard=z(NUM_VALUES),
-            animal_deck=z(NUM_ANIMALS),
-            deck_len=z(),
-            animals_left=z(NUM_TYPES),
-            active=z(),
-            animal=z(),
-            requirement=z(),
-            phase=np.full(batch, OVER, np.int8),
-            eater=z(),
-            current=np.full(batch, TERMINAL, np.int8),
-            savanna=z(n, NUM_TYPES),
-            graveyard=z(n, NUM_TYPES),
-            eaten=z(NUM_TYPES),
-            last_played=z(n),
-            last_animal=z(),
-            last_requirement=z(),
-            last_outcome=z(),
-            last_receiver=z(),
-            rounds=z(dtype=np.int16),
-            deals=z(dtype=np.int16),
-            plies=z(dtype=np.int32),
-            rng=z(dtype=np.uint64),
-        )
+    def state_sizes(self) -> dict[str, int]:
+        """The named sizes of the declared state (``kernels.STATE``): the seats."""
+        return {"players": self.num_players}
 
     def reset_rows(self, state: BoaringBatchedState, rows: np.ndarray) -> None:
         """A new game in each of ``rows`` (chance from each row's generator)."""
@@ -575,35 +532,8 @@ class BoaringBatched(BatchedGame):
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
     def to_reference(self, state: BoaringBatchedState, row: int) -> BoaringState:
         """Row ``row`` as a reference :class:`BoaringState` (the generator is not carried over)."""
-        n, b = self.num_players, row
-        ref = BoaringState(n)
-        ref.hands = state.hands[b].astype(int).tolist()
-        ref.hand_size = state.hand_size[b].astype(int).tolist()
-        ref.pending = state.pending[b].astype(int).tolist()
-        ref.ncommitted = int(state.ncommitted[b])
-        ref.food_pile = state.food_pile[b, : state.pile_len[b]].astype(int).tolist()
-        ref.discard = state.discard[b].astype(int).tolist()
-        ref.animal_deck = state.animal_deck[b, : state.deck_len[b]].astype(int).tolist()
-        ref.animals_left = state.animals_left[b].astype(int).tolist()
-        for f in (
-            "active",
-            "animal",
-            "requirement",
-            "phase",
-            "eater",
-            "current",
-            "last_animal",
-            "last_requirement",
-            "last_outcome",
-            "last_receiver",
-            "rounds",
-            "deals",
-        ):
-            setattr(ref, f, int(getattr(state, f)[b]))
-        ref.savanna = state.savanna[b].astype(int).tolist()
-        ref.graveyard = state.graveyard[b].astype(int).tolist()
-        ref.eaten = state.eaten[b].astype(int).tolist()
-        ref.last_played = state.last_played[b].astype(int).tolist()
+        ref = BoaringState(players=self.num_players)
+        STATE.to_reference(state, row, ref)
         return ref
 
     def from_reference(
@@ -623,39 +553,10 @@ class BoaringBatched(BatchedGame):
         self.write_row(r, state, row, plies)
 
     def write_row(self, r: BoaringState, state: BoaringBatchedState, b: int, plies: int | None = None) -> None:
-        """Every field of ``r`` into row ``b``, UNKNOWN (-1) placeholders of an information state included (the
-        search's root: ``search.py`` determinizes copies of it); :meth:`from_reference` for full states."""
-        state.hands[b] = r.hands
-        state.hand_size[b] = r.hand_size
-        state.pending[b] = r.pending
-        state.ncommitted[b] = r.ncommitted
-        state.food_pile[b] = 0
-        state.food_pile[b, : len(r.food_pile)] = r.food_pile
-        state.pile_len[b] = len(r.food_pile)
-        state.discard[b] = r.discard
-        state.animal_deck[b] = 0
-        state.animal_deck[b, : len(r.animal_deck)] = r.animal_deck
-        state.deck_len[b] = len(r.animal_deck)
-        state.animals_left[b] = r.animals_left
-        for f in (
-            "active",
-            "animal",
-            "requirement",
-            "phase",
-            "eater",
-            "current",
-            "last_animal",
-            "last_requirement",
-            "last_outcome",
-            "last_receiver",
-            "rounds",
-            "deals",
-        ):
-            getattr(state, f)[b] = getattr(r, f)
-        state.savanna[b] = r.savanna
-        state.graveyard[b] = r.graveyard
-        state.eaten[b] = r.eaten
-        state.last_played[b] = r.last_played
+        """Every field of ``r`` into row ``b`` (``kernels.STATE``'s conversion), UNKNOWN (-1) placeholders of an
+        information state included (the search's root: ``search.py`` determinizes copies of it);
+        :meth:`from_reference` for full states."""
+        STATE.from_reference(r, state, b)
         state.plies[b] = r.rounds * self.num_players + r.ncommitted if plies is None else plies
 
     has_greedy_actions = True

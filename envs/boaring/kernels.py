@@ -1,6 +1,7 @@
-"""Boaring's compiled rules, which both engines share: the batched state (:class:`BoaringBatchedState`, one game a
-row), the engine's :class:`Tables`, the rule steps over a row (turn up the cards, re-deal, play a decision, score
-the end) and the row functions of every engine (``envs.common.fastsearch.ROW_FUNCTIONS``: ``mover_row``,
+"""Boaring's compiled rules, which both engines share: the state declared once (:data:`STATE`: the batched state
+:class:`BoaringBatchedState`, one game a row, and the reference state's fields), the engine's :class:`Tables`, the
+rule steps over a row (turn up the cards, re-deal, play a decision, score the end) and the row functions of every
+engine (``envs.common.fastsearch.ROW_FUNCTIONS``: ``mover_row``,
 ``legal_row``, ``apply_row``, ``returns_row``, ``copy_row``, ``random_action_row``).
 
 The rules are those of :mod:`envs.boaring.rules` (the readable reference, which stays pure Python and calls no kernel
@@ -27,6 +28,9 @@ from envs.boaring.actions import (
     LION_BASE,
     LIVED,
     NO_EAT,
+    NOT_DIED,
+    NUM_ANIMALS,
+    NUM_FOOD,
     NUM_TYPES,
     NUM_VALUES,
     OVER,
@@ -34,39 +38,61 @@ from envs.boaring.actions import (
 from envs.common.fastrng import below, shuffle
 from envs.common.game import TERMINAL
 from envs.common.jit import inline_jit, row_jit
+from envs.common.state import Field, StateLayout, copy_fields
 
+STATE = StateLayout(
+    "BoaringBatchedState",
+    __name__,
+    Field("hands", np.int8, ("players", NUM_VALUES), doc="Per seat, the count of each food value in hand."),
+    Field("hand_size", np.int8, ("players",), doc="Per seat, the food cards in hand (public)."),
+    Field("pending", np.int8, ("players",), doc="Per seat, the card laid this round: 0 none yet, else 1..10."),
+    Field("ncommitted", np.int8, doc="Cards laid this round."),
+    Field(
+        "food_pile",
+        np.int8,
+        (NUM_FOOD,),
+        length="pile_len",
+        doc="Food values, bottom first: the top is food_pile[pile_len - 1] (the reference's list's last).",
+    ),
+    Field("pile_len", np.int8, doc="Cards in the food pile."),
+    Field("discard", np.int8, (NUM_VALUES,), doc="Food cards that left the game, the count per value."),
+    Field(
+        "animal_deck",
+        np.int8,
+        (NUM_ANIMALS,),
+        length="deck_len",
+        doc="Animal types, bottom first: the top is animal_deck[deck_len - 1].",
+    ),
+    Field("deck_len", np.int8, doc="Cards in the animal deck."),
+    Field("animals_left", np.int8, (NUM_TYPES,), doc="The animal deck by type (public; the deal counts them)."),
+    Field("active", np.int8, doc="The active seat (turns up the cards, first to lay one, first on ties)."),
+    Field("animal", np.int8, fill=-1, idle=0, doc="The animal on the table, -1 none."),
+    Field("requirement", np.int8, doc="The turned food card (the animal needs requirement * n), 0 none."),
+    Field("phase", np.int8, fill=BID, idle=OVER, doc="BID, EAT or OVER."),
+    Field("eater", np.int8, fill=-1, idle=0, doc="The seat deciding what the living hyena / lion eats, -1 none."),
+    Field("current", np.int8, idle=TERMINAL, doc="The seat to act, TERMINAL (-1) when over."),
+    Field("savanna", np.int8, ("players", NUM_TYPES), doc="Per seat, the living animals by type (2 points each)."),
+    Field("graveyard", np.int8, ("players", NUM_TYPES), doc="Per seat, the dead animals by type (-1 point each)."),
+    Field("eaten", np.int8, (NUM_TYPES,), doc="Animals eaten by a hyena or a lion, by type."),
+    Field("last_played", np.int8, ("players",), doc="The cards of the last reveal per seat, 0 before the first."),
+    Field("last_animal", np.int8, fill=-1, idle=0, doc="The animal of the last reveal, -1 before the first."),
+    Field("last_requirement", np.int8, doc="The food card of the last reveal, 0 before the first."),
+    Field("last_outcome", np.int8, fill=NOT_DIED, doc="The last reveal's fate: NOT_DIED (none yet), LIVED, DIED."),
+    Field("last_receiver", np.int8, fill=-1, idle=0, doc="The seat the last revealed animal went to, -1 none."),
+    Field("rounds", np.int16, doc="Completed rounds."),
+    Field("deals", np.int16, doc="Re-deals so far (the first deal not counted)."),
+    Field("plies", np.int32, batched_only=True, doc="Decisions applied (the AEC env's num_plies, for the ply cap)."),
+    Field("rng", np.uint64, batched_only=True, copied=False, doc="The row's generator (envs.common.fastrng)."),
+    doc="B Boaring games, one row each: the reference state's fields, ``plies`` and ``rng`` (:data:`STATE`).",
+)
+"""Boaring's state, declared once (:mod:`envs.common.state`): the batched state (one game a row), the reference
+state class (``rules.BoaringState``), the snapshots (``render.py``), ``new_state``, :func:`copy_row` and the
+conversions between the engines follow from it. A fresh reference state is every field's ``fill`` (the set-up,
+``BoaringGame.initial_state``, deals the cards and counts the animals); a batched row not started yet is its
+``idle`` (phase OVER, nobody to move). An information state (``BoaringGame.information_state``, the search's root
+row) holds ``UNKNOWN`` (-1) in the hands, the pending cards and the piles."""
 
-class BoaringBatchedState(NamedTuple):
-    """B Boaring games, one row each (the reference :class:`~envs.boaring.rules.BoaringState`'s fields)."""
-
-    hands: np.ndarray  # (B, n, 10) int8: count of each food value in hand
-    hand_size: np.ndarray  # (B, n) int8
-    pending: np.ndarray  # (B, n) int8: card laid this round, 0 none yet
-    ncommitted: np.ndarray  # (B,) int8
-    food_pile: np.ndarray  # (B, 70) int8: values, bottom first; the top is food_pile[pile_len - 1]
-    pile_len: np.ndarray  # (B,) int8
-    discard: np.ndarray  # (B, 10) int8: count per value
-    animal_deck: np.ndarray  # (B, 38) int8: types, bottom first; the top is animal_deck[deck_len - 1]
-    deck_len: np.ndarray  # (B,) int8
-    animals_left: np.ndarray  # (B, 3) int8: the deck by type
-    active: np.ndarray  # (B,) int8
-    animal: np.ndarray  # (B,) int8: -1 none
-    requirement: np.ndarray  # (B,) int8: the turned food card, 0 none
-    phase: np.ndarray  # (B,) int8: BID, EAT, OVER
-    eater: np.ndarray  # (B,) int8: -1 none
-    current: np.ndarray  # (B,) int8: seat to act, -1 (TERMINAL) when over
-    savanna: np.ndarray  # (B, n, 3) int8
-    graveyard: np.ndarray  # (B, n, 3) int8
-    eaten: np.ndarray  # (B, 3) int8
-    last_played: np.ndarray  # (B, n) int8
-    last_animal: np.ndarray  # (B,) int8
-    last_requirement: np.ndarray  # (B,) int8
-    last_outcome: np.ndarray  # (B,) int8: NOT_DIED, LIVED, DIED
-    last_receiver: np.ndarray  # (B,) int8
-    rounds: np.ndarray  # (B,) int16
-    deals: np.ndarray  # (B,) int16
-    plies: np.ndarray  # (B,) int32: decisions applied (the AEC env's num_plies)
-    rng: np.ndarray  # (B,) uint64: the row's generator
+BoaringBatchedState = STATE.batched_type
 
 
 class Tables(NamedTuple):
@@ -419,43 +445,8 @@ def returns_row(st, tab, b, out):
 
 @row_jit
 def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst`` (element by element: a slice assignment may
-    allocate, which a function without reference counting may not)."""
-    n = tab.num_players
-    for p in range(n):
-        for i in range(NUM_VALUES):
-            st.hands[dst, p, i] = st.hands[src, p, i]
-        for t in range(NUM_TYPES):
-            st.savanna[dst, p, t] = st.savanna[src, p, t]
-            st.graveyard[dst, p, t] = st.graveyard[src, p, t]
-        st.hand_size[dst, p] = st.hand_size[src, p]
-        st.pending[dst, p] = st.pending[src, p]
-        st.last_played[dst, p] = st.last_played[src, p]
-    for i in range(st.food_pile.shape[1]):
-        st.food_pile[dst, i] = st.food_pile[src, i]
-    for i in range(st.animal_deck.shape[1]):
-        st.animal_deck[dst, i] = st.animal_deck[src, i]
-    for i in range(NUM_VALUES):
-        st.discard[dst, i] = st.discard[src, i]
-    for t in range(NUM_TYPES):
-        st.animals_left[dst, t] = st.animals_left[src, t]
-        st.eaten[dst, t] = st.eaten[src, t]
-    st.ncommitted[dst] = st.ncommitted[src]
-    st.pile_len[dst] = st.pile_len[src]
-    st.deck_len[dst] = st.deck_len[src]
-    st.active[dst] = st.active[src]
-    st.animal[dst] = st.animal[src]
-    st.requirement[dst] = st.requirement[src]
-    st.phase[dst] = st.phase[src]
-    st.eater[dst] = st.eater[src]
-    st.current[dst] = st.current[src]
-    st.last_animal[dst] = st.last_animal[src]
-    st.last_requirement[dst] = st.last_requirement[src]
-    st.last_outcome[dst] = st.last_outcome[src]
-    st.last_receiver[dst] = st.last_receiver[src]
-    st.rounds[dst] = st.rounds[src]
-    st.deals[dst] = st.deals[src]
-    st.plies[dst] = st.plies[src]
+    """Row ``src`` of every field but the generator into row ``dst`` (:data:`STATE`'s compiled copy)."""
+    copy_fields(st, src, dst)
 
 
 @row_jit

@@ -12,97 +12,32 @@ from PIL import Image, ImageDraw
 from envs.boaring.actions import (
     ANIMAL_NAMES,
     BID,
-    COPIES_PER_VALUE,
     LIVED,
-    NUM_ANIMALS,
-    NUM_FOOD,
-    NUM_TYPES,
-    NUM_VALUES,
     OVER,
     PHASE_NAMES,
     UNKNOWN,
 )
+from envs.boaring.kernels import STATE
 from envs.boaring.rules import BoaringGame, BoaringState, check_consistent
-from envs.common.game import SnapshotError
 from envs.common.render import BACKGROUND, INK, PLAYER_COLORS, font
 
-_FIELDS_INT = (
-    "ncommitted",
-    "active",
-    "animal",
-    "requirement",
-    "phase",
-    "eater",
-    "current",
-    "last_animal",
-    "last_requirement",
-    "last_outcome",
-    "last_receiver",
-    "rounds",
-    "deals",
-)
-_FIELDS_LIST = (
-    "hand_size",
-    "pending",
-    "food_pile",
-    "discard",
-    "animal_deck",
-    "animals_left",
-    "eaten",
-    "last_played",
-)
-_FIELDS_TABLE = ("hands", "savanna", "graveyard")
+_JSON_ORDER = sorted(STATE.reference_fields, key=lambda f: len(f.shape))
+"""The snapshots' key order since the first: the declared fields (``kernels.STATE``), the numbers first, then the
+lists, then the tables (a stable sort: each group in declaration order)."""
 
 
 def state_to_json(game: BoaringGame, state: BoaringState) -> dict[str, Any]:
-    """Every field of the state as plain ints and lists (hidden information included)."""
-    out: dict[str, Any] = {f: int(getattr(state, f)) for f in _FIELDS_INT}
-    for f in _FIELDS_LIST:
-        out[f] = [int(x) for x in getattr(state, f)]
-    for f in _FIELDS_TABLE:
-        out[f] = [[int(x) for x in row] for row in getattr(state, f)]
-    return out
+    """Every field of the state as plain ints and lists (hidden information included; the declaration's JSON
+    form, ``kernels.STATE``)."""
+    data = STATE.to_json(state)
+    return {f.name: data[f.name] for f in _JSON_ORDER}
 
 
-def state_from_json(game: BoaringGame, data: dict[str, Any]) -> Any:
-    """Inverse of :meth:`state_to_json`; checks shapes, ranges and that no card or animal is lost."""
-    n = game.num_players
-    if not isinstance(data, dict):
-        raise SnapshotError("a Boaring state must be a dict")
+def state_from_json(game: BoaringGame, data: dict[str, Any]) -> BoaringState:
+    """Inverse of :func:`state_to_json`: the declaration checks the fields, their shapes and their dtypes'
+    ranges, ``rules.check_consistent`` the card values and that no card or animal is lost."""
     state = game.blank_state()
-
-    def as_int(x: Any, what: str) -> int:
-        if isinstance(x, bool) or not isinstance(x, int):
-            raise SnapshotError(f"{what} must be an integer, got {x!r}")
-        return x
-
-    def as_list(x: Any, what: str, length: int | None, low: int, high: int) -> list[int]:
-        if not isinstance(x, list) or (length is not None and len(x) != length):
-            raise SnapshotError(f"{what} must be a list" + (f" of {length}" if length is not None else ""))
-        out = [as_int(v, what) for v in x]
-        if any(not low <= v <= high for v in out):
-            raise SnapshotError(f"{what} has a value outside [{low}, {high}]: {out}")
-        return out
-
-    try:
-        for f in _FIELDS_INT:
-            setattr(state, f, as_int(data[f], f))
-        state.hand_size = as_list(data["hand_size"], "hand_size", n, 0, NUM_FOOD)
-        state.pending = as_list(data["pending"], "pending", n, 0, NUM_VALUES)
-        state.food_pile = as_list(data["food_pile"], "food_pile", None, 1, NUM_VALUES)
-        state.discard = as_list(data["discard"], "discard", NUM_VALUES, 0, COPIES_PER_VALUE)
-        state.animal_deck = as_list(data["animal_deck"], "animal_deck", None, 0, NUM_TYPES - 1)
-        state.animals_left = as_list(data["animals_left"], "animals_left", NUM_TYPES, 0, NUM_ANIMALS)
-        state.eaten = as_list(data["eaten"], "eaten", NUM_TYPES, 0, NUM_ANIMALS)
-        state.last_played = as_list(data["last_played"], "last_played", n, 0, NUM_VALUES)
-        for f in _FIELDS_TABLE:
-            rows = data[f]
-            width = NUM_VALUES if f == "hands" else NUM_TYPES
-            if not isinstance(rows, list) or len(rows) != n:
-                raise SnapshotError(f"{f} must be a list of {n} rows")
-            setattr(state, f, [as_list(r, f, width, 0, NUM_FOOD) for r in rows])
-    except KeyError as err:
-        raise SnapshotError(f"Boaring state is missing field {err}") from err
+    STATE.from_json(data, state, {"players": game.num_players})
     check_consistent(game, state)
     return state
 
