@@ -4,55 +4,39 @@
 ``rules.BattleSheepGame`` (every one its ``OPTIONS`` table allows, ``canvas_radius`` down to the player count's
 smallest). ``rules.py`` stays the readable reference: ``tests/battle_sheep/test_battle_sheep_fast.py``
 checks that both engines give identical legal masks, observations (every seat's), rewards, results and states over
-thousands of random games. Observations and masks are built by the kernels of ``observation.py``, the ones the AEC
-env uses, and are tested against the readable ``observation_numpy`` / ``legal_mask_python``.
+thousands of random games. The rules it plays are the compiled rules of ``kernels.py`` (the state
+:class:`~envs.battle_sheep.kernels.BattleSheepBatchedState`, the tables :class:`~envs.battle_sheep.kernels.Tables`,
+the row functions), which the reference engine shares; its observations are built by the kernels of
+``observation.py``, the ones the AEC env uses, and are tested against the readable ``observation_numpy`` /
+``legal_mask_python``.
 
-State (:class:`BattleSheepBatchedState`, one row per game): the canvas cells and stack heights, each seat's stacks in
-the order they were first occupied (as the reference's ``stacks``), tiles left, phase, mover, stacks placed, who can
-still move, and for the build phase the pasture's cells (in the reference's order) and extents (min / max of q, r,
-s), which re-centre the frame after every tile placement exactly as ``rules.PastureBuild.recentre`` does (RULES.md, "The
-frame": tile ids are relative to the re-centred pasture). ``on_border`` is the outside border, computed once when
-the pasture is complete. ``rng`` is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`); the only
-chance in Battle Sheep is ``pasture="random"``'s build, whose placements it draws (``below(count)`` over the legal
-tiles in id order, where ``rules.py`` asks its numpy generator ``integers(count)``): the streams are not numpy's,
-so a batched game and an AEC env seeded alike build different pastures. :class:`envs.common.fastrng.MirrorRng`
-makes the reference draw a row's placements (the differential tests use it).
+Chance: ``rng`` is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`); the only chance in Battle Sheep
+is ``pasture="random"``'s build, whose placements it draws (``below(count)`` over the legal tiles in id order,
+where ``rules.py`` asks its numpy generator ``integers(count)``): the streams are not numpy's, so a batched game and
+an AEC env seeded alike build different pastures. :class:`envs.common.fastrng.MirrorRng` makes the reference draw a
+row's placements (the differential tests use it).
 
 Truncation: a live row that reaches ``max_game_length`` plies is truncated, as ``BarnyardAECEnv`` does (a Battle
 Sheep game always ends before: every move occupies a new pasture).
 
-Every kernel takes the state and the engine's :class:`Tables` (the canvas's tables, the options and the work
-buffers: one flat ``NamedTuple``), never their unpacked fields. The row functions every engine exports
-(``envs.common.fastsearch.ROW_FUNCTIONS``: :func:`mover_row`, :func:`legal_row`, :func:`apply_row`,
-:func:`returns_row`, :func:`copy_row`, :func:`random_action_row`) and :func:`legal_tiles_row` are the
-interface of ``search.py``, whose tree (``envs/common/fastsearch.py``) plays on these rows. The ``greedy`` baseline
-runs here (:meth:`BattleSheepBatched.greedy_actions`, every row at once: ``baselines.GreedyPolicy``'s scores,
-tie-breaks from a generator per row; ``tests/battle_sheep/test_battle_sheep_greedy_fast.py`` checks it move by move
-against the Python policy and measures both with ``--speed``).
-
-How the functions read the state and the tables, for speed: numba increfs every array of both tuples (37 at the
-default options) when a function taking them starts and decrefs them when it ends, and its reference-count pruning
-drops those pairs only when both tuples die in the function's first block. So the functions run every ply (the row
-functions and their helpers) read the fields they need into locals at their top, before anything that branches or
-calls, and pass one row's arrays to their helpers (:func:`_next_mover`, :func:`_final_returns`); the small row
-functions are inlined into their callers (``inline="always"``; the tree's wrappers in ``fastsearch`` included). A
-row function that passes ``st`` and ``tab`` on pays the 37 pairs at each call: written that way, the playouts and
-the search ran 2.5-3x slower (measured). Functions run once per kernel call, or once per row of a batch where the
-row's work dwarfs it, take the simpler style.
+Every kernel takes the state and the engine's :class:`~envs.battle_sheep.kernels.Tables` (the canvas's tables, the
+options and the work buffers: one flat ``NamedTuple``), never their unpacked fields, and works through the row
+functions of ``kernels.py`` (``envs.common.fastsearch.ROW_FUNCTIONS``, offered here too: ``search.py`` and the
+tests import them from either). The ``greedy`` baseline runs here (:meth:`BattleSheepBatched.greedy_actions`, every
+row at once: ``baselines.GreedyPolicy``'s scores, tie-breaks from a generator per row;
+``tests/battle_sheep/test_battle_sheep_greedy_fast.py`` checks it move by move against the Python policy and
+measures both with ``--speed``).
 
 numba's on-disk cache of a compiled function watches only its own file, not those of the functions it calls (or
-inlines): after editing ``observation.py``, touch this file; after editing this file, clear
-``envs/battle_sheep/__pycache__`` (``search.py``'s kernels have its functions compiled into them). The tree's own
-cache file is named after a digest of ``search.py`` and this file (``envs.common.fastsearch.kernels``).
+inlines): after editing ``kernels.py`` or ``observation.py``, clear ``envs/battle_sheep/__pycache__``.
 """
 
 from __future__ import annotations
 
 from array import array
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from numba import njit
 
 from envs.battle_sheep.actions import (
     BUILD,
@@ -62,114 +46,32 @@ from envs.battle_sheep.actions import (
     NO_PASTURE,
     OVER,
     PLACE,
-    SHEEP_PER_PLAYER,
     TILES_PER_PLAYER,
 )
-from envs.battle_sheep.observation import (
-    largest_herd,
-    mask_tiles,
-    observe_into,
-    outer_border,
-    place_tile,
+from envs.battle_sheep.kernels import (
+    MAX_SPANS,
+    MAX_STACKS,
+    BattleSheepBatchedState,
+    Tables,
+    apply_row,
+    final_returns,
+    legal_tiles_row,
+    returns_row,
+    set_legal_row,
     slide,
     stack_can_move,
     zero,
 )
+from envs.battle_sheep.kernels import copy_row as copy_row
+from envs.battle_sheep.kernels import legal_row as legal_row
+from envs.battle_sheep.kernels import mover_row as mover_row
+from envs.battle_sheep.kernels import random_action_row as random_action_row
+from envs.battle_sheep.observation import observe_rows
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL
-from envs.common.jit import refcount_jit
+from envs.common.jit import inline_jit, refcount_jit
 from envs.common.vector import BatchedGame
-
-MAX_STACKS = SHEEP_PER_PLAYER
-"""A seat never has more stacks than sheep."""
-MAX_SPANS = 6 * MAX_STACKS
-"""The most runs of set entries in a mask row: one per (stack, direction)."""
-
-
-class BattleSheepBatchedState(NamedTuple):
-    """B Battle Sheep games; row ``b`` of every field is game ``b`` (see the module docstring)."""
-
-    cells: np.ndarray  # (B, N) int8: NO_PASTURE, EMPTY or the seat of the stack there
-    heights: np.ndarray  # (B, N) int8
-    stacks: np.ndarray  # (B, n, 16) int64: each seat's stack cells, in the order first occupied
-    num_stacks: np.ndarray  # (B, n) int64
-    tiles_left: np.ndarray  # (B, n) int8
-    phase: np.ndarray  # (B,) int64: BUILD, PLACE, MOVE, OVER
-    to_move: np.ndarray  # (B,) int64: the mover (when over: as the reference keeps it)
-    stacks_placed: np.ndarray  # (B,) int64
-    can_move: np.ndarray  # (B, n) bool: False once a seat was found blocked
-    num_pasture: np.ndarray  # (B,) int64
-    pasture: np.ndarray  # (B, 16n) int64: the pasture's cells, in the reference's order
-    extent: np.ndarray  # (B, 6) int64: min q, max q, min r, max r, min s, max s of the pasture
-    on_border: np.ndarray  # (B, N) bool: pasture on the outside border (set when the pasture is complete)
-    plies: np.ndarray  # (B,) int64: decisions played (the AEC env's truncation count)
-    last_action: np.ndarray  # (B,) int64
-    rng: np.ndarray  # (B,) uint64: the row's SplitMix64 generator
-
-
-class Tables(NamedTuple):
-    """What the kernels read besides the state: the canvas's tables (``observation.GridTables``), the options, and
-    the engine's work buffers (its kernels run one call at a time per engine). One flat ``NamedTuple`` of arrays and
-    scalars, so that every kernel takes the same two objects (the state and these) and numba's parallel kernels could
-    take it too (they cannot take a nested tuple)."""
-
-    nbr: np.ndarray
-    """(N, 6) int64: the neighbour per direction, -1 off the canvas."""
-    tiles: np.ndarray
-    """(3N, 4) int64: the cells of tile action ``3a + o`` (the anchor first), all -1 where it leaves the canvas."""
-    cell_tiles: np.ndarray
-    """(N, 12) int64: the on-canvas tile actions holding each cell, padded with -1."""
-    centre: int
-    """The canvas's centre cell (the first tile goes round it)."""
-    q: np.ndarray
-    """(N,) int64: each cell's axial q."""
-    r: np.ndarray
-    """(N,) int64: each cell's axial r."""
-    cell_at: np.ndarray
-    """((2R+1)^2,) int64: the cell at (q, r), -1 off the canvas (``GridTables.cell_at``)."""
-    radius: int
-    """The canvas radius R."""
-    square: np.ndarray
-    """(N,) int64: each cell's flat index on the observation's square."""
-    canvas: np.ndarray
-    """((2R+1)^2,) float32: observation plane 0."""
-    num_players: int
-    """Seats n."""
-    splits: bool
-    """``end_rule="splits"``: the seat to move that cannot move ends the game."""
-    total_tiles: int
-    """Tiles in the pasture (4 cells each): the build phase ends when all are laid."""
-    random_pasture: bool
-    """``pasture="random"``: a new game's pasture is built by random placements (:func:`_reset_kernel`)."""
-    max_plies: int
-    """The AEC env's ply cap (``max_game_length``): a live row reaching it is cut (``mover_row`` -1)."""
-    work_code: np.ndarray
-    """(N,) int8 work: ``observation.mask_tiles``'s cell codes."""
-    work_near: np.ndarray
-    """(N,) int64 work: ``observation.mask_tiles``'s cells next to the pasture."""
-    work_tile_ok: np.ndarray
-    """(3N,) bool work: :func:`legal_tiles_row`'s tile mask."""
-    work_list: np.ndarray
-    """(3N,) int64 work: the legal tiles or stack cells :func:`random_action_row` (and a random build) draws from."""
-    work_seen: np.ndarray
-    """(N,) bool work: the flood fills' marks (largest herd, outer border)."""
-    work_todo: np.ndarray
-    """(N,) int64 work: the flood fills' stack."""
-    work_spans: np.ndarray
-    """(2, MAX_SPANS) int64 work: :func:`legal_row`'s spans (starts, lengths)."""
-    work_after: np.ndarray
-    """(N,) int8 work: the greedy's cells after a move."""
-    work_stacks: np.ndarray
-    """(n,) int64 work: the greedy's stack counts after a move."""
-    work_result: np.ndarray
-    """(n,) float64 work: the greedy's final result of a move that ends the game."""
-    work_actions: np.ndarray
-    """(M,) int64 work: the greedy's legal actions (M: the most legal actions of a phase, at least 3N)."""
-    work_scores: np.ndarray
-    """(M,) float64 work: the greedy's scores."""
-    work_best: np.ndarray
-    """(M,) int64 work: the greedy's best actions."""
 
 
 def _make_tables(ref: BattleSheepGame) -> Tables:
@@ -207,340 +109,6 @@ def _make_tables(ref: BattleSheepGame) -> Tables:
         work_scores=np.zeros(most, dtype=np.float64),
         work_best=np.zeros(most, dtype=np.int64),
     )
-
-
-# ----- one position's helpers -----------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _next_seat(seat, n):
-    return 0 if seat + 1 == n else seat + 1
-
-
-@njit(cache=True, inline="always")
-def _has_move(cells, heights, stack_cells, count, nbr):
-    """Whether the seat whose stacks are ``stack_cells[:count]`` can move (rules.has_move; ``cells``, ``heights``:
-    one row)."""
-    for i in range(count):
-        if stack_can_move(cells, heights, nbr, stack_cells[i]):
-            return True
-    return False
-
-
-@refcount_jit
-def _next_mover(cells, heights, stacks, num_stacks, can_move, nbr, first, n, splits):
-    """(the seat to move, whether the game is over) after a move, from seat ``first`` clockwise, skipping blocked
-    seats (whose ``can_move`` it clears); over if nobody can move (rules.advance_mover; ``splits``: the seat to
-    move that cannot move ends the game, and stays the mover). Seat -1: over, the mover unchanged. One row's
-    arrays."""
-    seat = first if first < n else first - n
-    if splits:
-        if _has_move(cells, heights, stacks[seat], num_stacks[seat], nbr):
-            return seat, False
-        can_move[seat] = False
-        return seat, True
-    for _ in range(n):
-        if can_move[seat]:
-            if _has_move(cells, heights, stacks[seat], num_stacks[seat], nbr):
-                return seat, False
-            can_move[seat] = False
-        seat = _next_seat(seat, n)
-    return -1, True
-
-
-@njit(cache=True, inline="always")
-def _listed(mask, out):
-    """The indices of ``mask``'s set entries in order into ``out``; returns how many."""
-    count = 0
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            out[count] = i
-            count += 1
-    return count
-
-
-@refcount_jit
-def _final_returns(cells, num_stacks, to_move, n, splits, nbr, seen, todo, out):
-    """The returns of a finished position into ``out`` (rules.returns): one row's ``cells`` and ``num_stacks``,
-    and ``to_move``, the seat whose turn ended the game (the loser under ``splits``). ``seen``, ``todo``: the
-    largest herd's scratch."""
-    for s in range(n):
-        out[s] = 0.0
-    if splits:
-        out[0] = 1.0
-        out[1] = 1.0
-        out[to_move] = -1.0
-        return
-    pastures = np.empty(n, dtype=np.int64)
-    herds = np.empty(n, dtype=np.int64)
-    for s in range(n):
-        pastures[s] = num_stacks[s]
-        herds[s] = largest_herd(cells, nbr, s, seen, todo)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if pastures[i] > pastures[j] or (pastures[i] == pastures[j] and herds[i] > herds[j]):
-                out[i] += 1.0
-                out[j] -= 1.0
-            elif pastures[j] > pastures[i] or (pastures[j] == pastures[i] and herds[j] > herds[i]):
-                out[j] += 1.0
-                out[i] -= 1.0
-    for s in range(n):
-        out[s] /= n - 1
-
-
-# ----- functions on one row of the batch ------------------------------------------------------------------------------
-@refcount_jit
-def _set_legal_row(st, tab, b, out, span_start, span_len):
-    """Set row ``b``'s legal actions in ``out`` (its mask, all zeros before) and record the spans of ``out`` it may
-    have set (``span_start[i]``, ``span_len[i]``; every entry of a move span is set); returns how many spans, so
-    that the next call can clear just those instead of the whole row."""
-    n = st.cells.shape[1]
-    ph = st.phase[b]
-    seat = st.to_move[b]
-    m = st.num_pasture[b]
-    num_stacks = st.num_stacks[b, seat]
-    cells = st.cells[b]
-    heights = st.heights[b]
-    pasture = st.pasture[b]
-    on_border = st.on_border[b]
-    stacks = st.stacks[b, seat]
-    tiles, cell_tiles, nbr, centre = tab.tiles, tab.cell_tiles, tab.nbr, tab.centre
-    code, near = tab.work_code, tab.work_near
-    count = 0
-    if ph == BUILD:
-        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, out)
-        span_start[0] = 0
-        span_len[0] = 3 * n
-        count = 1
-    elif ph == PLACE:
-        for i in range(m):
-            c = pasture[i]
-            if on_border[c] and cells[c] == EMPTY:
-                out[3 * n + c] = True
-        span_start[0] = 3 * n
-        span_len[0] = n
-        count = 1
-    elif ph == MOVE:
-        for i in range(num_stacks):
-            c = stacks[i]
-            h = np.int64(heights[c])
-            if h < 2:
-                continue
-            for d in range(6):
-                j = nbr[c, d]
-                if j >= 0 and cells[j] == EMPTY:
-                    start = 4 * n + (c * 6 + d) * MAX_MOVE
-                    for k in range(h - 1):
-                        out[start + k] = True
-                    span_start[count] = start
-                    span_len[count] = h - 1
-                    count += 1
-    return count
-
-
-@refcount_jit
-def legal_tiles_row(st, tab, b, out):
-    """The legal tile placements of row ``b`` (in the build phase) in id order into ``out`` (int64, at least 3N);
-    returns how many: the legal list the random build and the random playouts draw from (``below(count)``, as
-    ``rules.py`` draws ``integers(count)`` over ``legal_actions``), and the search's candidates there."""
-    m = st.num_pasture[b]
-    tile_ok = tab.work_tile_ok
-    zero(tile_ok)
-    mask_tiles(
-        st.cells[b],
-        st.pasture[b],
-        m,
-        m,
-        tab.tiles,
-        tab.cell_tiles,
-        tab.nbr,
-        tab.centre,
-        tab.work_code,
-        tab.work_near,
-        tile_ok,
-    )
-    return _listed(tile_ok, out)
-
-
-# ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) -----------------------------------
-@njit(cache=True, inline="always")
-def mover_row(st, tab, b):
-    """The seat to move in row ``b``, -1 when over or at the ply cap (never reached: every move fills a pasture)."""
-    phase = st.phase[b]
-    plies = st.plies[b]
-    seat = st.to_move[b]
-    cap = tab.max_plies
-    return -1 if phase == OVER or plies >= cap else seat
-
-
-@refcount_jit
-def legal_row(st, tab, b, out):
-    """The mover's legal mask of row ``b`` into ``out`` (bool, 94N; all False when over); returns how many are
-    legal."""
-    zero(out)
-    starts = tab.work_spans[0]
-    lens = tab.work_spans[1]
-    spans = _set_legal_row(st, tab, b, out, starts, lens)
-    count = 0
-    for i in range(spans):
-        for k in range(starts[i], starts[i] + lens[i]):
-            if out[k]:
-                count += 1
-    return count
-
-
-@njit(cache=True, inline="always")
-def apply_row(st, tab, b, a):
-    """Play legal action ``a`` for the mover of live row ``b`` (rules.apply; no chance)."""
-    num_cells = st.cells.shape[1]
-    seat = st.to_move[b]
-    ph = st.phase[b]
-    cells, heights, stacks, num_stacks, can_move = st.cells, st.heights, st.stacks, st.num_stacks, st.can_move
-    phase, to_move, stacks_placed, tiles_left = st.phase, st.to_move, st.stacks_placed, st.tiles_left
-    num_pasture, pasture, extent, on_border = st.num_pasture, st.pasture, st.extent, st.on_border
-    n, splits, nbr = tab.num_players, tab.splits, tab.nbr
-    tiles, q, r, cell_at, radius, total_tiles = tab.tiles, tab.q, tab.r, tab.cell_at, tab.radius, tab.total_tiles
-    seen, todo = tab.work_seen, tab.work_todo
-    st.plies[b] += 1
-    st.last_action[b] = a
-    first = -1  # the seat from which the next mover is sought (the moves)
-    if ph == BUILD:
-        place_tile(cells, num_pasture, pasture, extent, b, a, tiles, q, r, cell_at, radius)
-        tiles_left[b, seat] -= 1
-        if num_pasture[b] == 4 * total_tiles:
-            phase[b] = PLACE
-            outer_border(cells[b], nbr, seen, todo, on_border[b])
-            to_move[b] = 0
-        else:
-            to_move[b] = _next_seat(seat, n)
-    elif ph == PLACE:
-        c = a - 3 * num_cells
-        cells[b, c] = seat
-        heights[b, c] = SHEEP_PER_PLAYER
-        stacks[b, seat, num_stacks[b, seat]] = c
-        num_stacks[b, seat] += 1
-        stacks_placed[b] += 1
-        if stacks_placed[b] == n:
-            phase[b] = MOVE
-            first = 0
-        else:
-            to_move[b] = seat + 1
-    else:
-        rest = a - 4 * num_cells
-        cell_dir = rest // MAX_MOVE
-        k = rest - cell_dir * MAX_MOVE + 1
-        c = cell_dir // 6
-        d = cell_dir - 6 * c
-        dest = slide(cells[b], nbr, c, d)
-        heights[b, c] -= k
-        cells[b, dest] = seat
-        heights[b, dest] = k
-        stacks[b, seat, num_stacks[b, seat]] = dest
-        num_stacks[b, seat] += 1
-        first = seat + 1
-    if first >= 0:
-        mover, over = _next_mover(cells[b], heights[b], stacks[b], num_stacks[b], can_move[b], nbr, first, n, splits)
-        if mover >= 0:
-            to_move[b] = mover
-        if over:
-            phase[b] = OVER
-
-
-@njit(cache=True, inline="always")
-def returns_row(st, tab, b, out):
-    """Row ``b``'s returns per seat into ``out`` (float64; zeros while live): rules.returns."""
-    over = st.phase[b] == OVER
-    cells, num_stacks, seat = st.cells[b], st.num_stacks[b], st.to_move[b]
-    n, splits, nbr, seen, todo = tab.num_players, tab.splits, tab.nbr, tab.work_seen, tab.work_todo
-    if over:
-        _final_returns(cells, num_stacks, seat, n, splits, nbr, seen, todo, out)
-    else:
-        for s in range(n):
-            out[s] = 0.0
-
-
-@refcount_jit  # its row copies take array views, which numba counts
-def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    cells, heights, stacks, num_stacks, tiles_left = st.cells, st.heights, st.stacks, st.num_stacks, st.tiles_left
-    phase, to_move, stacks_placed, can_move = st.phase, st.to_move, st.stacks_placed, st.can_move
-    num_pasture, pasture, extent, on_border = st.num_pasture, st.pasture, st.extent, st.on_border
-    plies, last_action = st.plies, st.last_action
-    cells[dst] = cells[src]
-    heights[dst] = heights[src]
-    stacks[dst] = stacks[src]
-    num_stacks[dst] = num_stacks[src]
-    tiles_left[dst] = tiles_left[src]
-    phase[dst] = phase[src]
-    to_move[dst] = to_move[src]
-    stacks_placed[dst] = stacks_placed[src]
-    can_move[dst] = can_move[src]
-    num_pasture[dst] = num_pasture[src]
-    pasture[dst] = pasture[src]
-    extent[dst] = extent[src]
-    on_border[dst] = on_border[src]
-    plies[dst] = plies[src]
-    last_action[dst] = last_action[src]
-
-
-@njit(cache=True, inline="always")
-def random_action_row(st, tab, b):
-    """A uniformly random legal action of live row ``b``, one draw from ``st.rng[b]`` (``MCTSPolicy``'s default
-    rollout, the search's playout): ``below(count)`` over the legal tiles in id order, the free border cells in
-    pasture order, or the moves by stack (in the order first occupied), direction and count."""
-    num_cells = st.cells.shape[1]
-    ph = st.phase[b]
-    seat = st.to_move[b]
-    m = st.num_pasture[b]
-    num_stacks = st.num_stacks[b, seat]
-    cells = st.cells[b]
-    heights = st.heights[b]
-    pasture = st.pasture[b]
-    on_border = st.on_border[b]
-    stacks = st.stacks[b, seat]
-    rng = st.rng
-    nbr, work = tab.nbr, tab.work_list
-    tiles, cell_tiles, centre, code, near, tile_ok = (
-        tab.tiles,
-        tab.cell_tiles,
-        tab.centre,
-        tab.work_code,
-        tab.work_near,
-        tab.work_tile_ok,
-    )
-    if ph == BUILD:  # legal_tiles_row's steps: calling it from a branch would cost every call (module docstring)
-        zero(tile_ok)
-        mask_tiles(cells, pasture, m, m, tiles, cell_tiles, nbr, centre, code, near, tile_ok)
-        return work[below(rng, b, _listed(tile_ok, work))]
-    if ph == PLACE:
-        count = 0
-        for i in range(m):
-            c = pasture[i]
-            if on_border[c] and cells[c] == EMPTY:
-                work[count] = c
-                count += 1
-        return 3 * num_cells + work[below(rng, b, count)]
-    total = 0
-    for i in range(num_stacks):
-        c = stacks[i]
-        h = np.int64(heights[c])
-        if h < 2:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j >= 0 and cells[j] == EMPTY:
-                total += h - 1
-    k = np.int64(below(rng, b, total))  # below returns a uint64: int64 arithmetic below
-    for i in range(num_stacks):
-        c = stacks[i]
-        h = np.int64(heights[c])
-        if h < 2:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j >= 0 and cells[j] == EMPTY:
-                if k < h - 1:
-                    return 4 * num_cells + (c * 6 + d) * MAX_MOVE + k
-                k -= h - 1
-    return -1
 
 
 # ----- kernels over the batch -----------------------------------------------------------------------------------------
@@ -592,28 +160,7 @@ def _legal_kernel(st, tab, out, incremental, span_start, span_len, num_spans):
                     row[start + k] = False
         else:
             zero(row)
-        num_spans[b] = _set_legal_row(st, tab, b, row, span_start[b], span_len[b])
-
-
-@refcount_jit
-def _observe_kernel(st, tab, seats, out):
-    lib = np.empty(st.cells.shape[1], dtype=np.int64)
-    for b in range(seats.shape[0]):
-        observe_into(
-            st.cells[b],
-            st.heights[b],
-            st.tiles_left[b],
-            st.phase[b],
-            seats[b],
-            tab.num_players,
-            st.pasture[b],
-            st.num_pasture[b],
-            tab.square,
-            tab.canvas,
-            tab.nbr,
-            lib,
-            out[b],
-        )
+        num_spans[b] = set_legal_row(st, tab, b, row, span_start[b], span_len[b])
 
 
 @refcount_jit
@@ -637,7 +184,7 @@ def _potential_kernel(st, tab, out):
 
 
 # ----- the greedy baseline, compiled ----------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@inline_jit
 def _open_count(cells, nbr, c):
     """Free pastures next to cell ``c`` (``cells``: one row)."""
     k = 0
@@ -648,7 +195,7 @@ def _open_count(cells, nbr, c):
     return k
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _live_sheep(cells, heights, stack_cells, count, nbr):
     """(sheep that can still move, open (stack, direction) pairs) of the seat whose stacks are
     ``stack_cells[:count]`` (baselines.live_sheep; ``cells``, ``heights``: one row)."""
@@ -755,7 +302,7 @@ def _score_moves(st, tab, b, actions, scores):
                     over = not others_can and not (can_move[seat] and mine_live > 0)
                 if over:
                     if not final_known:
-                        _final_returns(after, stacks_after, (seat + 1) % n, n, splits, nbr, seen, todo, result)
+                        final_returns(after, stacks_after, (seat + 1) % n, n, splits, nbr, seen, todo, result)
                         final = 1000.0 * result[seat]
                         final_known = True
                     scores[count] = final
@@ -858,7 +405,7 @@ class BattleSheepBatched(BatchedGame):
         super().__init__(**options)
         self.num_cells = self.reference.grid.num_cells
         self.tables = _make_tables(self.reference)
-        """The kernels' constants and work buffers (:class:`Tables`): one call at a time per engine."""
+        """The kernels' constants and work buffers (``kernels.Tables``): one call at a time per engine."""
         self._mask_out: np.ndarray | None = None
         """The array the last legal_mask call wrote, and the spans it set per row (see :meth:`legal_mask`)."""
         self._spans = (
@@ -925,7 +472,7 @@ class BattleSheepBatched(BatchedGame):
         seats = np.asarray(seats, dtype=np.int64)
         if seats.shape != (out.shape[0],) or (seats.size and (seats.min() < 0 or seats.max() >= self.num_players)):
             raise ValueError(f"seats must be {out.shape[0]} seats from 0 to {self.num_players - 1}")
-        _observe_kernel(state, self.tables, seats, out.reshape(out.shape[0], self.observation_shape[0], -1))
+        observe_rows(state, self.tables, seats, out.reshape(out.shape[0], self.observation_shape[0], -1))
 
     def current_player(self, state: BattleSheepBatchedState) -> np.ndarray:
         """Seat to move per row, TERMINAL once the game is over."""

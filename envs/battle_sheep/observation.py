@@ -1,25 +1,23 @@
-"""What a Battle Sheep seat sees and may do: the observation planes (layout in RULES.md) and the legal mask, the
-readable definitions and the compiled kernels that build them, the symmetries of the canvas, and the action
-layout and cell graph that networks read.
+"""What a Battle Sheep seat sees: the observation planes (layout in RULES.md), the readable definition and the
+compiled kernels that build them (with the legal mask, in one call, for the env), in both engines, the symmetries
+of the canvas, and the action layout and cell graph that networks read.
 
-The compiled per-position kernels (observation, legal mask, slides, herds, the outer border, the frame) are shared
-by the AEC engine (``rules.BattleSheepGame``) and the batched engine (``fast.py``). A position is a few flat arrays:
-``cells`` (int8 per canvas cell: ``NO_PASTURE``, ``EMPTY`` or the seat whose stack stands there) and ``heights``
-(int8), read with the canvas's tables (:class:`GridTables`). The readable definitions (:func:`observation_numpy`,
-:func:`legal_mask_python`, ``HexGrid.outer_border``) are tested equal to the compiled ones.
+The compiled kernels read a position as the rules' kernels do (``kernels.py``: ``cells`` and ``heights`` per canvas
+cell, the tables ``tab``, here ``kernels.ObservationTables``); the readable definition (:func:`observation_numpy`)
+is tested equal to them. The reference engine's calls (:func:`observe`, :func:`observation_and_mask`) hand the
+game's tables over as plain tuples (``rules.BattleSheepGame.observation_tables``; ``kernels.py`` says why); the
+batched engine's (:func:`observe_rows`, ``fast.BattleSheepBatched.observe``) makes them from its
+``kernels.Tables``.
 
-numba's on-disk cache watches only the file of the function it compiled: the constants below are frozen into it,
-and ``fast.py``'s cached kernels, which call these, do not notice edits here (after editing this file, touch
-``fast.py`` and ``search.py`` or clear ``envs/battle_sheep/__pycache__``).
+numba's on-disk cache watches only the file of the function it compiled: the kernels here have ``kernels.py``'s
+compiled into them and do not notice edits there (after editing either, clear ``envs/battle_sheep/__pycache__``).
 """
 
 from __future__ import annotations
 
-import itertools
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 import numpy as np
-from numba import njit
 
 from envs.battle_sheep.actions import (
     BUILD,
@@ -28,206 +26,26 @@ from envs.battle_sheep.actions import (
     MOVE,
     NO_PASTURE,
     OVER,
-    PLACE,
     SHEEP_PER_PLAYER,
     TILES_PER_PLAYER,
 )
+from envs.battle_sheep.kernels import ObservationMaskTables, ObservationTables, mask_into, slide
+from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState, arrays_of
 from envs.common.game import CellGraph, Symmetry
-from envs.common.hexgrid import DIRECTIONS, HexGrid, transforms
+from envs.common.hexgrid import DIRECTIONS, transforms
 from envs.common.jit import refcount_jit
-
-if TYPE_CHECKING:
-    from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 
 _SYMMETRIES: dict[tuple[int, int], tuple[Symmetry, ...]] = {}
 """``symmetries`` per (num_players, canvas_radius), built on first use."""
 
 
-def arrays_of(state: BattleSheepState) -> tuple[np.ndarray, np.ndarray]:
-    """``state.cells`` and ``state.heights`` as int8 numpy arrays sharing their memory (for the compiled kernels),
-    kept on the state: made again only when those arrays were replaced (or the state was copied or unpickled,
-    which copies the views apart from the arrays)."""
-    views = state._views
-    if views is not None:
-        cells, heights = views[0].base, views[1].base
-        if cells is not None and heights is not None and cells.obj is state.cells and heights.obj is state.heights:
-            return views
-    views = state._views = (np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8))
-    return views
-
-
-class GridTables:
-    """The canvas's tables as the kernels read them (int64 arrays)."""
-
-    def __init__(self, grid: HexGrid, tile_cells: list):
-        n = grid.num_cells
-        self.num_cells = n
-        self.radius = grid.radius
-        self.nbr = np.ascontiguousarray(grid.neighbors, dtype=np.int64)
-        """(N, 6) neighbour per direction, -1 off the canvas."""
-        self.square = np.ascontiguousarray(grid.square_index, dtype=np.int64)
-        """(N,) each cell's flat index on the square embedding."""
-        self.tiles = np.full((3 * n, 4), -1, dtype=np.int64)
-        """(3N, 4) the cells of tile action ``3a + o`` (the anchor first), all -1 where it leaves the canvas."""
-        for a, cells in enumerate(tile_cells):
-            if cells is not None:
-                self.tiles[a] = cells
-        self.centre = grid.index[(0, 0)]
-        self.q = np.array([q for q, _ in grid.coords], dtype=np.int64)
-        self.r = np.array([r for _, r in grid.coords], dtype=np.int64)
-        side = 2 * grid.radius + 1
-        self.cell_at = np.full(side * side, -1, dtype=np.int64)
-        """``cell_at[(r + R) * (2R + 1) + q + R]``: the cell at (q, r), -1 off the canvas."""
-        self.cell_at[(self.r + grid.radius) * side + self.q + grid.radius] = np.arange(n)
-        holding = [[] for _ in range(n)]
-        for t in range(3 * n):
-            if self.tiles[t, 0] >= 0:
-                for c in self.tiles[t]:
-                    holding[c].append(t)
-        self.cell_tiles = np.full((n, 12), -1, dtype=np.int64)
-        """(N, 12) the on-canvas tile actions holding each cell (up to 12), padded with -1."""
-        for c, ts in enumerate(holding):
-            self.cell_tiles[c, : len(ts)] = ts
-        self.canvas = np.zeros(side * side, dtype=np.float32)
-        """Observation plane 0: 1 on the canvas's squares."""
-        self.canvas[self.square] = 1.0
-        self.all_cells = np.arange(n, dtype=np.int64)
-
-
-# ----- slides and moves ---------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def slide(cells, nbr, c, d):
-    """Where sheep leaving cell ``c`` in direction ``d`` stop: the last free pasture before a stack, a non-pasture
-    cell or the canvas edge; -1 if the first cell that way is not free (no such move)."""
-    dest = -1
-    j = nbr[c, d]
-    while j >= 0 and cells[j] == EMPTY:
-        dest = j
-        j = nbr[j, d]
-    return dest
-
-
-@njit(cache=True, inline="always")
-def stack_can_move(cells, heights, nbr, c):
-    """Whether the stack on ``c`` can split: 2 sheep or more and a free pasture next to it."""
-    if heights[c] < 2:
-        return False
-    for d in range(6):
-        j = nbr[c, d]
-        if j >= 0 and cells[j] == EMPTY:
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def mask_moves_from(cells, heights, nbr, c, move_base, out):
-    """Set the moves of the stack on ``c`` in the mask ``out`` (1 to h - 1 sheep in every open direction)."""
-    h = np.int64(heights[c])
-    if h < 2:
-        return
-    for d in range(6):
-        j = nbr[c, d]
-        if j >= 0 and cells[j] == EMPTY:
-            start = move_base + (c * 6 + d) * MAX_MOVE
-            for k in range(h - 1):
-                out[start + k] = 1
-
-
-# ----- the legal mask -----------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def zero(out):
-    """Zero a 1-D array (a loop from index 0 is vectorised; a slice assignment or a loop from another start ran
-    several times slower)."""
-    for a in range(out.shape[0]):
-        out[a] = 0
-
-
+# ----- the observation, compiled ------------------------------------------------------------------------------------
 @refcount_jit
-def mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, centre, code, near, out):
-    """Set the legal tile placements in ``out`` (zero there before): on the canvas, no overlap with the pasture,
-    sharing an edge with it (the first tile: the 3 orientations round the centre). ``where[:num_where]``: cells
-    that hold the pasture (and maybe others); ``code`` (N int8) and ``near`` (N int64): scratch.
-
-    With none of its cells on the pasture, a tile shares an edge with it exactly when one of its cells is next
-    to a pasture cell. So with ``code`` 2 on the pasture, 1 next to it and 0 elsewhere, a tile is legal exactly
-    when the largest code of its cells is 1, and only the tiles holding a cell next to the pasture
-    (``cell_tiles``: the tiles holding each cell) need a look."""
-    if num_pasture == 0:
-        for o in range(3):
-            t = 3 * centre + o
-            if tiles[t, 0] >= 0:
-                out[t] = 1
-        return
-    zero(code)
-    for i in range(num_where):
-        c = where[i]
-        if cells[c] != NO_PASTURE:
-            code[c] = 2
-    count = 0
-    for i in range(num_where):
-        c = where[i]
-        if code[c] != 2:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j >= 0 and code[j] == 0:
-                code[j] = 1
-                near[count] = j
-                count += 1
-    for i in range(count):
-        c = near[i]
-        for x in range(cell_tiles.shape[1]):
-            t = cell_tiles[c, x]
-            if t < 0:
-                break
-            m = max(max(code[tiles[t, 0]], code[tiles[t, 1]]), max(code[tiles[t, 2]], code[tiles[t, 3]]))
-            if m == 1:
-                out[t] = 1
-
-
-@refcount_jit
-def legal_mask_into(
-    cells,
-    heights,
-    phase,
-    seat,
-    num_pasture,
-    on_border,
-    where,
-    num_where,
-    tiles,
-    cell_tiles,
-    nbr,
-    centre,
-    code,
-    near,
-    out,
-):
-    """The whole legal mask of ``seat`` (the mover) into ``out`` (int8 or bool, length 94N; zeros when over).
-    ``on_border``: per cell, on the outside border (read in the stack-placement phase); ``where[:num_where]``
-    cells that hold the pasture (and maybe others), e.g. all cells."""
-    n = cells.shape[0]
-    zero(out)
-    if phase == BUILD:
-        mask_tiles(cells, where, num_where, num_pasture, tiles, cell_tiles, nbr, centre, code, near, out)
-    elif phase == PLACE:
-        for i in range(num_where):
-            c = where[i]
-            if on_border[c] and cells[c] == EMPTY:
-                out[3 * n + c] = 1
-    elif phase == MOVE:
-        for i in range(num_where):
-            c = where[i]
-            if cells[c] == seat:
-                mask_moves_from(cells, heights, nbr, c, 4 * n, out)
-
-
-# ----- the observation ----------------------------------------------------------------------------------------------
-@refcount_jit
-def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib, out):
-    """The planes of ``rules.BattleSheepGame.observation_numpy`` from ``seat``'s side into ``out`` (float32,
-    (15 + 3n, (2R+1)^2)). ``where[:num_where]``: cells that hold the pasture (and maybe others); ``canvas``: plane
-    0 (1 on canvas cells); ``lib``: scratch of N int64."""
+def observe_into(tab, cells, heights, tiles_left, phase, seat, where, num_where, out):
+    """The planes of :func:`observation_numpy` from ``seat``'s side into ``out`` (float32, (15 + 3n, (2R+1)^2)), in
+    both engines. ``where[:num_where]``: cells that hold the pasture (and maybe others); ``tab``: the
+    ``kernels.ObservationTables`` (or ``kernels.ObservationMaskTables``)."""
+    num_players, square, canvas, nbr, lib = tab.num_players, tab.square, tab.canvas, tab.nbr, tab.work_lib
     n = num_players
     planes = out.shape[0]
     width = out.shape[1]
@@ -295,192 +113,46 @@ def observe_into(cells, heights, tiles_left, phase, seat, num_players, where, nu
                 out[free_plane + 8, square[dest]] = one
 
 
-# ----- scoring ------------------------------------------------------------------------------------------------------
 @refcount_jit
-def largest_herd(cells, nbr, seat, seen, stack):
-    """Size of ``seat``'s largest group of edge-connected cells. ``seen`` (N bool), ``stack`` (N int64): scratch."""
-    n = cells.shape[0]
-    for c in range(n):
-        seen[c] = False
-    best = 0
-    for start in range(n):
-        if cells[start] != seat or seen[start]:
-            continue
-        seen[start] = True
-        stack[0] = start
-        top = 1
-        size = 0
-        while top > 0:
-            top -= 1
-            c = stack[top]
-            size += 1
-            for d in range(6):
-                j = nbr[c, d]
-                if j >= 0 and not seen[j] and cells[j] == seat:
-                    seen[j] = True
-                    stack[top] = j
-                    top += 1
-        if size > best:
-            best = size
-    return best
-
-
-# ----- the build phase: outer border and the frame ------------------------------------------------------------------
-@refcount_jit
-def outer_border(cells, nbr, exterior, stack, out):
-    """``out[c]``: pasture cell ``c`` touches the unbounded exterior (off the canvas, or a non-pasture cell joined
-    to it through non-pasture cells), not only an interior hole. ``exterior`` (N bool), ``stack`` (N int64):
-    scratch."""
-    n = cells.shape[0]
-    top = 0
-    for c in range(n):
-        exterior[c] = False
-    for c in range(n):
-        if cells[c] != NO_PASTURE:
-            continue
-        for d in range(6):
-            if nbr[c, d] < 0:
-                exterior[c] = True
-                stack[top] = c
-                top += 1
-                break
-    while top > 0:
-        top -= 1
-        c = stack[top]
-        for d in range(6):
-            j = nbr[c, d]
-            if j >= 0 and not exterior[j] and cells[j] == NO_PASTURE:
-                exterior[j] = True
-                stack[top] = j
-                top += 1
-    for c in range(n):
-        out[c] = False
-        if cells[c] == NO_PASTURE:
-            continue
-        for d in range(6):
-            j = nbr[c, d]
-            if j < 0 or exterior[j]:
-                out[c] = True
-                break
+def observe_position(tab, cells, heights, tiles_left, phase, seat, where, out):
+    """:func:`observe_into` of a reference position, visiting the cells ``where`` (``rules.finished_pasture``):
+    ``tab``, the game's ``kernels.ObservationTables`` as a plain tuple from Python."""
+    observe_into(ObservationTables(*tab), cells, heights, tiles_left, phase, seat, where, where.shape[0], out)
 
 
 @refcount_jit
-def hexagon_centre(q0, q1, r0, r1, s0, s1):
-    """``envs.common.hexgrid.hexagon_around``'s centre (cq, cr) for these cube-coordinate extents."""
-    radius = max(
-        max(-((q0 - q1) // 2), -((r0 - r1) // 2)),
-        max(max(-((s0 - s1) // 2), -(-(q1 + r1 + s1) // 3)), -((q0 + r0 + s0) // 3)),
-    )
-    best_key = -1
-    best_q = 0
-    best_r = 0
-    for cr in range(r1 - radius, r0 + radius + 1):
-        for cq in range(q1 - radius, q0 + radius + 1):
-            cs = -cq - cr
-            if cs < s1 - radius or cs > s0 + radius:
-                continue
-            key = (2 * cq - q0 - q1) ** 2 + (2 * cr - r0 - r1) ** 2 + (2 * cs - s0 - s1) ** 2
-            if best_key < 0 or key < best_key:  # scanned by r, then q: ties keep the smallest (r, q)
-                best_key = key
-                best_q = cq
-                best_r = cr
-    return best_q, best_r
+def observe_and_mask_into(tab, cells, heights, tiles_left, phase, seat, num_pasture, pasture, obs_out, mask_out):
+    """:func:`observe_position` and ``kernels.legal_mask_into`` in one call (``seat`` is the mover; ``tab``: the
+    game's ``kernels.ObservationMaskTables`` as a plain tuple; ``pasture``: ``(on_border, where)``,
+    ``rules.BattleSheepGame.finished_pasture``): each call of a compiled kernel from Python costs about a
+    microsecond of argument checks, as much as the mask's work."""
+    t = ObservationMaskTables(*tab)
+    on_border, where = pasture
+    observe_into(t, cells, heights, tiles_left, phase, seat, where, where.shape[0], obs_out)
+    mask_into(t, cells, heights, phase, seat, num_pasture, on_border, where, mask_out)
 
 
 @refcount_jit
-def place_tile(cells, num_pasture, pasture, extent, b, action, tiles, q, r, cell_at, radius):
-    """Lay tile ``action`` (legal) in row ``b`` and re-centre the frame on the pasture's smallest enclosing hexagon:
-    ``rules.PastureBuild.place_tile`` (the same cells, pasture order and extent; tested equal) on the rows of
-    ``cells`` (B, N) int8, ``num_pasture`` (B,), ``pasture`` (B, >= num_pasture + 4) and ``extent`` (B, 6) (int64;
-    read only where ``num_pasture`` > 0). Both engines lay their tiles with it."""
-    m = num_pasture[b]
-    for i in range(4):
-        c = tiles[action, i]
-        cells[b, c] = EMPTY
-        pasture[b, m + i] = c
-        cq = q[c]
-        cr = r[c]
-        cs = -cq - cr
-        if m == 0 and i == 0:
-            extent[b, 0] = extent[b, 1] = cq
-            extent[b, 2] = extent[b, 3] = cr
-            extent[b, 4] = extent[b, 5] = cs
-        else:
-            extent[b, 0] = min(extent[b, 0], cq)
-            extent[b, 1] = max(extent[b, 1], cq)
-            extent[b, 2] = min(extent[b, 2], cr)
-            extent[b, 3] = max(extent[b, 3], cr)
-            extent[b, 4] = min(extent[b, 4], cs)
-            extent[b, 5] = max(extent[b, 5], cs)
-    m += 4
-    num_pasture[b] = m
-    cq, cr = hexagon_centre(extent[b, 0], extent[b, 1], extent[b, 2], extent[b, 3], extent[b, 4], extent[b, 5])
-    if cq == 0 and cr == 0:
-        return
-    dq = -cq
-    dr = -cr
-    extent[b, 0] += dq
-    extent[b, 1] += dq
-    extent[b, 2] += dr
-    extent[b, 3] += dr
-    extent[b, 4] -= dq + dr
-    extent[b, 5] -= dq + dr
-    side = 2 * radius + 1
-    for i in range(m):
-        cells[b, pasture[b, i]] = NO_PASTURE
-    for i in range(m):
-        c = pasture[b, i]
-        moved = cell_at[(r[c] + dr + radius) * side + q[c] + dq + radius]
-        pasture[b, i] = moved
-        cells[b, moved] = EMPTY
+def observe_rows(st, tab, seats, out):
+    """The batched engine's observations: row ``b`` of the batched state ``st`` from seat ``seats[b]`` into
+    ``out[b]`` ((B, planes, squares) float32; ``fast.BattleSheepBatched.observe``), with its tables ``tab``."""
+    lib = np.empty(st.cells.shape[1], dtype=np.int64)
+    t = ObservationTables(tab.num_players, tab.square, tab.canvas, tab.nbr, lib)
+    for b in range(seats.shape[0]):
+        observe_into(
+            t,
+            st.cells[b],
+            st.heights[b],
+            st.tiles_left[b],
+            st.phase[b],
+            seats[b],
+            st.pasture[b],
+            st.num_pasture[b],
+            out[b],
+        )
 
 
-# ----- the observation and the mask, readable and compiled -----------------------------------------------------
-class ViewTables(NamedTuple):
-    """What the observation and mask kernels read besides the canvas's tables (``GridTables``), made once per
-    game (``BattleSheepGame.view``, :func:`view_tables`)."""
-
-    planes: tuple[int, int]
-    """The observation's (planes, squares) before it is shaped (C, H, W)."""
-    template: np.ndarray
-    """(planes, squares) float32: the observation's constant part (plane 0: the canvas)."""
-    no_border: np.ndarray
-    """(N,) bool, all False: no pasture border while the pasture is built."""
-    tiles_left: dict[tuple[int, ...], np.ndarray]
-    """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
-    code: np.ndarray
-    """(N,) int8 work of the mask's tile test."""
-    near: np.ndarray
-    """(N,) int64 work of the mask's tile test."""
-    liberties: np.ndarray
-    """(N,) int64 work of the observation's derived planes."""
-    pasture: list[Any]
-    """``[pasture, on_border, where]``: the last finished pasture, its outside border per cell and its cells, kept
-    between calls (:func:`finished_pasture` replaces them in place)."""
-
-
-def view_tables(tables: GridTables, num_channels: int, num_players: int, square_shape: tuple[int, int]) -> ViewTables:
-    """The :class:`ViewTables` of a game with these canvas tables, planes and players."""
-    n = tables.num_cells
-    squares = square_shape[0] * square_shape[1]
-    template = np.zeros((num_channels, squares), np.float32)
-    template[0, tables.square] = 1.0
-    no_border = np.zeros(n, dtype=np.bool_)
-    return ViewTables(
-        planes=(num_channels, squares),
-        template=template,
-        no_border=no_border,
-        tiles_left={
-            key: np.array(key, dtype=np.int8)
-            for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=num_players)
-        },
-        code=np.zeros(n, dtype=np.int8),
-        near=np.zeros(n, dtype=np.int64),
-        liberties=np.zeros(n, dtype=np.int64),
-        pasture=[[], no_border, tables.all_cells],
-    )
-
-
+# ----- the observation of a reference position ----------------------------------------------------------------------
 def tiles_left_array(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
     """The tiles each seat still has to place, as the int8 array the observation kernels read (one made per count
     when the game was built, not per observation)."""
@@ -489,110 +161,25 @@ def tiles_left_array(game: BattleSheepGame, state: BattleSheepState) -> np.ndarr
 
 
 def observe(game: BattleSheepGame, state: BattleSheepState, seat: int) -> np.ndarray:
-    """The planes of :meth:`observation_numpy`, built by a compiled kernel (``observe_into``); the tests
+    """The planes of :func:`observation_numpy`, built by a compiled kernel (:func:`observe_into`); the tests
     check that both agree."""
     out = np.empty(game.view.planes, dtype=np.float32)
-    t = game.tables
     cells, heights = arrays_of(state)
-    _, where, num_where = finished_pasture(game, state)
     tiles_left = tiles_left_array(game, state)
-    observe_into(
-        cells,
-        heights,
-        tiles_left,
-        state.phase,
-        seat,
-        game.num_players,
-        where,
-        num_where,
-        t.square,
-        t.canvas,
-        t.nbr,
-        game.view.liberties,
-        out,
-    )
+    where = game.finished_pasture(state)[1]
+    observe_position(game.observation_tables, cells, heights, tiles_left, state.phase, seat, where, out)
     return out.reshape(game.observation_shape)
 
 
-@refcount_jit
-def observe_and_mask_into(
-    cells,
-    heights,
-    tiles_left,
-    phase,
-    seat,
-    num_players,
-    num_pasture,
-    on_border,
-    where,
-    num_where,
-    tiles,
-    cell_tiles,
-    square,
-    canvas,
-    nbr,
-    centre,
-    code,
-    near,
-    lib,
-    obs_out,
-    mask_out,
-):
-    """:func:`observe_into` and :func:`legal_mask_into` in one call (``seat`` is the mover): each call of a
-    compiled kernel from Python costs about a microsecond of argument checks, as much as the mask's work."""
-    observe_into(
-        cells, heights, tiles_left, phase, seat, num_players, where, num_where, square, canvas, nbr, lib, obs_out
-    )
-    legal_mask_into(
-        cells,
-        heights,
-        phase,
-        seat,
-        num_pasture,
-        on_border,
-        where,
-        num_where,
-        tiles,
-        cell_tiles,
-        nbr,
-        centre,
-        code,
-        near,
-        mask_out,
-    )
-
-
-def observe_and_mask(game: BattleSheepGame, state: BattleSheepState, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`observe` and :func:`legal_mask` of the mover ``seat`` by one kernel call."""
+def observation_and_mask(game: BattleSheepGame, state: BattleSheepState, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`observe` and the legal mask (``rules.BattleSheepGame.legal_mask``) of the mover ``seat`` by one kernel
+    call."""
     obs = np.empty(game.view.planes, dtype=np.float32)
     mask = np.empty(game.num_actions, dtype=np.int8)
-    t = game.tables
     cells, heights = arrays_of(state)
-    on_border, where, num_where = finished_pasture(game, state)
     tiles_left = tiles_left_array(game, state)
-    observe_and_mask_into(
-        cells,
-        heights,
-        tiles_left,
-        state.phase,
-        seat,
-        game.num_players,
-        state.num_pasture,
-        on_border,
-        where,
-        num_where,
-        t.tiles,
-        t.cell_tiles,
-        t.square,
-        t.canvas,
-        t.nbr,
-        t.centre,
-        game.view.code,
-        game.view.near,
-        game.view.liberties,
-        obs,
-        mask,
-    )
+    tables, pasture = game.observation_mask_tables, game.finished_pasture(state)
+    observe_and_mask_into(tables, cells, heights, tiles_left, state.phase, seat, state.num_pasture, pasture, obs, mask)
     return obs.reshape(game.observation_shape), mask
 
 
@@ -719,64 +306,3 @@ def action_layout(game: BattleSheepGame) -> np.ndarray:
     rest = ids[moves] - game.codec.move_base
     cell[moves], channel[moves] = rest // (6 * MAX_MOVE), 4 + rest % (6 * MAX_MOVE)
     return np.stack([game.grid.square_index[cell], channel], axis=1)
-
-
-def finished_pasture(game: BattleSheepGame, state: BattleSheepState) -> tuple[np.ndarray, np.ndarray, int]:
-    """``(on_border, where, num_where)`` as the kernels read them: once the pasture is built, its outside border
-    per cell (where stacks are placed) and its cells, so that the kernels visit 4 cells per tile instead of the
-    whole canvas (kept for the next call on the same pasture); during the build, no border and every cell."""
-    t = game.tables
-    if state.phase == BUILD:
-        return game.view.no_border, t.all_cells, t.num_cells
-    pasture, on_border, where = game.view.pasture
-    if state.pasture is not pasture and state.pasture != pasture:
-        on_border = np.zeros(t.num_cells, dtype=np.bool_)
-        on_border[list(state.border)] = True
-        where = np.array(state.pasture, dtype=np.int64)
-        game.view.pasture[:] = [state.pasture, on_border, where]
-    return on_border, where, where.shape[0]
-
-
-def legal_mask(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
-    """The mover's int8 mask, built by a compiled kernel (``legal_mask_into``); the readable
-    definition is :meth:`legal_mask_python`, and the tests check that both agree."""
-    mask = np.empty(game.num_actions, dtype=np.int8)
-    t = game.tables
-    cells, heights = arrays_of(state)
-    on_border, where, num_where = finished_pasture(game, state)
-    legal_mask_into(
-        cells,
-        heights,
-        state.phase,
-        state.to_move,
-        state.num_pasture,
-        on_border,
-        where,
-        num_where,
-        t.tiles,
-        t.cell_tiles,
-        t.nbr,
-        t.centre,
-        game.view.code,
-        game.view.near,
-        mask,
-    )
-    return mask
-
-
-def legal_mask_python(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
-    """The mover's int8 mask: tiles from :meth:`legal_tiles`, stacks on the free outer border, and every count
-    of every move of :meth:`legal_moves`."""
-    if state.phase == OVER:
-        return np.zeros(game.num_actions, dtype=np.int8)
-    mask = np.zeros(game.num_actions, dtype=np.int8)
-    if state.phase == BUILD:
-        mask[: game.codec.stack_base] = game.legal_tiles(state)
-    elif state.phase == PLACE:
-        mask[[game.codec.stack_base + c for c in game.legal_stack_cells(state)]] = 1
-    else:
-        base = game.codec.move_base
-        for c, d, _, k in game.legal_moves(state):
-            start = base + (c * 6 + d) * MAX_MOVE
-            mask[start : start + k] = 1
-    return mask

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 from array import array
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -19,13 +19,11 @@ from envs.battle_sheep.actions import (
     PLACE,
     SEAT_LETTERS,
 )
+from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.game import SnapshotError
 from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, enclosing_hexagon
 from envs.common.render import EMPTY as EMPTY_RGB
 from envs.common.render import GRASS, PLAYER_COLORS, hex_board, stack_vertical, text_panel
-
-if TYPE_CHECKING:
-    from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 
 
 def state_to_json(game: BattleSheepGame, state: BattleSheepState) -> dict[str, Any]:
@@ -43,7 +41,7 @@ def state_to_json(game: BattleSheepGame, state: BattleSheepState) -> dict[str, A
     }
 
 
-def state_from_json(game: BattleSheepGame, data: dict[str, Any]) -> Any:
+def state_from_json(game: BattleSheepGame, data: dict[str, Any]) -> BattleSheepState:
     n, cells_n = game.num_players, game.grid.num_cells
     try:
         state = game.blank_state()
@@ -133,7 +131,7 @@ def render_rgb(game: BattleSheepGame, state: BattleSheepState) -> np.ndarray:
     return stack_vertical([text_panel(lines), board])
 
 
-def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> Any:
+def board_from_text(game: BattleSheepGame, text: str, to_move: int = 0) -> BattleSheepState:
     """A move-phase (or, if some seat has no stack yet, stack-placement-phase) state from a text board.
 
     Rows are lines; tokens are separated by spaces; odd rows are read as shifted half a cell to the right

@@ -9,12 +9,13 @@ Cells are indexed as in :class:`HexGrid`.
 from __future__ import annotations
 
 import functools
+import itertools
 from array import array
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.battle_sheep import observation, render
+from envs.battle_sheep import kernels
 from envs.battle_sheep.actions import (
     BUILD,
     EMPTY,
@@ -28,14 +29,12 @@ from envs.battle_sheep.actions import (
     TILES_PER_PLAYER,
     ActionCodec,
 )
-from envs.battle_sheep.observation import GridTables, arrays_of, observe_and_mask, place_tile, view_tables
+from envs.battle_sheep.kernels import GridTables, reference_tables
 from envs.common.game import (
     TERMINAL,
-    CellGraph,
     ConfigError,
     Game,
     IllegalActionError,
-    Symmetry,
     check_int_range,
     pairwise_rewards,
 )
@@ -107,11 +106,51 @@ def _hexagon_centre(extent: tuple[int, int, int, int, int, int]) -> tuple[int, i
     return hexagon_around(*extent)[0]
 
 
+def arrays_of(state: BattleSheepState) -> tuple[np.ndarray, np.ndarray]:
+    """``state.cells`` and ``state.heights`` as int8 numpy arrays sharing their memory (for the compiled kernels),
+    kept on the state: made again only when those arrays were replaced (or the state was copied or unpickled,
+    which copies the views apart from the arrays)."""
+    views = state._views
+    if views is not None:
+        cells, heights = views[0].base, views[1].base
+        if cells is not None and heights is not None and cells.obj is state.cells and heights.obj is state.heights:
+            return views
+    views = state._views = (np.frombuffer(state.cells, dtype=np.int8), np.frombuffer(state.heights, dtype=np.int8))
+    return views
+
+
+class ViewTables(NamedTuple):
+    """What the observation reads besides the kernels' tables (``BattleSheepGame.observation_tables``), made once
+    per game (``BattleSheepGame.view``, :func:`view_tables`)."""
+
+    planes: tuple[int, int]
+    """The observation's (planes, squares) before it is shaped (C, H, W)."""
+    template: np.ndarray
+    """(planes, squares) float32: the observation's constant part (plane 0: the canvas)."""
+    tiles_left: dict[tuple[int, ...], np.ndarray]
+    """Every tiles-left count as the int8 array the observation kernel reads (made once, not per observation)."""
+
+
+def view_tables(tables: GridTables, num_channels: int, num_players: int, square_shape: tuple[int, int]) -> ViewTables:
+    """The :class:`ViewTables` of a game with these canvas tables, planes and players."""
+    squares = square_shape[0] * square_shape[1]
+    template = np.zeros((num_channels, squares), np.float32)
+    template[0, tables.square] = 1.0
+    return ViewTables(
+        planes=(num_channels, squares),
+        template=template,
+        tiles_left={
+            key: np.array(key, dtype=np.int8)
+            for key in itertools.product(range(TILES_PER_PLAYER + 1), repeat=num_players)
+        },
+    )
+
+
 class BattleSheepState:
     """A Battle Sheep position. Mutable; copy with :meth:`clone`.
 
     ``cells`` and ``heights`` are ``array('b')`` (signed bytes): they read and write like lists of
-    ints, and the compiled observation and mask (``observation.py``) see them as numpy arrays without a copy.
+    ints, and the compiled kernels (``kernels.py``, ``observation.py``) see them as numpy arrays without a copy.
     """
 
     __slots__ = (
@@ -385,10 +424,18 @@ class BattleSheepGame(Game[BattleSheepState]):
         self.observation_shape = (self.num_channels, *grid.square_shape)
         # moves: each turn at least one sheep lands on a new pasture cell
         self.max_game_length = self.total_tiles + self.num_players + SHEEP_PER_PLAYER * self.num_players
-        self.tables = GridTables(grid, self.tile_cells)
+        self.tables = t = GridTables(grid, self.tile_cells)
         """The canvas's tables for the compiled kernels (observation, mask, batched engine)."""
-        self.view = view_tables(self.tables, self.num_channels, self.num_players, grid.square_shape)
-        """What the observation and mask read besides the canvas's tables (``observation.ViewTables``)."""
+        self.view = view_tables(t, self.num_channels, self.num_players, grid.square_shape)
+        """What the observation reads besides the kernels' tables (:class:`ViewTables`)."""
+        self.mask_tables, self.observation_tables, self.observation_mask_tables, self.tile_tables = (
+            tuple(k) for k in reference_tables(t, self.num_players)
+        )
+        """The compiled kernels' tables (``kernels.MaskTables``, ``ObservationTables``, ``ObservationMaskTables``,
+        ``TileTables``), as the plain tuples the kernels Python calls take (``kernels.py`` says why)."""
+        self._no_border = np.zeros(t.num_cells, dtype=np.bool_)
+        self._pasture: tuple[list[int], np.ndarray, np.ndarray] = ([], self._no_border, t.all_cells)
+        """The last finished pasture met, its outside border per cell and its cells (:meth:`finished_pasture`)."""
         self._row_pasture = np.zeros((1, 4 * self.total_tiles), dtype=np.int64)
         self._row_extent = np.zeros((1, 6), dtype=np.int64)
         self._row_count = np.zeros(1, dtype=np.int64)
@@ -425,6 +472,21 @@ class BattleSheepGame(Game[BattleSheepState]):
     def current_player(self, state: BattleSheepState) -> int:
         return TERMINAL if state.phase == OVER else state.to_move
 
+    # ----- the compiled kernels' tables ---------------------------------------------------------------------
+    def finished_pasture(self, state: BattleSheepState) -> tuple[np.ndarray, np.ndarray]:
+        """``(on_border, where)`` as the kernels read them: once the pasture is built, its outside border per cell
+        (where stacks are placed) and its cells, so that the kernels visit 4 cells per tile instead of the whole
+        canvas (kept for the next call on the same pasture); during the build, no border and every cell."""
+        if state.phase == BUILD:
+            return self._no_border, self.tables.all_cells
+        pasture, on_border, where = self._pasture
+        if state.pasture is not pasture and state.pasture != pasture:
+            on_border = np.zeros(self.tables.num_cells, dtype=np.bool_)
+            on_border[list(state.border)] = True
+            where = np.array(state.pasture, dtype=np.int64)
+            self._pasture = (state.pasture, on_border, where)
+        return on_border, where
+
     # ----- legal actions ------------------------------------------------------------------------------
     def legal_tiles(self, state: BattleSheepState) -> np.ndarray:
         """Boolean vector over tile actions: on canvas, no overlap, sharing an edge with the pasture."""
@@ -432,10 +494,10 @@ class BattleSheepGame(Game[BattleSheepState]):
 
     def outer_border(self, state: BattleSheepState) -> tuple[int, ...]:
         """Pasture cells touching the unbounded exterior (not only an interior hole): ``HexGrid.outer_border`` of
-        the pasture, computed by a compiled flood fill (``observation.outer_border``, tested equal)."""
+        the pasture, computed by a compiled flood fill (``kernels.outer_border``, tested equal)."""
         n = self.grid.num_cells
         border = np.empty(n, dtype=np.bool_)
-        observation.outer_border(
+        kernels.outer_border(
             arrays_of(state)[0], self.tables.nbr, np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64), border
         )
         return tuple(np.flatnonzero(border).tolist())
@@ -471,12 +533,32 @@ class BattleSheepGame(Game[BattleSheepState]):
         return out
 
     def legal_mask(self, state: BattleSheepState) -> np.ndarray:
-        """The mover's int8 mask, built by a compiled kernel (:func:`observation.legal_mask`)."""
-        return observation.legal_mask(self, state)
+        """The mover's int8 mask, built by a compiled kernel (``kernels.legal_mask_into``); the readable
+        definition is :meth:`legal_mask_python`, and the tests check that both agree."""
+        mask = np.empty(self.num_actions, dtype=np.int8)
+        cells, heights = arrays_of(state)
+        on_border, where = self.finished_pasture(state)
+        kernels.legal_mask_into(
+            self.mask_tables, cells, heights, state.phase, state.to_move, state.num_pasture, on_border, where, mask
+        )
+        return mask
 
     def legal_mask_python(self, state: BattleSheepState) -> np.ndarray:
-        """The readable definition of :meth:`legal_mask` (:func:`observation.legal_mask_python`)."""
-        return observation.legal_mask_python(self, state)
+        """The mover's int8 mask: tiles from :meth:`legal_tiles`, stacks on the free outer border, and every count
+        of every move of :meth:`legal_moves`."""
+        if state.phase == OVER:
+            return np.zeros(self.num_actions, dtype=np.int8)
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if state.phase == BUILD:
+            mask[: self.codec.stack_base] = self.legal_tiles(state)
+        elif state.phase == PLACE:
+            mask[[self.codec.stack_base + c for c in self.legal_stack_cells(state)]] = 1
+        else:
+            base = self.codec.move_base
+            for c, d, _, k in self.legal_moves(state):
+                start = base + (c * 6 + d) * MAX_MOVE
+                mask[start : start + k] = 1
+        return mask
 
     def legal_actions(self, state: BattleSheepState) -> list[int]:
         if state.phase == MOVE:
@@ -561,7 +643,7 @@ class BattleSheepGame(Game[BattleSheepState]):
 
     def lay_tile(self, state: BattleSheepState, action: int) -> None:
         """Lay tile ``action`` (legal) and re-centre the frame: :meth:`PastureBuild.place_tile` (the readable
-        definition, tested equal) by the kernel both engines share (``observation.place_tile``), on the state as
+        definition, tested equal) by the kernel both engines share (``kernels.place_tile``), on the state as
         one row. The build's tile-legality arrays are dropped (rebuilt when :meth:`legal_tiles` next needs them)."""
         m = state.num_pasture
         pasture, extent, count = self._row_pasture, self._row_extent, self._row_count
@@ -569,8 +651,7 @@ class BattleSheepGame(Game[BattleSheepState]):
             pasture[0, :m] = state.pasture
             extent[0] = state.extent if state.extent is not None else self.build.extent(state.pasture)
         count[0] = m
-        t = self.tables
-        place_tile(arrays_of(state)[0][None], count, pasture, extent, 0, action, t.tiles, t.q, t.r, t.cell_at, t.radius)
+        kernels.lay_tile_into(self.tile_tables, arrays_of(state)[0][None], count, pasture, extent, action)
         state.pasture = pasture[0, : m + 4].tolist()
         state.extent = tuple(extent[0].tolist())
         state.num_pasture = m + 4
@@ -628,10 +709,10 @@ class BattleSheepGame(Game[BattleSheepState]):
     # ----- scoring --------------------------------------------------------------------------------
     def largest_herd(self, state: BattleSheepState, seat: int) -> int:
         """Size of the seat's largest group of occupied pastures on adjacent cells, counted by a compiled flood
-        fill (``observation.largest_herd``); the readable definition is :meth:`largest_herd_python`, tested equal."""
+        fill (``kernels.largest_herd``); the readable definition is :meth:`largest_herd_python`, tested equal."""
         n = self.grid.num_cells
         return int(
-            observation.largest_herd(
+            kernels.largest_herd(
                 arrays_of(state)[0], self.tables.nbr, seat, np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.int64)
             )
         )
@@ -675,28 +756,8 @@ class BattleSheepGame(Game[BattleSheepState]):
             return out
         return pairwise_rewards([self.rank_key(state, s) for s in range(self.num_players)])
 
-    # ----- observation ------------------------------------------------------------------------------
-    def observation(self, state: BattleSheepState, seat: int) -> np.ndarray:
-        """The planes of :meth:`observation_numpy`, built by a compiled kernel (:func:`observation.observe`)."""
-        return observation.observe(self, state, seat)
-
-    observation_and_mask = observe_and_mask  # both by one kernel call
-
-    def observation_numpy(self, state: BattleSheepState, seat: int) -> np.ndarray:
-        """The readable definition of :meth:`observation` (:func:`observation.observation_numpy`)."""
-        return observation.observation_numpy(self, state, seat)
-
     has_symmetries = True
-
-    def symmetries(self, state: BattleSheepState) -> tuple[Symmetry, ...]:
-        """The 12 rotations and reflections of the canvas, in the move phase only (:func:`observation.symmetries`)."""
-        return observation.symmetries(self, state)
-
-    def cell_graph(self) -> CellGraph:
-        return observation.cell_graph(self)
-
-    def action_layout(self) -> np.ndarray:
-        return observation.action_layout(self)
+    """The 12 rotations and reflections of the canvas hold in the move phase (``observation.symmetries``)."""
 
     # ----- notation ---------------------------------------------------------------------------------
     def action_to_str(self, state: BattleSheepState, action: int) -> str:
@@ -710,17 +771,3 @@ class BattleSheepGame(Game[BattleSheepState]):
                 f"DIR one of {', '.join(DIRECTION_NAMES)}"
             )
         return action
-
-    # ----- snapshots ------------------------------------------------------------------------------------
-    def state_to_json(self, state: BattleSheepState) -> dict[str, Any]:
-        return render.state_to_json(self, state)
-
-    def state_from_json(self, data: dict[str, Any]) -> BattleSheepState:
-        return render.state_from_json(self, data)
-
-    # ----- pictures -------------------------------------------------------------------------------------
-    def render_ansi(self, state: BattleSheepState) -> str:
-        return render.render_ansi(self, state)
-
-    def render_rgb(self, state: BattleSheepState) -> np.ndarray:
-        return render.render_rgb(self, state)

@@ -1,7 +1,8 @@
 """Battle Sheep's compiled search baseline: what is Battle Sheep's own in ``baselines.search_policy``'s search
 (``envs.common.mcts.MCTSPolicy``'s UCT over ``baselines.move_candidates``, uniformly random playouts to the end
 valued by the returns), for the tree written once in ``envs/common/fastsearch.py``, on two rows of the batched
-engine (``fast.py``: the root and each simulation's row).
+engine (``fast.py``: the root and each simulation's row), with the row functions of the compiled rules
+(``kernels.py``).
 
 :class:`CompiledSearch` is the one interface every game's compiled search offers; :func:`playout` plays a batched
 row on with the search's playout (for tests).
@@ -12,11 +13,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from envs.battle_sheep.actions import BUILD, EMPTY, MAX_MOVE, PLACE
-from envs.battle_sheep.fast import (
-    BattleSheepBatched,
+from envs.battle_sheep.fast import BattleSheepBatched
+from envs.battle_sheep.kernels import (
     BattleSheepBatchedState,
     apply_row,
     copy_row,
@@ -27,6 +27,7 @@ from envs.battle_sheep.fast import (
 )
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common import fastsearch
+from envs.common.jit import inline_jit
 
 
 class SearchContext(NamedTuple):
@@ -35,12 +36,12 @@ class SearchContext(NamedTuple):
     (``fastsearch.register``)."""
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _tree_candidates(st, tab, ctx, b, player, out):
     """``baselines.move_candidates`` of live row ``b`` into ``out``; returns how many: per (stack, direction) of
     the mover 1, half and all but one of the sheep that may leave (each once), in the reference's order (stacks
     in the order first occupied); the legal tiles or stack cells in id order in the set-up phases. Inlined into
-    the tree, the fields read at the top (``fast.py``'s docstring says why); the build phase's call of
+    the tree, the fields read at the top (``kernels.py``'s docstring says why); the build phase's call of
     ``legal_tiles_row`` costs every call some reference counting, measured negligible at one call a simulation."""
     if st.phase[b] == BUILD:
         return legal_tiles_row(st, tab, b, out)
@@ -81,7 +82,7 @@ def _tree_candidates(st, tab, ctx, b, player, out):
     return count
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _playout(st, tab, b, max_depth):
     """Play row ``b`` on with uniformly random legal actions (``random_action_row``: ``st.rng[b]``) until the game
     ends or ``max_depth`` plies (< 0: no cut); returns the plies played. The search's and the tests' one playout."""
@@ -92,7 +93,7 @@ def _playout(st, tab, b, max_depth):
     return depth
 
 
-@njit(cache=True, inline="always")
+@inline_jit
 def _leaf(st, tab, ctx, b, out):
     """The leaf's value per seat into ``out``: row ``b`` played to the end (:func:`_playout`), its returns."""
     _playout(st, tab, b, -1)
