@@ -14,7 +14,6 @@ all are revealed together (``last_played``). Every reading where the rulebook is
 
 from __future__ import annotations
 
-import builtins
 from typing import Any
 
 import numpy as np
@@ -67,22 +66,6 @@ OPTIONS = OptionTable(
 """Boaring's options (:mod:`envs.common.options`): what the engine checks, the docs and the forms show."""
 
 
-def declared_clone() -> Any:
-    """``BoaringState.clone`` written out from the declaration (a number as it is, a list sliced, a table row by row),
-    as fast as a hand-written copy: the base class's generic copy (``envs.common.state``) copies list entries one by
-    one, about 18 times as long for Boaring's lists."""
-    lines = ["def clone(self):", "    copy = new(type(self))"]
-    for f in STATE.reference_fields:
-        value = f"self.{f.name}"
-        lines.append(f"    copy.{f.name} = " + (value, f"{value}[:]", f"[row[:] for row in {value}]")[len(f.shape)])
-    lines.append("    return copy")
-    namespace: dict[str, Any] = {"__builtins__": builtins, "new": object.__new__}
-    exec(compile("\n".join(lines) + "\n", "<BoaringState.clone>", "exec"), namespace)  # noqa: S102
-    clone = namespace["clone"]
-    clone.__doc__ = "An independent copy."
-    return clone
-
-
 class BoaringState(STATE.reference_base()):  # type: ignore[misc]
     """A Boaring position: the fields of the declaration (``kernels.STATE``, each documented there) but the batched
     engine's own (the pile and deck lengths are the lists' lengths, no ply counter, no generator). Lists are mutated
@@ -91,11 +74,9 @@ class BoaringState(STATE.reference_base()):  # type: ignore[misc]
     Food values are 1..10 (index ``v - 1`` in count lists); animal types 0 boar, 1 hyena, 2 lion. Piles are
     lists whose *last* element is the top card. An information state holds ``UNKNOWN`` in the hands, the pending
     cards and the piles. ``BoaringState(players=n)``: every field fresh (no card dealt, no animal counted, no animal
-    on the table: the set-up deals them; ``BoaringGame.blank_state`` is a faster copy of it)."""
+    on the table: the set-up deals them)."""
 
     __slots__ = ()
-
-    clone = declared_clone()
 
 
 class BoaringGame(Game[BoaringState]):

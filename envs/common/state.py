@@ -133,16 +133,8 @@ class StateLayout:
                 super().__init_subclass__(**kwargs)
                 layout.reference_class = cls
 
-            def __init__(self, **sizes: int) -> None:
-                for f in layout.reference_fields:
-                    setattr(self, f.name, layout.fresh_value(f, sizes))
-
-            def clone(self) -> Any:
-                """An independent copy."""
-                copy = object.__new__(type(self))
-                for f in layout.reference_fields:
-                    setattr(copy, f.name, copy_nested(getattr(self, f.name)))
-                return copy
+            __init__ = compiled_python(reference_init_source(layout), "__init__", layout)
+            clone = compiled_python(reference_clone_source(layout), "clone", layout)
 
             def __eq__(self, other: object) -> bool:
                 return type(other) is type(self) and all(
@@ -226,6 +218,59 @@ class StateLayout:
 
 LAYOUTS: dict[type, StateLayout] = {}
 """Every declared layout by its batched type (what :func:`copy_fields` reads when numba compiles a copy)."""
+
+
+def compiled_python(source: str, name: str, layout: StateLayout) -> Callable[..., Any]:
+    """The Python function ``name`` of ``source``, generated from ``layout`` (the reference state's ``__init__`` and
+    ``clone``: written out field by field, as fast as hand-written ones)."""
+    namespace: dict[str, Any] = {"__builtins__": builtins, "copy_nested": copy_nested, "fields": layout.by_name}
+    exec(compile(source, f"<{name} of {layout.batched_type.__name__}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def reference_init_source(layout: StateLayout) -> str:
+    """``__init__(self, **sizes)``: each reference field its fresh value (``fill`` as an int or nested lists, a
+    counted field empty, through the field's container), sizes read from ``sizes`` by name."""
+    needed = sorted({d for f in layout.reference_fields for d in f.shape if isinstance(d, str)})
+    lines = ["def __init__(self, **sizes):"]
+    if needed:
+        lines.append(f"    missing = [n for n in {needed!r} if n not in sizes]")
+        lines.append("    if missing:")
+        lines.append("        raise TypeError(f'the state needs the sizes {missing}')")
+    for f in layout.reference_fields:
+        dims = [repr(int(d)) if not isinstance(d, str) else f"sizes[{d!r}]" for d in f.shape]
+        if f.length is not None:
+            value = "[]"
+        elif not dims:
+            value = repr(int(f.fill))
+        else:
+            value = f"[{int(f.fill)}] * {dims[-1]}"
+            for d in reversed(dims[:-1]):
+                value = f"[{value} for _ in range({d})]"
+        if f.container is not None:
+            value = f"fields[{f.name!r}].container({value})"
+        lines.append(f"    self.{f.name} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def reference_clone_source(layout: StateLayout) -> str:
+    """``clone(self)``: an independent copy, each field copied by its rank (an int as it is, a list sliced, a table
+    row by row; a container through :func:`copy_nested`)."""
+    lines = ["def clone(self):", '    """An independent copy."""', "    copy = object.__new__(type(self))"]
+    for f in layout.reference_fields:
+        value = f"self.{f.name}"
+        rank = len(f.shape)
+        if f.container is not None or rank > 3:
+            value = f"copy_nested({value})"
+        elif rank == 1:
+            value = f"{value}[:]"
+        elif rank == 2:
+            value = f"[r[:] for r in {value}]"
+        elif rank == 3:
+            value = f"[[x[:] for x in r] for r in {value}]"
+        lines.append(f"    copy.{f.name} = {value}")
+    lines.append("    return copy")
+    return "\n".join(lines) + "\n"
 
 
 def copy_nested(value: Any) -> Any:
