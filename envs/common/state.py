@@ -150,15 +150,6 @@ class StateLayout:
         ReferenceState.__qualname__ = ReferenceState.__name__ = f"{self.batched_type.__name__}Reference"
         return ReferenceState
 
-    def fresh_value(self, field: Field, sizes: Mapping[str, int]) -> Any:
-        """``field``'s value in a fresh reference state: ``fill`` as an int or nested lists; a counted field empty."""
-        shape = self.row_shape(field, sizes)
-        if field.length is not None:
-            value: Any = []
-        else:
-            value = np.full(shape, field.fill, dtype=np.int64).tolist() if shape else int(field.fill)
-        return value if field.container is None else field.container(value)
-
     # ----- the conversions ------------------------------------------------------------------------------------
     def to_reference(self, state: Any, row: int, reference_state: Any) -> None:
         """Row ``row`` of the batched ``state`` into ``reference_state``'s converted fields (ints, nested lists)."""
