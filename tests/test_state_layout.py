@@ -173,3 +173,22 @@ def test_the_compiled_copy_and_reset_keep_an_inlined_helper_that_follows():
         st.current[1] = 0  # what the copy brings into row 0
         kernel(st, 0)
         assert st.current[0] == 7 and st.hands[0, 0, 0] == 7, kernel
+
+
+def test_a_bool_field_stays_bool_in_the_reference_state_and_the_snapshot():
+    layout = StateLayout("FlagBatchedState", __name__, Field("over", np.bool_), Field("moves", np.bool_, (2,), fill=1))
+
+    class Flags(layout.reference_base()):  # type: ignore[misc]
+        __slots__ = ()
+
+    fresh = Flags()
+    assert fresh.over is False and fresh.moves == [True, True]
+    st = layout.new_state(1)
+    st.over[0] = True
+    layout.to_reference(st, 0, fresh)
+    assert fresh.over is True and layout.to_json(fresh) == {"over": True, "moves": [True, True]}
+    back = Flags()
+    layout.from_json({"over": True, "moves": [False, True]}, back)
+    assert back.over is True and back.moves == [False, True]
+    with pytest.raises(SnapshotError, match="over"):
+        layout.from_json({"over": 1, "moves": [False, True]}, back)

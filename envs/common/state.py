@@ -157,7 +157,7 @@ class StateLayout:
             values = getattr(state, f.name)[row]
             if f.length is not None:
                 values = values[: int(getattr(state, f.length)[row])]
-            value = values.tolist() if f.shape else int(values)
+            value = values.tolist() if f.shape else values.item()
             setattr(reference_state, f.name, value if f.container is None else f.container(value))
 
     def from_reference(self, reference_state: Any, state: Any, row: int) -> None:
@@ -230,12 +230,13 @@ def reference_init_source(layout: StateLayout) -> str:
         lines.append("        raise TypeError(f'the state needs the sizes {missing}')")
     for f in layout.reference_fields:
         dims = [repr(int(d)) if not isinstance(d, str) else f"sizes[{d!r}]" for d in f.shape]
+        fill = repr(bool(f.fill) if np.dtype(f.dtype) == np.bool_ else int(f.fill))
         if f.length is not None:
             value = "[]"
         elif not dims:
-            value = repr(int(f.fill))
+            value = fill
         else:
-            value = f"[{int(f.fill)}] * {dims[-1]}"
+            value = f"[{fill}] * {dims[-1]}"
             for d in reversed(dims[:-1]):
                 value = f"[{value} for _ in range({d})]"
         if f.container is not None:
@@ -279,13 +280,20 @@ def to_plain(value: Any) -> Any:
         return value.tolist()
     if isinstance(value, (list, tuple, bytearray, array)):
         return [to_plain(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     return int(value)
 
 
 def checked_values(field: Field, value: Any, shape: tuple[int, ...], *, counted: bool = False) -> Any:
-    """``value`` as ints / nested lists of ``shape`` within ``field``'s dtype, else :class:`SnapshotError`."""
-    info = np.iinfo(field.dtype)
+    """``value`` as ints / nested lists of ``shape`` within ``field``'s dtype (bools for a bool field), else
+    :class:`SnapshotError`."""
+    if not shape and np.dtype(field.dtype) == np.bool_:
+        if not isinstance(value, bool):
+            raise SnapshotError(f"{field.name} must be true or false, not {value!r}")
+        return value
     if not shape:
+        info = np.iinfo(field.dtype)
         if isinstance(value, bool) or not isinstance(value, int) or not info.min <= value <= info.max:
             raise SnapshotError(f"{field.name} must be an int in [{info.min}, {info.max}], not {value!r}")
         return value
@@ -368,14 +376,15 @@ def layout_of_type(numba_type: Any) -> StateLayout | None:
     return LAYOUTS.get(getattr(numba_type, "instance_class", None))  # type: ignore[arg-type]
 
 
+# The overloads' parameters carry no annotations: numba compares their signatures with the implementations'.
 @overload(copy_fields, jit_options=NO_REFCOUNT)
-def _copy_fields_compiled(st, src, dst):  # type: ignore[no-untyped-def]  (numba compares the signatures)
+def _copy_fields_compiled(st, src, dst):
     layout = layout_of_type(st)
     return None if layout is None else compiled(copy_source(layout, between=False), "copy", layout)
 
 
 @overload(copy_fields_between, jit_options=NO_REFCOUNT)
-def _copy_fields_between_compiled(src_st, src, dst_st, dst):  # type: ignore[no-untyped-def]
+def _copy_fields_between_compiled(src_st, src, dst_st, dst):
     layout = layout_of_type(src_st)
     if layout is None or layout_of_type(dst_st) is not layout:
         return None
@@ -383,7 +392,7 @@ def _copy_fields_between_compiled(src_st, src, dst_st, dst):  # type: ignore[no-
 
 
 @overload(reset_fields, jit_options=NO_REFCOUNT)
-def _reset_fields_compiled(st, b):  # type: ignore[no-untyped-def]
+def _reset_fields_compiled(st, b):
     layout = layout_of_type(st)
     return None if layout is None else compiled(reset_source(layout), "reset", layout)
 
