@@ -5,8 +5,8 @@
 it move by move (legal masks, both seats' observations, rewards, ends). The public face is
 ``envs.bestiarium_v1.vector_env(num_envs, **options)`` (:class:`~envs.common.vector.VectorEnv`).
 
-The state (:class:`BestiariumBatchedState`: per cell its colour and creature, per seat and cell whether that seat may
-place there; a creature is a linked list of its cells named by the cell it was born on), the tables, the row
+The state (declared once, ``kernels.STATE``: per cell its colour and creature, per seat and cell whether that seat
+may place there; a creature is a linked list of its cells named by the cell it was born on), the tables, the row
 functions and the shape comparison (canonical forms) are the compiled rules of ``kernels.py``, whose docstring
 describes them; this module holds the kernels that loop over rows, the compiled greedy, the Python class and its
 conversions to and from the reference engine. The observation's planes are built by ``observation.py``'s kernels
@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 from numba import get_num_threads
 
-from envs.bestiarium.actions import GROW, PLACE, STONE_CHARS
+from envs.bestiarium.actions import GROW, PLACE
 from envs.bestiarium.kernels import (
+    STATE,
     BestiariumBatchedState,
     Scratch,
     Tables,
@@ -37,7 +38,6 @@ from envs.bestiarium.kernels import (
     canonical,
     cells_of,
     copy_row,
-    copy_row_from,
     legal_at,
     legal_row,
     mask_row,
@@ -50,11 +50,13 @@ from envs.bestiarium.kernels import (
     winner_row,
 )
 from envs.bestiarium.observation import NUM_PLANES, SIZE_SCALE, observe_kernel, observe_kernel_threads
+from envs.bestiarium.render import board_state
 from envs.bestiarium.rules import BestiariumGame, BestiariumState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL, FeaturePlanes
 from envs.common.hexgrid import transforms
 from envs.common.jit import inline_jit, refcount_jit
+from envs.common.state import copy_fields, copy_fields_between, reset_fields
 from envs.common.vector import BatchedGame
 
 __all__ = [
@@ -84,21 +86,10 @@ def _apply_kernel(st, tab, actions, sc):
 
 @refcount_jit
 def _reset_kernel(st, rows):
+    """The empty board, Black to place, in each of ``rows``: every field but the generator to its fresh value
+    (``kernels.STATE``, ``envs.common.state.reset_fields``)."""
     for i in range(rows.shape[0]):
-        b = rows[i]
-        st.color[b, :] = 0
-        st.cid[b, :] = -1
-        st.link[b, :] = -1
-        st.head[b, :] = -1
-        st.size[b, :] = 0
-        st.legal[b, :, :] = 1
-        st.to_move[b] = 0
-        st.phase[b] = PLACE
-        st.chain[b] = -1
-        st.passes[b] = 0
-        st.first_passer[b] = -1
-        st.plies[b] = 0
-        st.over[b] = False
+        reset_fields(st, rows[i])
 
 
 @refcount_jit
@@ -136,21 +127,11 @@ def _scores_kernel(st, tab, sc, out):
 
 
 @refcount_jit
-def _load_row(st, tab, b, color, books):
-    """Rebuild row ``b`` from a colour vector and the turn books (``books``: to_move, phase, the chain's cell or -1,
-    passes, first_passer, plies, over, as int64; creatures by flood fill, legality recomputed).
-
-    A creature's slot is its smallest cell."""
+def _load_row(st, tab, b, color, chain_cell):
+    """Rebuild row ``b``'s board from a colour vector: its creatures by flood fill (a creature's slot is its smallest
+    cell), the legality recomputed, and the growing creature's slot from one of its cells (``chain_cell``, -1 for
+    none). The turn books are left as they are."""
     nbrs = tab.nbrs
-    to_move, phase, chain_cell, passes, first_passer, plies, over = (
-        books[0],
-        books[1],
-        books[2],
-        books[3],
-        books[4],
-        books[5],
-        books[6] != 0,
-    )
     n_cells = st.color.shape[1]
     for x in range(n_cells):
         st.color[b, x] = color[x]
@@ -187,13 +168,7 @@ def _load_row(st, tab, b, color, books):
         else:
             st.legal[b, 0, x] = 0
             st.legal[b, 1, x] = 0
-    st.to_move[b] = to_move
-    st.phase[b] = phase
     st.chain[b] = st.cid[b, chain_cell] if chain_cell >= 0 else -1
-    st.passes[b] = passes
-    st.first_passer[b] = first_passer
-    st.plies[b] = plies
-    st.over[b] = over
 
 
 @refcount_jit
@@ -253,7 +228,7 @@ def _chain_key(st, tab, seat, sc, keys, masks, cursor, have, values):
             a += 1
         if a < n_actions:
             cursor[d] = a + 1
-            copy_row_from(st, d, st, d + 1)
+            copy_fields(st, d, d + 1)
             step_row(st, tab, d + 1, a, sc)
             if _chain_done(st, d + 1, seat):
                 _cascade_key_row(st, tab, d + 1, seat, sc, values, keys[d + 1])
@@ -394,7 +369,7 @@ def _greedy_keys_row(st, tab, b, sc, work, g, single):
                     if play:
                         break
         if play:
-            copy_row_from(st, b, work, d)
+            copy_fields_between(st, b, work, d)
             step_row(work, tab, d, a, sc)
             _chain_key(work, tab, seat, sc, keys, masks, cursor, have, values)
             out[:] = keys[d, :]
@@ -556,7 +531,6 @@ def _consequence_kernel(st, tab, obs, out, sc, work, g, order, tmp):
     n_cells = st.color.shape[1]
     cell_square = tab.cell_square
     color = np.zeros(n_cells, dtype=np.uint8)
-    books = np.zeros(7, dtype=np.int64)
     actions, action_keys, base = g[6], g[7], g[14]
     zero = np.float32(0.0)
     for b in range(obs.shape[0]):
@@ -577,14 +551,13 @@ def _consequence_kernel(st, tab, obs, out, sc, work, g, order, tmp):
         square0 = cell_square[0]
         grow = obs[b, 5, square0] > 0.5 and chain_cell >= 0
         pending = obs[b, 6, square0] > 0.5
-        books[0] = 0
-        books[1] = GROW if grow else PLACE
-        books[2] = chain_cell if grow else -1
-        books[3] = 1 if pending else 0
-        books[4] = 1 if pending else -1  # the opponent made the pending pass
-        books[5] = 0
-        books[6] = 0
-        _load_row(st, tab, 0, color, books)
+        st.to_move[0] = 0
+        st.phase[0] = GROW if grow else PLACE
+        st.passes[0] = 1 if pending else 0
+        st.first_passer[0] = 1 if pending else -1  # the opponent made the pending pass
+        st.plies[0] = 0
+        st.over[0] = False
+        _load_row(st, tab, 0, color, chain_cell if grow else -1)
         count = _greedy_keys_row(st, tab, 0, sc, work, g, True)
         if count == 0:
             continue
@@ -695,7 +668,7 @@ def _exposure_planes(st, tab, sc, work, actions, count, out):
         if exposed:
             out[7, k] = np.float32(min(s1 / 10.0, 1.0))
         if prey_near:  # an eat is possible: play the move and count the enemy stones it removes
-            copy_row_from(st, 0, work, 0)
+            copy_fields_between(st, 0, work, 0)
             step_row(work, tab, 0, a, sc)
             left = 0
             for x in range(n_cells):
@@ -710,6 +683,7 @@ class BestiariumBatched(BatchedGame):
 
     name = "bestiarium"
     game_class = BestiariumGame
+    state_layout = STATE
     reference: BestiariumGame
 
     def __init__(self, **options: Any):
@@ -751,25 +725,9 @@ class BestiariumBatched(BatchedGame):
         self._consequence: tuple[BestiariumBatchedState, np.ndarray, np.ndarray] | None = None
 
     # ----- BatchedGame ------------------------------------------------------------------------------------
-    def new_state(self, batch: int) -> BestiariumBatchedState:
-        """Zeroed state for ``batch`` games (``reset_rows`` starts them)."""
-        n = self.num_cells
-        return BestiariumBatchedState(
-            color=np.zeros((batch, n), dtype=np.uint8),
-            cid=np.full((batch, n), -1, dtype=np.int16),
-            link=np.full((batch, n), -1, dtype=np.int16),
-            head=np.full((batch, n), -1, dtype=np.int16),
-            size=np.zeros((batch, n), dtype=np.int16),
-            legal=np.ones((batch, 2, n), dtype=np.uint8),
-            to_move=np.zeros(batch, dtype=np.int8),
-            phase=np.zeros(batch, dtype=np.int8),
-            chain=np.full(batch, -1, dtype=np.int16),
-            passes=np.zeros(batch, dtype=np.int8),
-            first_passer=np.full(batch, -1, dtype=np.int8),
-            plies=np.zeros(batch, dtype=np.int32),
-            over=np.zeros(batch, dtype=np.bool_),
-            rng=np.zeros(batch, dtype=np.uint64),
-        )
+    def state_sizes(self) -> dict[str, int]:
+        """The named sizes of the declaration (``kernels.STATE``): the board's cells."""
+        return {"cells": self.reference.num_cells}
 
     def reset_rows(self, state: BestiariumBatchedState, rows: np.ndarray) -> None:
         """The empty board, Black to place, in each of ``rows`` (no chance: the generators are not drawn from)."""
@@ -916,29 +874,18 @@ class BestiariumBatched(BatchedGame):
 
     # ----- the bridge to rules.py --------------------------------------------------------------------------
     def to_reference(self, state: BestiariumBatchedState, row: int) -> BestiariumState:
-        """Row ``row`` as a reference state (through the reference's own snapshot loader)."""
-        color = state.color[row]
-        chain: list[int] = []
-        if state.phase[row] == GROW and not state.over[row]:
-            chain = sorted(np.flatnonzero(state.cid[row] == state.chain[row]).tolist())
-        data = {
-            "board": "".join(STONE_CHARS[v] for v in color.tolist()),
-            "to_move": int(state.to_move[row]),
-            "phase": "grow" if chain else "place",
-            "chain": chain,
-            "passes": int(state.passes[row]),
-            "first_passer": int(state.first_passer[row]),
-            "plies": int(state.plies[row]),
-            "over": bool(state.over[row]),
-        }
-        return self.reference.state_from_json(data)
+        """Row ``row`` as a reference state: the board, with its creatures and legality rebuilt as a snapshot's are
+        (``render.board_state``), the turn books (``kernels.STATE``) and the growing creature by its id."""
+        s = board_state(self.reference, state.color[row])
+        STATE.to_reference(state, row, s)
+        if s.phase == GROW:  # the growing creature's slot is one of its cells
+            s.chain = s.cid[state.chain[row]]
+        return s
 
     def from_reference(self, reference_state: BestiariumState, state: BestiariumBatchedState, row: int) -> None:
-        """Write a reference state into row ``row`` (creatures and legality rebuilt; the row's generator kept)."""
+        """Write a reference state into row ``row``: the turn books (``kernels.STATE``), the board with its creatures
+        and legality rebuilt (``_load_row``); the row's generator kept."""
         s = reference_state
-        grow = s.phase == GROW and not s.over
-        chain_cell = s.members[s.chain][0] if grow else -1
-        books = np.array(
-            [s.to_move, GROW if grow else PLACE, chain_cell, s.passes, s.first_passer, s.plies, s.over], dtype=np.int64
-        )
-        _load_row(state, self.tables, row, np.frombuffer(s.color, dtype=np.uint8), books)
+        STATE.from_reference(s, state, row)
+        chain_cell = s.members[s.chain][0] if s.phase == GROW else -1
+        _load_row(state, self.tables, row, np.frombuffer(s.color, dtype=np.uint8), chain_cell)

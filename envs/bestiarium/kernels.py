@@ -1,11 +1,11 @@
-"""Bestiarium's compiled rules, which both engines share: the batched state (:class:`BestiariumBatchedState`), the
-per-board tables (:class:`Tables`), the row functions every engine offers (``envs.common.fastsearch.ROW_FUNCTIONS``:
-:func:`mover_row`, :func:`legal_row`, :func:`apply_row`, :func:`returns_row`, :func:`copy_row`,
-:func:`random_action_row`) and the rule steps and scoring they use, and :func:`canonical_form`, the shape
-comparison that the observation's kernels (``observation.py``) share with them. ``fast.py`` runs them over rows
-(the batched engine), ``search.py`` inside its compiled search.
+"""Bestiarium's compiled rules, which both engines share: the state declared once (:data:`STATE`, the batched
+:class:`BestiariumBatchedState`), the per-board tables (:class:`Tables`), the row functions every engine offers
+(``envs.common.fastsearch.ROW_FUNCTIONS``: :func:`mover_row`, :func:`legal_row`, :func:`apply_row`,
+:func:`returns_row`, :func:`copy_row`, :func:`random_action_row`) and the rule steps and scoring they use, and
+:func:`canonical_form`, the shape comparison that the observation's kernels (``observation.py``) share with them.
+``fast.py`` runs them over rows (the batched engine), ``search.py`` inside its compiled search.
 
-State, one row per game (:class:`BestiariumBatchedState`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
+State, one row per game (:data:`STATE`): per cell its colour (0 empty, 1 Black, 2 White) and creature;
 per seat and cell whether that seat may place there (kept up to date around each change, as ``rules.py`` does).
 Creatures never merge and never split (see ``rules.py``), so a creature is a linked list of its cells and is named
 by its **slot**: the cell where it was born. That cell stays in the creature for its whole life (stones leave a
@@ -36,41 +36,86 @@ import numpy as np
 from envs.bestiarium.actions import GROW, PLACE
 from envs.common.fastrng import below
 from envs.common.jit import inline_jit, refcount_jit, row_jit
+from envs.common.state import Field, StateLayout, copy_fields
 
 _BIG = 1 << 30
 
 
-class BestiariumBatchedState(NamedTuple):
-    """B Bestiarium games (first axis = game). A creature is named by its slot, the cell it was born on."""
-
-    color: np.ndarray
-    """(B, N) uint8: 0 empty, 1 Black, 2 White."""
-    cid: np.ndarray
-    """(B, N) int16: the slot of the creature on the cell, -1 if empty."""
-    link: np.ndarray
-    """(B, N) int16: the next cell of the same creature, -1 at the end of the list."""
-    head: np.ndarray
-    """(B, N) int16 per slot: the creature's first listed cell (-1 for a free slot)."""
-    size: np.ndarray
-    """(B, N) int16 per slot: the creature's size (0 for a free slot)."""
-    legal: np.ndarray
-    """(B, 2, N) uint8: per seat, 1 where it may place (empty, touching at most one of its creatures)."""
-    to_move: np.ndarray
-    """(B,) int8 seat to act (kept through an eating chain)."""
-    phase: np.ndarray
-    """(B,) int8 ``PLACE`` or ``GROW``."""
-    chain: np.ndarray
-    """(B,) int16 slot of the creature that must grow (grow phase), else -1."""
-    passes: np.ndarray
-    """(B,) int8 consecutive passes just made (2 ends the game)."""
-    first_passer: np.ndarray
-    """(B,) int8 seat that made the first of the pending/final passes, else -1."""
-    plies: np.ndarray
-    """(B,) int32 placements + growths + passes."""
-    over: np.ndarray
-    """(B,) bool: the game ended (two passes in a row)."""
-    rng: np.ndarray
-    """(B,) uint64 the row's SplitMix64 state."""
+STATE = StateLayout(
+    "BestiariumBatchedState",
+    __name__,
+    Field(
+        "color",
+        np.uint8,
+        ("cells",),
+        batched_only=True,
+        doc="Per cell: 0 empty, 1 Black, 2 White (the reference state's ``color``, its snapshots' ``board`` text).",
+    ),
+    Field(
+        "cid",
+        np.int16,
+        ("cells",),
+        fill=-1,
+        batched_only=True,
+        doc="Per cell: the slot of the creature on it, -1 if empty (the reference numbers its creatures itself).",
+    ),
+    Field(
+        "link",
+        np.int16,
+        ("cells",),
+        fill=-1,
+        batched_only=True,
+        doc="Per cell: the next cell of the same creature, -1 at the end of the list.",
+    ),
+    Field(
+        "head",
+        np.int16,
+        ("cells",),
+        fill=-1,
+        batched_only=True,
+        doc="Per slot: the creature's first listed cell (-1 for a free slot).",
+    ),
+    Field("size", np.int16, ("cells",), batched_only=True, doc="Per slot: the creature's size (0 for a free slot)."),
+    Field(
+        "legal",
+        np.uint8,
+        (2, "cells"),
+        fill=1,
+        batched_only=True,
+        doc="Per seat and cell: 1 where it may place (empty, touching at most one of its creatures).",
+    ),
+    Field("to_move", np.int8, doc="The seat to act (kept through an eating chain)."),
+    Field("phase", np.int8, fill=PLACE, doc="``PLACE`` or ``GROW``."),
+    Field(
+        "chain",
+        np.int16,
+        fill=-1,
+        reference=False,
+        doc="The slot of the creature that must grow (grow phase), else -1 (the reference: its creature id).",
+    ),
+    Field("passes", np.int8, doc="Consecutive passes just made (2 ends the game)."),
+    Field("first_passer", np.int8, fill=-1, doc="The seat that made the first of the pending/final passes, else -1."),
+    Field("plies", np.int32, doc="Placements + growths + passes."),
+    Field("over", np.bool_, container=bool, doc="The game ended (two passes in a row)."),
+    Field(
+        "rng",
+        np.uint64,
+        batched_only=True,
+        copied=False,
+        doc="The row's SplitMix64 state (envs.common.fastrng): the compiled search's random choices.",
+    ),
+    doc="B Bestiarium games, row ``b`` of every field game ``b`` (:data:`STATE`). A creature is named by its slot, "
+    "the cell it was born on.",
+)
+"""The state declared once (:mod:`envs.common.state`): the batched type, ``new_state``, :func:`copy_row`, the reset
+and the conversions of the turn books (``to_move`` ... ``over``) follow from it; a fresh game's row is also a row
+not yet started. The board and the creatures (``color``, ``cid``, ``link``, ``head``, ``size``) and the legality
+bytes (``legal``) are ``batched_only``: the reference state numbers its creatures itself (ids in order of birth, a
+dict of their cells) and its snapshots hold the board alone, as text (``board``), from which the creatures and the
+legality are rebuilt, so ``fast.py`` converts the board and recomputes the rest. ``chain`` is ``reference=False``:
+the batched state names the growing creature by its slot, the reference state by its id. ``cells``: the board's
+cells (``fast.BestiariumBatched.state_sizes``)."""
+BestiariumBatchedState = STATE.batched_type
 
 
 class Scratch(NamedTuple):
@@ -462,26 +507,6 @@ def winner_row(st, tab, b, sc, values):
     return st.first_passer[b]
 
 
-@row_jit
-def copy_row_from(st, sb, dst, db):
-    """Row ``sb`` of state ``st`` into row ``db`` of state ``dst`` (all but the generator; may be one state)."""
-    for x in range(st.color.shape[1]):  # one loop, not six slice copies (a copy per chain step)
-        dst.color[db, x] = st.color[sb, x]
-        dst.cid[db, x] = st.cid[sb, x]
-        dst.link[db, x] = st.link[sb, x]
-        dst.head[db, x] = st.head[sb, x]
-        dst.size[db, x] = st.size[sb, x]
-        dst.legal[db, 0, x] = st.legal[sb, 0, x]
-        dst.legal[db, 1, x] = st.legal[sb, 1, x]
-    dst.to_move[db] = st.to_move[sb]
-    dst.phase[db] = st.phase[sb]
-    dst.chain[db] = st.chain[sb]
-    dst.passes[db] = st.passes[sb]
-    dst.first_passer[db] = st.first_passer[sb]
-    dst.plies[db] = st.plies[sb]
-    dst.over[db] = st.over[sb]
-
-
 # ----- the row functions of every engine (envs.common.fastsearch.ROW_FUNCTIONS) ------------------------------------
 @inline_jit
 def mover_row(st, tab, b):
@@ -513,8 +538,8 @@ def returns_row(st, tab, b, out):
 
 @row_jit
 def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    copy_row_from(st, src, st, dst)
+    """Row ``src`` of every declared field but the generator into row ``dst`` (``envs.common.state.copy_fields``)."""
+    copy_fields(st, src, dst)
 
 
 @row_jit

@@ -69,19 +69,12 @@ def state_from_text(game: BestiariumGame, text: str, to_move: int = 0, passes: i
     return build_state(game, color, to_move, marked, passes, 1 - to_move if passes == 1 else -1, plies, False)
 
 
-def build_state(
-    game: BestiariumGame,
-    color: bytearray,
-    to_move: int,
-    chain_cells: list[int],
-    passes: int,
-    first_passer: int,
-    plies: int,
-    over: bool,
-) -> Any:
-    """A consistent state from a colour vector (creatures, legality recomputed); ValueError if inconsistent."""
+def board_state(game: BestiariumGame, color: Any) -> BestiariumState:
+    """A state holding the board ``color`` (a colour per cell), Black to place: its creatures numbered in order of
+    their components (Black's first), each cell list sorted, and both seats' legality recomputed."""
     s = game.blank_state()
     s.color = bytearray(color)
+    color = s.color
     for col in (1, 2):
         members = [color[i] == col for i in range(game.num_cells)]
         for comp in game.grid.components(members):
@@ -94,6 +87,21 @@ def build_state(
         if color[i] == 0:
             s.legal[0][i] = game.legal_at(s, i, 1)
             s.legal[1][i] = game.legal_at(s, i, 2)
+    return s
+
+
+def build_state(
+    game: BestiariumGame,
+    color: bytearray,
+    to_move: int,
+    chain_cells: list[int],
+    passes: int,
+    first_passer: int,
+    plies: int,
+    over: bool,
+) -> Any:
+    """A consistent state from a colour vector (creatures, legality recomputed); ValueError if inconsistent."""
+    s = board_state(game, color)
     s.to_move = to_move
     s.passes = passes
     s.first_passer = first_passer
@@ -111,7 +119,9 @@ def build_state(
 
 
 def state_to_json(game: BestiariumGame, state: BestiariumState) -> dict[str, Any]:
-    """Exact JSON form: the board string, the chain creature's cells, turn and pass books."""
+    """Exact JSON form: the board string, the chain creature's cells, turn and pass books. Written out, not by
+    ``kernels.STATE.to_json``: the board is text (the batched state's ``color``), the phase a name, the chain the
+    creature's cells and ``over`` a bool, none of them a declared field's plain ints."""
     return {
         "board": "".join(STONE_CHARS[v] for v in state.color),
         "to_move": state.to_move,

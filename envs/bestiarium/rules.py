@@ -59,7 +59,13 @@ _SHAPE_IDS: dict[str, dict[tuple[tuple[int, int], ...], int]] = {}
 
 
 class BestiariumState:
-    """A mutable Bestiarium position. Use :meth:`BestiariumGame.clone` (or :meth:`clone`) to branch."""
+    """A mutable Bestiarium position. Use :meth:`BestiariumGame.clone` (or :meth:`clone`) to branch.
+
+    Its turn books (``to_move``, ``phase``, ``chain``, ``passes``, ``first_passer``, ``plies``, ``over``) are the
+    reference fields of the state's declaration (``kernels.STATE``). The class is written out rather than built on
+    ``STATE.reference_base()``: the board is a bytearray, the creatures are numbered in order of birth with a dict of
+    their cells and a shape cache (the batched state names them by slot), legality is two bytearrays, and
+    :meth:`clone`, written field by field, is on the search's hot path."""
 
     __slots__ = (
         "color",
