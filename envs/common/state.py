@@ -278,7 +278,11 @@ def to_plain(value: Any) -> Any:
     """Ints and nested lists of ints from ints, numpy scalars and arrays, tuples, lists, ``bytearray``, ``array``."""
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if isinstance(value, (list, tuple, bytearray, array)):
+    if isinstance(value, (bytearray, array)):
+        return list(value)
+    if isinstance(value, (list, tuple)):
+        if all(type(v) is int for v in value):
+            return list(value)  # a flat list of ints as it is (the common case)
         return [to_plain(v) for v in value]
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
@@ -287,21 +291,31 @@ def to_plain(value: Any) -> Any:
 
 def checked_values(field: Field, value: Any, shape: tuple[int, ...], *, counted: bool = False) -> Any:
     """``value`` as ints / nested lists of ``shape`` within ``field``'s dtype (bools for a bool field), else
-    :class:`SnapshotError`."""
-    if not shape and np.dtype(field.dtype) == np.bool_:
-        if not isinstance(value, bool):
-            raise SnapshotError(f"{field.name} must be true or false, not {value!r}")
-        return value
-    if not shape:
-        info = np.iinfo(field.dtype)
-        if isinstance(value, bool) or not isinstance(value, int) or not info.min <= value <= info.max:
-            raise SnapshotError(f"{field.name} must be an int in [{info.min}, {info.max}], not {value!r}")
-        return value
-    if not isinstance(value, list) or (len(value) > shape[0] if counted else len(value) != shape[0]):
-        size = f"at most {shape[0]}" if counted else f"{shape[0]}"
-        raise SnapshotError(f"{field.name} must be a list of {size} entries")
-    inner = Field(field.name, field.dtype)
-    return [checked_values(inner, v, shape[1:]) for v in value]
+    :class:`SnapshotError`; a new list (``counted``: the first axis holds at most its size)."""
+    is_bool = np.dtype(field.dtype) == np.bool_
+    info = None if is_bool else np.iinfo(field.dtype)
+    low, high = (0, 1) if info is None else (int(info.min), int(info.max))
+    kind = bool if is_bool else int
+
+    def scalar(v: Any) -> Any:
+        if type(v) is not kind or not low <= v <= high:
+            wanted = "true or false" if is_bool else f"an int in [{low}, {high}]"
+            raise SnapshotError(f"{field.name} must be {wanted}, not {v!r}")
+        return v
+
+    def nested(v: Any, dims: tuple[int, ...], first: bool) -> Any:
+        if not dims:
+            return scalar(v)
+        if not isinstance(v, list) or (len(v) > dims[0] if first and counted else len(v) != dims[0]):
+            size = f"at most {dims[0]}" if first and counted else f"{dims[0]}"
+            raise SnapshotError(f"{field.name} must be a list of {size} entries")
+        if len(dims) == 1:
+            if all(type(x) is kind for x in v) and (not v or (low <= min(v) and max(v) <= high)):
+                return v[:]  # the common case, checked at C speed
+            return [scalar(x) for x in v]
+        return [nested(x, dims[1:], False) for x in v]
+
+    return nested(value, shape, True)
 
 
 # ----- copy_row, compiled from the declaration -------------------------------------------------------------------
