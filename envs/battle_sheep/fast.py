@@ -33,7 +33,6 @@ inlines): after editing ``kernels.py`` or ``observation.py``, clear ``envs/battl
 
 from __future__ import annotations
 
-from array import array
 from typing import Any
 
 import numpy as np
@@ -46,11 +45,11 @@ from envs.battle_sheep.actions import (
     NO_PASTURE,
     OVER,
     PLACE,
-    TILES_PER_PLAYER,
 )
 from envs.battle_sheep.kernels import (
     MAX_SPANS,
     MAX_STACKS,
+    STATE,
     BattleSheepBatchedState,
     Tables,
     apply_row,
@@ -71,6 +70,7 @@ from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.fastrng import below
 from envs.common.game import TERMINAL
 from envs.common.jit import inline_jit, refcount_jit
+from envs.common.state import reset_fields
 from envs.common.vector import BatchedGame
 
 
@@ -114,24 +114,13 @@ def _make_tables(ref: BattleSheepGame) -> Tables:
 # ----- kernels over the batch -----------------------------------------------------------------------------------------
 @refcount_jit
 def _reset_kernel(st, tab, rows):
-    """A new game in each of ``rows`` (rules.initial_state); ``tab.random_pasture``: the tiles laid by uniformly
-    random legal placements drawn from the row's generator, then the game starts at stack placement (plies 0)."""
+    """A new game in each of ``rows`` (rules.initial_state): every field but the generator fresh
+    (``envs.common.state.reset_fields``); ``tab.random_pasture``: the tiles laid by uniformly random legal placements
+    drawn from the row's generator, then the game starts at stack placement (plies 0)."""
     legal = tab.work_list
     for i in range(rows.shape[0]):
         b = rows[i]
-        st.cells[b, :] = NO_PASTURE
-        st.heights[b, :] = 0
-        st.num_stacks[b, :] = 0
-        st.tiles_left[b, :] = TILES_PER_PLAYER
-        st.phase[b] = BUILD
-        st.to_move[b] = 0
-        st.stacks_placed[b] = 0
-        st.can_move[b, :] = True
-        st.num_pasture[b] = 0
-        st.extent[b, :] = 0
-        st.on_border[b, :] = False
-        st.plies[b] = 0
-        st.last_action[b] = -1
+        reset_fields(st, b)
         if tab.random_pasture:
             while st.phase[b] == BUILD:
                 count = legal_tiles_row(st, tab, b, legal)
@@ -399,6 +388,7 @@ class BattleSheepBatched(BatchedGame):
 
     name = "battle_sheep"
     game_class = BattleSheepGame
+    state_layout = STATE
     reference: BattleSheepGame
 
     def __init__(self, **options: Any):
@@ -415,31 +405,9 @@ class BattleSheepBatched(BatchedGame):
         )
 
     # ----- state -----------------------------------------------------------------------------------------------
-    def new_state(self, batch: int) -> BattleSheepBatchedState:
-        """Zeroed state for ``batch`` games (call :meth:`reset_rows` before use)."""
-        n, cells = self.num_players, self.num_cells
-
-        def ints(*shape: int) -> np.ndarray:
-            return np.zeros((batch, *shape), dtype=np.int64)
-
-        return BattleSheepBatchedState(
-            cells=np.full((batch, cells), NO_PASTURE, dtype=np.int8),
-            heights=np.zeros((batch, cells), np.int8),
-            stacks=ints(n, MAX_STACKS),
-            num_stacks=ints(n),
-            tiles_left=np.zeros((batch, n), np.int8),
-            phase=ints(),
-            to_move=ints(),
-            stacks_placed=ints(),
-            can_move=np.ones((batch, n), dtype=bool),
-            num_pasture=ints(),
-            pasture=ints(4 * self.tables.total_tiles),
-            extent=ints(6),
-            on_border=np.zeros((batch, cells), dtype=bool),
-            plies=ints(),
-            last_action=ints(),
-            rng=np.zeros(batch, dtype=np.uint64),
-        )
+    def state_sizes(self) -> dict[str, int]:
+        """The named sizes of the declared state (``kernels.STATE``): canvas cells, seats, cells of a full pasture."""
+        return dict(self.reference.layout_sizes)
 
     def reset_rows(self, state: BattleSheepBatchedState, rows: np.ndarray) -> None:
         """New games in ``rows`` (pasture="random": built from each row's generator)."""
@@ -524,38 +492,29 @@ class BattleSheepBatched(BatchedGame):
 
     # ----- the bridge to rules.py ----------------------------------------------------------------------------
     def to_reference(self, state: BattleSheepBatchedState, row: int) -> BattleSheepState:
-        """Row ``row`` as a ``rules.BattleSheepState`` (its generator is not carried over)."""
+        """Row ``row`` as a ``rules.BattleSheepState`` (its generator is not carried over): the declared fields
+        (``kernels.STATE``), then each seat's stacks, who can move and the pasture as the reference keeps them."""
         n = self.num_players
         s = BattleSheepState(n, self.num_cells)
-        s.phase = int(state.phase[row])
-        s.to_move = int(state.to_move[row])
-        s.cells = array("b", state.cells[row].tobytes())
-        s.heights = array("b", state.heights[row].tobytes())
+        STATE.to_reference(state, row, s)
         s.stacks = [state.stacks[row, seat, : state.num_stacks[row, seat]].tolist() for seat in range(n)]
-        s.tiles_left = state.tiles_left[row].tolist()
-        s.stacks_placed = int(state.stacks_placed[row])
         s.can_move = state.can_move[row].tolist()
         s.num_pasture = int(state.num_pasture[row])
         s.pasture = state.pasture[row, : s.num_pasture].tolist()
         s.extent = tuple(int(x) for x in state.extent[row]) if s.num_pasture else None
-        s.plies = int(state.plies[row])
-        s.last_action = int(state.last_action[row])
         s.border = tuple(int(c) for c in np.flatnonzero(state.on_border[row])) if s.phase != BUILD else ()
         return s
 
     def from_reference(self, reference_state: BattleSheepState, state: BattleSheepBatchedState, row: int) -> None:
-        """Write a ``rules.BattleSheepState`` into row ``row`` (its generator kept)."""
+        """Write a ``rules.BattleSheepState`` into row ``row`` (its generator kept): the declared fields
+        (``kernels.STATE``), then the stacks, who can move and the pasture (its extent and border derived where the
+        reference state does not hold them)."""
         ref, s = self.reference, reference_state
-        state.phase[row] = s.phase
-        state.to_move[row] = s.to_move
-        state.cells[row] = np.frombuffer(array("b", s.cells), dtype=np.int8)
-        state.heights[row] = np.frombuffer(array("b", s.heights), dtype=np.int8)
+        STATE.from_reference(s, state, row)
         state.num_stacks[row] = [len(cells) for cells in s.stacks]
         state.stacks[row] = 0
         for seat, cells in enumerate(s.stacks):
             state.stacks[row, seat, : len(cells)] = cells
-        state.tiles_left[row] = s.tiles_left
-        state.stacks_placed[row] = s.stacks_placed
         state.can_move[row] = s.can_move
         state.num_pasture[row] = s.num_pasture
         state.pasture[row] = 0
@@ -564,5 +523,3 @@ class BattleSheepBatched(BatchedGame):
         state.on_border[row] = False
         if s.phase != BUILD:
             state.on_border[row, list(ref.outer_border(s) if not s.border else s.border)] = True
-        state.plies[row] = s.plies
-        state.last_action[row] = s.last_action

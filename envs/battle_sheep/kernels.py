@@ -19,13 +19,13 @@ tables as a plain tuple of their fields and rebuild the ``NamedTuple`` at their 
 argument from Python in Python, field by field (measured: 2.8 us a call for 16 fields, against 0.8 us for 8
 separate arguments, as much as the mask's work), a plain tuple in C (about what its fields cost as arguments).
 
-The batched state (:class:`BattleSheepBatchedState`, one row per game): the canvas cells and stack heights, each
-seat's stacks in the order they were first occupied (as the reference's ``stacks``), tiles left, phase, mover,
-stacks placed, who can still move, and for the build phase the pasture's cells (in the reference's order) and
-extents (min / max of q, r, s), which re-centre the frame after every tile placement exactly as
-``rules.PastureBuild.recentre`` does (RULES.md, "The frame": tile ids are relative to the re-centred pasture).
-``on_border`` is the outside border, computed once when the pasture is complete. ``rng`` is each game's own
-SplitMix64 generator (:mod:`envs.common.fastrng`).
+The state is declared once (:data:`STATE`, :mod:`envs.common.state`; the batched :class:`BattleSheepBatchedState`,
+one row per game, is its type): the canvas cells and stack heights, each seat's stacks in the order they were first
+occupied (as the reference's ``stacks``), tiles left, phase, mover, stacks placed, who can still move, and for the
+build phase the pasture's cells (in the reference's order) and extents (min / max of q, r, s), which re-centre the
+frame after every tile placement exactly as ``rules.PastureBuild.recentre`` does (RULES.md, "The frame": tile ids are
+relative to the re-centred pasture). ``on_border`` is the outside border, computed once when the pasture is complete.
+``rng`` is each game's own SplitMix64 generator (:mod:`envs.common.fastrng`).
 
 The row functions every engine exports (``envs.common.fastsearch.ROW_FUNCTIONS``: :func:`mover_row`,
 :func:`legal_row`, :func:`apply_row`, :func:`returns_row`, :func:`copy_row`, :func:`random_action_row`) and
@@ -48,6 +48,7 @@ file is named after a digest of ``search.py`` and this file (``envs.common.fasts
 
 from __future__ import annotations
 
+from array import array
 from typing import NamedTuple
 
 import numpy as np
@@ -61,10 +62,12 @@ from envs.battle_sheep.actions import (
     OVER,
     PLACE,
     SHEEP_PER_PLAYER,
+    TILES_PER_PLAYER,
 )
 from envs.common.fastrng import below
 from envs.common.hexgrid import HexGrid
-from envs.common.jit import inline_jit, refcount_jit
+from envs.common.jit import inline_jit, refcount_jit, row_jit
+from envs.common.state import Field, StateLayout, copy_fields
 
 MAX_STACKS = SHEEP_PER_PLAYER
 """A seat never has more stacks than sheep."""
@@ -206,25 +209,76 @@ def reference_tables(
     return mask, view, both, tile
 
 
-class BattleSheepBatchedState(NamedTuple):
-    """B Battle Sheep games; row ``b`` of every field is game ``b`` (see the module docstring)."""
-
-    cells: np.ndarray  # (B, N) int8: NO_PASTURE, EMPTY or the seat of the stack there
-    heights: np.ndarray  # (B, N) int8
-    stacks: np.ndarray  # (B, n, 16) int64: each seat's stack cells, in the order first occupied
-    num_stacks: np.ndarray  # (B, n) int64
-    tiles_left: np.ndarray  # (B, n) int8
-    phase: np.ndarray  # (B,) int64: BUILD, PLACE, MOVE, OVER
-    to_move: np.ndarray  # (B,) int64: the mover (when over: as the reference keeps it)
-    stacks_placed: np.ndarray  # (B,) int64
-    can_move: np.ndarray  # (B, n) bool: False once a seat was found blocked
-    num_pasture: np.ndarray  # (B,) int64
-    pasture: np.ndarray  # (B, 16n) int64: the pasture's cells, in the reference's order
-    extent: np.ndarray  # (B, 6) int64: min q, max q, min r, max r, min s, max s of the pasture
-    on_border: np.ndarray  # (B, N) bool: pasture on the outside border (set when the pasture is complete)
-    plies: np.ndarray  # (B,) int64: decisions played (the AEC env's truncation count)
-    last_action: np.ndarray  # (B,) int64
-    rng: np.ndarray  # (B,) uint64: the row's SplitMix64 generator
+STATE = StateLayout(
+    "BattleSheepBatchedState",
+    __name__,
+    Field(
+        "cells",
+        np.int8,
+        ("cells",),
+        fill=NO_PASTURE,
+        container=lambda v: array("b", v),
+        doc="Per canvas cell: NO_PASTURE, EMPTY or the seat whose stack stands there.",
+    ),
+    Field("heights", np.int8, ("cells",), container=lambda v: array("b", v), doc="Per canvas cell: sheep there."),
+    Field(
+        "stacks",
+        np.int64,
+        ("players", MAX_STACKS),
+        reference=False,
+        doc="Each seat's stack cells, in the order first occupied (the reference: a list per seat, ragged).",
+    ),
+    Field("num_stacks", np.int64, ("players",), batched_only=True, doc="Stacks per seat (the reference's lengths)."),
+    Field("tiles_left", np.int8, ("players",), fill=TILES_PER_PLAYER, idle=0, doc="Tiles each seat still lays."),
+    Field("phase", np.int64, fill=BUILD, doc="BUILD, PLACE, MOVE or OVER (the snapshots write its name)."),
+    Field("to_move", np.int64, doc="The mover (when over: as the reference keeps it)."),
+    Field("stacks_placed", np.int64, doc="Seats that placed their starting stack."),
+    Field(
+        "can_move",
+        np.bool_,
+        ("players",),
+        fill=1,
+        reference=False,
+        doc="False once a seat was found blocked (the reference and its snapshots: a list of bools).",
+    ),
+    Field("num_pasture", np.int64, batched_only=True, doc="Pasture cells laid (the reference's ``num_pasture``)."),
+    Field(
+        "pasture",
+        np.int64,
+        ("pasture",),
+        batched_only=True,
+        doc="The pasture's cells, in the reference's order (the reference's ``pasture`` list).",
+    ),
+    Field(
+        "extent",
+        np.int64,
+        (6,),
+        batched_only=True,
+        doc="Min q, max q, min r, max r, min s, max s of the pasture (the reference's ``extent``, None while empty).",
+    ),
+    Field(
+        "on_border",
+        np.bool_,
+        ("cells",),
+        batched_only=True,
+        doc="Pasture on the outside border, set when the pasture is complete (the reference's ``border`` cells).",
+    ),
+    Field("plies", np.int64, doc="Decisions played (the AEC env's truncation count)."),
+    Field("last_action", np.int64, fill=-1, idle=0, doc="The last action played, -1 none."),
+    Field("rng", np.uint64, batched_only=True, copied=False, doc="The row's SplitMix64 generator (fastrng)."),
+    doc="B Battle Sheep games; row ``b`` of every field is game ``b`` (:data:`STATE`, the module docstring).",
+)
+"""The state declared once (:mod:`envs.common.state`): the batched type, ``new_state``, :func:`copy_row`, the reset
+(``fast._reset_kernel``), the conversions between the engines and the snapshots' plain fields follow from it. Shapes
+name the sizes of ``rules.BattleSheepGame.layout_sizes``: ``cells`` (the canvas), ``players`` and ``pasture`` (the
+cells of a complete pasture, 4 per tile). The reference state (``rules.BattleSheepState``, written out: caches and
+numpy views beside these fields) keeps ``cells`` and ``heights`` as ``array('b')``. ``stacks`` (a list per seat, of
+their own lengths) and ``can_move`` (bools, which the layout's JSON writes as ints) are ``reference=False``:
+``fast.py`` and ``render.py`` convert them. ``num_stacks`` is the length of each seat's list there; the pasture
+(``num_pasture``, ``pasture``, ``extent``, ``on_border``) is batched-only: the reference keeps it in forms of its own
+(``extent`` None while empty, ``border`` a tuple of cells) that its snapshots do not hold (``render.state_from_json``
+derives them from ``cells``), so ``fast.py`` converts it."""
+BattleSheepBatchedState = STATE.batched_type
 
 
 class Tables(NamedTuple):
@@ -802,28 +856,10 @@ def returns_row(st, tab, b, out):
             out[s] = 0.0
 
 
-@refcount_jit  # its row copies take array views, which numba counts
+@row_jit
 def copy_row(st, tab, src, dst):
-    """Row ``src`` of every field but the generator into row ``dst``."""
-    cells, heights, stacks, num_stacks, tiles_left = st.cells, st.heights, st.stacks, st.num_stacks, st.tiles_left
-    phase, to_move, stacks_placed, can_move = st.phase, st.to_move, st.stacks_placed, st.can_move
-    num_pasture, pasture, extent, on_border = st.num_pasture, st.pasture, st.extent, st.on_border
-    plies, last_action = st.plies, st.last_action
-    cells[dst] = cells[src]
-    heights[dst] = heights[src]
-    stacks[dst] = stacks[src]
-    num_stacks[dst] = num_stacks[src]
-    tiles_left[dst] = tiles_left[src]
-    phase[dst] = phase[src]
-    to_move[dst] = to_move[src]
-    stacks_placed[dst] = stacks_placed[src]
-    can_move[dst] = can_move[src]
-    num_pasture[dst] = num_pasture[src]
-    pasture[dst] = pasture[src]
-    extent[dst] = extent[src]
-    on_border[dst] = on_border[src]
-    plies[dst] = plies[src]
-    last_action[dst] = last_action[src]
+    """Row ``src`` of every declared field but the generator into row ``dst`` (``envs.common.state.copy_fields``)."""
+    copy_fields(st, src, dst)
 
 
 @inline_jit

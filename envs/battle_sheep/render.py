@@ -4,7 +4,6 @@ and the board data the web page draws (``training/play/web``)."""
 from __future__ import annotations
 
 import textwrap
-from array import array
 from typing import Any
 
 import numpy as np
@@ -19,52 +18,49 @@ from envs.battle_sheep.actions import (
     PLACE,
     SEAT_LETTERS,
 )
+from envs.battle_sheep.kernels import STATE
 from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.common.game import SnapshotError
 from envs.common.hexgrid import DIRECTION_NAMES, DIRECTIONS, enclosing_hexagon
 from envs.common.render import EMPTY as EMPTY_RGB
 from envs.common.render import GRASS, PLAYER_COLORS, hex_board, stack_vertical, text_panel
 
+_JSON_ORDER = ("phase", "to_move", *(f.name for f in STATE.reference_fields if f.name not in ("phase", "to_move")))
+"""The snapshots' key order since the first: the phase and the mover, then the declared fields (``kernels.STATE``)
+in the declaration's order."""
+
 
 def state_to_json(game: BattleSheepGame, state: BattleSheepState) -> dict[str, Any]:
-    return {
-        "phase": PHASE_NAMES[state.phase],
-        "to_move": state.to_move,
-        "cells": list(state.cells),
-        "heights": list(state.heights),
-        "stacks": [list(s) for s in state.stacks],
-        "tiles_left": list(state.tiles_left),
-        "stacks_placed": state.stacks_placed,
-        "can_move": list(state.can_move),
-        "plies": state.plies,
-        "last_action": state.last_action,
-    }
+    """Every field of the declaration (``kernels.STATE``) as plain ints and lists: ``stacks`` (a list per seat) and
+    ``can_move`` (bools) as the game writes them, the phase by its name. The pasture's books are not written (the
+    snapshot's cells give them back)."""
+    data = STATE.to_json(state, own={"stacks": [list(s) for s in state.stacks], "can_move": list(state.can_move)})
+    data["phase"] = PHASE_NAMES[state.phase]
+    return {name: data[name] for name in _JSON_ORDER}
 
 
 def state_from_json(game: BattleSheepGame, data: dict[str, Any]) -> BattleSheepState:
+    """Inverse of :func:`state_to_json`: the declaration checks the plain fields (``kernels.STATE``: ints of their
+    dtypes, lists of their shapes), then the phase's name, each seat's stacks and who can move, the cell owners and
+    the frame are checked here, and the pasture's books derived from the cells. SnapshotError for damaged data."""
     n, cells_n = game.num_players, game.grid.num_cells
+    state = game.blank_state()
     try:
-        state = game.blank_state()
-        state.phase = PHASE_NAMES.index(data["phase"])
-        state.to_move = int(data["to_move"])
-        state.cells = array("b", [int(c) for c in data["cells"]])
-        state.heights = array("b", [int(h) for h in data["heights"]])
-        state.stacks = [[int(c) for c in s] for s in data["stacks"]]
-        state.tiles_left = [int(t) for t in data["tiles_left"]]
-        state.stacks_placed = int(data["stacks_placed"])
-        state.can_move = [bool(b) for b in data["can_move"]]
-        state.plies = int(data["plies"])
-        state.last_action = int(data["last_action"])
-    except (KeyError, TypeError, ValueError, OverflowError) as err:
-        raise SnapshotError(f"damaged Battle Sheep state: {err!r}") from err
+        if isinstance(data, dict) and "phase" in data:
+            if not isinstance(data["phase"], str) or data["phase"] not in PHASE_NAMES:
+                raise SnapshotError(f"phase must be one of {PHASE_NAMES}, not {data['phase']!r}")
+            data = {**data, "phase": PHASE_NAMES.index(data["phase"])}
+        STATE.from_json(data, state, game.layout_sizes)
+        stacks = [[int(c) for c in s] for s in data["stacks"]]
+        can_move = [bool(b) for b in data["can_move"]]
+    except (SnapshotError, KeyError, TypeError, ValueError, OverflowError) as err:
+        raise SnapshotError(f"damaged Battle Sheep state: {err}") from err
+    state.stacks, state.can_move = stacks, can_move
     if (
-        len(state.cells) != cells_n
-        or len(state.heights) != cells_n
-        or len(state.stacks) != n
-        or len(state.tiles_left) != n
+        len(state.stacks) != n
         or len(state.can_move) != n
         or any(not NO_PASTURE <= c < n for c in state.cells)
-        or any(state.cells[c] != s for s in range(n) for c in state.stacks[s])
+        or any(not 0 <= c < cells_n or state.cells[c] != s for s in range(n) for c in state.stacks[s])
     ):
         raise SnapshotError("damaged Battle Sheep state: sizes or cell owners do not fit these options")
     state.pasture = [i for i, c in enumerate(state.cells) if c != NO_PASTURE]

@@ -151,6 +151,12 @@ class BattleSheepState:
 
     ``cells`` and ``heights`` are ``array('b')`` (signed bytes): they read and write like lists of
     ints, and the compiled kernels (``kernels.py``, ``observation.py``) see them as numpy arrays without a copy.
+
+    Its fields are the reference fields of the declaration (``kernels.STATE``; the fresh values its ``fill``, tested
+    equal), plus the pasture's books (``num_pasture``, ``pasture``, ``extent``, ``border``) and the caches the rules
+    keep (the tile arrays, the moves, the numpy views). The class is written out rather than built on
+    ``STATE.reference_base()``: its ``clone`` copies the byte arrays by slicing, shares the moves cache and drops
+    the views, and it is what the reference engine's speed (``barnyard bench``) measures.
     """
 
     __slots__ = (
@@ -420,6 +426,8 @@ class BattleSheepGame(Game[BattleSheepState]):
         self.build = build = PastureBuild(grid)
         self.tile_cells, self.tile_ids, self.tile_on_canvas = build.tile_cells, build.tile_ids, build.tile_on_canvas
         self.total_tiles = TILES_PER_PLAYER * self.num_players
+        self.layout_sizes = {"cells": grid.num_cells, "players": self.num_players, "pasture": 4 * self.total_tiles}
+        """The named sizes of the state's declaration (``kernels.STATE``): canvas cells, seats, full pasture cells."""
         self.num_channels = 6 + 3 * self.num_players + NUM_DERIVED_PLANES
         self.observation_shape = (self.num_channels, *grid.square_shape)
         # moves: each turn at least one sheep lands on a new pasture cell

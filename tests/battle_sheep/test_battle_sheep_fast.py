@@ -21,12 +21,13 @@ import pytest
 
 from envs import battle_sheep_v0
 from envs.battle_sheep.fast import BattleSheepBatched
+from envs.battle_sheep.kernels import STATE
 from envs.battle_sheep.observation import observation_numpy
 from envs.battle_sheep.render import board_from_text
-from envs.battle_sheep.rules import BattleSheepGame
+from envs.battle_sheep.rules import BattleSheepGame, BattleSheepState
 from envs.battle_sheep.search import playout
 from envs.common.fastrng import MirrorRng, seed_states
-from envs.common.game import TERMINAL, ConfigError, IllegalActionError
+from envs.common.game import TERMINAL, ConfigError, IllegalActionError, SnapshotError
 from envs.common.testing import check_from_reference_games, differential_sweep
 
 OPTION_SETS = [
@@ -333,6 +334,38 @@ def test_random_pastures_differ_between_games_and_are_legal_builds():
         assert ref.state_to_json(ref.state_from_json(ref.state_to_json(s))) == ref.state_to_json(s)
         shapes.add(tuple(np.flatnonzero(state.cells[b] != -2)))
     assert len(shapes) == 40
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_written_out_reference_state_follows_the_declaration(players):
+    """``rules.BattleSheepState`` is written out (``kernels.STATE`` says why): it holds every reference field of the
+    declaration, a fresh one their fresh values (``fill``, in the declared containers), and the snapshots hold
+    exactly those fields, the phase by its name and ``can_move`` as bools."""
+    game = BattleSheepGame(num_players=players)
+    fresh = game.blank_state()
+    assert {f.name for f in STATE.reference_fields} <= set(BattleSheepState.__slots__)
+    for f in STATE.converted:
+        value = STATE.fresh_value(f, game.layout_sizes)
+        assert type(getattr(fresh, f.name)) is type(value) and getattr(fresh, f.name) == value, f.name
+    assert fresh.stacks == [[] for _ in range(players)] and fresh.can_move == [True] * players
+    data = game.state_to_json(fresh)
+    assert list(data) == [
+        "phase",
+        "to_move",
+        "cells",
+        "heights",
+        "stacks",
+        "tiles_left",
+        "stacks_placed",
+        "can_move",
+        "plies",
+        "last_action",
+    ]
+    assert data["phase"] == "build" and data["can_move"] == [True] * players
+    with pytest.raises(SnapshotError, match="damaged.*phase"):
+        game.state_from_json({**data, "phase": 0})
+    with pytest.raises(SnapshotError, match="damaged.*unknown"):
+        game.state_from_json({**data, "extra": 1})
 
 
 def test_illegal_action_refused_with_no_change():
