@@ -192,3 +192,10 @@ def test_a_bool_field_stays_bool_in_the_reference_state_and_the_snapshot():
     assert back.over is True and back.moves == [False, True]
     with pytest.raises(SnapshotError, match="over"):
         layout.from_json({"over": 1, "moves": [False, True]}, back)
+
+
+def test_the_fresh_value_of_a_field_is_what_the_generated_init_writes():
+    fresh = ToyState(players=3)
+    for f in TOY.reference_fields:
+        value = TOY.fresh_value(f, {"players": 3})
+        assert type(value) is type(getattr(fresh, f.name)) and value == getattr(fresh, f.name), f.name

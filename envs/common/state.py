@@ -150,6 +150,15 @@ class StateLayout:
         ReferenceState.__qualname__ = ReferenceState.__name__ = f"{self.batched_type.__name__}Reference"
         return ReferenceState
 
+    def fresh_value(self, field: Field, sizes: Mapping[str, int]) -> Any:
+        """``field``'s value in a fresh reference state (what the generated ``__init__`` writes): ``fill`` as an int
+        (a bool for a bool field) or nested lists, a counted field empty, through the field's container; for a
+        game that writes its reference state class out (its tests compare it with this)."""
+        shape = self.row_shape(field, sizes)
+        fill: Any = bool(field.fill) if np.dtype(field.dtype) == np.bool_ else int(field.fill)
+        value = [] if field.length is not None else (np.full(shape, fill).tolist() if shape else fill)
+        return value if field.container is None else field.container(value)
+
     # ----- the conversions ------------------------------------------------------------------------------------
     def to_reference(self, state: Any, row: int, reference_state: Any) -> None:
         """Row ``row`` of the batched ``state`` into ``reference_state``'s converted fields (ints, nested lists)."""
