@@ -98,7 +98,8 @@ class StateLayout:
         """The batched engine's state: a NamedTuple of arrays, the row axis first."""
         self.reference_class: type | None = None
         """The reference state class built on :meth:`reference_base` (set when the game subclasses it)."""
-        self._copy_source: str | None = None
+        self._to_reference: Callable[..., None] | None = None
+        self._from_reference: Callable[..., None] | None = None
         LAYOUTS[batched] = self
 
     # ----- the batched state ----------------------------------------------------------------------------------
@@ -161,26 +162,19 @@ class StateLayout:
 
     # ----- the conversions ------------------------------------------------------------------------------------
     def to_reference(self, state: Any, row: int, reference_state: Any) -> None:
-        """Row ``row`` of the batched ``state`` into ``reference_state``'s converted fields (ints, nested lists)."""
-        for f in self.converted:
-            values = getattr(state, f.name)[row]
-            if f.length is not None:
-                values = values[: int(getattr(state, f.length)[row])]
-            value = values.tolist() if f.shape else values.item()
-            setattr(reference_state, f.name, value if f.container is None else f.container(value))
+        """Row ``row`` of the batched ``state`` into ``reference_state``'s converted fields (ints, nested lists;
+        written out field by field from the declaration, :func:`to_reference_source`)."""
+        if self._to_reference is None:
+            self._to_reference = compiled_python(to_reference_source(self), "to_reference", self)
+        self._to_reference(state, row, reference_state)
 
     def from_reference(self, reference_state: Any, state: Any, row: int) -> None:
         """``reference_state``'s converted fields into row ``row`` of the batched ``state`` (a counted field's
-        unused part zeroed, its count set); batched-only fields are left as they are."""
-        for f in self.converted:
-            value = getattr(reference_state, f.name)
-            target = getattr(state, f.name)
-            if f.length is not None:
-                target[row] = 0
-                target[row, : len(value)] = value
-                getattr(state, f.length)[row] = len(value)
-            else:
-                target[row] = value
+        unused part zeroed, its count set); batched-only fields are left as they are (written out field by field,
+        :func:`from_reference_source`)."""
+        if self._from_reference is None:
+            self._from_reference = compiled_python(from_reference_source(self), "from_reference", self)
+        self._from_reference(reference_state, state, row)
 
     # ----- the JSON form --------------------------------------------------------------------------------------
     def to_json(self, reference_state: Any, own: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -271,6 +265,40 @@ def reference_clone_source(layout: StateLayout) -> str:
             value = f"[[x[:] for x in r] for r in {value}]"
         lines.append(f"    copy.{f.name} = {value}")
     lines.append("    return copy")
+    return "\n".join(lines) + "\n"
+
+
+def to_reference_source(layout: StateLayout) -> str:
+    """``to_reference(state, row, ref)``: each converted field's row as an int (``item``) or nested lists
+    (``tolist``), a counted field cut to its count, through the field's container."""
+    lines = ["def to_reference(state, row, ref):"]
+    for f in layout.converted:
+        values = f"state.{f.name}[row]"
+        if f.length is not None:
+            values = f"state.{f.name}[row, : state.{f.length}[row]]"
+        value = f"{values}.tolist()" if f.shape else f"{values}.item()"
+        if f.container is not None:
+            value = f"fields[{f.name!r}].container({value})"
+        lines.append(f"    ref.{f.name} = {value}")
+    if len(lines) == 1:
+        lines.append("    pass")
+    return "\n".join(lines) + "\n"
+
+
+def from_reference_source(layout: StateLayout) -> str:
+    """``from_reference(ref, state, row)``: each converted field into the row (a counted field: zeroed, its part
+    written, its count set)."""
+    lines = ["def from_reference(ref, state, row):"]
+    for f in layout.converted:
+        if f.length is not None:
+            lines.append(f"    value = ref.{f.name}")
+            lines.append(f"    state.{f.name}[row] = 0")
+            lines.append(f"    state.{f.name}[row, : len(value)] = value")
+            lines.append(f"    state.{f.length}[row] = len(value)")
+        else:
+            lines.append(f"    state.{f.name}[row] = ref.{f.name}")
+    if len(lines) == 1:
+        lines.append("    pass")
     return "\n".join(lines) + "\n"
 
 
