@@ -495,17 +495,20 @@ _NO_ROW = np.zeros((1, ROW_LEN), dtype=np.float32)
 
 @refcount_jit
 def observe_position(tab, board, facts, row, out):
-    """One position's observation into ``out`` (1-D): ``observation.encode``. ``tab``: the :class:`ViewTables`;
+    """One position's observation into ``out`` (1-D): ``observation.encode``. ``tab``: the :class:`ViewTables` as a
+    plain tuple (numba checks a ``NamedTuple`` argument from Python field by field in Python, a plain tuple in C:
+    1.4 us a call here; the kernel rebuilds the ``NamedTuple``);
     ``board``: its cell codes; ``facts``: int64 [seat, pos, roll, roller, phase, choice, empty spaces, then the held
     figures of seat 0 and seat 1 per type]; ``row``: the bidding row (1, 28). The groups are recounted
     (``kernels.rebuild_groups``)."""
+    view = ViewTables(*tab)
     cells = board.shape[0]
-    types = tab.lay[_L_TYPES]
+    types = view.lay[_L_TYPES]
     label = np.empty((1, cells), dtype=np.int8)
     group_size = np.empty((1, cells), dtype=np.int8)
     vp = np.empty((1, 2), dtype=np.int64)
     one_board = board.reshape(1, cells)
-    rebuild_groups(one_board[0], label[0], group_size[0], vp[0], tab.nbr)
+    rebuild_groups(one_board[0], label[0], group_size[0], vp[0], view.nbr)
     remaining = np.zeros((1, 2, 3), dtype=np.int64)
     for seat in range(2):
         for t in range(types):
@@ -524,7 +527,7 @@ def observe_position(tab, board, facts, row, out):
         group_size=group_size,
         vp=vp,
     )
-    observe_row(st, tab, 0, facts[0], out.reshape(1, out.shape[0]))
+    observe_row(st, view, 0, facts[0], out.reshape(1, out.shape[0]))
 
 
 def observe(game: BeastyBordersGame, state: BeastyBordersState, seat: int) -> np.ndarray:
@@ -539,7 +542,7 @@ def observe(game: BeastyBordersGame, state: BeastyBordersState, seat: int) -> np
     )
     out = np.empty(game.layout.size, dtype=np.float32)
     row = _NO_ROW if state.row is None else state.row.reshape(1, -1)
-    observe_position(game.view_tables, state.board, facts, row, out)
+    observe_position(game.view_tables_plain, state.board, facts, row, out)
     return out
 
 

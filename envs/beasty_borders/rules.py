@@ -227,6 +227,9 @@ class BeastyBordersGame(Game[BeastyBordersState]):
         self.view_tables = view.view_tables(self.layout)
         """The configuration's tables for the compiled observation (``observation.ViewTables``; the batched
         engine's too)."""
+        self.view_tables_plain = tuple(self.view_tables)
+        """:attr:`view_tables` as a plain tuple, what the observation kernel takes from Python
+        (``observation.observe_position`` says why)."""
         self.observation_dtype = np.float32
         max_green = sum(sorted(6 - len(tile_lakes(t)) for t in range(len(TILES)))[-self.num_tiles :])
         self.max_green = max_green
