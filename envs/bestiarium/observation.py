@@ -227,7 +227,7 @@ def _invariant(r, first, link, tq, tr, inv):
     return v
 
 
-@refcount_jit
+@inline_jit
 def score_planes(tab, color, legal0, legal1, crea, seat, to_move, chain_root, out, sc):
     """Planes ``FIRST..`` of the observation for ``seat`` into ``out`` (planes, S*S) float32.
 

@@ -162,6 +162,18 @@ class ViewRooms:
             name: getattr(getattr(self, room), name, None) for name, room in OPTIONAL_VIEWS.items()
         }
         """Each of :data:`OPTIONAL_VIEWS`: the game's function, or None where it has none."""
+        self.observe: Callable[..., Any] = self.observation.observe
+        """``observation.observe(game, state, seat)``."""
+        both = self.optional["observation_and_mask"]
+        if both is None:
+            observe = self.observe
+
+            def both(game: Any, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray]:
+                return observe(game, state, seat), game.legal_mask(state)
+
+        self.observation_and_mask: Callable[..., tuple[np.ndarray, np.ndarray]] = both
+        """The game's ``observation_and_mask``, or ``observe`` then the Game's ``legal_mask`` (what the env calls at
+        every step, found once)."""
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return view_rooms, (self.game,)  # modules do not pickle: a copy looks the rooms up again
@@ -274,16 +286,17 @@ class Game(ABC, Generic[S]):
     def observation(self, state: S, seat: int) -> np.ndarray:
         """The observation tensor from ``seat``'s point of view ('me' first); hidden information filtered
         (``observation.observe``)."""
-        return self.views.observation.observe(self, state, seat)
+        return self.views.observe(self, state, seat)
 
     def observation_and_mask(self, state: S, seat: int) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`observation` of ``seat``, the player to move, and :meth:`legal_mask`: what an env builds at every
         step. A game whose compiled kernels build both in one call gives ``observation.observation_and_mask(game,
         state, seat)`` (each call from Python costs)."""
-        own = self.view_function("observation_and_mask")
-        if own is not None:
-            return own(self, state, seat)
-        return self.observation(state, seat), self.legal_mask(state)
+        try:
+            views = self.views
+        except ValueError:  # a game outside the registry: its own observation
+            return self.observation(state, seat), self.legal_mask(state)
+        return views.observation_and_mask(self, state, seat)
 
     perfect_information: bool = True
     """Whether every seat sees the whole position (chance still to come aside). Only then is there a
