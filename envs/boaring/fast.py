@@ -101,24 +101,16 @@ ANIMALS = np.array(ANIMAL_COUNTS, dtype=np.int64)
 # ----- kernels: rules over whole batches -------------------------------------------------------------------------
 
 
-@row_jit
-def _fresh_row(st, b: int) -> None:
-    """Every field of row ``b`` but the generator fresh (``kernels.STATE``'s reset). A function of its own: numba
-    0.68.1 silently drops statements of a function that inlines both this overload and an ``inline_jit`` helper
-    taking the state with a branch (``start_round``)."""
-    reset_fields(st, b)
-
-
 @refcount_jit
 def _reset_kernel(st, rows: np.ndarray, n: int, deal_size: int) -> None:
-    """A new game in each of ``rows``: every field but the generator fresh (:func:`_fresh_row`), then both
+    """A new game in each of ``rows``: every field but the generator fresh (``kernels.STATE``'s reset), then both
     decks shuffled (animals first, as the reference draws), hands dealt, the first animal and food card turned up."""
     hands, hand_size, food_pile, pile_len = st.hands, st.hand_size, st.food_pile, st.pile_len
     animal_deck, deck_len, animals_left, rng = st.animal_deck, st.deck_len, st.animals_left, st.rng
     cards = np.empty(NUM_FOOD, dtype=np.int8)
     for r in range(rows.shape[0]):
         b = rows[r]
-        _fresh_row(st, b)
+        reset_fields(st, b)
         m = 0
         for t in range(NUM_TYPES):
             for _ in range(ANIMALS[t]):

@@ -63,7 +63,7 @@ class Field:
     batched_only: bool = False
     """Held by the batched state only (not in the reference state, its snapshots or the conversions)."""
     copied: bool = True
-    """Copied by ``copy_row`` (False for the row's generator)."""
+    """Copied by ``copy_row`` and set fresh by the row reset (False for the row's generator: each row keeps its own)."""
     reference: bool = True
     """Converted by the layout (False: the reference state keeps it in a form the game converts itself)."""
     container: Callable[[Any], Any] | None = None
@@ -98,8 +98,8 @@ class StateLayout:
         """The batched engine's state: a NamedTuple of arrays, the row axis first."""
         self.reference_class: type | None = None
         """The reference state class built on :meth:`reference_base` (set when the game subclasses it)."""
-        self._to_reference: Callable[..., None] | None = None
-        self._from_reference: Callable[..., None] | None = None
+        self._to_reference = compiled_python(to_reference_source(self), "to_reference", self)
+        self._from_reference = compiled_python(from_reference_source(self), "from_reference", self)
         LAYOUTS[batched] = self
 
     # ----- the batched state ----------------------------------------------------------------------------------
@@ -164,16 +164,12 @@ class StateLayout:
     def to_reference(self, state: Any, row: int, reference_state: Any) -> None:
         """Row ``row`` of the batched ``state`` into ``reference_state``'s converted fields (ints, nested lists;
         written out field by field from the declaration, :func:`to_reference_source`)."""
-        if self._to_reference is None:
-            self._to_reference = compiled_python(to_reference_source(self), "to_reference", self)
         self._to_reference(state, row, reference_state)
 
     def from_reference(self, reference_state: Any, state: Any, row: int) -> None:
         """``reference_state``'s converted fields into row ``row`` of the batched ``state`` (a counted field's
         unused part zeroed, its count set); batched-only fields are left as they are (written out field by field,
         :func:`from_reference_source`)."""
-        if self._from_reference is None:
-            self._from_reference = compiled_python(from_reference_source(self), "from_reference", self)
         self._from_reference(reference_state, state, row)
 
     # ----- the JSON form --------------------------------------------------------------------------------------
